@@ -1,0 +1,72 @@
+/* The C ABI between libaiprof.so (the runtime) and data sources that live in their own
+ * shared objects (PyTorch operators, CUDA/CUPTI, NVML, Python bindings). A source never
+ * writes files or starts threads of its own for event data: it formats records as
+ * described in src/format/records*.h and hands them to the runtime, which puts them in the
+ * calling thread's buffer with the same bounds and drop accounting as markers.
+ *
+ * Every function here is safe to call from any thread, at any time, including before
+ * aiprof_init and after aiprof_finalize (then they do nothing and return 0 / failure).
+ * Record-path functions (aiprof_now, aiprof_emit*, aiprof_intern_cached) never allocate,
+ * lock, format or make a system call. */
+#ifndef AIPROF_PLUGIN_H_
+#define AIPROF_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AIPROF_PLUGIN_ABI_VERSION 1
+
+/* Nonzero while collection is active. A relaxed load of this is the disabled check. */
+extern volatile int aiprof_collecting;
+
+/* Current time in the process clock (the clock of every record's timestamps). */
+uint64_t aiprof_now(void);
+
+/* Interns a string and returns its id (0 = the empty string). Strings are stored once per
+ * process and written out by the runtime. Lock-free; hashes the bytes. Returns 0 and counts
+ * a drop when the string table is full. */
+uint32_t aiprof_intern(const char* text, size_t length);
+
+/* Appends one record (RecordHeader + ext words, 16-byte units, already filled, including
+ * the timestamp) to the calling thread's buffer. Returns 1 if stored, 0 if dropped (counted)
+ * or not collecting. `words` counts the header too. */
+int aiprof_emit(const void* record, uint32_t words);
+
+/* As aiprof_emit, but the record belongs to thread `tid` of this process (e.g. CUPTI
+ * activity records, which arrive on a CUPTI thread). */
+int aiprof_emit_for_thread(uint32_t tid, const void* record, uint32_t words);
+
+/* Unique nonzero id for a cross-thread range or correlation within this process. */
+uint64_t aiprof_next_id(void);
+
+/* Lifecycle hooks a source registers so the runtime drives it with collection windows. */
+typedef struct aiprof_source {
+  uint32_t abi_version;      /* AIPROF_PLUGIN_ABI_VERSION */
+  const char* name;          /* "torch", "cuda", ... */
+  void (*on_start)(void* user);   /* collection begins (options already applied) */
+  void (*on_stop)(void* user);    /* collection ends; emit everything still buffered */
+  void (*on_flush)(void* user);   /* periodic (writer thread); push buffered records */
+  void (*on_fork_child)(void* user); /* in the child after fork, before anything else */
+  void* user;
+} aiprof_source;
+
+/* Registers a source; its on_start runs at once if collecting. Returns 0 on success. */
+int aiprof_register_source(const aiprof_source* source);
+
+/* The collection options in force, as the JSON text of AIPROF_OPTIONS (see docs/cli.md),
+ * or "{}". The pointer stays valid until the next start. */
+const char* aiprof_options_json(void);
+
+/* Adds a key/value to the process metadata written into the raw data (e.g. device
+ * properties from the CUDA source as a JSON value). `json_value` must be valid JSON. */
+void aiprof_add_metadata(const char* key, const char* json_value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AIPROF_PLUGIN_H_ */

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian packages aiprof needs to build and test. Safe to run repeatedly:
+# it only calls apt-get when something is missing, and only as root.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config clang
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libzstd-dev zstd libsqlite3-dev sqlite3
+  nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libfmt-dev
+  pybind11-dev python3-pybind11 python3-dev python3-numpy
+  python3-torch libtorch-dev
+  procps tmux
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "aiprof: missing Debian packages: ${missing[*]}" >&2
+  echo "aiprof: run 'sudo $0' (or install them with apt-get) and try again." >&2
+  exit 1
+fi
+
+echo "aiprof: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sanitizer test configurations: the runtime's tests under ThreadSanitizer, the format
+# reader under ASan/UBSan, and a bounded libFuzzer run of the raw reader.
+set -euo pipefail
+tsan_dir=$1 asan_dir=$2 fuzz_seconds=$3 jobs=$4
+
+cmake -S . -B "$asan_dir" -G Ninja -DAIPROF_SANITIZE=address -DAIPROF_FUZZ=ON \
+  -DAIPROF_BUILD_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
+cmake --build "$asan_dir" -j "$jobs" --target format_test raw_reader_fuzzer
+(cd "$asan_dir" && ctest --output-on-failure -R 'FormatTest|Crc32c' -j "$jobs")
+mkdir -p "$asan_dir/fuzz-corpus"
+"$asan_dir/bin/raw_reader_fuzzer" -max_total_time="$fuzz_seconds" -max_len=65536 \
+  -print_final_stats=1 "$asan_dir/fuzz-corpus" 2>&1 | tail -n 12
+
+if [[ -d src/runtime ]]; then
+  cmake -S . -B "$tsan_dir" -G Ninja -DAIPROF_SANITIZE=thread -DAIPROF_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$tsan_dir" -j "$jobs" --target aiprof_runtime_tests
+  (cd "$tsan_dir" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+    ctest --output-on-failure -L runtime -j "$jobs")
+fi
