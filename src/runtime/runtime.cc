@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,6 +34,7 @@ pthread_key_t g_thread_exit_key;
 void OnThreadExit(void* state_pointer) {
   auto* state = static_cast<ThreadState*>(state_pointer);
   if (t_thread_state == state) t_thread_state = nullptr;
+  prctl(PR_GET_NAME, state->name_at_exit, 0, 0, 0);
   state->status.store(kSlotExited, std::memory_order_release);
 }
 
@@ -106,6 +108,8 @@ ThreadState* ThreadRegistry::Register(BlockPool& pool) {
     state->drain_position = 0;
     state->drops_reported_total = 0;
     state->reported_name[0] = '\0';
+    std::memset(state->name_at_exit, 0, sizeof state->name_at_exit);
+    prctl(PR_GET_NAME, state->name_at_exit, 0, 0, 0);
     int32_t block = pool.Pop();
     state->block = block;
     if (block == kNoBlock) {
