@@ -55,7 +55,7 @@ inline uint32_t RegisteredId(const void* handle) {
 }
 
 inline bool MarkersOn(Domain* domain) {
-  return __atomic_load_n(&g_markers_active, __ATOMIC_RELAXED) != 0 &&
+  return __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0 &&
          __atomic_load_n(&domain->enabled, __ATOMIC_RELAXED) != 0;
 }
 
@@ -132,7 +132,7 @@ uint64_t CoreRangeStartA(const char* message) {
   return EmitRangeStart(state, kDefaultDomainId, InternCString(state, message), nullptr);
 }
 void CoreRangeEnd(uint64_t id) {
-  if (id == 0 || __atomic_load_n(&g_markers_active, __ATOMIC_RELAXED) == 0) return;
+  if (id == 0 || __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) == 0) return;
   ThreadState* state = CurrentThread();
   if (state != nullptr) EmitRangeEnd(state, kDefaultDomainId, id);
 }
@@ -175,7 +175,7 @@ uint64_t DomainRangeStartEx(void* domain, const NvtxEventAttributes* a) {
   return StartEx(DomainOrDefault(domain), a);
 }
 void DomainRangeEnd(void* domain, uint64_t id) {
-  if (id == 0 || __atomic_load_n(&g_markers_active, __ATOMIC_RELAXED) == 0) return;
+  if (id == 0 || __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) == 0) return;
   ThreadState* state = CurrentThread();
   if (state != nullptr) EmitRangeEnd(state, DomainOrDefault(domain)->id, id);
 }

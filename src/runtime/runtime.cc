@@ -12,11 +12,11 @@
 
 extern "C" {
 __attribute__((visibility("default"))) volatile int aiprof_collecting = 0;
+__attribute__((visibility("default"))) volatile int aiprof_markers_active = 0;
 }
 
 namespace aiprof::runtime {
 
-volatile int g_markers_active = 0;
 __thread ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {

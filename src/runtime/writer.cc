@@ -41,7 +41,7 @@ void Fail(Window& window, const char* what) {
   std::fprintf(stderr, "aiprof: writing %s failed (%s); profiling disabled\n",
                window.data_path.c_str(), what);
   window.file.reset();
-  __atomic_store_n(&g_markers_active, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&aiprof_markers_active, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&aiprof_collecting, 0, __ATOMIC_RELAXED);
 }
 
