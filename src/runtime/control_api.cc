@@ -131,7 +131,7 @@ AIPROF_EXPORT aiprofError aiprofStop(const aiprofConfig*) {
 }
 
 AIPROF_EXPORT aiprofError aiprofFinalize(void) {
-  StopWindow("finalize", kExitStatusUnknown);
+  ShutdownForExit("finalize", kExitStatusUnknown);
   std::lock_guard<std::mutex> lock(g_control_mutex);
   g_initialized = false;
   return AIPROF_SUCCESS;

@@ -185,6 +185,39 @@ TEST(ProcessTest, SigtermFlushesAndTheProcessStillDiesBySigterm) {
   EXPECT_EQ(info["exit_status"], 128 + SIGTERM);
 }
 
+TEST(ProcessTest, DelayAndDurationAreCountedFromLaunch) {
+  std::string output = MakeTempDir("delay");
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  uint64_t launch_ns = now.tv_sec * 1000000000ull + now.tv_nsec;
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "wait-signal", "10"},
+                      {Options(output, ",\"delay_s\":0.3,\"duration_s\":0.3,"
+                                       "\"launch_realtime_ns\":" + std::to_string(launch_ns))});
+  ASSERT_EQ(ReadLine(child.stdout_fd), "ready");
+  std::string dir;
+  for (int attempt = 0; attempt < 400; ++attempt) {  // until the window has closed
+    std::vector<std::string> dirs = ProfDirs(output);
+    if (!dirs.empty() && ReadInfoJson(dirs[0]).value("stop_reason", nlohmann::json()) == "duration") {
+      dir = dirs[0];
+      break;
+    }
+    usleep(25000);
+  }
+  kill(child.pid, SIGKILL);
+  Wait(child.pid);
+  ASSERT_FALSE(dir.empty()) << "the window did not close by itself";
+  nlohmann::json info = ReadInfoJson(dir);
+  EXPECT_GE(info["start_realtime_ns"].get<uint64_t>(), launch_ns + 300000000ull);
+  EXPECT_GE(info["end_realtime_ns"].get<uint64_t>(), launch_ns + 600000000ull);
+  RawData data = LoadRawFile(RuntimeDataFile(dir));
+  EXPECT_GT(data.Count(RecordKind::kMark), 0u);
+  for (const Record& record : data.records) {
+    if (record.kind == static_cast<uint8_t>(RecordKind::kMark)) {
+      EXPECT_EQ(data.Name(record.arg), "after ready");  // the 10 early marks were before the window
+    }
+  }
+}
+
 TEST(ProcessTest, SigkillMidRunLeavesReadableData) {
   std::string output = MakeTempDir("sigkill");
   Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "wait-signal", "20000"},

@@ -271,6 +271,30 @@ TEST(RuntimeTest, ClockSamplesConvertRecordTimesToRealtime) {
   }
 }
 
+TEST(RuntimeTest, StorageLimitStopsTheWindowCleanly) {
+  std::string output = MakeTempDir("storage");
+  ASSERT_EQ(aiprofInit(output.c_str()), AIPROF_SUCCESS);
+  aiprofConfig* config = aiprofCreateConfig(nullptr, 0, AIPROF_TYPE_DEFAULT);
+  aiprofConfigSetOption(config, "storage_limit_mb", "1");
+  aiprofConfigSetOption(config, "flush_interval_ms", "5");
+  aiprofConfigSetOption(config, "compress", "false");
+  ASSERT_EQ(aiprofStart(config), AIPROF_SUCCESS);
+  // Far more than 1 MiB of marks, in rounds so the writer gets to flush in between.
+  for (int round = 0; round < 400 && aiprofIsCollecting(); ++round) {
+    for (int i = 0; i < 10000; ++i) mstxMarkA("filler", nullptr);
+    usleep(2000);
+  }
+  EXPECT_EQ(aiprofIsCollecting(), 0);
+  aiprofDestroyConfig(config);
+  std::string dir = aiprofCurrentDir();
+  nlohmann::json info = ReadInfoJson(dir);
+  EXPECT_EQ(info["stop_reason"], "storage_limit");
+  EXPECT_EQ(info["storage_limit_reached"], true);
+  RawData data = LoadRawFile(RuntimeDataFile(dir));
+  EXPECT_TRUE(data.report.clean()) << data.report.Summary();
+  EXPECT_GT(data.Count(RecordKind::kMark), 0u);
+}
+
 TEST(RuntimeTest, ForkedChildWritesItsOwnDirectoryWithoutDeadlock) {
   std::atomic<bool> stop{false};
   pid_t child = -1;
