@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-typedef uint64_t mstxRangeId;                 /* 0 = not recorded */
+typedef uint64_t mstxRangeId; /* 0 = not recorded */
 typedef struct mstxDomainRegistration_st* mstxDomainHandle_t;
 typedef struct mstxStringRegistration_st* mstxStringHandle_t;
 
@@ -35,10 +35,10 @@ enum mstxPayloadType {
 
 /* Optional attributes of Ex calls; fields not named in `fields` are ignored. */
 typedef struct mstxEventAttributes {
-  uint32_t fields;        /* mstxAttributeFields */
+  uint32_t fields; /* mstxAttributeFields */
   uint32_t color_argb;
-  uint32_t category;      /* stored as 16 bits */
-  uint32_t payload_type;  /* mstxPayloadType */
+  uint32_t category;     /* stored as 16 bits */
+  uint32_t payload_type; /* mstxPayloadType */
   union {
     uint64_t u64;
     int64_t i64;
@@ -114,7 +114,8 @@ void mstxDomainRangePushR(mstxDomainHandle_t domain, mstxStringHandle_t message,
   (AIPROF_MSTX_ON_() ? mstxDomainRangePushA(domain, message, stream) : (void)0)
 #define mstxDomainRangeStartA(domain, message, stream) \
   (AIPROF_MSTX_ON_() ? mstxDomainRangeStartA(domain, message, stream) : (mstxRangeId)0)
-#define mstxDomainRangeEnd(domain, id) (AIPROF_MSTX_ON_() ? mstxDomainRangeEnd(domain, id) : (void)0)
+#define mstxDomainRangeEnd(domain, id) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangeEnd(domain, id) : (void)0)
 #endif
 
 #endif /* AIPROF_MSTX_H_ */

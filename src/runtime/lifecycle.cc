@@ -28,9 +28,9 @@ std::once_flag g_hooks_once;
 void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   int saved_errno = errno;
   const struct sigaction& previous = g_previous[signo];
-  bool previous_is_function = (previous.sa_flags & SA_SIGINFO)
-                                  ? previous.sa_sigaction != nullptr
-                                  : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
+  bool previous_is_function = (previous.sa_flags & SA_SIGINFO) ? previous.sa_sigaction != nullptr
+                                                               : (previous.sa_handler != SIG_DFL &&
+                                                                  previous.sa_handler != SIG_IGN);
   if (previous_is_function) {
     // The program handles the signal itself (and may keep running): flush, then hand over.
     RequestFlushFromSignal(kSignalFlushTimeoutMs);
@@ -50,7 +50,9 @@ void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   raise(signo);
 }
 
-void OnExit() { ShutdownForExit("exit", kExitStatusUnknown); }
+void OnExit() {
+  ShutdownForExit("exit", kExitStatusUnknown);
+}
 
 void StartFromEnvironment() {
   const char* text = std::getenv("AIPROF_OPTIONS");
@@ -63,8 +65,8 @@ void StartFromEnvironment() {
   }
   InstallProcessHooks();
   if (options.mode == "dynamic") return;  // the control channel starts windows
-  bool started = options.delay_s > 0 ? ScheduleWindow(options, &error)
-                                      : StartWindow(options, &error);
+  bool started =
+      options.delay_s > 0 ? ScheduleWindow(options, &error) : StartWindow(options, &error);
   if (!started) std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());
 }
 

@@ -134,8 +134,8 @@ nlohmann::json ProcessMetadata() {
       {"cpu_model", CpuModel()},
       {"cpu_count", sysconf(_SC_NPROCESSORS_ONLN)},
       {"rank", IntFromEnvironment({"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"})},
-      {"local_rank", IntFromEnvironment({"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
-                                         "SLURM_LOCALID"})},
+      {"local_rank",
+       IntFromEnvironment({"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})},
       {"world_size", IntFromEnvironment({"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"})},
       {"environment", Environment()},
   };

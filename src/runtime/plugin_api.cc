@@ -1,8 +1,7 @@
 // The plugin ABI (include/aiprof/plugin.h).
-#include "aiprof/plugin.h"
-
 #include <nlohmann/json.hpp>
 
+#include "aiprof/plugin.h"
 #include "runtime/marker_emit.h"
 #include "runtime/session.h"
 #include "runtime/sources.h"
@@ -11,7 +10,9 @@
 
 using namespace aiprof::runtime;
 
-AIPROF_EXPORT uint64_t aiprof_now(void) { return Now(); }
+AIPROF_EXPORT uint64_t aiprof_now(void) {
+  return Now();
+}
 
 AIPROF_EXPORT uint32_t aiprof_intern(const char* text, size_t length) {
   if (text == nullptr || length == 0) return 0;
@@ -51,14 +52,18 @@ AIPROF_EXPORT int aiprof_emit_for_thread(uint32_t tid, const void* record, uint3
   return 1;
 }
 
-AIPROF_EXPORT uint64_t aiprof_next_id(void) { return NextId(); }
+AIPROF_EXPORT uint64_t aiprof_next_id(void) {
+  return NextId();
+}
 
 AIPROF_EXPORT int aiprof_register_source(const aiprof_source* source) {
   if (source == nullptr) return -1;
   return RegisterSource(*source, Collecting()) ? 0 : -1;
 }
 
-AIPROF_EXPORT const char* aiprof_options_json(void) { return OptionsJsonCString(); }
+AIPROF_EXPORT const char* aiprof_options_json(void) {
+  return OptionsJsonCString();
+}
 
 AIPROF_EXPORT void aiprof_add_metadata(const char* key, const char* json_value) {
   if (key == nullptr || json_value == nullptr) return;

@@ -94,8 +94,7 @@ ThreadState* ThreadRegistry::Register(BlockPool& pool) {
     ThreadState* state = &slots_[index];
     uint32_t expected = kSlotFree;
     if (state->status.load(std::memory_order_relaxed) != kSlotFree ||
-        !state->status.compare_exchange_strong(expected, kSlotClaimed,
-                                               std::memory_order_acquire)) {
+        !state->status.compare_exchange_strong(expected, kSlotClaimed, std::memory_order_acquire)) {
       continue;
     }
     state->tid = static_cast<uint32_t>(syscall(SYS_gettid));

@@ -44,7 +44,9 @@ bool InitStrings();
 // Async-signal-safe: at most one write(2) per writer wake-up.
 void PokeWriter();
 
-inline uint64_t NextId() { return GetRuntime().next_id.fetch_add(1, std::memory_order_relaxed); }
+inline uint64_t NextId() {
+  return GetRuntime().next_id.fetch_add(1, std::memory_order_relaxed);
+}
 
 // Interns through the thread's pointer cache (content verified), else the shared table.
 uint32_t InternSlow(ThreadState* state, const char* text, size_t length, InternCacheEntry* entry);

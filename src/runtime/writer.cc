@@ -35,7 +35,9 @@ struct DrainSpan {
   bool exited;
 };
 
-uint64_t RealtimeNs() { return ReadClockNs(CLOCK_REALTIME); }
+uint64_t RealtimeNs() {
+  return ReadClockNs(CLOCK_REALTIME);
+}
 
 void Fail(Window& window, const char* what) {
   std::fprintf(stderr, "aiprof: writing %s failed (%s); profiling disabled\n",
@@ -119,7 +121,8 @@ void AddDrops(Runtime& runtime, const std::vector<DrainSpan>& spans, Window& win
   for (const DrainSpan& span : spans) {
     ThreadState* state = span.state;
     uint64_t thread_total = 0;
-    for (const auto& counter : state->drops) thread_total += counter.load(std::memory_order_relaxed);
+    for (const auto& counter : state->drops)
+      thread_total += counter.load(std::memory_order_relaxed);
     if (thread_total == 0) continue;
     total += thread_total;
     bool changed = thread_total != state->drops_reported_total;
@@ -177,7 +180,8 @@ void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
     if (state->drain_block != kNoBlock) runtime.pool.Push(state->drain_block);
     state->drain_block = kNoBlock;
     uint64_t exited_drops = 0;
-    for (const auto& counter : state->drops) exited_drops += counter.load(std::memory_order_relaxed);
+    for (const auto& counter : state->drops)
+      exited_drops += counter.load(std::memory_order_relaxed);
     auto& drops = window.info["drops"];
     drops["exited_total"] = drops.value("exited_total", uint64_t{0}) + exited_drops;
     runtime.threads.Release(state);
@@ -215,8 +219,7 @@ void WriterIteration(SessionState& session) {
   Window& window = session.window;
   uint64_t limit = window.options.storage_limit_mb << 20;
   if (limit != 0 && window.file != nullptr && window.file->bytes_written() > limit) {
-    std::fprintf(stderr,
-                 "aiprof: storage limit of %llu MiB reached in %s; collection stopped\n",
+    std::fprintf(stderr, "aiprof: storage limit of %llu MiB reached in %s; collection stopped\n",
                  static_cast<unsigned long long>(window.options.storage_limit_mb),
                  window.dir.c_str());
     window.info["storage_limit_reached"] = true;

@@ -1,6 +1,7 @@
 // The runtime seen from outside: programs started with AIPROF_OPTIONS (and LD_PRELOAD for
 // NVTX), flush at exit and on SIGTERM, data after SIGKILL, memory bounded by the cap.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,8 +11,6 @@
 #include <map>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "runtime/raw_data.h"
 
@@ -113,8 +112,10 @@ TEST(ProcessTest, NvtxProgramIsCapturedUnderLdPreload) {
     if (record.kind == static_cast<uint8_t>(RecordKind::kRangePush)) {
       ++pushes[record.tid];
       std::string name = data.Name(record.arg);
-      if (stacks[record.tid].empty()) EXPECT_EQ(name, "outer");
-      else EXPECT_EQ(name, "step");
+      if (stacks[record.tid].empty())
+        EXPECT_EQ(name, "outer");
+      else
+        EXPECT_EQ(name, "step");
       if (name == "step" && record.ext.size() == 1) ++steps_with_payload;
       stacks[record.tid].push_back(name);
     } else if (record.kind == static_cast<uint8_t>(RecordKind::kRangePop)) {
@@ -191,13 +192,16 @@ TEST(ProcessTest, DelayAndDurationAreCountedFromLaunch) {
   clock_gettime(CLOCK_REALTIME, &now);
   uint64_t launch_ns = now.tv_sec * 1000000000ull + now.tv_nsec;
   Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "wait-signal", "10"},
-                      {Options(output, ",\"delay_s\":0.3,\"duration_s\":0.3,"
-                                       "\"launch_realtime_ns\":" + std::to_string(launch_ns))});
+                      {Options(output,
+                               ",\"delay_s\":0.3,\"duration_s\":0.3,"
+                               "\"launch_realtime_ns\":" +
+                                   std::to_string(launch_ns))});
   ASSERT_EQ(ReadLine(child.stdout_fd), "ready");
   std::string dir;
   for (int attempt = 0; attempt < 400; ++attempt) {  // until the window has closed
     std::vector<std::string> dirs = ProfDirs(output);
-    if (!dirs.empty() && ReadInfoJson(dirs[0]).value("stop_reason", nlohmann::json()) == "duration") {
+    if (!dirs.empty() &&
+        ReadInfoJson(dirs[0]).value("stop_reason", nlohmann::json()) == "duration") {
       dir = dirs[0];
       break;
     }
@@ -247,9 +251,8 @@ TEST(ProcessTest, SigkillMidRunLeavesReadableData) {
 TEST(ProcessTest, MemoryStaysWithinTheCapAndDropsAreExact) {
   std::string output = MakeTempDir("rss");
   constexpr long kPerThread = 10000000;  // 20 M events from 2 threads under a 16 MiB cap
-  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "rss",
-                       std::to_string(kPerThread), "2", output},
-                      {});
+  Child child = Spawn(
+      {BuildDir() + "/bin/runtime_test_child", "rss", std::to_string(kPerThread), "2", output}, {});
   std::string report = ReadAll(child.stdout_fd);
   ASSERT_EQ(Wait(child.pid), 0) << report;
   long baseline_kb = 0, peak_kb = 0, attempted = 0;

@@ -1,5 +1,6 @@
 // The runtime in-process through its public APIs: record round trip, threads, drops,
 // strings, clock samples, fork.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,21 +11,23 @@
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "aiprof/mstx.h"
 #include "aiprof/plugin.h"
 #include "runtime/window_fixture.h"
 
 // Forked children of a multi-threaded test start the runtime's writer thread again.
-extern "C" const char* __tsan_default_options() { return "die_after_fork=0"; }
+extern "C" const char* __tsan_default_options() {
+  return "die_after_fork=0";
+}
 
 namespace aiprof::testing {
 namespace {
 
 using format::RecordKind;
 
-uint8_t K(RecordKind kind) { return static_cast<uint8_t>(kind); }
+uint8_t K(RecordKind kind) {
+  return static_cast<uint8_t>(kind);
+}
 
 TEST(RuntimeTest, RecordsRoundTripThroughTheRawFile) {
   uint64_t range_id = 0;
