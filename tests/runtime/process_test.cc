@@ -26,9 +26,24 @@ std::string BuildDir() {
   return dir != nullptr ? dir : "build";
 }
 
+// Kills the program if a failed assertion leaves the test before it was reaped, so no
+// orphan keeps ctest's output pipe open.
 struct Child {
   pid_t pid = -1;
   int stdout_fd = -1;
+  Child() = default;
+  Child(const Child&) = delete;
+  Child(Child&& other) noexcept : pid(other.pid), stdout_fd(other.stdout_fd) {
+    other.pid = -1;
+    other.stdout_fd = -1;
+  }
+  ~Child() {
+    if (pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    if (stdout_fd >= 0) close(stdout_fd);
+  }
 };
 
 // Starts `argv` with extra environment entries ("NAME=value"), stdout on a pipe.
@@ -74,9 +89,10 @@ std::string ReadLine(int fd) {
   return line;
 }
 
-int Wait(pid_t pid) {
+int Wait(pid_t& pid) {
   int status = 0;
   EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  pid = -1;
   return status;
 }
 

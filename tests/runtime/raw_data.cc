@@ -95,8 +95,10 @@ std::vector<std::string> ProfDirs(const std::string& output) {
 }
 
 nlohmann::json ReadInfoJson(const std::string& prof_dir) {
+  // An empty object while the file does not exist yet (the directory is created first).
   std::ifstream file(prof_dir + "/info.json");
-  return nlohmann::json::parse(file, nullptr, false);
+  nlohmann::json info = nlohmann::json::parse(file, nullptr, false);
+  return info.is_object() ? info : nlohmann::json::object();
 }
 
 std::string MakeTempDir(const std::string& name) {
