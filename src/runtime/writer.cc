@@ -239,9 +239,6 @@ int PollTimeoutMs(SessionState& session) {
 
 void* WriterMain(void* argument) {
   auto* session = static_cast<SessionState*>(argument);
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
   Runtime& runtime = GetRuntime();
   while (!session->writer_exit.load()) {
     pollfd wake{runtime.wake_fd, POLLIN, 0};
@@ -356,7 +353,14 @@ void DiscardBufferedLocked() {
 bool EnsureWriterThreadLocked(SessionState& session) {
   if (session.writer_running) return true;
   session.writer_exit.store(false);
-  if (pthread_create(&session.writer, nullptr, WriterMain, &session) != 0) return false;
+  // The thread starts with every signal blocked (inherited mask), so a SIGTERM can never
+  // land on the writer, whose handler would wait for itself.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  int created = pthread_create(&session.writer, nullptr, WriterMain, &session);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (created != 0) return false;
   session.writer_running = true;
   return true;
 }
