@@ -23,8 +23,13 @@ AIPROF_EXPORT uint32_t aiprof_intern(const char* text, size_t length) {
   return GetRuntime().strings.Intern(text, length, &full);
 }
 
+namespace {
+// A record is a header plus at most kMaxExtWords extension words.
+constexpr uint32_t kMaxRecordWords = 1 + aiprof::format::kMaxExtWords;
+}  // namespace
+
 AIPROF_EXPORT int aiprof_emit(const void* record, uint32_t words) {
-  if (!Collecting() || record == nullptr || words == 0) return 0;
+  if (!Collecting() || record == nullptr || words == 0 || words > kMaxRecordWords) return 0;
   ThreadState* state = CurrentThread();
   if (state == nullptr) return 0;
   uint32_t bytes = words * 16;
@@ -37,7 +42,7 @@ AIPROF_EXPORT int aiprof_emit(const void* record, uint32_t words) {
 }
 
 AIPROF_EXPORT int aiprof_emit_for_thread(uint32_t tid, const void* record, uint32_t words) {
-  if (!Collecting() || record == nullptr || words == 0) return 0;
+  if (!Collecting() || record == nullptr || words == 0 || words > kMaxRecordWords) return 0;
   ThreadState* state = CurrentThread();
   if (state == nullptr) return 0;
   const auto* header = static_cast<const RecordHeader*>(record);

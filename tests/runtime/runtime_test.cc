@@ -143,10 +143,21 @@ TEST(RuntimeTest, EveryEventOfManyThreadsArrivesBelowTheCap) {
   EXPECT_EQ(data.TotalDrops(), 0u);
 }
 
+// Holds the writer thread inside its flush (a plugin's on_flush runs there) while armed,
+// so the producers overrun the pool however fast or slow (TSan) they are.
+std::atomic<bool> g_hold_writer{false};
+void HoldWriter(void*) {
+  while (g_hold_writer.load()) usleep(1000);
+}
+
 TEST(RuntimeTest, DropsAboveTheCapAreCountedExactly) {
   constexpr int kThreads = 2;
   constexpr int kEvents = 300000;  // 4.8 MB per thread, far above the 1 MiB cap
-  std::string dir = RunWindow("drops", {{"buffer_mb", "1"}, {"flush_interval_ms", "5000"}}, [&] {
+  std::string dir = RunWindow("drops", {{"buffer_mb", "1"}, {"flush_interval_ms", "5"}}, [&] {
+    aiprof_source holder{
+        AIPROF_PLUGIN_ABI_VERSION, "test-holder", nullptr, nullptr, HoldWriter, nullptr, nullptr};
+    ASSERT_EQ(aiprof_register_source(&holder), 0);
+    g_hold_writer = true;
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([] {
@@ -154,6 +165,7 @@ TEST(RuntimeTest, DropsAboveTheCapAreCountedExactly) {
       });
     }
     for (auto& thread : threads) thread.join();
+    g_hold_writer = false;
   });
   RawData data = LoadRawFile(RuntimeDataFile(dir));
   ASSERT_TRUE(data.opened);
