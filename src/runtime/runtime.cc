@@ -161,8 +161,9 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
   }
   int32_t block = runtime.pool.Pop();
   if (block == kNoBlock) {
+    // No poke here: the writer was poked when the pool got low, and poking on every dropped
+    // record would keep it flushing in a loop while a thread sits on a full block.
     CountDrop(state, kind);
-    PokeWriter();
     return nullptr;
   }
   BlockMeta* meta = &runtime.pool.Meta(block);
