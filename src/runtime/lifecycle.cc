@@ -50,9 +50,8 @@ void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   raise(signo);
 }
 
-void OnExit() {
-  ShutdownForExit("exit", kExitStatusUnknown);
-}
+// glibc's on_exit passes the status given to exit() (or returned from main).
+void OnExit(int status, void*) { ShutdownForExit("exit", status); }
 
 void StartFromEnvironment() {
   const char* text = std::getenv("AIPROF_OPTIONS");
@@ -107,7 +106,7 @@ void InstallSignalHandlers() {
 void InstallProcessHooks() {
   std::call_once(g_hooks_once, [] {
     pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
-    std::atexit(OnExit);
+    on_exit(OnExit, nullptr);
   });
 }
 

@@ -181,6 +181,7 @@ TEST(ProcessTest, ReturningFromMainFlushesEverything) {
   EXPECT_TRUE(data.report.clean());
   nlohmann::json info = ReadInfoJson(dir);
   EXPECT_EQ(info["stop_reason"], "exit");
+  EXPECT_EQ(info["exit_status"], 0);
   EXPECT_FALSE(info["end_realtime_ns"].is_null());
 }
 
