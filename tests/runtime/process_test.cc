@@ -169,6 +169,32 @@ TEST(ProcessTest, LinkedMstxProgramStartsFromTheEnvironment) {
   EXPECT_EQ(ReadInfoJson(dir)["stop_reason"], "exit");
 }
 
+TEST(ProcessTest, DumpPrintsRecordsAndReportsDamage) {
+  std::string output = MakeTempDir("dump");
+  Child sample = Spawn({BuildDir() + "/bin/mstx_sample", "5", "1"}, {Options(output)});
+  ReadAll(sample.stdout_fd);
+  ASSERT_EQ(Wait(sample.pid), 0);
+  std::string dir = ProfDirs(output).at(0);
+  Child dump = Spawn({BuildDir() + "/bin/aiprof-dump", dir}, {});
+  std::string text = ReadAll(dump.stdout_fd);
+  EXPECT_EQ(Wait(dump.pid), 0);
+  EXPECT_NE(text.find("range_push domain=0 name=\"iteration\""), std::string::npos) << text;
+  EXPECT_NE(text.find("read report: "), std::string::npos);
+  EXPECT_NE(text.find("drops: 0"), std::string::npos);
+
+  // Cut the file inside its last chunk: the dump still prints what is intact and fails.
+  std::string file = RuntimeDataFile(dir);
+  struct stat info;
+  ASSERT_EQ(stat(file.c_str(), &info), 0);
+  ASSERT_EQ(truncate(file.c_str(), info.st_size - 20), 0);
+  Child damaged = Spawn({BuildDir() + "/bin/aiprof-dump", "--summary", file}, {});
+  text = ReadAll(damaged.stdout_fd);
+  int status = Wait(damaged.pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << text;
+  EXPECT_NE(text.find("range_push 10"), std::string::npos) << text;
+  EXPECT_NE(text.find("truncated"), std::string::npos) << text;
+}
+
 TEST(ProcessTest, ReturningFromMainFlushesEverything) {
   std::string output = MakeTempDir("exit");
   Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "exit", "100000"},
