@@ -92,7 +92,11 @@ void WriteMsprofTx(const model::Model& m, const SummaryTarget& target) {
     w.Unsigned(m.threads.tid[thread]).Unsigned(mk.category[i]);
     w.Text(kEventTypes[static_cast<int>(mk.event_type[i])]);
     w.Text(PayloadTypeName(mk.payload_type[i]));
-    w.Text(PayloadValue(mk.payload_type[i], mk.payload[i]));
+    if (mk.payload_type[i] == format::kPayloadNone) {
+      w.NotApplicable();
+    } else {
+      w.Text(PayloadValue(mk.payload_type[i], mk.payload[i]));
+    }
     w.Micros(start).Micros(end).Text("ascii").Text(m.Str(message)).Text(m.Str(mk.domain[i]));
     w.NotApplicable().NotApplicable().EndRow();
   }
