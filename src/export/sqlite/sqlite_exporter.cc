@@ -63,7 +63,8 @@ class Db {
   bool Open(const std::string& path) {
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) return Fail("open");
     return Exec(
-        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+        "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+        "PRAGMA locking_mode=EXCLUSIVE; "
         "PRAGMA cache_size=-32768;");
   }
   bool Exec(const char* sql) {
