@@ -218,8 +218,15 @@ Fragment ParseRawFile(const std::string& path) {
 
   const nlohmann::json& clock_json =
       state.metadata.contains("clock") ? state.metadata["clock"] : nlohmann::json::object();
-  bool ticks_are_ns = !(clock_json.is_object() && clock_json.value("source", "") == "tsc");
-  double nominal_hz = clock_json.is_object() ? clock_json.value("tsc_hz_estimate", 0.0) : 0.0;
+  // Fields may be null (the runtime writes tsc_hz_estimate null when it has no estimate).
+  bool ticks_are_ns = true;
+  double nominal_hz = 0;
+  if (clock_json.is_object()) {
+    auto source = clock_json.find("source");
+    ticks_are_ns = !(source != clock_json.end() && source->is_string() && *source == "tsc");
+    auto hz = clock_json.find("tsc_hz_estimate");
+    if (hz != clock_json.end() && hz->is_number()) nominal_hz = hz->get<double>();
+  }
   std::sort(state.clock_points.begin(), state.clock_points.end(),
             [](const ClockPoint& a, const ClockPoint& b) { return a.ticks < b.ticks; });
   fragment.clock = ClockFit::Fit(state.clock_points, ticks_are_ns, nominal_hz);

@@ -80,7 +80,9 @@ class TraceJsonWriter {
       if (meta.contains("rank") && meta["rank"].is_number_integer() && meta["rank"] >= 0) {
         distributed["rank"] = meta["rank"];
       }
-      if (meta.contains("world_size")) distributed["world_size"] = meta["world_size"];
+      if (meta.contains("world_size") && meta["world_size"].is_number_integer()) {
+        distributed["world_size"] = meta["world_size"];
+      }
       if (meta.contains("hostname") && meta["hostname"].is_string()) hostname = meta["hostname"];
     }
     uint64_t skipped = 0;
