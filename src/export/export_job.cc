@@ -185,7 +185,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
     if (!errors.empty()) failed = true;
     progress.Done();
     out << prof.string() << ": " << m->slices.size() << " slices, " << m->instants.size()
-        << " markers, " << m->counters.size() << " counter samples, " << m->drops.total()
+        << " instants, " << m->counters.size() << " counter samples, " << m->drops.total()
         << " dropped events\n";
     for (size_t i = written_before; i < written.size(); ++i) out << "  " << written[i] << "\n";
     PrintShortSummary(*m, out);

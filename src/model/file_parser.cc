@@ -152,6 +152,7 @@ Fragment ParseRawFile(const std::string& path) {
   }
 
   const uint8_t clock_sync = static_cast<uint8_t>(format::RecordKind::kClockSync);
+  const uint8_t foreign_thread = static_cast<uint8_t>(format::RecordKind::kForeignThread);
   file_report.report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
     switch (chunk.type) {
       case format::ChunkType::kStrings: {
@@ -183,7 +184,13 @@ Fragment ParseRawFile(const std::string& path) {
         context.BindChunk(tid);
         format::RecordCursor cursor(chunk.payload);
         format::RecordView record;
+        uint32_t foreign_tid = 0;  // the next record belongs to this thread
         while (cursor.Next(&record)) {
+          if (record.kind() == foreign_thread) {
+            foreign_tid = record.header->arg;
+            continue;
+          }
+          if (foreign_tid != 0) context.BindChunk(foreign_tid);
           ++model.records;
           uint64_t ts = record.ts();
           if (record.kind() == clock_sync) {
@@ -198,6 +205,10 @@ Fragment ParseRawFile(const std::string& path) {
             importer->Import(record, context);
           } else {
             ++model.unknown_records;
+          }
+          if (foreign_tid != 0) {
+            foreign_tid = 0;
+            context.BindChunk(tid);
           }
         }
         if (cursor.malformed()) {

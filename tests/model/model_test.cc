@@ -241,3 +241,43 @@ TEST_F(ModelTest, MergesFilesOfOneHostOnOneTimeline) {
 
 }  // namespace
 }  // namespace aiprof::model
+
+namespace aiprof::model {
+namespace {
+
+TEST_F(ModelTest, ForeignThreadRecordsAndThreadNamePriority) {
+  fs::path prof = dir_ / "PROF_000003_20260101000000000_FOREIGNTHREAD001";
+  fs::create_directories(prof / "host" / "data");
+  {
+    testing::RawProcessWriter w((prof / "host" / "data" / "aiprof.10.data").string(), 10,
+                                testing::MetadataJson(10, "h", false, 0, -1, 0, 0));
+    w.ClockSync(1000, 1000, 5000);
+    auto& records = w.Thread(20);
+    uint8_t thread_name = static_cast<uint8_t>(format::RecordKind::kThreadName);
+    uint8_t foreign = static_cast<uint8_t>(format::RecordKind::kForeignThread);
+    records.Add(thread_name, 1000, 1, w.Intern("kernel-comm"));
+    records.Add(thread_name, 1001, 0, w.Intern("program-name"));
+    records.Add(thread_name, 1002, 1, w.Intern("kernel-comm-later"));
+    records.Add(foreign, 1100, 0, 30);
+    w.Mark(20, 1100, "delivered-for-30");
+    w.Mark(20, 1200, "own");
+    w.Close();
+  }
+  Model m = ParseProfDir(prof.string());
+  std::map<std::string, uint32_t> tid_of;
+  for (uint32_t i = 0; i < m.instants.size(); ++i) {
+    tid_of[std::string(m.Str(m.instants.name[i]))] =
+        m.threads.tid[m.tracks.thread[m.instants.track[i]]];
+  }
+  EXPECT_EQ(tid_of["delivered-for-30"], 30u);
+  EXPECT_EQ(tid_of["own"], 20u);
+  for (uint32_t t = 0; t < m.threads.size(); ++t) {
+    if (m.threads.tid[t] == 20) {
+      EXPECT_EQ(m.Str(m.threads.name[t]), "program-name");
+    }
+  }
+  EXPECT_EQ(m.unknown_records, 0u);
+}
+
+}  // namespace
+}  // namespace aiprof::model

@@ -17,7 +17,8 @@ class CoreImporter : public RecordImporter {
  public:
   bool Handles(uint8_t kind) const override {
     return kind >= format::kCoreKindFirst && kind <= format::kCoreKindLast &&
-           kind != static_cast<uint8_t>(RecordKind::kClockSync);
+           kind != static_cast<uint8_t>(RecordKind::kClockSync) &&
+           kind != static_cast<uint8_t>(RecordKind::kForeignThread);
   }
 
   void Import(const format::RecordView& record, ImportContext& context) override {
