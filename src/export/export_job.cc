@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;
+// As src/cli/command.h (the CLI depends on this module, not the other way round).
+constexpr int kExitFailure = 1, kExitUsage = 2;
 constexpr const char* kOutputDir = "aiprof_output";
 
 // Removes what earlier export runs wrote (--clear=on): aiprof_output/ and aiprof_*.db.
