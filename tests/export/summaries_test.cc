@@ -122,6 +122,39 @@ TEST_F(SummariesTest, CpuOnlyComputeTasksAreFrameworkOperators) {
                                               "0.200", "0.100", "0.300", "0.01"}));
 }
 
+// Kernels on GPU 0, stream 7 (as the CUDA source imports them): device tasks win over
+// framework operators, and task_time lists them.
+TEST_F(SummariesTest, DeviceKernelsAreComputeTasks) {
+  model::Model m = CpuOpModel();
+  model::ImportContext context(&m);
+  context.SetProcess(0);
+  uint32_t gpu = context.DeviceProcess(0, "GPU 0");
+  uint32_t stream = context.MainTrack(context.Thread(gpu, 7));
+  model::StringId kernel = m.strings.Intern("kernel");
+  context.AddSlice(stream, 2000, 2500, m.strings.Intern("gemm_kernel"), kernel);
+  context.AddSlice(stream, 2600, 2700, m.strings.Intern("Memcpy HtoD"),
+                   m.strings.Intern("gpu_memcpy"));
+  model::ResolveNesting(m);
+  std::vector<std::string> written, errors;
+  SummaryTarget target{root_.string(), "2", SummaryFormat::kCsv, &written, &errors};
+  WriteAllSummaries(m, target);
+  auto summary = ParseCsv(ReadFile((root_ / "op_summary_2.csv").string()));
+  ASSERT_EQ(summary.size(), 3u);
+  EXPECT_EQ(summary[1],
+            (std::vector<std::string>{"0", "N/A", "0", "7", "gemm_kernel", "gemm_kernel", "N/A",
+                                      "KERNEL", "2.000", "0.500", "0.000"}));
+  EXPECT_EQ(summary[2][7], "MEMCPY");
+  EXPECT_EQ(summary[2][10], "0.100");
+  auto task_time = ParseCsv(ReadFile((root_ / "task_time_2.csv").string()));
+  ASSERT_EQ(task_time.size(), 3u);
+  EXPECT_EQ(task_time[0], (std::vector<std::string>{"Device_id", "kernel_name", "kernel_type",
+                                                    "stream_id", "task_id", "task_time(us)",
+                                                    "task_start(us)", "task_stop(us)"}));
+  EXPECT_EQ(task_time[1], (std::vector<std::string>{"0", "gemm_kernel", "KERNEL", "7", "0", "0.500",
+                                                    "2.000", "2.500"}));
+  EXPECT_EQ(task_time[2][1], "N/A");
+}
+
 TEST_F(SummariesTest, LargeCsvIsSlicedAtTheRowLimit) {
   std::vector<std::string> written, errors;
   SummaryTarget target{root_.string(), "1", SummaryFormat::kCsv, &written, &errors};

@@ -38,6 +38,28 @@ void WriteStatistics(const model::Model& m, const SummaryTarget& target, const c
   }
 }
 
+// task_time: one row per device task (kernel, memcpy, memset).
+void WriteTaskTime(const model::Model& m, const analysis::ComputeTasks& tasks,
+                   const SummaryTarget& target) {
+  const model::SliceTable& s = m.slices;
+  SummaryWriter w(target, "task_time",
+                  {"Device_id", "kernel_name", "kernel_type", "stream_id", "task_id",
+                   "task_time(us)", "task_start(us)", "task_stop(us)"},
+                  tasks.rows.size());
+  uint64_t task_id = 0;
+  for (uint32_t row : tasks.rows) {
+    std::string_view type = analysis::TaskTypeOf(m, row);
+    w.Text(DeviceColumn(m, row));
+    if (type == "KERNEL") {
+      w.Text(m.Str(s.name[row]));
+    } else {
+      w.NotApplicable();
+    }
+    w.Text(type).Unsigned(m.threads.tid[m.ThreadOfSlice(row)]).Unsigned(task_id++);
+    w.Micros(s.dur(row)).Micros(s.ts[row]).Micros(s.end[row]).EndRow();
+  }
+}
+
 }  // namespace
 
 void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
@@ -66,6 +88,7 @@ void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
       w.EndRow();
     }
   }
+  if (tasks.source == analysis::TaskSource::kDevice) WriteTaskTime(m, tasks, target);
   std::vector<uint32_t> groups(tasks.rows.size());
   std::vector<std::string> group_names;
   std::unordered_map<std::string, uint32_t> group_ids;
