@@ -15,3 +15,7 @@ for dir in "$out"/PROF_*; do
   echo "== $dir"
   "$build_dir/bin/aiprof-dump" --summary "$dir" | grep -v '^  metadata'
 done
+# Export every PROF_* directory: timeline, summaries and a short summary on the terminal.
+cli="$build_dir/bin/aiprof"
+[[ -x $cli ]] || cli="$build_dir/bin/aiprof-export-testcli"
+"$cli" export --output="$out"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sanitizer test configurations: the runtime's tests under ThreadSanitizer, the format
-# reader under ASan/UBSan, and a bounded libFuzzer run of the raw reader.
+# reader, parser and exporters under ASan/UBSan, and a bounded libFuzzer run of the raw reader.
 set -euo pipefail
 tsan_dir=$1 asan_dir=$2 fuzz_seconds=$3 jobs=$4
 
@@ -8,6 +8,12 @@ cmake -S . -B "$asan_dir" -G Ninja -DAIPROF_SANITIZE=address -DAIPROF_FUZZ=ON \
   -DAIPROF_BUILD_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >/dev/null
 cmake --build "$asan_dir" -j "$jobs" --target format_test raw_reader_fuzzer
 (cd "$asan_dir" && ctest --output-on-failure -R 'FormatTest|Crc32c' -j "$jobs")
+# The parser and exporters on generated, corrupt and truncated data.
+if [[ -d src/model ]]; then
+  cmake --build "$asan_dir" -j "$jobs" --target model_test export_test aiprof-export-testcli
+  (cd "$asan_dir" && ctest --output-on-failure -j "$jobs" \
+    -R 'ModelTest|ClockFit|TimelineTest|SummariesTest|SqliteTest|SqliteApiTest|ExportJobTest')
+fi
 mkdir -p "$asan_dir/fuzz-corpus"
 "$asan_dir/bin/raw_reader_fuzzer" -max_total_time="$fuzz_seconds" -max_len=65536 \
   -print_final_stats=1 "$asan_dir/fuzz-corpus" 2>&1 | tail -n 12
