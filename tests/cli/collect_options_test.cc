@@ -59,7 +59,7 @@ const InvalidCase kInvalid[] = {
     {"--application=\"'unbalanced\"", "--application"},
     {"--application='true' false", "--application"},
     {"--no-such-option=1 true", "--no-such-option=1"},
-    {"", "no application"},
+    {"", "application given"},
 };
 
 class InvalidOption : public ::testing::TestWithParam<InvalidCase> {};
