@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -142,6 +143,13 @@ TEST_F(LaunchTest, CrashedAppGives128PlusSignalAndReadableData) {
   EXPECT_EQ(Count(RangeNames(dirs[0].runtime), "before_crash"), 1u);
   ASSERT_TRUE(dirs[0].has_host_sys);
   EXPECT_EQ(dirs[0].host_sys.metadata["exit_status"]["signal"], SIGSEGV);
+  std::ifstream info_file(dirs[0].path + "/info.json");
+  auto info = nlohmann::json::parse(info_file, nullptr, false);
+  ASSERT_TRUE(info.is_object());
+  EXPECT_EQ(info["exit_status"]["signal"], SIGSEGV);
+  EXPECT_NE(std::find(info["data_files"].begin(), info["data_files"].end(),
+                      "host/data/host_sys." + std::to_string(dirs[0].host_sys.metadata["pid"].get<int>()) + ".data"),
+            info["data_files"].end());
 }
 
 TEST_F(LaunchTest, EveryProcessGetsItsOwnProfDir) {
