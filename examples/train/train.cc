@@ -27,7 +27,7 @@ constexpr int kFeatures = 64;
 constexpr int kClasses = 10;
 
 struct Settings {
-  int steps = 300;
+  int steps = 1000;
   int batch = 64;
   int hidden = 128;
   int loaders = 1;
@@ -68,16 +68,16 @@ class BatchQueue {
 // Cluster centres shared by every loader so all batches come from one distribution.
 std::vector<float> MakeCentres(unsigned seed) {
   std::mt19937 random(seed);
-  std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::normal_distribution<float> normal(0.0f, 0.6f);
   std::vector<float> centres(kClasses * kFeatures);
   for (float& value : centres) value = normal(random);
   return centres;
 }
 
-void LoadBatches(int loader, int count, const Settings& settings,
-                 const std::vector<float>& centres, BatchQueue* queue) {
+void LoadBatches(int loader, int count, const Settings& settings, const std::vector<float>& centres,
+                 BatchQueue* queue) {
   std::mt19937 random(settings.seed + 1000u * static_cast<unsigned>(loader + 1));
-  std::normal_distribution<float> noise(0.0f, 1.5f);
+  std::normal_distribution<float> noise(0.0f, 2.0f);
   std::uniform_int_distribution<int> label_of(0, kClasses - 1);
   for (int i = 0; i < count; ++i) {
     mstxRangeId range = mstxRangeStartA("load_batch", nullptr);
@@ -106,9 +106,14 @@ struct Layer {
   int in, out;
   std::vector<float> weight, bias, grad_weight, grad_bias, velocity_weight, velocity_bias;
   Layer(int in_size, int out_size, std::mt19937* random)
-      : in(in_size), out(out_size), weight(static_cast<size_t>(in_size * out_size)),
-        bias(static_cast<size_t>(out_size)), grad_weight(weight.size()),
-        grad_bias(bias.size()), velocity_weight(weight.size()), velocity_bias(bias.size()) {
+      : in(in_size),
+        out(out_size),
+        weight(static_cast<size_t>(in_size * out_size)),
+        bias(static_cast<size_t>(out_size)),
+        grad_weight(weight.size()),
+        grad_bias(bias.size()),
+        velocity_weight(weight.size()),
+        velocity_bias(bias.size()) {
     std::normal_distribution<float> init(0.0f, std::sqrt(2.0f / static_cast<float>(in_size)));
     for (float& w : weight) w = init(*random);
   }
@@ -167,11 +172,16 @@ bool ParseFlag(const char* arg, const char* name, long* value) {
 bool ParseArgs(int argc, char** argv, Settings* settings) {
   for (int i = 1; i < argc; ++i) {
     long value = 0;
-    if (ParseFlag(argv[i], "--steps", &value) && value > 0) settings->steps = static_cast<int>(value);
-    else if (ParseFlag(argv[i], "--batch", &value) && value > 0) settings->batch = static_cast<int>(value);
-    else if (ParseFlag(argv[i], "--hidden", &value) && value > 0) settings->hidden = static_cast<int>(value);
-    else if (ParseFlag(argv[i], "--loaders", &value) && value > 0 && value <= 16) settings->loaders = static_cast<int>(value);
-    else if (ParseFlag(argv[i], "--seed", &value) && value >= 0) settings->seed = static_cast<unsigned>(value);
+    if (ParseFlag(argv[i], "--steps", &value) && value > 0)
+      settings->steps = static_cast<int>(value);
+    else if (ParseFlag(argv[i], "--batch", &value) && value > 0)
+      settings->batch = static_cast<int>(value);
+    else if (ParseFlag(argv[i], "--hidden", &value) && value > 0)
+      settings->hidden = static_cast<int>(value);
+    else if (ParseFlag(argv[i], "--loaders", &value) && value > 0 && value <= 16)
+      settings->loaders = static_cast<int>(value);
+    else if (ParseFlag(argv[i], "--seed", &value) && value >= 0)
+      settings->seed = static_cast<unsigned>(value);
     else {
       std::fprintf(stderr,
                    "train: bad argument '%s'\nusage: train [--steps=N] [--batch=N] "

@@ -69,7 +69,8 @@ TEST_P(InvalidOption, ExitsTwoNamingTheOption) {
     auto result = RunAiprof(std::string(form) + GetParam().args);
     EXPECT_EQ(result.exit_code, 2) << GetParam().args << "\n" << result.output;
     EXPECT_NE(result.output.find(GetParam().must_mention), std::string::npos)
-        << GetParam().args << "\n" << result.output;
+        << GetParam().args << "\n"
+        << result.output;
   }
 }
 
@@ -87,7 +88,7 @@ TEST(CollectOptions, DefaultsFollowMsprof) {
   args.app = {"app", "x"};
   CollectConfig config = Resolve(args);
   EXPECT_EQ(config.task_time, "l1");
-  EXPECT_TRUE(config.ai_core);     // on with task-time l1
+  EXPECT_TRUE(config.ai_core);      // on with task-time l1
   EXPECT_TRUE(config.runtime_api);  // --ascendcl defaults to on
   EXPECT_FALSE(config.msproftx);
   EXPECT_TRUE(config.follow_children);
@@ -126,8 +127,8 @@ TEST(CollectOptions, ConvertsValues) {
   EXPECT_DOUBLE_EQ(config.duration_s, 2);
   EXPECT_EQ(config.mstx_domain_exclude, (std::vector<std::string>{"noisy", "other"}));
   EXPECT_TRUE(config.sampler.process_cpu && config.sampler.process_mem &&
-              config.sampler.process_disk && config.sampler.network &&
-              config.sampler.machine_cpu && config.sampler.machine_mem);
+              config.sampler.process_disk && config.sampler.network && config.sampler.machine_cpu &&
+              config.sampler.machine_mem);
   EXPECT_DOUBLE_EQ(config.sampler.sample_hz, 10);
   EXPECT_FALSE(config.follow_children);
   EXPECT_EQ(config.environment, (std::vector<std::string>{"A=1", "B=x=y"}));
@@ -180,7 +181,8 @@ TEST(Cli, MissingAppIsReportedWithExitCode127) {
     GTEST_SKIP() << "runtime not built in this tree";
   }
   EXPECT_EQ(result.exit_code, 127) << result.output;
-  EXPECT_NE(result.output.find("cannot run '/nonexistent/app'"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("cannot run '/nonexistent/app'"), std::string::npos)
+      << result.output;
 }
 
 }  // namespace

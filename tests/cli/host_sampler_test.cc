@@ -1,5 +1,6 @@
 #include "sources/host/host_sampler.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,8 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "cli/raw_data.h"
 #include "format/records_host.h"
@@ -100,7 +99,8 @@ TEST_F(HostSamplerTest, WritesMachineAndProcessCountersIntoNewProfDir) {
     EXPECT_GE(value.value, 0.0);
     EXPECT_LE(value.value, 100.0);
     machine_seen |= record.aux == static_cast<uint16_t>(format::CounterScope::kMachine);
-    cpu0_seen |= record.aux == static_cast<uint16_t>(format::CounterScope::kCpu) && value.instance == 0;
+    cpu0_seen |=
+        record.aux == static_cast<uint16_t>(format::CounterScope::kCpu) && value.instance == 0;
   }
   EXPECT_TRUE(machine_seen);
   EXPECT_TRUE(cpu0_seen);

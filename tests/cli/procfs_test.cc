@@ -1,8 +1,7 @@
 #include "sources/host/procfs.h"
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace aiprof::host {
 namespace {
@@ -84,8 +83,9 @@ TEST(PidStat, ReadsSelf) {
 }
 
 TEST(PidIo, ParsesReadAndWriteBytes) {
-  auto io = ParsePidIo("rchar: 10\nwchar: 20\nsyscr: 1\nsyscw: 2\nread_bytes: 4096\n"
-                       "write_bytes: 8192\ncancelled_write_bytes: 0\n");
+  auto io = ParsePidIo(
+      "rchar: 10\nwchar: 20\nsyscr: 1\nsyscw: 2\nread_bytes: 4096\n"
+      "write_bytes: 8192\ncancelled_write_bytes: 0\n");
   ASSERT_TRUE(io);
   EXPECT_EQ(io->read_bytes, 4096u);
   EXPECT_EQ(io->write_bytes, 8192u);

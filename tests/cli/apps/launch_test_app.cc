@@ -44,7 +44,9 @@ void OneStep(const char* range) {
   aiprofStepEnd(1);
 }
 
-void SleepMs(long ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+void SleepMs(long ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
 
 }  // namespace
 
@@ -72,7 +74,7 @@ int main(int argc, char** argv) {
       if (pid == 0) {
         OneStep("worker");
         SleepMs(300);  // long enough for the launcher's sampler to see the worker
-        _exit(0);
+        std::exit(0);  // not _exit: the runtime writes its last data from atexit
       }
     }
     OneStep("parent");
