@@ -15,27 +15,39 @@ done
 out=$(mktemp -d /tmp/aiprof_overhead_XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
-elapsed_ms() {  # runs "$@" with output discarded, prints wall milliseconds
-  local start end
-  start=$(date +%s%N)
-  "$@" >/dev/null 2>&1
-  end=$(date +%s%N)
-  echo $(((end - start) / 1000000))
+# Runs "$@" with output discarded; prints "wall_ms cpu_ms" (cpu = user + sys of the
+# command and its children: the app, and with aiprof also the launcher and its sampler).
+measure() {
+  local TIMEFORMAT='%R %U %S' report
+  report=$({ time "$@" >/dev/null 2>&1; } 2>&1)
+  awk '{printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000}' <<<"$report"
 }
 
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 
-plain=() profiled=()
-elapsed_ms "$train" --steps="$steps" >/dev/null  # warm the page cache
+plain_wall=() plain_cpu=() profiled_wall=() profiled_cpu=()
+measure "$train" --steps="$steps" >/dev/null  # warm the page cache
 for ((i = 0; i < runs; i++)); do
-  plain+=("$(elapsed_ms "$train" --steps="$steps")")
-  profiled+=("$(elapsed_ms "$aiprof" --output="$out" --msproftx=on --host-sys=cpu,mem,disk \
-    --host-sys-usage=cpu,mem --host-sys-usage-freq=10 "$train" --steps="$steps")")
+  read -r wall cpu < <(measure "$train" --steps="$steps")
+  plain_wall+=("$wall") plain_cpu+=("$cpu")
+  read -r wall cpu < <(measure "$aiprof" --output="$out" --msproftx=on --host-sys=cpu,mem,disk \
+    --host-sys-usage=cpu,mem --host-sys-usage-freq=10 "$train" --steps="$steps")
+  profiled_wall+=("$wall") profiled_cpu+=("$cpu")
   rm -rf "${out:?}"/PROF_*
 done
-plain_median=$(printf '%s\n' "${plain[@]}" | median)
-profiled_median=$(printf '%s\n' "${profiled[@]}" | median)
-echo "train --steps=$steps, $runs runs each, $(nproc) CPUs"
-echo "without aiprof: ${plain[*]} ms, median $plain_median ms"
-echo "with aiprof:    ${profiled[*]} ms, median $profiled_median ms"
-awk -v a="$plain_median" -v b="$profiled_median" 'BEGIN {printf "overhead: %.2f%%\n", (b - a) * 100 / a}'
+report() {  # label, plain values..., --, profiled values...
+  local label=$1 a b
+  shift
+  local -a left=() right=()
+  while [[ $1 != -- ]]; do left+=("$1"); shift; done
+  shift
+  right=("$@")
+  a=$(printf '%s\n' "${left[@]}" | median)
+  b=$(printf '%s\n' "${right[@]}" | median)
+  echo "$label without aiprof: ${left[*]} ms, median $a ms"
+  echo "$label with aiprof:    ${right[*]} ms, median $b ms"
+  awk -v a="$a" -v b="$b" -v l="$label" 'BEGIN {printf "%s overhead: %.2f%%\n", l, (b - a) * 100 / a}'
+}
+echo "train --steps=$steps, $runs alternating runs each, $(nproc) CPUs"
+report wall "${plain_wall[@]}" -- "${profiled_wall[@]}"
+report cpu "${plain_cpu[@]}" -- "${profiled_cpu[@]}"
