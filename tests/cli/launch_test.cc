@@ -134,6 +134,13 @@ TEST_F(LaunchTest, ReturnsTheAppsExitCode) {
   }
 }
 
+TEST_F(LaunchTest, LegacyApplicationFormAndExtraEnvironment) {
+  auto result = RunAiprof("--output=" + out_ + " --environment=\"EXIT_WITH=5;OTHER=x\" " +
+                          "--application=\"" + App() + " getenv EXIT_WITH\"");
+  EXPECT_EQ(result.exit_code, 5) << result.output;
+  EXPECT_EQ(ReadProfDirs().size(), 1u);
+}
+
 TEST_F(LaunchTest, CrashedAppGives128PlusSignalAndReadableData) {
   auto result = Collect("--msproftx=on --host-sys=cpu", App() + " segv");
   EXPECT_EQ(result.exit_code, 128 + SIGSEGV) << result.output;

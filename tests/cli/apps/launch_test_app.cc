@@ -6,6 +6,7 @@
 //   timed <ms>           a marker every millisecond for <ms>, payload = CLOCK_REALTIME ns
 //   flood <count>        <count> markers with incompressible payloads (storage limit)
 //   sleep <ms>           one marker, then sleeps (signal forwarding)
+//   getenv <name>        exits with the number in environment variable <name>
 #include <aiprof/aiprof.h>
 #include <aiprof/mstx.h>
 #include <sys/wait.h>
@@ -95,6 +96,10 @@ int main(int argc, char** argv) {
     std::mt19937_64 random(7);
     for (long i = 0; i < n; ++i) MarkWithPayload("flood", random());
     return 0;
+  }
+  if (mode == "getenv" && argc > 2) {
+    const char* value = std::getenv(argv[2]);
+    return value ? std::atoi(value) : 99;
   }
   if (mode == "sleep") {
     mstxMarkA("sleeping", nullptr);
