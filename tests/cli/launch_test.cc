@@ -257,31 +257,61 @@ TEST_F(LaunchTest, StorageLimitStopsCollectionCleanly) {
   EXPECT_NE(lower.find("storage"), std::string::npos) << result.output;
 }
 
-TEST_F(LaunchTest, TerminationSignalIsForwardedToTheApp) {
+// Starts aiprof on a sleeping app in its own process group; returns the launcher's pid
+// once the app runs under the runtime (its PROF_* directory exists).
+pid_t StartSleepingApp(const std::string& out, const std::string& app) {
   pid_t launcher = fork();
-  ASSERT_GE(launcher, 0);
   if (launcher == 0) {
+    setpgid(0, 0);
     std::string aiprof = BuildDir() + "/bin/aiprof";
-    std::string output = "--output=" + out_;
-    std::string app = App();
+    std::string output = "--output=" + out;
     execl(aiprof.c_str(), aiprof.c_str(), output.c_str(), "--msproftx=on", app.c_str(), "sleep",
           "20000", static_cast<char*>(nullptr));
     _exit(126);
   }
-  // Wait until the app's directory exists, i.e. the app runs under the runtime.
-  for (int i = 0; i < 200; ++i) {
+  for (int i = 0; i < 400; ++i) {
     bool found = false;
-    for (const auto& entry : fs::directory_iterator(out_)) found |= entry.is_directory();
+    for (const auto& entry : fs::directory_iterator(out)) found |= entry.is_directory();
     if (found) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
-  kill(launcher, SIGTERM);
+  return launcher;
+}
+
+// The app's data is complete: the runtime closed its window and wrote the end time.
+void ExpectClosedWindow(const std::string& prof_dir) {
+  std::ifstream info_file(prof_dir + "/info.json");
+  auto info = nlohmann::json::parse(info_file, nullptr, false);
+  ASSERT_TRUE(info.is_object()) << prof_dir;
+  EXPECT_TRUE(info.contains("end_realtime_ns")) << info.dump(2);
+}
+
+TEST_F(LaunchTest, TerminationSignalIsForwardedToTheApp) {
+  pid_t launcher = StartSleepingApp(out_, App());
+  ASSERT_GT(launcher, 0);
+  kill(launcher, SIGTERM);  // to the launcher alone, as a batch system would
   int status = 0;
   ASSERT_EQ(waitpid(launcher, &status, 0), launcher);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
   auto dirs = ReadProfDirs();
   ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_EQ(dirs[0].runtime.OfKind(RecordKind::kMark).size(), 1u);
+  ExpectClosedWindow(dirs[0].path);
+}
+
+TEST_F(LaunchTest, InterruptOfTheWholeGroupLikeCtrlCLeavesCompleteData) {
+  pid_t launcher = StartSleepingApp(out_, App());
+  ASSERT_GT(launcher, 0);
+  kill(-launcher, SIGINT);  // what the terminal does on Ctrl-C: every process of the group
+  int status = 0;
+  ASSERT_EQ(waitpid(launcher, &status, 0), launcher);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+  auto dirs = ReadProfDirs();
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_EQ(dirs[0].runtime.OfKind(RecordKind::kMark).size(), 1u);
+  ExpectClosedWindow(dirs[0].path);
 }
 
 }  // namespace
