@@ -473,6 +473,7 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
       {"launch_realtime_ns", launch_realtime_ns},
       {"follow_children", c.follow_children},
       {"app", c.app},
+      {"type", c.type},
   };
 }
 
