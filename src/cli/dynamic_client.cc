@@ -27,6 +27,17 @@ ControlConnection::ControlConnection(ControlConnection&& other) noexcept
   other.fd_ = -1;
 }
 
+ControlConnection& ControlConnection::operator=(ControlConnection&& other) noexcept {
+  if (this != &other) {
+    Close();
+    fd_ = other.fd_;
+    greeting_ = std::move(other.greeting_);
+    pending_ = std::move(other.pending_);
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
 void ControlConnection::Close() {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;

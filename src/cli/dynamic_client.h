@@ -14,7 +14,7 @@ class ControlConnection {
   ControlConnection() = default;
   ~ControlConnection();
   ControlConnection(ControlConnection&& other) noexcept;
-  ControlConnection& operator=(ControlConnection&&) = delete;
+  ControlConnection& operator=(ControlConnection&& other) noexcept;
   ControlConnection(const ControlConnection&) = delete;
 
   // Connects to `socket_path` and reads the greeting. Returns false with `error` set when the
