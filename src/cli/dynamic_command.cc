@@ -351,6 +351,7 @@ void AddDynamicCommand(CLI::App& app) {
       ->add_flag("--list", args->list, "List jobs that can be attached (and remove stale sockets)")
       ->group("Dynamic");
   dynamic->final_callback([dynamic, args] {
+    std::cout << std::unitbuf;  // replies must show before the next prompt, also through a pipe
     args->collect.app = dynamic->remaining();
     NoteExplicitOptions(*dynamic, &args->collect);
     const auto& given = args->collect.explicit_options;

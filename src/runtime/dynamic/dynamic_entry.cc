@@ -6,12 +6,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "aiprof/dynamic_profile.h"
 #include "runtime/dynamic/control_server.h"
 #include "runtime/dynamic/dynamic_profiler.h"
 #include "runtime/dynamic/protocol.h"
 #include "runtime/dynamic/session_window_controller.h"
+#include "runtime/lifecycle.h"
 
 namespace aiprof::dynamic {
 namespace {
@@ -54,10 +56,15 @@ const char* ConfigPathFromEnvironment() {
 
 }  // namespace
 
-void StartDynamicCollectionIfRequested(const std::string& mode) {
+bool StartDynamicCollectionIfRequested(const std::string& options_json) {
   const char* mode_env = std::getenv("AIPROF_MODE");
-  if (mode == "dynamic" ||
-      (mode.empty() && mode_env != nullptr && std::string(mode_env) == "dynamic")) {
+  nlohmann::json options =
+      nlohmann::json::parse(options_json.empty() ? "{}" : options_json, nullptr, false);
+  bool dynamic_mode = (mode_env != nullptr && std::string(mode_env) == "dynamic") ||
+                      (options.is_object() && options.value("mode", "") == "dynamic");
+  if (dynamic_mode) {
+    runtime::InstallProcessHooks();
+    ProcessWindowController().SetBaseOptions(options.is_object() ? options.dump() : "{}");
     std::lock_guard lock(g_mutex);
     if (g_server == nullptr) {
       auto* server = new ControlServer(ProcessWindowController());
@@ -73,10 +80,10 @@ void StartDynamicCollectionIfRequested(const std::string& mode) {
   }
   if (const char* config_dir = ConfigPathFromEnvironment(); config_dir != nullptr) {
     if (aiprofDynamicInit(config_dir) != AIPROF_SUCCESS) {
-      std::fprintf(stderr, "aiprof: dynamic_profile unavailable for %s: %s\n", config_dir,
-                   aiprofLastError());
+      std::fprintf(stderr, "aiprof: dynamic_profile unavailable for %s\n", config_dir);
     }
   }
+  return dynamic_mode;
 }
 
 }  // namespace aiprof::dynamic
@@ -84,7 +91,9 @@ void StartDynamicCollectionIfRequested(const std::string& mode) {
 using aiprof::dynamic::g_mutex;
 using aiprof::dynamic::g_profiler;
 
-extern "C" aiprofError aiprofDynamicInit(const char* config_dir) {
+#define AIPROF_EXPORT extern "C" __attribute__((visibility("default")))
+
+AIPROF_EXPORT aiprofError aiprofDynamicInit(const char* config_dir) {
   if (config_dir == nullptr || config_dir[0] == '\0') return AIPROF_ERROR_INVALID_ARGUMENT;
   std::lock_guard lock(g_mutex);
   if (g_profiler != nullptr) return AIPROF_SUCCESS;
@@ -100,6 +109,7 @@ extern "C" aiprofError aiprofDynamicInit(const char* config_dir) {
   const char* polling = std::getenv("AIPROF_DP_POLLING");
   settings.force_polling = polling != nullptr && std::string(polling) == "1";
   settings.aiprof_binary = aiprof::dynamic::AiprofBinaryPath();
+  aiprof::runtime::InstallProcessHooks();
   auto* profiler = new aiprof::dynamic::DynamicProfiler(aiprof::dynamic::ProcessWindowController());
   std::string error;
   if (!profiler->Init(settings, error)) {
@@ -112,14 +122,14 @@ extern "C" aiprofError aiprofDynamicInit(const char* config_dir) {
   return AIPROF_SUCCESS;
 }
 
-extern "C" void aiprofDynamicStep(void) {
+AIPROF_EXPORT void aiprofDynamicStep(void) {
   // g_profiler is set once and never freed, so reading it without the lock is safe after
   // the acquire inside the profiler; a Step racing Init simply finds it null and does nothing.
   aiprof::dynamic::DynamicProfiler* profiler = __atomic_load_n(&g_profiler, __ATOMIC_ACQUIRE);
   if (profiler != nullptr) profiler->Step();
 }
 
-extern "C" aiprofError aiprofDynamicStart(const char* config_file) {
+AIPROF_EXPORT aiprofError aiprofDynamicStart(const char* config_file) {
   aiprof::dynamic::DynamicProfiler* profiler = __atomic_load_n(&g_profiler, __ATOMIC_ACQUIRE);
   if (profiler == nullptr) return AIPROF_ERROR_NOT_INITIALIZED;
   if (config_file == nullptr) return AIPROF_ERROR_INVALID_ARGUMENT;

@@ -6,8 +6,11 @@
 
 namespace aiprof::dynamic {
 
-// mode: the "mode" of AIPROF_OPTIONS ("" when absent). Starts the control channel when it
-// or the AIPROF_MODE environment variable says "dynamic". Errors go to stderr; the job runs on.
-void StartDynamicCollectionIfRequested(const std::string& mode);
+// Called once at load. options_json: AIPROF_OPTIONS as given ("" when absent). Starts the
+// control channel when its "mode" or the AIPROF_MODE environment variable is "dynamic", and
+// dynamic_profile when AIPROF_CONFIG_PATH / PROF_CONFIG_PATH names a directory. Returns true
+// in dynamic mode: windows then come from the control channel only. Errors go to stderr;
+// the job runs on.
+bool StartDynamicCollectionIfRequested(const std::string& options_json);
 
 }  // namespace aiprof::dynamic

@@ -2,66 +2,63 @@
 
 #include <nlohmann/json.hpp>
 
+#include "aiprof/aiprof.h"
+#include "runtime/options.h"
+#include "runtime/session.h"
+
 namespace aiprof::dynamic {
+
+void SessionWindowController::SetBaseOptions(const std::string& options_json) {
+  std::lock_guard lock(mutex_);
+  base_options_ = options_json;
+}
 
 ControlReply SessionWindowController::StartWindow(const std::string& options_json) {
   std::lock_guard lock(mutex_);
-  if (aiprofIsCollecting())
-    return {false, std::string("already collecting into ") + aiprofCurrentDir()};
-  nlohmann::json options = nlohmann::json::parse(options_json, nullptr, false);
-  if (options.is_discarded() || !options.is_object())
+  if (runtime::WindowOpen()) return {false, "already collecting into " + runtime::CurrentDir()};
+  nlohmann::json overrides = nlohmann::json::parse(options_json, nullptr, false);
+  if (overrides.is_discarded() || !overrides.is_object())
     return {false, "options are not a JSON object"};
-  // A job started only for dynamic collection may not have initialised the runtime yet.
-  std::string output = options.contains("output") && options["output"].is_string()
-                           ? options["output"].get<std::string>()
-                           : "";
-  if (!output.empty() && aiprofInit(output.c_str()) != AIPROF_SUCCESS) {
-    return {false, "cannot use output directory " + output + ": " + aiprofLastError()};
+  runtime::Options options;
+  std::string error;
+  if (!runtime::ParseOptions(base_options_, &options, &error))
+    return {false, "job options: " + error};
+  for (const auto& [key, value] : overrides.items()) {
+    if (!runtime::SetOption(&options, key, value.dump(), &error))
+      return {false, "option " + key + ": " + error};
   }
-  aiprofConfig* config = aiprofCreateConfig(nullptr, 0, AIPROF_TYPE_DEFAULT);
-  if (config == nullptr)
-    return {false, std::string("cannot create a config: ") + aiprofLastError()};
-  for (const auto& [key, value] : options.items()) {
-    if (aiprofConfigSetOption(config, key.c_str(), value.dump().c_str()) != AIPROF_SUCCESS) {
-      std::string error = "option " + key + "=" + value.dump() + ": " + aiprofLastError();
-      aiprofDestroyConfig(config);
-      return {false, error};
-    }
+  // Each window is a new PROF_* directory; a delay or duration of the launch does not apply.
+  for (const char* key : {"seq", "delay_s", "duration_s"}) {
+    runtime::SetOption(&options, key, key == std::string("seq") ? "-1" : "0", &error);
   }
-  aiprofError started = aiprofStart(config);
-  if (started == AIPROF_ERROR_NOT_INITIALIZED && aiprofInit(".") == AIPROF_SUCCESS)
-    started = aiprofStart(config);
-  if (started != AIPROF_SUCCESS) {
-    std::string error = std::string("start failed: ") + aiprofLastError();
-    aiprofDestroyConfig(config);
-    return {false, error};
-  }
-  config_ = config;
+  if (!runtime::StartWindow(options, &error)) return {false, "start failed: " + error};
+  window_is_ours_ = true;
   ++windows_;
-  last_dir_ = aiprofCurrentDir();
+  last_dir_ = runtime::CurrentDir();
   return {true, "collecting into " + last_dir_};
 }
 
 ControlReply SessionWindowController::StopWindow() {
   std::lock_guard lock(mutex_);
-  if (config_ == nullptr || !aiprofIsCollecting())
+  if (!window_is_ours_ || !runtime::WindowOpen()) {
+    window_is_ours_ = false;
     return {false, "not collecting; use start first"};
-  aiprofError result = aiprofStop(config_);
-  aiprofDestroyConfig(config_);
-  config_ = nullptr;
-  if (result != AIPROF_SUCCESS) return {false, std::string("stop failed: ") + aiprofLastError()};
+  }
+  runtime::StopWindow("dynamic_stop", runtime::kExitStatusUnknown);
+  window_is_ours_ = false;
   return {true, "stopped; wrote " + last_dir_};
 }
 
 bool SessionWindowController::IsCollecting() {
-  return aiprofIsCollecting() != 0;
+  return runtime::WindowOpen();
 }
 
 std::string SessionWindowController::Status() {
   std::lock_guard lock(mutex_);
-  bool collecting = config_ != nullptr && aiprofIsCollecting();
+  bool collecting = runtime::WindowOpen();
+  std::string dir = collecting ? runtime::CurrentDir() : last_dir_;
   return std::string("state=") + (collecting ? "collecting" : "idle") +
-         " windows=" + std::to_string(windows_) + " dir=" + (last_dir_.empty() ? "-" : last_dir_);
+         " windows=" + std::to_string(windows_) + " dir=" + (dir.empty() ? "-" : dir);
 }
 
 void SessionWindowController::MarkStep(uint64_t step, bool begin) {
@@ -73,7 +70,7 @@ void SessionWindowController::MarkStep(uint64_t step, bool begin) {
 }
 
 SessionWindowController& ProcessWindowController() {
-  // Never destroyed: it may be used from atexit handlers after static destruction began.
+  // Never destroyed: it is used from atexit handlers after static destruction began.
   static auto* controller = new SessionWindowController();
   return *controller;
 }
