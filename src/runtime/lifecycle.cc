@@ -29,9 +29,9 @@ std::once_flag g_hooks_once;
 void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   int saved_errno = errno;
   const struct sigaction& previous = g_previous[signo];
-  bool previous_is_function = (previous.sa_flags & SA_SIGINFO) ? previous.sa_sigaction != nullptr
-                                                               : (previous.sa_handler != SIG_DFL &&
-                                                                  previous.sa_handler != SIG_IGN);
+  bool previous_is_function = (previous.sa_flags & SA_SIGINFO)
+                                  ? previous.sa_sigaction != nullptr
+                                  : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
   if (previous_is_function) {
     // The program handles the signal itself (and may keep running): flush, then hand over.
     RequestFlushFromSignal(kSignalFlushTimeoutMs);
@@ -51,15 +51,12 @@ void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   raise(signo);
 }
 
-void OnExit() {
-  ShutdownForExit("exit", kExitStatusUnknown);
-}
+void OnExit() { ShutdownForExit("exit", kExitStatusUnknown); }
 
 void StartFromEnvironment() {
   const char* text = std::getenv("AIPROF_OPTIONS");
   if (text == nullptr || *text == '\0') {
-    dynamic::StartDynamicCollectionIfRequested(
-        "");  // AIPROF_MODE=dynamic or AIPROF_CONFIG_PATH alone
+    dynamic::StartDynamicCollectionIfRequested("");  // AIPROF_MODE or AIPROF_CONFIG_PATH alone
     return;
   }
   Options options;
@@ -69,10 +66,9 @@ void StartFromEnvironment() {
     return;
   }
   InstallProcessHooks();
-  if (dynamic::StartDynamicCollectionIfRequested(text))
-    return;  // the control channel starts windows
-  bool started =
-      options.delay_s > 0 ? ScheduleWindow(options, &error) : StartWindow(options, &error);
+  if (dynamic::StartDynamicCollectionIfRequested(text)) return;  // windows come from the socket
+  bool started = options.delay_s > 0 ? ScheduleWindow(options, &error)
+                                      : StartWindow(options, &error);
   if (!started) std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());
 }
 
