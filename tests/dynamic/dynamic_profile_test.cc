@@ -30,9 +30,10 @@ class DynamicProfileTest : public ::testing::Test {
     config_dir_ = dir_.path() + "/config";
     output_ = dir_.path() + "/out";
   }
-  void StartJob(std::vector<std::string> env = {}) {
-    job_ = std::make_unique<Subprocess>(
-        std::vector<std::string>{BuildDir() + "/bin/dynamic_dp_job", config_dir_}, env);
+  void StartJob(std::vector<std::string> env = {}, std::vector<std::string> argv = {}) {
+    if (argv.empty()) argv = {BuildDir() + "/bin/dynamic_dp_job"};
+    argv.push_back(config_dir_);
+    job_ = std::make_unique<Subprocess>(argv, env);
     ASSERT_NE(job_->ReadUntil("ready"), "") << job_->output();
   }
   void Steps(int count) {
@@ -186,6 +187,32 @@ TEST_F(DynamicProfileTest, PollingFallbackSeesEdits) {
   Steps(2);
   FinishJob();
   EXPECT_EQ(ListProfDirs(output_).size(), 1u);
+}
+
+// The Python module (python/aiprof/dynamic_profile.py) drives the same C API through ctypes.
+TEST_F(DynamicProfileTest, PythonInitStepStart) {
+  std::string built = BuildDir() + "/python";
+  std::string python_path = std::filesystem::exists(built + "/aiprof/__init__.py")
+                                ? built
+                                : std::string(AIPROF_SOURCE_DIR) + "/python";
+  StartJob(
+      {"PYTHONPATH=" + python_path, "AIPROF_RUNTIME_LIB=" + BuildDir() + "/lib/libaiprof.so"},
+      {"/usr/bin/python3", std::string(AIPROF_SOURCE_DIR) + "/tests/dynamic/dp_python_job.py"});
+  EXPECT_TRUE(std::filesystem::exists(config_dir_ + "/profiler_config.json"));
+  Steps(2);
+  EditConfig(R"({"prof_dir": ")" + output_ + R"(", "active": 2})");
+  ASSERT_TRUE(WaitForLog("config accepted at step 2"));
+  Steps(3);
+  std::string start_config = dir_.path() + "/start_config.json";
+  std::ofstream(start_config) << R"({"prof_dir": ")" + output_ + R"(", "active": 1})";
+  job_->Write("start " + start_config + "\n");
+  ASSERT_NE(job_->ReadUntil("start True"), "") << job_->output();
+  Steps(2);
+  FinishJob();
+  std::vector<std::string> dirs = ListProfDirs(output_);
+  ASSERT_EQ(dirs.size(), 2u);
+  EXPECT_EQ(ReadProfDir(dirs[0]).step_begins, (std::vector<uint64_t>{3, 4}));
+  EXPECT_EQ(ReadProfDir(dirs[1]).step_begins, (std::vector<uint64_t>{5}));
 }
 
 }  // namespace
