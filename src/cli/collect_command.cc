@@ -17,6 +17,12 @@ void AddCollectCommand(CLI::App& app) {
   AddCollectOptions(collect, args.get());
   collect->final_callback([collect, args] {
     args->app = collect->remaining();
+    if (!args->app.empty() && args->app.front() == "--") args->app.erase(args->app.begin());
+    if (!args->app.empty() && args->app.front().size() > 1 && args->app.front()[0] == '-') {
+      std::cerr << "aiprof collect: unknown option '" << args->app.front()
+                << "' (aiprof collect --help lists the options)\n";
+      throw CLI::RuntimeError(kExitUsage);
+    }
     NoteExplicitOptions(*collect, args.get());
     CollectConfig config;
     std::string error;

@@ -6,11 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -146,6 +148,47 @@ nlohmann::json ExitStatusJson(int status) {
   return {{"code", WEXITSTATUS(status)}};
 }
 
+// The runtime writes info.json but cannot know how its process ended, nor about the
+// launcher's own file; both are added here once the app is gone. Written to a temporary
+// file and renamed so a reader never sees half a file.
+void AddLaunchInfo(const std::string& prof_dir, const std::string& host_sys_file,
+                   const nlohmann::json& exit_status, const CollectConfig& config, pid_t app) {
+  std::string path = prof_dir + "/info.json";
+  nlohmann::json info = nlohmann::json::object();
+  if (std::ifstream in(path); in) {
+    info = nlohmann::json::parse(in, nullptr, false);
+    if (!info.is_object()) {
+      std::cerr << "[aiprof] warning: " << path << " is not a JSON object; the exit status is "
+                << "only in the host_sys data\n";
+      return;
+    }
+  } else {
+    info = {{"format", "aiprof-raw"}, {"prof_dir", prof_dir}, {"pid", app}};
+  }
+  if (!host_sys_file.empty()) {
+    nlohmann::json& files = info["data_files"];
+    if (!files.is_array()) files = nlohmann::json::array();
+    if (std::find(files.begin(), files.end(), host_sys_file) == files.end()) {
+      files.push_back(host_sys_file);
+    }
+  }
+  info["exit_status"] = exit_status;
+  info["launcher"] = {{"pid", getpid()}, {"app", config.app}, {"output", config.output_dir}};
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << info.dump(2) << "\n";
+    if (!out) {
+      std::cerr << "[aiprof] warning: cannot write " << temporary << "\n";
+      return;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::cerr << "[aiprof] warning: cannot replace " << path << ": " << std::strerror(errno)
+              << "\n";
+  }
+}
+
 }  // namespace
 
 std::string FindRuntimeLibDir(std::string* error) {
@@ -220,11 +263,20 @@ int RunCollection(const CollectConfig& config) {
               << ")\n";
     return kExitFailure;
   }
+  std::string root_dir, host_sys_file;
   if (sampler) {
     std::string message;
-    sampler->Stop(ExitStatusJson(status), &message);
+    root_dir = sampler->Stop(ExitStatusJson(status), &message);
     if (!message.empty()) std::cerr << "[aiprof] warning: " << message << "\n";
+    if (!root_dir.empty())
+      host_sys_file = "host/data/host_sys." + std::to_string(getpid()) + ".data";
   }
+  if (root_dir.empty()) {
+    root_dir = host::FindProcessDir(config.output_dir,
+                                    std::set<std::string>(before.begin(), before.end()), app);
+  }
+  if (!root_dir.empty())
+    AddLaunchInfo(root_dir, host_sys_file, ExitStatusJson(status), config, app);
 
   int exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {

@@ -80,7 +80,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args.front() == "-h" || args.front() == "--help") {
     std::cout << app.help("", CLI::AppFormatMode::All);
-    return args.empty() ? kExitUsage : kExitOk;
+    if (args.empty()) {
+      std::cerr << "aiprof: no command or application given\n";
+      return kExitUsage;
+    }
+    return kExitOk;
   }
   std::string error;
   args = ToSubcommandForm(args, app, &error);

@@ -392,7 +392,7 @@ struct HostSampler::State {
   // directory exists unless `final`.
   void Flush(bool final) {
     last_flush_ns = MonotonicRawNs();
-    if (!OpenFile(final && !events.empty())) return;
+    if (!OpenFile(final && samples > 0)) return;
     ClockSync();
     if (processes_changed) {
       if (!WriteMetadata({{"processes", processes}})) error = writer->last_error();
