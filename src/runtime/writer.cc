@@ -202,7 +202,11 @@ void WriterIteration(SessionState& session) {
   if (session.open && session.stop_at_ns != 0 && now >= session.stop_at_ns) {
     StopWindowLocked(session, "duration", kExitStatusUnknown);
   }
-  if (!session.open) return;
+  if (!session.open) {
+    // Outside windows nothing is kept; this also frees the slots of exited threads.
+    DiscardBufferedLocked();
+    return;
+  }
   bool blocks_low = runtime.pool.Low();
   if (now >= session.next_flush_ns || blocks_low) {
     FlushLocked(session, false);
