@@ -15,9 +15,9 @@ done
 out=demo_out
 rm -rf "$out"  # the demo's own output only
 
-echo "== aiprof --output=$out --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem --host-sys-usage-freq=10 $train --steps=400"
+echo "== aiprof --output=$out --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem --host-sys-usage-freq=10 $train --steps=1000"
 "$aiprof" --output="$out" --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem \
-  --host-sys-usage-freq=10 "$train" --steps=400
+  --host-sys-usage-freq=10 "$train" --steps=1000
 
 prof_dirs=("$out"/PROF_*)
 if [[ ! -d ${prof_dirs[0]} ]]; then
