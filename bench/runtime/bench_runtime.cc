@@ -6,17 +6,16 @@
 // Enabled runs write to a window in /dev/shm (or $TMPDIR) with a buffer large enough that
 // nothing is dropped during the short runs; the drop total is printed at the end so a
 // figure measured on the (cheaper) drop path cannot pass unnoticed.
+#include <benchmark/benchmark.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <x86intrin.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <string>
-
-#include <benchmark/benchmark.h>
-#include <x86intrin.h>
 
 #include "aiprof/aiprof.h"
 #include "aiprof/mstx.h"
@@ -45,7 +44,9 @@ uint64_t DropsOfLastWindow() {
   return at == std::string::npos ? 0 : std::strtoull(text.c_str() + at + 8, nullptr, 10);
 }
 
-void StartWindow(const benchmark::State&) { aiprofStart(g_config); }
+void StartWindow(const benchmark::State&) {
+  aiprofStart(g_config);
+}
 void StopWindow(const benchmark::State&) {
   aiprofStop(g_config);
   g_drops += DropsOfLastWindow();
