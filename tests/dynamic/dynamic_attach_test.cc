@@ -184,6 +184,17 @@ TEST_F(DynamicEndToEnd, LaunchWithoutATerminalPointsToAttachMode) {
   EXPECT_TRUE(ListProfDirs(output_).empty());
 }
 
+// The 30-minute limit without a start, shortened through AIPROF_DYNAMIC_IDLE_TIMEOUT_S.
+TEST_F(DynamicEndToEnd, PromptLeavesAfterTheIdleTimeWithoutAStartAndTheJobRunsOn) {
+  std::unique_ptr<Subprocess> job = StartAttachableJob();
+  Subprocess cli({Aiprof(), "--dynamic=on", "--pid=" + std::to_string(job->pid())},
+                 Env({"AIPROF_DYNAMIC_IDLE_TIMEOUT_S=1"}));
+  ASSERT_NE(cli.ReadUntil("no start for 1 s: leaving interactive mode"), "") << cli.output();
+  EXPECT_EQ(cli.Wait(), 0);
+  Touch(finish_);
+  EXPECT_EQ(job->Wait(), 7);
+}
+
 TEST_F(DynamicEndToEnd, DelayOrDurationIsAUsageError) {
   for (const char* option : {"--delay=1", "--duration=5"}) {
     Subprocess aiprof({Aiprof(), "--dynamic=on", option, SampleJob(), finish_, "0"}, Env());
