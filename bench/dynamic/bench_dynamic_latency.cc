@@ -30,7 +30,8 @@ int64_t MonotonicNs() {
 
 void Report(const char* what, std::vector<double> ms) {
   std::sort(ms.begin(), ms.end());
-  double median = ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+  double median =
+      ms.size() % 2 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
   std::printf("%-34s median %8.3f ms   p90 %8.3f ms   max %8.3f ms   (n=%zu)\n", what, median,
               ms[ms.size() * 9 / 10], ms.back(), ms.size());
 }
@@ -40,7 +41,8 @@ void Report(const char* what, std::vector<double> ms) {
 int main(int argc, char** argv) {
   int tries = 50;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--tries=", 8) == 0) tries = std::max(1, std::min(50, std::atoi(argv[i] + 8)));
+    if (std::strncmp(argv[i], "--tries=", 8) == 0)
+      tries = std::max(1, std::min(50, std::atoi(argv[i] + 8)));
   }
   namespace fs = std::filesystem;
   std::string self_dir = fs::read_symlink("/proc/self/exe").parent_path().string();
@@ -94,14 +96,16 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> dirs = aiprof::testing::ListProfDirs(output);
   if (dirs.size() != sent_ns.size()) {
-    std::fprintf(stderr, "bench_dynamic_latency: %zu windows for %zu starts\n", dirs.size(), sent_ns.size());
+    std::fprintf(stderr, "bench_dynamic_latency: %zu windows for %zu starts\n", dirs.size(),
+                 sent_ns.size());
     return 1;
   }
   std::vector<double> first_event_ms;
   for (size_t i = 0; i < dirs.size(); ++i) {
     int64_t first = INT64_MAX;
     for (const std::string& mark : aiprof::testing::ReadProfDir(dirs[i]).marks) {
-      if (mark.rfind("tick ", 0) == 0) first = std::min<int64_t>(first, std::atoll(mark.c_str() + 5));
+      if (mark.rfind("tick ", 0) == 0)
+        first = std::min<int64_t>(first, std::atoll(mark.c_str() + 5));
     }
     if (first == INT64_MAX) {
       std::fprintf(stderr, "bench_dynamic_latency: no event in %s\n", dirs[i].c_str());

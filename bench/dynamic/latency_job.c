@@ -19,7 +19,8 @@ int main(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     char message[64];
-    snprintf(message, sizeof message, "tick %lld", (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
+    snprintf(message, sizeof message, "tick %lld",
+             (long long)now.tv_sec * 1000000000LL + now.tv_nsec);
     mstxMarkA(message, NULL);
     struct timespec pause = {0, 50000};
     nanosleep(&pause, NULL);

@@ -124,8 +124,8 @@ class Prompt {
       ReadStatus status = reader.ReadLine("> ", idle_deadline, line);
       if (status == ReadStatus::kTimeout) {
         std::cout << "\n[aiprof] no start for "
-                  << std::chrono::duration_cast<std::chrono::minutes>(IdleTimeout()).count()
-                  << " minute(s): leaving interactive mode; the job keeps running. " << AttachHint()
+                  << std::chrono::duration_cast<std::chrono::seconds>(IdleTimeout()).count()
+                  << " s: leaving interactive mode; the job keeps running. " << AttachHint()
                   << "\n";
         SendToAll("quit");
         return;

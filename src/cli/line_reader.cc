@@ -31,7 +31,8 @@ int MillisecondsUntil(std::chrono::steady_clock::time_point deadline) {
   return left.count() <= 0 ? 0 : static_cast<int>(std::min<int64_t>(left.count(), 1 << 30));
 }
 
-// Raw input, but signals (Ctrl-C, Ctrl-Z) still work as the user expects.
+// Raw input, but signals (Ctrl-C, Ctrl-Z) still work as the user expects. TCSADRAIN, not
+// TCSAFLUSH: what was typed ahead (or piped into the terminal) must not be thrown away.
 bool EnterRawMode(int fd) {
   std::lock_guard lock(g_terminal_mutex);
   termios raw;
@@ -44,14 +45,14 @@ bool EnterRawMode(int fd) {
   raw.c_iflag &= ~static_cast<tcflag_t>(IXON | ICRNL);
   raw.c_cc[VMIN] = 1;
   raw.c_cc[VTIME] = 0;
-  return tcsetattr(fd, TCSAFLUSH, &raw) == 0;
+  return tcsetattr(fd, TCSADRAIN, &raw) == 0;
 }
 
 }  // namespace
 
 void RestoreTerminal() {
   std::lock_guard lock(g_terminal_mutex);
-  if (g_saved_fd >= 0) tcsetattr(g_saved_fd, TCSAFLUSH, &g_saved_termios);
+  if (g_saved_fd >= 0) tcsetattr(g_saved_fd, TCSADRAIN, &g_saved_termios);
   g_saved_fd = -1;
 }
 

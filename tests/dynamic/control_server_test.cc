@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -35,6 +36,7 @@ class CountingWindowController final : public WindowController {
     return std::string("state=") + (collecting ? "collecting" : "idle");
   }
   void MarkStep(uint64_t, bool) override {}
+  void AddMetadata(const std::string&, const std::string&) override {}
 
   bool collecting = false;
   int windows = 0;
@@ -119,6 +121,19 @@ TEST_F(ControlServerTest, The101stStartOrStopClosesTheConnectionAndReconnectRese
   std::string error;
   for (int attempt = 0; attempt < 100 && !fresh.Connect(path_, error); ++attempt) usleep(10000);
   EXPECT_EQ(fresh.Send("start").rfind("ok:", 0), 0u);
+}
+
+TEST_F(ControlServerTest, AForkedChildLeavesTheParentsSocketAlone) {
+  pid_t child = fork();
+  if (child == 0) {
+    server_.Shutdown();  // what the child's atexit handler does
+    _exit(access(path_.c_str(), F_OK) == 0 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  cli::ControlConnection connection = Connect();
+  EXPECT_EQ(connection.Send("status").rfind("ok:", 0), 0u);
 }
 
 TEST(ControlServerStale, StaleSocketOfDeadProcessIsReplacedAtBind) {

@@ -110,6 +110,27 @@ TEST_F(DynamicEndToEnd, AttachStartStopThreeTimesWritesThreeWindowsWithOnlyTheir
   }
 }
 
+TEST_F(DynamicEndToEnd, OneCommandGoesToEveryAttachedJob) {
+  std::unique_ptr<Subprocess> first = StartAttachableJob(0);
+  std::unique_ptr<Subprocess> second = StartAttachableJob(0);
+  std::string pids = std::to_string(first->pid()) + "," + std::to_string(second->pid());
+  Subprocess cli(
+      {Aiprof(), "--dynamic=on", "--pid=" + pids, "--output=" + output_, "--msproftx=on"}, Env());
+  cli.Write("start\n");
+  ASSERT_NE(cli.ReadUntil("[pid " + std::to_string(first->pid()) + "] ok: collecting"), "")
+      << cli.output();
+  ASSERT_NE(cli.ReadUntil("[pid " + std::to_string(second->pid()) + "] ok: collecting"), "")
+      << cli.output();
+  cli.Write("stop\nquit\n");
+  EXPECT_EQ(cli.Wait(), 0);
+  Touch(finish_);
+  EXPECT_EQ(first->Wait(), 0);
+  EXPECT_EQ(second->Wait(), 0);
+  std::vector<std::string> dirs = ListProfDirs(output_);
+  ASSERT_EQ(dirs.size(), 2u);  // one window per job
+  for (const std::string& dir : dirs) EXPECT_FALSE(ReadProfDir(dir).marks.empty()) << dir;
+}
+
 TEST_F(DynamicEndToEnd, SocketIsOwnerOnlySecondClientRefusedKilledJobCleanedByList) {
   std::unique_ptr<Subprocess> job = StartAttachableJob();
   struct stat info {};
@@ -182,6 +203,17 @@ TEST_F(DynamicEndToEnd, LaunchWithoutATerminalPointsToAttachMode) {
   Touch(finish_);
   EXPECT_EQ(aiprof.Wait(), 3);
   EXPECT_TRUE(ListProfDirs(output_).empty());
+}
+
+// The 30-minute limit without a start, shortened through AIPROF_DYNAMIC_IDLE_TIMEOUT_S.
+TEST_F(DynamicEndToEnd, PromptLeavesAfterTheIdleTimeWithoutAStartAndTheJobRunsOn) {
+  std::unique_ptr<Subprocess> job = StartAttachableJob();
+  Subprocess cli({Aiprof(), "--dynamic=on", "--pid=" + std::to_string(job->pid())},
+                 Env({"AIPROF_DYNAMIC_IDLE_TIMEOUT_S=1"}));
+  ASSERT_NE(cli.ReadUntil("no start for 1 s: leaving interactive mode"), "") << cli.output();
+  EXPECT_EQ(cli.Wait(), 0);
+  Touch(finish_);
+  EXPECT_EQ(job->Wait(), 7);
 }
 
 TEST_F(DynamicEndToEnd, DelayOrDurationIsAUsageError) {

@@ -189,6 +189,20 @@ TEST_F(DynamicProfileTest, PollingFallbackSeesEdits) {
   EXPECT_EQ(ListProfDirs(output_).size(), 1u);
 }
 
+TEST_F(DynamicProfileTest, AnalyseExportsTheWindowWithTheAiprofNextToTheLibrary) {
+  StartJob();
+  EditConfig(R"({"prof_dir": ")" + output_ + R"(", "active": 2, "analyse": true})");
+  ASSERT_TRUE(WaitForLog("config accepted at step 0"));
+  Steps(4);
+  ASSERT_TRUE(WaitForLog("analyse: running"));
+  ASSERT_TRUE(WaitForLog("finished with exit code")) << Slurp(LogPath("dp_"));
+  EXPECT_TRUE(WaitForLog("finished with exit code 0")) << Slurp(LogPath("dp_"));
+  FinishJob();
+  std::vector<std::string> dirs = ListProfDirs(output_);
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_TRUE(std::filesystem::exists(dirs[0] + "/aiprof_output")) << dirs[0];
+}
+
 // The Python module (python/aiprof/dynamic_profile.py) drives the same C API through ctypes.
 TEST_F(DynamicProfileTest, PythonInitStepStart) {
   std::string built = BuildDir() + "/python";

@@ -46,12 +46,14 @@ bool ConfigWatcher::Start(const std::string& file_path, ChangeCallback on_change
   }
   FileChangedSinceLastStat();  // remember the current state: only later edits count
   running_ = true;
+  owner_pid_ = getpid();
   thread_ = std::thread([this] { Run(); });
   return true;
 }
 
 void ConfigWatcher::Stop() {
   if (!running_.exchange(false)) return;
+  if (getpid() != owner_pid_) return;  // a forked child: the thread exists only in the parent
   uint64_t one = 1;
   ssize_t written = write(wake_fd_, &one, sizeof(one));
   (void)written;

@@ -41,6 +41,7 @@ class ConfigWatcher {
   int wake_fd_ = -1;
   struct stat last_stat_ {};
   bool had_file_ = false;
+  pid_t owner_pid_ = 0;
   std::thread thread_;
   std::atomic<bool> running_{false};
 };

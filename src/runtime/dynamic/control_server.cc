@@ -131,16 +131,14 @@ bool ControlServer::Start(const std::string& socket_path, std::string& error) {
 
 void ControlServer::Shutdown() {
   if (!running_.exchange(false)) return;
-  // After fork() the child has no server thread and must not remove the parent's socket.
-  bool is_owner = getpid() == owner_pid_;
-  if (is_owner) {
+  // After fork() the child has no server thread (its std::thread copy names the parent's,
+  // so it must not be joined or detached) and must not remove the parent's socket.
+  if (getpid() == owner_pid_) {
     uint64_t one = 1;
     ssize_t written = write(wake_fd_, &one, sizeof(one));
     (void)written;
     if (thread_.joinable()) thread_.join();
     unlink(socket_path_.c_str());
-  } else if (thread_.joinable()) {
-    thread_.detach();
   }
   close(listen_fd_);
   close(wake_fd_);

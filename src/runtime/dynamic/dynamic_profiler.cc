@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
@@ -51,6 +52,7 @@ DynamicProfiler::~DynamicProfiler() {
 
 bool DynamicProfiler::Init(const DynamicProfilerSettings& settings, std::string& error) {
   settings_ = settings;
+  owner_pid_ = getpid();
   std::string log_dir = settings.config_dir + "/log";
   if (!MakeDirectories(log_dir)) {
     error = "cannot create " + log_dir + ": " + std::strerror(errno);
@@ -174,6 +176,11 @@ void DynamicProfiler::BeginWindowLocked(const DpConfig& config, uint64_t step, c
   steps_collected_ = 0;
   window_dir_ = reply.message.substr(reply.message.find_last_of(' ') + 1);
   controller_.MarkStep(step, true);
+  nlohmann::json metadata = nlohmann::json::parse(config.metadata_json, nullptr, false);
+  if (metadata.is_object()) {
+    for (const auto& [key, value] : metadata.items())
+      controller_.AddMetadata("dp." + key, value.dump());
+  }
   dp_log_.Write("INFO", std::string("collection started at step ") + std::to_string(step) +
                             " for " + std::to_string(config.active) + " step(s) from " + origin +
                             "; " + reply.message);
@@ -184,21 +191,23 @@ void DynamicProfiler::EndWindowLocked(uint64_t last_step) {
   dp_log_.Write(reply.ok ? "INFO" : "ERROR",
                 "collection ended after step " + std::to_string(last_step) + ": " + reply.message);
   bool analyse = active_->analyse && !active_->is_rank;
+  std::string export_type = active_->export_type;
   active_.reset();
-  if (reply.ok && analyse) LaunchExport(window_dir_);
+  if (reply.ok && analyse) LaunchExport(window_dir_, export_type);
 }
 
 void DynamicProfiler::UpdateArmedLocked() {
   armed_.store(pending_.has_value() || active_.has_value());
 }
 
-void DynamicProfiler::LaunchExport(const std::string& prof_dir) {
+void DynamicProfiler::LaunchExport(const std::string& prof_dir, const std::string& export_type) {
   if (settings_.aiprof_binary.empty() || access(settings_.aiprof_binary.c_str(), X_OK) != 0) {
     dp_log_.Write("WARNING", "analyse: aiprof binary not found (" + settings_.aiprof_binary +
-                                 "); export later with: aiprof export " + prof_dir);
+                                 "); export later with: aiprof export --output=" + prof_dir);
     return;
   }
-  std::vector<std::string> arguments = {settings_.aiprof_binary, "export", prof_dir};
+  std::vector<std::string> arguments = {settings_.aiprof_binary, "export", "--output=" + prof_dir,
+                                        "--type=" + export_type};
   std::vector<std::string> environment = EnvironmentForExport();
   std::vector<char*> argv, envp;
   for (std::string& argument : arguments) argv.push_back(argument.data());
@@ -210,8 +219,8 @@ void DynamicProfiler::LaunchExport(const std::string& prof_dir) {
     dp_log_.Write("ERROR", "cannot run " + settings_.aiprof_binary + ": " + std::strerror(rc));
     return;
   }
-  dp_log_.Write("INFO", "analyse: running " + settings_.aiprof_binary + " export " + prof_dir +
-                            " (pid " + std::to_string(child) + ")");
+  dp_log_.Write("INFO", "analyse: running " + settings_.aiprof_binary + " export --output=" +
+                            prof_dir + " (pid " + std::to_string(child) + ")");
   // A thread reaps the child so the job never collects a zombie (or our status) by surprise.
   std::thread([this, child, prof_dir] {
     int status = 0;
@@ -224,6 +233,7 @@ void DynamicProfiler::LaunchExport(const std::string& prof_dir) {
 }
 
 void DynamicProfiler::Shutdown() {
+  if (getpid() != owner_pid_) return;  // a forked child: collection belongs to the parent
   watcher_.Stop();
   std::lock_guard lock(mutex_);
   if (active_) {

@@ -6,6 +6,8 @@
 // one atomic increment and one atomic load while nothing is armed.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -24,7 +26,8 @@ struct DynamicProfilerSettings {
   int64_t rank = 0;            // from RANK
   std::string host;            // for log names
   bool force_polling = false;  // AIPROF_DP_POLLING=1: no inotify
-  std::string aiprof_binary;   // for analyse: "<aiprof_binary> export <PROF dir>"; empty: no export
+  std::string
+      aiprof_binary;  // for analyse: "<aiprof_binary> export --output=<PROF dir>"; empty: no export
 };
 
 class DynamicProfiler {
@@ -48,7 +51,7 @@ class DynamicProfiler {
   void BeginWindowLocked(const DpConfig& config, uint64_t step, const char* origin);
   void EndWindowLocked(uint64_t last_step);
   void UpdateArmedLocked();
-  void LaunchExport(const std::string& prof_dir);
+  void LaunchExport(const std::string& prof_dir, const std::string& export_type);
 
   WindowController& controller_;
   DynamicProfilerSettings settings_;
@@ -63,6 +66,7 @@ class DynamicProfiler {
   std::optional<DpConfig> active_;   // config of the open window
   int64_t steps_collected_ = 0;
   std::string window_dir_;
+  pid_t owner_pid_ = 0;
 };
 
 }  // namespace aiprof::dynamic

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aiprof/aiprof.h"
+#include "aiprof/plugin.h"
 #include "runtime/options.h"
 #include "runtime/session.h"
 
@@ -67,6 +68,10 @@ void SessionWindowController::MarkStep(uint64_t step, bool begin) {
   } else {
     aiprofStepEnd(step);
   }
+}
+
+void SessionWindowController::AddMetadata(const std::string& key, const std::string& json_value) {
+  aiprof_add_metadata(key.c_str(), json_value.c_str());
 }
 
 SessionWindowController& ProcessWindowController() {

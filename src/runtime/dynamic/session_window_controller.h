@@ -21,6 +21,7 @@ class SessionWindowController final : public WindowController {
   bool IsCollecting() override;
   std::string Status() override;
   void MarkStep(uint64_t step, bool begin) override;
+  void AddMetadata(const std::string& key, const std::string& json_value) override;
 
  private:
   std::mutex mutex_;  // the socket thread and dynamic_profile may both open windows

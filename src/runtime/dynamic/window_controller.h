@@ -25,6 +25,8 @@ class WindowController {
   virtual std::string Status() = 0;
   // Records the boundary of training step `step` (a "ProfilerStep#<step>" range).
   virtual void MarkStep(uint64_t step, bool begin) = 0;
+  // Adds a key (value as JSON text) to the metadata of the raw data.
+  virtual void AddMetadata(const std::string& key, const std::string& json_value) = 0;
 };
 
 }  // namespace aiprof::dynamic
