@@ -1,21 +1,91 @@
 #!/usr/bin/env bash
-# `make demo`: runs the mstx sample under the runtime (AIPROF_OPTIONS, as the launcher will
-# pass it) and the NVTX sample with LD_PRELOAD, then dumps what the runtime recorded.
+# `make demo`: profiles the sample C++ training job with aiprof, exports the data when the
+# exporter is part of the build, and prints a short summary and where to look.
+#   scripts/demo.sh [build_dir]
 set -euo pipefail
 build_dir=${1:-build}
-out=${DEMO_OUT:-demo_out}
-rm -rf "$out"
-mkdir -p "$out"
-AIPROF_OPTIONS="{\"output\":\"$out\",\"mode\":\"launch\"}" "$build_dir/bin/mstx_sample" 50 2
-if [[ -x $build_dir/bin/nvtx_sample ]]; then
-  LD_PRELOAD="$PWD/$build_dir/lib/libaiprof.so" AIPROF_OPTIONS="{\"output\":\"$out\",\"mode\":\"launch\"}" \
-    "$build_dir/bin/nvtx_sample" 20 2
-fi
-for dir in "$out"/PROF_*; do
-  echo "== $dir"
-  "$build_dir/bin/aiprof-dump" --summary "$dir" | grep -v '^  metadata'
+aiprof="$build_dir/bin/aiprof"
+train="$build_dir/bin/examples/train"
+for tool in "$aiprof" "$train"; do
+  if [[ ! -x $tool ]]; then
+    echo "demo: $tool is missing; run 'make build' first (the sample needs the runtime, libaiprof.so)" >&2
+    exit 1
+  fi
 done
-# Export every PROF_* directory: timeline, summaries and a short summary on the terminal.
-cli="$build_dir/bin/aiprof"
-[[ -x $cli ]] || cli="$build_dir/bin/aiprof-export-testcli"
-"$cli" export --output="$out"
+out=demo_out
+rm -rf "$out"  # the demo's own output only
+
+echo "== aiprof --output=$out --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem --host-sys-usage-freq=10 $train --steps=1000"
+"$aiprof" --output="$out" --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem \
+  --host-sys-usage-freq=10 "$train" --steps=1000
+
+prof_dirs=("$out"/PROF_*)
+if [[ ! -d ${prof_dirs[0]} ]]; then
+  echo "demo: no PROF_* directory was written to $out" >&2
+  exit 1
+fi
+prof=${prof_dirs[0]}
+echo
+echo "== Raw data"
+find "$prof" -type f -printf '  %p (%s bytes)\n' | sort
+
+if ! "$aiprof" export --help >/dev/null 2>&1; then
+  echo
+  echo "The exporter is not part of this build, so there is no timeline or summary yet."
+  echo "Raw data is in $prof (format: docs/raw-format.md)."
+  exit 0
+fi
+
+echo
+echo "== aiprof export --output=$prof"
+"$aiprof" export --output="$prof"
+"$aiprof" export --output="$prof" --type=db >/dev/null
+
+export_dir=$(find "$prof" -maxdepth 1 -type d -name 'aiprof_output*' | sort | tail -1)
+if [[ -z $export_dir ]]; then
+  echo "demo: the export wrote no aiprof_output directory in $prof" >&2
+  exit 1
+fi
+latest() { find "$export_dir" -maxdepth 1 -name "$1" | sort | tail -1; }
+tx_csv=$(latest 'msprof_tx_*.csv')
+if [[ -n $tx_csv ]]; then
+  echo
+  echo "== Top ranges by total time (from $(basename "$tx_csv"))"
+  awk -F, 'NR > 1 && $5 != "marker" {
+             d = $9 - $8; total[$11] += d; count[$11]++
+           }
+           END {
+             for (name in total) printf "%-14s %8d %12.1f %10.1f\n", name, count[name], total[name] / 1000, total[name] / count[name]
+           }' "$tx_csv" | sort -k3 -n -r | head -n 8 |
+    awk 'BEGIN { printf "%-14s %8s %12s %10s\n", "range", "count", "total(ms)", "avg(us)" } { print }'
+fi
+step_csv=$(latest 'step_trace_*.csv')
+if [[ -n $step_csv ]]; then
+  echo
+  echo "== Step times (from $(basename "$step_csv"))"
+  awk -F, 'NR > 1 && $6 != "N/A" { print $6 }' "$step_csv" | sort -n |
+    awk '{ t[++n] = $1; sum += $1 }
+         END {
+           if (n > 0) printf "%d steps: mean %.1f us, median %.1f us, min %.1f us, max %.1f us\n", n, sum / n, t[int((n + 1) / 2)], t[1], t[n]
+         }'
+fi
+counter_csv=$(latest 'counters_*.csv')
+if [[ -n $counter_csv ]]; then
+  echo
+  echo "== Resource usage (from $(basename "$counter_csv"))"
+  awk -F, 'NR > 1 && ($3 ~ /proc\.cpu$|proc\.rss|proc\.threads|host\.cpu\.(user|sys|idle)$|host\.mem\.free/) {
+             key = $3 " (" $4 ")"; sum[key] += $6; n[key]++; if (!(key in max) || $6 > max[key]) max[key] = $6
+           }
+           END { for (k in sum) printf "  %-40s mean %12.1f  max %12.1f\n", k, sum[k] / n[k], max[k] }' "$counter_csv" | sort
+fi
+echo
+echo "== Where to look"
+echo "  exported files:  $export_dir (summaries: CSV with msprof column names)"
+db=$(find "$prof" -maxdepth 1 -name 'aiprof_*.db' | sort | tail -1)
+[[ -n $db ]] && echo "  SQLite database: $db"
+timeline=$(find "$export_dir" -maxdepth 1 \( -name '*.json' -o -name '*.pftrace' \) | sort | head -1)
+if [[ -n $timeline ]]; then
+  echo "  timeline:        $timeline"
+  echo "                   open https://ui.perfetto.dev (or chrome://tracing) and drop that file on it"
+fi
+echo "  raw data:        $prof/host/data"

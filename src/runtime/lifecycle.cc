@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 
 #include "runtime/clock.h"
+#include "runtime/dynamic/dynamic_entry.h"
 #include "runtime/options.h"
 #include "runtime/session.h"
 
@@ -53,17 +55,50 @@ void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
 // glibc's on_exit passes the status given to exit() (or returned from main).
 void OnExit(int status, void*) { ShutdownForExit("exit", status); }
 
+// --follow-children=off: programs this process executes must run unprofiled, so the
+// launcher's injection is taken out of the environment they inherit (other LD_PRELOAD
+// entries stay). Runs in the load constructor, before the program has threads.
+void StopInjectionIntoChildren() {
+  unsetenv("AIPROF_OPTIONS");
+  if (const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+      injection != nullptr && std::strstr(injection, "libaiprof") != nullptr) {
+    unsetenv("CUDA_INJECTION64_PATH");
+  }
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload == nullptr) return;
+  std::string kept;
+  const char* cursor = preload;
+  while (*cursor != '\0') {
+    size_t length = std::strcspn(cursor, ": ");
+    std::string entry(cursor, length);
+    if (!entry.empty() && entry.find("libaiprof") == std::string::npos) {
+      kept += (kept.empty() ? "" : " ") + entry;
+    }
+    cursor += length;
+    if (*cursor != '\0') ++cursor;
+  }
+  if (kept.empty()) {
+    unsetenv("LD_PRELOAD");
+  } else {
+    setenv("LD_PRELOAD", kept.c_str(), 1);
+  }
+}
+
 void StartFromEnvironment() {
   const char* text = std::getenv("AIPROF_OPTIONS");
-  if (text == nullptr || *text == '\0') return;
+  if (text == nullptr || *text == '\0') {
+    dynamic::StartDynamicCollectionIfRequested("");  // AIPROF_MODE or AIPROF_CONFIG_PATH alone
+    return;
+  }
   Options options;
   std::string error;
   if (!ParseOptions(text, &options, &error)) {
     std::fprintf(stderr, "aiprof: %s; profiling disabled\n", error.c_str());
     return;
   }
+  if (!options.follow_children) StopInjectionIntoChildren();
   InstallProcessHooks();
-  if (options.mode == "dynamic") return;  // the control channel starts windows
+  if (dynamic::StartDynamicCollectionIfRequested(text)) return;  // windows come from the socket
   bool started =
       options.delay_s > 0 ? ScheduleWindow(options, &error) : StartWindow(options, &error);
   if (!started) std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());
