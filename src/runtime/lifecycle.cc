@@ -86,10 +86,7 @@ void StopInjectionIntoChildren() {
 
 void StartFromEnvironment() {
   const char* text = std::getenv("AIPROF_OPTIONS");
-  if (text == nullptr || *text == '\0') {
-    dynamic::StartDynamicCollectionIfRequested("");  // AIPROF_MODE or AIPROF_CONFIG_PATH alone
-    return;
-  }
+  if (text == nullptr || *text == '\0') return;
   Options options;
   std::string error;
   if (!ParseOptions(text, &options, &error)) {
@@ -98,7 +95,7 @@ void StartFromEnvironment() {
   }
   if (!options.follow_children) StopInjectionIntoChildren();
   InstallProcessHooks();
-  if (dynamic::StartDynamicCollectionIfRequested(text)) return;  // windows come from the socket
+  if (options.mode == "dynamic") return;  // the control channel starts windows
   bool started =
       options.delay_s > 0 ? ScheduleWindow(options, &error) : StartWindow(options, &error);
   if (!started) std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());
@@ -120,6 +117,7 @@ void OfferNvtxInjection() {
 __attribute__((constructor)) void OnLoad() {
   SelectClock();
   OfferNvtxInjection();
+  dynamic::StartDynamicCollectionIfRequested();  // control socket, dynamic_profile
   StartFromEnvironment();
 }
 

@@ -56,10 +56,11 @@ const char* ConfigPathFromEnvironment() {
 
 }  // namespace
 
-bool StartDynamicCollectionIfRequested(const std::string& options_json) {
+void StartDynamicCollectionIfRequested() {
   const char* mode_env = std::getenv("AIPROF_MODE");
-  nlohmann::json options =
-      nlohmann::json::parse(options_json.empty() ? "{}" : options_json, nullptr, false);
+  const char* options_text = std::getenv("AIPROF_OPTIONS");
+  nlohmann::json options = nlohmann::json::parse(
+      options_text != nullptr && *options_text != '\0' ? options_text : "{}", nullptr, false);
   bool dynamic_mode = (mode_env != nullptr && std::string(mode_env) == "dynamic") ||
                       (options.is_object() && options.value("mode", "") == "dynamic");
   if (dynamic_mode) {
@@ -83,7 +84,6 @@ bool StartDynamicCollectionIfRequested(const std::string& options_json) {
       std::fprintf(stderr, "aiprof: dynamic_profile unavailable for %s\n", config_dir);
     }
   }
-  return dynamic_mode;
 }
 
 }  // namespace aiprof::dynamic

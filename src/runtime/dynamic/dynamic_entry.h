@@ -2,15 +2,12 @@
 // is "dynamic", dynamic_profile when AIPROF_CONFIG_PATH / PROF_CONFIG_PATH is set.
 #pragma once
 
-#include <string>
-
 namespace aiprof::dynamic {
 
-// Called once at load. options_json: AIPROF_OPTIONS as given ("" when absent). Starts the
-// control channel when its "mode" or the AIPROF_MODE environment variable is "dynamic", and
-// dynamic_profile when AIPROF_CONFIG_PATH / PROF_CONFIG_PATH names a directory. Returns true
-// in dynamic mode: windows then come from the control channel only. Errors go to stderr;
-// the job runs on.
-bool StartDynamicCollectionIfRequested(const std::string& options_json);
+// Called once at load, before the AIPROF_OPTIONS start (which opens no window in dynamic
+// mode). Starts the control channel when AIPROF_OPTIONS has "mode": "dynamic" or the
+// environment has AIPROF_MODE=dynamic, and dynamic_profile when AIPROF_CONFIG_PATH /
+// PROF_CONFIG_PATH names a directory. Errors go to stderr; the job runs on.
+void StartDynamicCollectionIfRequested();
 
 }  // namespace aiprof::dynamic
