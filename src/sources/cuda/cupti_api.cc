@@ -7,10 +7,14 @@
 namespace aiprof::cuda {
 namespace {
 
+// AIPROF_CUPTI_PATH, when set, is the only candidate: the user chose that library.
 void* OpenCupti(std::string* tried) {
   const char* override_path = std::getenv("AIPROF_CUPTI_PATH");
+  if (override_path != nullptr && *override_path != '\0') {
+    *tried = override_path;
+    return dlopen(override_path, RTLD_NOW | RTLD_LOCAL);
+  }
   const char* candidates[] = {
-      override_path,
       "libcupti.so.13",
       "libcupti.so",
       "/usr/local/cuda/lib/libcupti.so",
