@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 namespace aiprof::cuda::testing {
 namespace {
@@ -82,11 +83,6 @@ uint64_t CuptiTestDouble::cupti_now() const {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
-}
-
-int64_t CuptiTestDouble::CallbackOffset() const {
-  const uint64_t callback_now = timestamp_callback_();
-  return static_cast<int64_t>(callback_now - cupti_now());
 }
 
 void CuptiTestDouble::Queue(const void* activity, size_t size) {
@@ -217,8 +213,28 @@ CUptiResult CuptiTestDouble::RegisterCallbacks(CUpti_BuffersCallbackRequestFunc 
 
 CUptiResult CuptiTestDouble::RegisterTimestampCallback(CUpti_TimestampCallbackFunc callback) {
   CuptiTestDouble* self = instance();
-  std::lock_guard<std::mutex> lock(self->mutex_);
   if (!self->timestamp_callback_supported_) return CUPTI_ERROR_NOT_SUPPORTED;
+  // The callback clock's rate against the CUPTI clock, from two readings 20 ms apart, each
+  // the most tightly bracketed of several (a preempted reading would skew the rate).
+  auto reading = [&](double* callback_mid, double* cupti) {
+    uint64_t best_window = UINT64_MAX;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const uint64_t before = callback();
+      const uint64_t at = self->cupti_now();
+      const uint64_t after = callback();
+      if (after - before < best_window) {
+        best_window = after - before;
+        *callback_mid = static_cast<double>(before) + static_cast<double>(after - before) / 2;
+        *cupti = static_cast<double>(at);
+      }
+    }
+  };
+  double callback_start = 0, cupti_start = 0, callback_end = 0, cupti_end = 0;
+  reading(&callback_start, &cupti_start);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  reading(&callback_end, &cupti_end);
+  std::lock_guard<std::mutex> lock(self->mutex_);
+  self->callback_ticks_per_ns_ = (callback_end - callback_start) / (cupti_end - cupti_start);
   self->timestamp_callback_ = callback;
   return CUPTI_SUCCESS;
 }

@@ -91,14 +91,19 @@ class CuptiTestDouble {
   static CUptiResult GetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char** name);
   static CUptiResult GetResultString(CUptiResult result, const char** text);
 
-  // callback clock - CUPTI clock, read once per record so its durations are kept exact.
-  int64_t CallbackOffset() const;
+  // Real CUPTI reads the callback when each event happens. The double records events after
+  // the fact, so it places them on the callback's clock by their age on the CUPTI clock,
+  // scaled by the callback clock's rate (measured at registration: it may count TSC ticks).
   template <typename Activity>
   void Stamp(Activity* activity) {
     if (timestamp_callback_ == nullptr) return;
-    const int64_t offset = CallbackOffset();
-    auto move = [offset](uint64_t* ts) {
-      if (*ts != 0) *ts += offset;
+    const uint64_t callback_now = timestamp_callback_();
+    const uint64_t now = cupti_now();
+    const double rate = callback_ticks_per_ns_;
+    auto move = [&](uint64_t* ts) {
+      if (*ts == 0) return;
+      const double age = static_cast<double>(static_cast<int64_t>(now - *ts));
+      *ts = callback_now - static_cast<int64_t>(age * rate);
     };
     if constexpr (requires { activity->start; }) {
       move(&activity->start);
@@ -118,6 +123,7 @@ class CuptiTestDouble {
   CUpti_BuffersCallbackRequestFunc requested_ = nullptr;
   CUpti_BuffersCallbackCompleteFunc completed_ = nullptr;
   CUpti_TimestampCallbackFunc timestamp_callback_ = nullptr;
+  double callback_ticks_per_ns_ = 1.0;
   CUpti_ActivityThreadIdType thread_id_type_ = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
   std::vector<std::vector<uint8_t>> queue_;
   std::vector<std::pair<uint8_t*, size_t>> held_;
