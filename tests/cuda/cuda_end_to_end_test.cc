@@ -6,7 +6,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "aiprof/plugin.h"
 #include "cuda/cupti_test_double.h"
 #include "cuda/recorded_session.h"
+#include "export/cuda/cuda_summaries.h"
 #include "format/records_cuda.h"
 #include "model/parser.h"
 #include "sources/cuda/cuda_collector.h"
@@ -67,7 +70,8 @@ class CudaEndToEnd : public ::testing::Test {
                                       "cuda-test",
                                       [](void*) {
                                         std::string error, warnings;
-                                        active->Start(ActivitySelection{}, &error, &warnings);
+                                        active->Start(ActivitySelection{.memory = true}, &error,
+                                                      &warnings);
                                       },
                                       [](void*) { active->Stop(); },
                                       [](void*) { active->Flush(); },
@@ -159,6 +163,53 @@ TEST_F(CudaEndToEnd, SessionArrivesInTheModelOnGpuLanesWithFlowsAndOperators) {
   }
   EXPECT_EQ(ac2g, static_cast<size_t>(session_.kernels + session_.memcpys + session_.memsets +
                                       session_.syncs));
+}
+
+size_t Lines(const std::string& text) {
+  return std::count(text.begin(), text.end(), '\n');
+}
+
+TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
+  testing::CuptiTestDouble cupti;
+  CudaCollector collector(cupti.api(), RuntimeHost(), {});
+  const Model m = model::ParseProfDir(Collect(collector, cupti));
+
+  const std::string op_summary = exporting::CudaOpSummaryCsv(m);
+  EXPECT_TRUE(op_summary.starts_with("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type"));
+  EXPECT_EQ(Lines(op_summary), 1u + session_.kernels);
+  EXPECT_NE(op_summary.find(",\"reduce(float const*, float*, int)\",N/A,N/A,KERNEL,"),
+            std::string::npos)
+      << op_summary;
+  EXPECT_NE(op_summary.find(",\"[1024, 1, 1]\",\"[512, 1, 1]\",32,2048,100.00,"), std::string::npos)
+      << op_summary;
+
+  const std::string task_time = exporting::CudaTaskTimeCsv(m);
+  EXPECT_EQ(Lines(task_time), 1u + session_.kernels + session_.memcpys + session_.memsets);
+
+  const std::string api = exporting::CudaApiStatisticCsv(m);
+  EXPECT_TRUE(
+      api.starts_with("Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),"
+                      "Variance\n"));
+  // Three launches of 5 µs each (to within the clock fit).
+  const size_t launch_row = api.find("host,CUDA Runtime,cudaLaunchKernel,");
+  ASSERT_NE(launch_row, std::string::npos) << api;
+  double total = 0, avg = 0;
+  int count = 0;
+  ASSERT_EQ(std::sscanf(api.c_str() + launch_row, "host,CUDA Runtime,cudaLaunchKernel,%lf,%d,%lf",
+                        &total, &count, &avg),
+            3);
+  EXPECT_EQ(count, 3);
+  EXPECT_NEAR(avg, 5.0, 0.1);
+
+  const std::string copies = exporting::CudaMemcpyCsv(m);
+  EXPECT_EQ(Lines(copies), 1u + session_.memcpys);
+  EXPECT_NE(copies.find(",HtoD,Pageable,Device,4194304,"), std::string::npos) << copies;
+  EXPECT_NE(copies.find(",DtoH,Device,Pinned,4194304,"), std::string::npos) << copies;
+
+  // Three 4 MiB allocations: 4096, 8192, 12288 KB allocated by the app.
+  const std::string memory = exporting::CudaDeviceMemoryCsv(m);
+  EXPECT_EQ(Lines(memory), 1u + session_.allocations);
+  EXPECT_NE(memory.find("0,app,0.000,12288.000,12288.000,"), std::string::npos) << memory;
 }
 
 }  // namespace

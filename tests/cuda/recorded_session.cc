@@ -113,6 +113,23 @@ RecordedSession RecordWorkloadSession(CuptiTestDouble& cupti, uint32_t app_tid) 
   context.nullStreamId = 7;
   cupti.Record(context);
 
+  // cudaMalloc of the three 4 MiB device buffers (MEMORY2, recorded when enabled).
+  for (uint32_t buffer = 0; buffer < 3; ++buffer) {
+    CUpti_ActivityMemory4 allocation{};
+    allocation.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    allocation.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+    allocation.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    allocation.correlationId = 90 + buffer;
+    allocation.address = 0x7f0000000000ull + buffer * kSessionCopyBytes;
+    allocation.bytes = kSessionCopyBytes;
+    allocation.timestamp = t0 + (1 + buffer) * kUs;
+    allocation.processId = static_cast<uint32_t>(getpid());
+    allocation.deviceId = kSessionDevice;
+    allocation.contextId = kSessionContext;
+    cupti.Record(allocation);
+    ++session.allocations;
+  }
+
   // cudaMemcpyAsync HtoD (pageable) on stream A.
   cupti.RecordApi(MakeRuntimeCall(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 101,
                                   t0 + 10 * kUs, t0 + 40 * kUs, app_tid));

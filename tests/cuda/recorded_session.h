@@ -28,6 +28,7 @@ struct RecordedSession {
   int memsets = 0;
   int runtime_calls = 0;
   int syncs = 0;
+  int allocations = 0;  // MEMORY2, 4 MiB each
   uint32_t graph_launch_correlation = 0;
   uint32_t first_kernel_correlation = 0;
   uint64_t first_kernel_start_cupti = 0;
