@@ -230,7 +230,7 @@ TEST_F(CudaCollectorTest, WithoutTheCallbackCuptiTimeIsMappedOntoATscLikeClock) 
   ASSERT_FALSE(kernels.empty());
   const EmittedRecord& first = kernels.front();
   const auto span = first.As<format::CudaSpan>(0);
-  // 60 µs of CUPTI time is 180,000 ticks of a 3 GHz clock (slope from two readings 2 ms
+  // 60 µs of CUPTI time is 180,000 ticks of a 3 GHz clock (slope from two readings 10 ms
   // apart: allow 2%).
   EXPECT_NEAR(static_cast<double>(span.end - first.header.ts), 180'000.0, 3'600.0);
   // And the start lands where the CUPTI time says, within 2% of the 50 ms age.

@@ -1,6 +1,7 @@
 #include "sources/cuda/cuda_collector.h"
 
 #include <chrono>
+#include <cstdint>
 #include <thread>
 
 #include "format/records_cuda.h"
@@ -91,9 +92,10 @@ bool CudaCollector::Start(const ActivitySelection& selection, std::string* error
   selection_ = selection;
   collecting_.store(true, std::memory_order_release);
   if (!process_clock_.load(std::memory_order_acquire)) {
-    // Two readings a little apart give the first slope; every flush adds one.
+    // Two readings 10 ms apart give the first slope; every flush adds one (a longer
+    // baseline, so a better slope).
     MeasureClock();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   MeasureClock();
   SetKinds(true, warnings);
@@ -169,22 +171,32 @@ void CudaCollector::BufferCompleted(uint8_t* buffer, size_t valid_size) {
 }
 
 void CudaCollector::MeasureClock() {
-  const uint64_t before = host_.now();
-  uint64_t cupti_ns = 0;
-  const CUptiResult result = api_.get_timestamp(&cupti_ns);
-  const uint64_t after = host_.now();
-  if (result != CUPTI_SUCCESS) return;
-  const uint64_t middle = before + (after - before) / 2;
-  if (!process_clock_.load(std::memory_order_acquire)) clock_.AddSample(cupti_ns, middle);
+  // The most tightly bracketed of a few readings: a reading interrupted between the two
+  // process-clock reads would put the pair off by the interruption.
+  constexpr int kAttempts = 5;
+  uint64_t best_window = UINT64_MAX, best_middle = 0, best_cupti = 0;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    const uint64_t before = host_.now();
+    uint64_t cupti_ns = 0;
+    const CUptiResult result = api_.get_timestamp(&cupti_ns);
+    const uint64_t after = host_.now();
+    if (result != CUPTI_SUCCESS) return;
+    if (after - before < best_window) {
+      best_window = after - before;
+      best_middle = before + (after - before) / 2;
+      best_cupti = cupti_ns;
+    }
+  }
+  if (!process_clock_.load(std::memory_order_acquire)) clock_.AddSample(best_cupti, best_middle);
 
-  format::RecordHeader header{};
-  header.ts = middle;
-  header.kind = static_cast<uint8_t>(format::CudaRecordKind::kClockOffset);
-  header.ext_words = 1;
   struct {
     format::RecordHeader header;
     format::CudaClockSample sample;
-  } record{header, format::CudaClockSample{cupti_ns, after - before}};
+  } record{};
+  record.header.ts = best_middle;
+  record.header.kind = static_cast<uint8_t>(format::CudaRecordKind::kClockOffset);
+  record.header.ext_words = 1;
+  record.sample = format::CudaClockSample{best_cupti, best_window};
   host_.emit(&record, 2);
 }
 
