@@ -40,6 +40,35 @@ constexpr CUpti_ActivityKind kBaseKinds[] = {
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
 };
 
+const char* ActivityKindName(CUpti_ActivityKind kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_DEVICE:
+      return "DEVICE";
+    case CUPTI_ACTIVITY_KIND_CONTEXT:
+      return "CONTEXT";
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return "CONCURRENT_KERNEL";
+    case CUPTI_ACTIVITY_KIND_MEMCPY:
+      return "MEMCPY";
+    case CUPTI_ACTIVITY_KIND_MEMSET:
+      return "MEMSET";
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+      return "SYNCHRONIZATION";
+    case CUPTI_ACTIVITY_KIND_OVERHEAD:
+      return "OVERHEAD";
+    case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+      return "EXTERNAL_CORRELATION";
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+      return "RUNTIME";
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      return "DRIVER";
+    case CUPTI_ACTIVITY_KIND_MEMORY2:
+      return "MEMORY2";
+    default:
+      return "other";
+  }
+}
+
 CUpti_ExternalCorrelationKind CuptiExternalKind(uint32_t kind) {
   return kind == format::kCudaExternalRange ? CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1
                                             : CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
@@ -103,17 +132,29 @@ bool CudaCollector::Start(const ActivitySelection& selection, std::string* error
 }
 
 void CudaCollector::SetKinds(bool enable, std::string* warnings) {
+  int requested = 0, refused = 0;
+  CUptiResult last_error = CUPTI_SUCCESS;
+  std::string refused_kinds;
   auto set = [&](CUpti_ActivityKind kind) {
+    ++requested;
     CUptiResult result = enable ? api_.activity_enable(kind) : api_.activity_disable(kind);
-    if (result != CUPTI_SUCCESS && warnings != nullptr) {
-      *warnings += "CUPTI activity kind " + std::to_string(static_cast<int>(kind)) + ": " +
-                   DescribeCuptiResult(api_, result) + "; ";
-    }
+    if (result == CUPTI_SUCCESS) return;
+    ++refused;
+    last_error = result;
+    refused_kinds += (refused_kinds.empty() ? "" : ", ") + std::string(ActivityKindName(kind)) +
+                     " (" + DescribeCuptiResult(api_, result) + ")";
   };
   for (CUpti_ActivityKind kind : kBaseKinds) set(kind);
   if (selection_.runtime_api) set(CUPTI_ACTIVITY_KIND_RUNTIME);
   if (selection_.driver_api) set(CUPTI_ACTIVITY_KIND_DRIVER);
   if (selection_.memory) set(CUPTI_ACTIVITY_KIND_MEMORY2);
+  if (warnings == nullptr || refused == 0) return;
+  if (refused == requested) {
+    *warnings = "CUPTI refused every activity kind (" + DescribeCuptiResult(api_, last_error) +
+                "): no usable CUDA driver or GPU in this process? No CUDA activity is recorded";
+  } else {
+    *warnings = "CUPTI refused " + refused_kinds + "; the other kinds are recorded";
+  }
 }
 
 void CudaCollector::Flush() {

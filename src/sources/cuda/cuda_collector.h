@@ -50,7 +50,8 @@ class CudaCollector {
   // Registers the buffer callbacks and the timestamp callback with CUPTI. Once per process
   // (CUPTI keeps one client); the collector must outlive CUPTI's use of the callbacks.
   bool Attach(std::string* error);
-  // Enables the activity kinds. Kinds CUPTI refuses are reported in `warnings`.
+  // Enables the activity kinds. Kinds CUPTI refuses are described in `warnings` (one
+  // sentence; empty when every kind was enabled).
   bool Start(const ActivitySelection& selection, std::string* error, std::string* warnings);
   // Delivers completed buffers, then writes the drop count and a clock reading.
   void Flush();

@@ -142,7 +142,7 @@ class CudaSource {
     if (options.activity) {
       std::string error, warnings;
       if (!collector_->Start(options.selection, &error, &warnings)) Log(error);
-      if (!warnings.empty()) Log("some activity kinds are unavailable: " + warnings);
+      if (!warnings.empty()) Log(warnings);
     }
     if (options.device_sys_freq_hz > 0) StartNvml(options.device_sys_freq_hz);
     if (options.ai_core || options.l2) ReportMetrics(options);
