@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "cuda/cupti_test_double.h"
 #include "cuda/recorded_session.h"
@@ -296,6 +298,33 @@ TEST_F(CudaCollectorTest, RecordsTheRuntimeRefusesAreCounted) {
   collector_->Flush();
   EXPECT_GE(collector_->stats().conversion.emit_refused,
             static_cast<uint64_t>(session.kernels + session.runtime_calls));
+}
+
+// CUPTI delivers buffers on its own threads while the runtime's writer flushes and
+// application threads push operator ids (run under ThreadSanitizer by make test).
+TEST_F(CudaCollectorTest, DeliveryFlushAndExternalIdsRunConcurrently) {
+  Attach(CollectorOptions{.buffer_bytes = 4096, .max_buffers = 8});
+  Start();
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    while (!done.load()) collector_->Flush();
+  });
+  std::thread observer([&] {
+    while (!done.load()) (void)collector_->stats();
+  });
+  constexpr int kRounds = 40;
+  for (int round = 0; round < kRounds; ++round) {
+    ASSERT_TRUE(collector_->PushExternal(format::kCudaExternalOperator, round + 1));
+    testing::RecordWorkloadSession(cupti_, kAppTid);
+    ASSERT_TRUE(collector_->PopExternal(format::kCudaExternalOperator));
+  }
+  done.store(true);
+  writer.join();
+  observer.join();
+  collector_->Stop();
+  const CollectorStats stats = collector_->stats();
+  EXPECT_EQ(stats.cupti_dropped, 0u);
+  EXPECT_EQ(Of(CudaRecordKind::kKernel).size(), static_cast<size_t>(kRounds * 5));
 }
 
 TEST_F(CudaCollectorTest, OnlyOneCollectorAttachesPerProcess) {
