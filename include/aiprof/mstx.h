@@ -46,6 +46,10 @@ typedef struct mstxEventAttributes {
   } payload;
 } mstxEventAttributes;
 
+/* Nonzero while markers are collected (a window is open and msproftx is on). The macros at
+ * the end of this header test it inline so a call costs one load when collection is off. */
+extern volatile int aiprof_markers_active;
+
 /* Default domain. */
 void mstxMarkA(const char* message, void* stream);
 mstxRangeId mstxRangeStartA(const char* message, void* stream);
@@ -81,6 +85,36 @@ void mstxDomainRangePushR(mstxDomainHandle_t domain, mstxStringHandle_t message,
 
 #ifdef __cplusplus
 }
+#endif
+
+/* Inline disabled check: each call below becomes "load the flag; call only if set". A
+ * function-like macro does not expand inside its own expansion, so the real function is
+ * still what gets called, and &mstxMarkA etc. still name the exported functions. Define
+ * AIPROF_MSTX_NO_INLINE_CHECK to call the functions directly. */
+#ifndef AIPROF_MSTX_NO_INLINE_CHECK
+#define AIPROF_MSTX_ON_() \
+  __builtin_expect(__atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0, 0)
+#define mstxMarkA(message, stream) (AIPROF_MSTX_ON_() ? mstxMarkA(message, stream) : (void)0)
+#define mstxRangeStartA(message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxRangeStartA(message, stream) : (mstxRangeId)0)
+#define mstxRangeEnd(id) (AIPROF_MSTX_ON_() ? mstxRangeEnd(id) : (void)0)
+#define mstxRangePushA(message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxRangePushA(message, stream) : (void)0)
+#define mstxRangePop() (AIPROF_MSTX_ON_() ? mstxRangePop() : (void)0)
+#define mstxDomainMarkR(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainMarkR(domain, message, stream) : (void)0)
+#define mstxDomainRangeStartR(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangeStartR(domain, message, stream) : (mstxRangeId)0)
+#define mstxDomainRangePushR(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangePushR(domain, message, stream) : (void)0)
+#define mstxDomainRangePop(domain) (AIPROF_MSTX_ON_() ? mstxDomainRangePop(domain) : (void)0)
+#define mstxDomainMarkA(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainMarkA(domain, message, stream) : (void)0)
+#define mstxDomainRangePushA(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangePushA(domain, message, stream) : (void)0)
+#define mstxDomainRangeStartA(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangeStartA(domain, message, stream) : (mstxRangeId)0)
+#define mstxDomainRangeEnd(domain, id) (AIPROF_MSTX_ON_() ? mstxDomainRangeEnd(domain, id) : (void)0)
 #endif
 
 #endif /* AIPROF_MSTX_H_ */

@@ -47,6 +47,8 @@ inline constexpr uint8_t kCommKindFirst = 128, kCommKindLast = 143;  // records_
 enum class RecordKind : uint8_t {
   kInvalid = 0,
   // arg: thread name string id. Describes the thread of the chunk it appears in.
+  // aux: 0 = set by the program (NVTX nvtxNameOsThreadA, API), 1 = the kernel's name
+  // (/proc comm, sampled by the writer); a program-set name wins.
   kThreadName = 1,
   // arg: message string id, aux: domain id (0 = default domain).
   // ext: 0 words, or 1 word MarkerAttributes.

@@ -8,6 +8,7 @@
 
 #include "format/records.h"
 #include "runtime/marker_emit.h"
+#include "runtime/metadata.h"
 #include "runtime/options.h"
 #include "runtime/session.h"
 
@@ -48,6 +49,8 @@ AIPROF_EXPORT aiprofError aiprofInit(const char* output_dir) {
   if (output_dir == nullptr || *output_dir == '\0') {
     return Fail(AIPROF_ERROR_INVALID_ARGUMENT, "aiprofInit: output_dir is empty");
   }
+  std::string error;
+  if (!MakeDirectories(output_dir, &error)) return Fail(AIPROF_ERROR_IO, "aiprofInit: " + error);
   g_output_dir = output_dir;
   g_initialized = true;
   return AIPROF_SUCCESS;

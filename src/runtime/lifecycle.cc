@@ -1,5 +1,6 @@
 #include "runtime/lifecycle.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -67,8 +68,22 @@ void StartFromEnvironment() {
   if (!started) std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());
 }
 
+// Current NVTX headers no longer look for an already-loaded (preloaded) tool, only for
+// NVTX_INJECTION64_PATH, so point it at this library unless the user chose another tool.
+// Runs in the constructor, before the program's threads exist.
+void OfferNvtxInjection() {
+  if (std::getenv("NVTX_INJECTION64_PATH") != nullptr) return;
+  Dl_info self;
+  if (dladdr(reinterpret_cast<void*>(&OfferNvtxInjection), &self) == 0 ||
+      self.dli_fname == nullptr || self.dli_fname[0] != '/') {
+    return;
+  }
+  setenv("NVTX_INJECTION64_PATH", self.dli_fname, 0);
+}
+
 __attribute__((constructor)) void OnLoad() {
   SelectClock();
+  OfferNvtxInjection();
   StartFromEnvironment();
 }
 

@@ -1,5 +1,5 @@
 // Record writers for markers, shared by the mstx API, NVTX injection and the control API.
-// Callers check g_markers_active (and the domain's enabled flag) first.
+// Callers check aiprof_markers_active (and the domain's enabled flag) first.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,6 @@
-// The mstx API (include/aiprof/mstx.h).
+// The mstx API (include/aiprof/mstx.h). The header's inline-check macros would rename the
+// definitions below, so this file sees the plain declarations.
+#define AIPROF_MSTX_NO_INLINE_CHECK
 #include "aiprof/mstx.h"
 
 #include "runtime/domains.h"
@@ -9,7 +11,7 @@
 namespace aiprof::runtime {
 namespace {
 
-inline bool MarkersOn() { return __atomic_load_n(&g_markers_active, __ATOMIC_RELAXED) != 0; }
+inline bool MarkersOn() { return __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0; }
 
 inline bool DomainOn(mstxDomainHandle_t handle) {
   return __atomic_load_n(&DomainOrDefault(handle)->enabled, __ATOMIC_RELAXED) != 0;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,18 +12,17 @@
 
 extern "C" {
 __attribute__((visibility("default"))) volatile int aiprof_collecting = 0;
+__attribute__((visibility("default"))) volatile int aiprof_markers_active = 0;
 }
 
 namespace aiprof::runtime {
 
-volatile int g_markers_active = 0;
 __thread ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 
 constexpr uint32_t kMaxStrings = 1u << 18;
 constexpr size_t kStringArenaBytes = 16u << 20;
-constexpr size_t kInitialPoolBytes = 2u << 20;
 
 alignas(Runtime) unsigned char g_runtime_storage[sizeof(Runtime)];
 std::once_flag g_runtime_once;
@@ -33,6 +33,7 @@ pthread_key_t g_thread_exit_key;
 void OnThreadExit(void* state_pointer) {
   auto* state = static_cast<ThreadState*>(state_pointer);
   if (t_thread_state == state) t_thread_state = nullptr;
+  prctl(PR_GET_NAME, state->name_at_exit, 0, 0, 0);
   state->status.store(kSlotExited, std::memory_order_release);
 }
 
@@ -49,7 +50,7 @@ bool InitBuffers(uint32_t buffer_mb) {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (runtime.buffers_ready.load(std::memory_order_acquire)) return true;
   size_t cap = static_cast<size_t>(buffer_mb) << 20;
-  if (!InitStrings() || !runtime.pool.Init(cap, kInitialPoolBytes) || !runtime.threads.Init()) {
+  if (!InitStrings() || !runtime.pool.Init(cap) || !runtime.threads.Init()) {
     std::fprintf(stderr, "aiprof: cannot reserve %u MiB of buffer memory; profiling disabled\n",
                  buffer_mb);
     return false;
@@ -106,6 +107,8 @@ ThreadState* ThreadRegistry::Register(BlockPool& pool) {
     state->drain_position = 0;
     state->drops_reported_total = 0;
     state->reported_name[0] = '\0';
+    std::memset(state->name_at_exit, 0, sizeof state->name_at_exit);
+    prctl(PR_GET_NAME, state->name_at_exit, 0, 0, 0);
     int32_t block = pool.Pop();
     state->block = block;
     if (block == kNoBlock) {
@@ -173,7 +176,7 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
   state->block_data = runtime.pool.Data(block);
   state->block_meta = meta;
   state->position = 0;
-  if (runtime.pool.free_blocks() * 4 < runtime.pool.populated_blocks()) PokeWriter();
+  if (runtime.pool.Low()) PokeWriter();
   return state->block_data;
 }
 

@@ -13,12 +13,12 @@
 
 extern "C" {
 extern volatile int aiprof_collecting;
+// Nonzero while markers (mstx/NVTX) are collected: a window is open and `msproftx` is on.
+// Exported: mstx.h tests it inline.
+extern volatile int aiprof_markers_active;
 }
 
 namespace aiprof::runtime {
-
-// Nonzero while markers (mstx/NVTX) are collected: a window is open and `msproftx` is on.
-extern volatile int g_markers_active;
 
 struct Runtime {
   BlockPool pool;

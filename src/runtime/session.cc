@@ -22,7 +22,7 @@ std::once_flag g_session_once;
 uint64_t RealtimeNs() { return ReadClockNs(CLOCK_REALTIME); }
 
 void SetCollecting(bool on, bool markers) {
-  __atomic_store_n(&g_markers_active, on && markers ? 1 : 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&aiprof_markers_active, on && markers ? 1 : 0, __ATOMIC_RELAXED);
   __atomic_store_n(&aiprof_collecting, on ? 1 : 0, __ATOMIC_RELEASE);
 }
 

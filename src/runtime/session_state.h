@@ -29,6 +29,7 @@ struct Window {
   uint32_t strings_emitted = 0;
   uint32_t domains_emitted = 0;
   uint64_t string_drops_reported = 0;
+  bool collection_start_emitted = false;
   ClockSyncSample first_sync{};
   uint64_t index = 0;
 };

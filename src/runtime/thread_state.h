@@ -41,6 +41,8 @@ struct alignas(64) ThreadState {
   // Written only by the thread (load + store), read by the writer.
   std::atomic<uint64_t> drops[256];
 
+  // Kernel name at registration, refreshed at thread exit (published with `status`).
+  char name_at_exit[16];
   // Shared: the first block of the chain once the thread has one.
   std::atomic<int32_t> chain_head;
   std::atomic<uint32_t> status;

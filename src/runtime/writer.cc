@@ -26,6 +26,7 @@ using format::ChunkType;
 using format::RecordKind;
 
 constexpr int kIdlePollMs = 200;
+constexpr uint16_t kThreadNameFromKernel = 1;
 
 struct DrainSpan {
   ThreadState* state;
@@ -40,7 +41,7 @@ void Fail(Window& window, const char* what) {
   std::fprintf(stderr, "aiprof: writing %s failed (%s); profiling disabled\n",
                window.data_path.c_str(), what);
   window.file.reset();
-  __atomic_store_n(&g_markers_active, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&aiprof_markers_active, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&aiprof_collecting, 0, __ATOMIC_RELAXED);
 }
 
@@ -186,7 +187,6 @@ void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
 void WriterIteration(SessionState& session) {
   Runtime& runtime = GetRuntime();
   uint64_t now = RealtimeNs();
-  if (runtime.buffers_ready.load(std::memory_order_acquire)) runtime.pool.GrowIfLow();
   if (int signo = session.signal_stop.exchange(0); signo != 0) {
     StopWindowLocked(session, "signal", 128 + signo);
   }
@@ -202,8 +202,12 @@ void WriterIteration(SessionState& session) {
   if (session.open && session.stop_at_ns != 0 && now >= session.stop_at_ns) {
     StopWindowLocked(session, "duration", kExitStatusUnknown);
   }
-  if (!session.open) return;
-  bool blocks_low = runtime.pool.free_blocks() * 4 < runtime.pool.populated_blocks();
+  if (!session.open) {
+    // Outside windows nothing is kept; this also frees the slots of exited threads.
+    DiscardBufferedLocked();
+    return;
+  }
+  bool blocks_low = runtime.pool.Low();
   if (now >= session.next_flush_ns || blocks_low) {
     FlushLocked(session, false);
     session.next_flush_ns = now + uint64_t{session.window.options.flush_interval_ms} * 1000000;
@@ -274,7 +278,13 @@ void FlushLocked(SessionState& session, bool final) {
   for (const DrainSpan& span : spans) {
     ThreadState* state = span.state;
     char name[16];
-    if (span.exited || !ReadThreadName(state->tid, name)) continue;
+    if (span.exited) {
+      std::memcpy(name, state->name_at_exit, sizeof name);
+      name[15] = '\0';
+    } else if (!ReadThreadName(state->tid, name)) {
+      continue;
+    }
+    if (name[0] == '\0') continue;
     if (std::strcmp(name, state->reported_name) == 0) continue;
     bool full = false;
     names.push_back({state->tid, runtime.strings.Intern(name, std::strlen(name), &full)});
@@ -293,12 +303,22 @@ void FlushLocked(SessionState& session, bool final) {
                         domain.name_id);
   }
   window.domains_emitted += static_cast<uint32_t>(domains.size());
+  if (!window.collection_start_emitted) {
+    process_records.Add(static_cast<uint8_t>(RecordKind::kCollection), window.first_sync.ticks, 1,
+                        static_cast<uint32_t>(window.index));
+    window.collection_start_emitted = true;
+  }
+  if (final) {
+    process_records.Add(static_cast<uint8_t>(RecordKind::kCollection), sync.ticks, 0,
+                        static_cast<uint32_t>(window.index));
+  }
   AddDrops(runtime, spans, window, &process_records, sync.ticks);
   WriteChunk(window, ChunkType::kEvents, 0, process_records.data(), process_records.size());
 
   for (const NameChange& change : names) {
     format::RecordBuffer record;
-    record.Add(static_cast<uint8_t>(RecordKind::kThreadName), sync.ticks, 0, change.name_id);
+    record.Add(static_cast<uint8_t>(RecordKind::kThreadName), sync.ticks, kThreadNameFromKernel,
+               change.name_id);
     WriteChunk(window, ChunkType::kEvents, change.tid, record.data(), record.size());
   }
   for (const DrainSpan& span : spans) DrainThread(runtime, window, span);
