@@ -113,11 +113,14 @@ int main(int argc, char** argv) {
   }
   const Model model = aiprof::model::ParseFiles(files);
   if (!csv_dir.empty()) {
-    std::vector<std::string> written;
-    if (!aiprof::exporting::WriteCudaSummaries(model, csv_dir, "report", &written, &error)) {
-      std::fprintf(stderr, "aiprof_cuda_report: %s\n", error.c_str());
-      return 1;
+    std::vector<std::string> written, errors;
+    aiprof::exporter::SummaryTarget target{csv_dir, "report", aiprof::exporter::SummaryFormat::kCsv,
+                                           &written, &errors};
+    aiprof::exporting::WriteCudaSummaries(model, target);
+    for (const std::string& problem : errors) {
+      std::fprintf(stderr, "aiprof_cuda_report: %s\n", problem.c_str());
     }
+    if (!errors.empty()) return 1;
   }
   std::printf("%s\n", Report(model).dump(1).c_str());
   return 0;

@@ -119,7 +119,7 @@ uint64_t ParseGridProduct(const std::string& json) {
 
 }  // namespace
 
-std::string CudaOpSummaryCsv(const Model& model) {
+std::string CudaKernelDetailsCsv(const Model& model) {
   const auto kernels = SlicesOf(model, "kernel");
   if (kernels.empty()) return "";
   const auto operators = OperatorsByExternalId(model);
@@ -188,41 +188,6 @@ std::string CudaTaskTimeCsv(const Model& model) {
   return out;
 }
 
-std::string CudaApiStatisticCsv(const Model& model) {
-  struct Stats {
-    uint64_t count = 0;
-    double total = 0, sum_squares = 0, min = 0, max = 0;
-  };
-  std::map<std::pair<std::string, std::string>, Stats> by_api;  // (level, name)
-  for (auto [category, level] :
-       {std::pair{"cuda_runtime", "CUDA Runtime"}, std::pair{"cuda_driver", "CUDA Driver"}}) {
-    for (uint32_t s : SlicesOf(model, category)) {
-      Stats& stats = by_api[{level, std::string(model.Str(model.slices.name[s]))}];
-      const double us = static_cast<double>(model.slices.dur(s)) / 1000.0;
-      stats.min = stats.count == 0 ? us : std::min(stats.min, us);
-      stats.max = stats.count == 0 ? us : std::max(stats.max, us);
-      ++stats.count;
-      stats.total += us;
-      stats.sum_squares += us * us;
-    }
-  }
-  if (by_api.empty()) return "";
-  std::vector<std::pair<std::pair<std::string, std::string>, Stats>> rows(by_api.begin(),
-                                                                          by_api.end());
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
-  std::string out = "Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n";
-  for (const auto& [key, stats] : rows) {
-    const double mean = stats.total / static_cast<double>(stats.count);
-    const double variance =
-        std::max(0.0, stats.sum_squares / static_cast<double>(stats.count) - mean * mean);
-    out += "host," + key.first + "," + Field(key.second) + "," + Fixed(stats.total) + "," +
-           std::to_string(stats.count) + "," + Fixed(mean) + "," + Fixed(stats.min) + "," +
-           Fixed(stats.max) + "," + Fixed(variance) + "\n";
-  }
-  return out;
-}
-
 std::string CudaMemcpyCsv(const Model& model) {
   const auto copies = SlicesOf(model, "gpu_memcpy");
   if (copies.empty()) return "";
@@ -281,26 +246,27 @@ std::string CudaDeviceMemoryCsv(const Model& model) {
   return out;
 }
 
-bool WriteCudaSummaries(const Model& model, const std::string& dir, const std::string& timestamp,
-                        std::vector<std::string>* written, std::string* error) {
+void WriteCudaSummaries(const Model& model, const exporter::SummaryTarget& target) {
   const std::pair<const char*, std::string> files[] = {
-      {"op_summary", CudaOpSummaryCsv(model)},       {"task_time", CudaTaskTimeCsv(model)},
-      {"api_statistic", CudaApiStatisticCsv(model)}, {"memcpy", CudaMemcpyCsv(model)},
+      {"kernel_details", CudaKernelDetailsCsv(model)},
+      {"task_time", CudaTaskTimeCsv(model)},
+      {"memcpy", CudaMemcpyCsv(model)},
       {"npu_mem", CudaDeviceMemoryCsv(model)},
   };
   for (const auto& [stem, text] : files) {
     if (text.empty()) continue;
-    const std::string path = dir + "/" + stem + "_" + timestamp + ".csv";
+    const std::string path = target.dir + "/" + stem + "_" + target.timestamp + ".csv";
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file << text;
     file.close();
     if (!file) {
-      *error = "cannot write " + path + " (check free space and permissions of " + dir + ")";
-      return false;
+      if (target.errors != nullptr) {
+        target.errors->push_back("cannot write " + path + " (check free space and permissions)");
+      }
+      continue;
     }
-    written->push_back(path);
+    if (target.written != nullptr) target.written->push_back(path);
   }
-  return true;
 }
 
 }  // namespace aiprof::exporting
