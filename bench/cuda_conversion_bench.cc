@@ -29,9 +29,9 @@ std::vector<uint8_t> KernelBuffer(size_t* valid) {
   size_t offset = (sizeof(device) + 7) / 8 * 8;
   for (size_t i = 0; i < kRecordsPerBuffer; ++i) {
     const uint64_t start = 1'000'000 + i * 10'000;
-    CUpti_ActivityKernel10 kernel = testing::MakeKernel(
-        "_Z5scalePffi", testing::kSessionStreamA, static_cast<uint32_t>(100 + i), start,
-        start + 8'000, 4096, 256, 32, 1024);
+    CUpti_ActivityKernel10 kernel = testing::MakeKernel("_Z5scalePffi", testing::kSessionStreamA,
+                                                        static_cast<uint32_t>(100 + i), start,
+                                                        start + 8'000, 4096, 256, 32, 1024);
     std::memcpy(buffer.data() + offset, &kernel, sizeof(kernel));
     offset += stride;
   }
