@@ -23,6 +23,11 @@ if [[ -d src/runtime ]]; then
   cmake --build "$tsan_dir" -j "$jobs" --target aiprof_runtime_tests
   (cd "$tsan_dir" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
     ctest --output-on-failure -L runtime -j "$jobs")
+  # The CUDA collector's buffer, flush and correlation paths (through the CUPTI test double).
+  if [[ -d src/sources/cuda ]]; then
+    cmake --build "$tsan_dir" -j "$jobs" --target cuda_source_test
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_dir/bin/cuda_source_test"
+  fi
 fi
 
 # The dynamic control socket server, config watcher and logs (threads) under TSan.

@@ -7,6 +7,7 @@
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
 #include "export/csv/summaries.h"
+#include "export/cuda/cuda_summaries.h"
 #include "export/progress.h"
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/pftrace.h"
@@ -181,6 +182,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       SummaryTarget target{output_dir.string(), timestamp, options.summary_format, &written,
                            &errors};
       WriteAllSummaries(*m, target);
+      exporting::WriteCudaSummaries(*m, target);
     }
     for (const auto& e : errors) err << "aiprof export: " << e << "\n";
     if (!errors.empty()) failed = true;

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# GPU verification of the CUDA source (docs/cuda.md, "Verification on a GPU"). Needs an
+# NVIDIA GPU, the build (make build) and, for the PyTorch part, python3 with CUDA torch.
+#
+#   scripts/verify-cuda.sh [build_dir] [work_dir]
+#
+# 1. examples/cuda/cuda_workload under aiprof: kernel count, names, streams, graph kernels
+#    and copy sizes match what the program launched; kernel durations agree with CUDA
+#    events within 5% (timing pass: each kernel alone between two events).
+# 2. examples/cuda/train_cuda.py three times (no profiler, torch.profiler, aiprof): every
+#    kernel attributed to an operator; kernels per step equal to torch.profiler's; the
+#    step-time overhead of aiprof against torch.profiler's.
+# Prints PASS/FAIL per check and writes the figures to <work_dir>/results.md; exits 1 on
+# any failure.
+set -euo pipefail
+
+BUILD=$(realpath "${1:-build}")
+WORK=$(realpath -m "${2:-/tmp/aiprof-verify-cuda}")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+rm -rf "$WORK" && mkdir -p "$WORK"
+
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "verify-cuda: no NVIDIA GPU (nvidia-smi -L failed); run this on a GPU machine" >&2
+  exit 2
+fi
+for needed in "$BUILD/lib/libaiprof.so" "$BUILD/lib/libaiprof_cuda.so" \
+              "$BUILD/bin/aiprof_cuda_report" "$BUILD/bin/cuda_workload"; do
+  [[ -e $needed ]] || { echo "verify-cuda: $needed is missing; run make build (with nvcc)" >&2; exit 2; }
+done
+
+# Runs "$@" under aiprof, writing PROF_* directories into $1.
+profile() {
+  local output=$1; shift
+  if [[ -x $BUILD/bin/aiprof ]]; then
+    "$BUILD/bin/aiprof" collect --output="$output" --runtime-api=on --task-time=l1 "$@"
+  else
+    # The launcher's environment (docs/cli.md), for builds without the CLI.
+    LD_PRELOAD="$BUILD/lib/libaiprof.so${LD_PRELOAD:+:$LD_PRELOAD}" \
+    CUDA_INJECTION64_PATH="$BUILD/lib/libaiprof_cuda.so" \
+    AIPROF_OPTIONS="{\"output\":\"$output\",\"mode\":\"launch\",\"runtime_api\":true,\"task_time\":\"l1\",\"msproftx\":true}" \
+      "$@"
+  fi
+}
+
+echo "== 1. cuda_workload"
+profile "$WORK/workload" "$BUILD/bin/cuda_workload" --iterations 5 --report "$WORK/workload_launched.json"
+"$BUILD/bin/aiprof_cuda_report" "$WORK/workload" --csv-dir "$WORK/workload" > "$WORK/workload_aiprof.json"
+
+echo "== 2. train_cuda.py"
+python3 "$ROOT/examples/cuda/train_cuda.py" --report "$WORK/train_baseline.json" >/dev/null
+python3 "$ROOT/examples/cuda/train_cuda.py" --profiler torch --trace "$WORK/torch_trace.json" \
+  --report "$WORK/train_torch.json" >/dev/null
+profile "$WORK/train" python3 "$ROOT/examples/cuda/train_cuda.py" --report "$WORK/train_aiprof.json" >/dev/null
+"$BUILD/bin/aiprof_cuda_report" "$WORK/train" --csv-dir "$WORK/train" > "$WORK/train_aiprof_data.json"
+
+python3 - "$WORK" <<'PY'
+import collections, json, statistics, subprocess, sys
+work = sys.argv[1]
+load = lambda name: json.load(open(f"{work}/{name}"))
+failures, lines = [], []
+
+def check(ok, what):
+    print(("PASS " if ok else "FAIL ") + what)
+    lines.append(f"| {'pass' if ok else 'FAIL'} | {what} |")
+    if not ok:
+        failures.append(what)
+
+launched, data = load("workload_launched.json"), load("workload_aiprof.json")
+check(not data["problems"], f"workload raw data intact {data['problems']}")
+n = launched["iterations"]
+per = launched["per_iteration"]
+timed = launched["timed_kernels"]
+kernels = sorted(data["kernels"], key=lambda k: k["start_ns"])
+expected = n * per["kernels"] + len(timed)
+check(len(kernels) == expected, f"kernel count {len(kernels)} == launched {expected}")
+names = collections.Counter(k["name"].split("(")[0] for k in kernels)
+check(names == {"scale": 2 * n + 3, "add": 2 * n + 3, "reduce": n + 3},
+      f"kernel names {dict(names)}")
+graph = [k for k in kernels if k["graph_node"]]
+check(len(graph) == n * per["graph_kernels"], f"graph kernels {len(graph)} == {n * per['graph_kernels']}")
+streams = set(launched["streams"])
+check({k["stream"] for k in kernels} <= streams, f"kernel streams {sorted({k['stream'] for k in kernels})} within {sorted(streams)}")
+copies = data["copies"]
+htod = [c for c in copies if "HtoD" in c["name"]]
+dtoh = [c for c in copies if "DtoH" in c["name"]]
+check(len(htod) == n * per["htod"] and len(dtoh) == n * per["dtoh"],
+      f"copies HtoD {len(htod)} DtoH {len(dtoh)} == {n * per['htod']} / {n * per['dtoh']}")
+check(all(c["bytes"] == launched["copy_bytes"] for c in copies), f"copy sizes all {launched['copy_bytes']} B")
+worst = 0.0
+for event, kernel in zip(timed, kernels[-len(timed):]):
+    if not kernel["name"].startswith(event["name"]):
+        check(False, f"timing pass order: {kernel['name']} where {event['name']} was launched")
+        break
+    error = abs(kernel["dur_ns"] / 1e6 - event["event_ms"]) / event["event_ms"]
+    worst = max(worst, error)
+check(worst <= 0.05, f"kernel durations vs CUDA events: worst difference {worst * 100:.2f}% (<= 5%)")
+check(data["ac2g_flows"] >= len(kernels), f"ac2g flows {data['ac2g_flows']} >= kernels {len(kernels)}")
+
+base, torch_run, aiprof_run = load("train_baseline.json"), load("train_torch.json"), load("train_aiprof.json")
+train = load("train_aiprof_data.json")
+check(not train["problems"], f"training raw data intact {train['problems']}")
+steps = train["steps"]
+check(len(steps) == aiprof_run["steps"], f"aiprof steps {len(steps)} == {aiprof_run['steps']}")
+in_steps = [k for k in train["kernels"] if any(s["start_ns"] <= k["start_ns"] <= s["end_ns"] for s in steps)]
+attributed = sum(1 for k in in_steps if k["operator_found"])
+check(in_steps and attributed == len(in_steps),
+      f"kernels attributed to an operator: {attributed}/{len(in_steps)}")
+trace = json.load(open(torch_run["trace"]))["traceEvents"]
+torch_steps = [e for e in trace if e.get("name", "").startswith("ProfilerStep#")]
+torch_kernels = [e for e in trace if e.get("cat") == "kernel"]
+torch_per_step = len(torch_kernels) / max(1, len(torch_steps))
+aiprof_per_step = len(in_steps) / max(1, len(steps))
+check(abs(aiprof_per_step - torch_per_step) < 1e-9,
+      f"kernels per step: aiprof {aiprof_per_step:.2f}, torch.profiler {torch_per_step:.2f}")
+b, t, a = base["median_step_ms"], torch_run["median_step_ms"], aiprof_run["median_step_ms"]
+over_t, over_a = (t / b - 1) * 100, (a / b - 1) * 100
+check(over_a <= over_t, f"step-time overhead: aiprof {over_a:+.2f}%, torch.profiler {over_t:+.2f}% (median of {base['steps']} steps; baseline {b:.3f} ms)")
+
+gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                     capture_output=True, text=True).stdout.strip()
+with open(f"{work}/results.md", "w") as out:
+    out.write(f"GPU: {gpu}\n\n| result | check |\n|---|---|\n" + "\n".join(lines) + "\n")
+    out.write(f"\nstep ms median: baseline {b:.3f}, torch.profiler {t:.3f}, aiprof {a:.3f}\n")
+print(f"results: {work}/results.md")
+sys.exit(1 if failures else 0)
+PY

@@ -1,0 +1,127 @@
+// aiprof_cuda_report: parses PROF_* directories and prints their CUDA data as one JSON
+// object (kernels, copies, API calls, flows, steps, operator attribution, drops), and
+// optionally writes the CUDA CSV summaries. scripts/verify-cuda.sh compares this with what
+// examples/cuda/cuda_workload and examples/cuda/train_cuda.py say they launched.
+//
+//   aiprof_cuda_report <PROF_dir or parent> [--csv-dir DIR]
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "export/cuda/cuda_summaries.h"
+#include "model/parser.h"
+
+namespace {
+
+using aiprof::model::Model;
+
+std::optional<uint64_t> Arg(const Model& m, uint32_t set, std::string_view key) {
+  if (set == 0) return std::nullopt;
+  for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
+    if (m.Str(m.args.key[i]) == key) return m.args.value[i];
+  }
+  return std::nullopt;
+}
+
+nlohmann::json Report(const Model& m) {
+  nlohmann::json kernels = nlohmann::json::array(), copies = nlohmann::json::array();
+  std::unordered_set<uint64_t> operator_ids;
+  size_t runtime_calls = 0, driver_calls = 0;
+  for (uint32_t s = 0; s < m.slices.size(); ++s) {
+    const std::string_view category = m.Str(m.slices.category[s]);
+    if (category == "cpu_op") {
+      if (auto id = Arg(m, m.slices.args[s], "External id")) operator_ids.insert(*id);
+    }
+    if (category == "cuda_runtime") ++runtime_calls;
+    if (category == "cuda_driver") ++driver_calls;
+  }
+  for (uint32_t s = 0; s < m.slices.size(); ++s) {
+    const std::string_view category = m.Str(m.slices.category[s]);
+    if (category != "kernel" && category != "gpu_memcpy") continue;
+    const uint32_t args = m.slices.args[s];
+    nlohmann::json row = {{"name", m.Str(m.slices.name[s])},
+                          {"device", m.processes.device_id[m.ProcessOfThread(m.ThreadOfSlice(s))]},
+                          {"stream", Arg(m, args, "stream").value_or(0)},
+                          {"start_ns", m.slices.ts[s]},
+                          {"dur_ns", m.slices.dur(s)},
+                          {"correlation", Arg(m, args, "correlation").value_or(0)}};
+    if (category == "kernel") {
+      auto external = Arg(m, args, "External id");
+      row["external_id"] = external ? nlohmann::json(*external) : nlohmann::json(nullptr);
+      row["operator_found"] = external.has_value() && operator_ids.contains(*external);
+      row["graph_node"] = Arg(m, args, "graph node id").value_or(0);
+      kernels.push_back(row);
+    } else {
+      row["bytes"] = Arg(m, args, "bytes").value_or(0);
+      copies.push_back(row);
+    }
+  }
+  nlohmann::json steps = nlohmann::json::array();
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    steps.push_back(
+        {{"step", m.steps.step[i]}, {"start_ns", m.steps.ts[i]}, {"end_ns", m.steps.end[i]}});
+  }
+  size_t ac2g = 0;
+  for (size_t f = 0; f < m.flows.size(); ++f) ac2g += m.Str(m.flows.category[f]) == "ac2g";
+  nlohmann::json problems = nlohmann::json::array();
+  for (const auto& file : m.files) {
+    if (!file.error.empty()) problems.push_back(file.path + ": " + file.error);
+    if (!file.report.clean()) problems.push_back(file.path + ": " + file.report.Summary());
+  }
+  return {{"kernels", kernels},
+          {"copies", copies},
+          {"runtime_calls", runtime_calls},
+          {"driver_calls", driver_calls},
+          {"ac2g_flows", ac2g},
+          {"steps", steps},
+          {"cpu_ops_with_external_id", operator_ids.size()},
+          {"dropped_records", m.drops.total()},
+          {"problems", problems}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string input, csv_dir;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--csv-dir" && i + 1 < argc) {
+      csv_dir = argv[++i];
+    } else if (input.empty() && !arg.starts_with("--")) {
+      input = arg;
+    } else {
+      std::fprintf(stderr, "usage: %s <PROF_dir or parent> [--csv-dir DIR]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (input.empty()) {
+    std::fprintf(stderr, "usage: %s <PROF_dir or parent> [--csv-dir DIR]\n", argv[0]);
+    return 2;
+  }
+  std::string error;
+  const std::vector<std::string> dirs = aiprof::model::FindProfDirs(input, &error);
+  if (dirs.empty()) {
+    std::fprintf(stderr, "aiprof_cuda_report: %s\n", error.c_str());
+    return 1;
+  }
+  std::vector<std::string> files;
+  for (const std::string& dir : dirs) {
+    for (std::string& file : aiprof::model::ListRawFiles(dir)) files.push_back(std::move(file));
+  }
+  const Model model = aiprof::model::ParseFiles(files);
+  if (!csv_dir.empty()) {
+    std::vector<std::string> written, errors;
+    aiprof::exporter::SummaryTarget target{csv_dir, "report", aiprof::exporter::SummaryFormat::kCsv,
+                                           &written, &errors};
+    aiprof::exporting::WriteCudaSummaries(model, target);
+    for (const std::string& problem : errors) {
+      std::fprintf(stderr, "aiprof_cuda_report: %s\n", problem.c_str());
+    }
+    if (!errors.empty()) return 1;
+  }
+  std::printf("%s\n", Report(model).dump(1).c_str());
+  return 0;
+}

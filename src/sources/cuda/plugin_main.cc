@@ -1,0 +1,235 @@
+// libaiprof_cuda.so: the CUDA source as a plugin. Loaded by the CUDA driver through
+// CUDA_INJECTION64_PATH (InitializeInjection, at cuInit) in launch mode, or by dlopen when
+// a process links or loads it; either way it attaches once. It reaches the runtime
+// (libaiprof.so, already in the process) through dlsym so that loading it without the
+// runtime does nothing rather than fail, and reaches CUPTI and NVML through dlopen.
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "aiprof/cuda_correlation.h"
+#include "aiprof/plugin.h"
+#include "format/records_cuda.h"
+#include "sources/cuda/cuda_collector.h"
+#include "sources/cuda/cupti_api.h"
+#include "sources/cuda/metric_catalog.h"
+#include "sources/cuda/nvml_sampler.h"
+
+namespace aiprof::cuda {
+namespace {
+
+void Log(const std::string& message) {
+  std::fprintf(stderr, "aiprof: cuda: %s\n", message.c_str());
+}
+
+struct RuntimeEntryPoints {
+  PluginHost host{};
+  int (*register_source)(const aiprof_source*) = nullptr;
+  const char* (*options_json)() = nullptr;
+  void (*add_metadata)(const char*, const char*) = nullptr;
+};
+
+template <typename Function>
+bool Find(const char* symbol, Function* out) {
+  *out = reinterpret_cast<Function>(dlsym(RTLD_DEFAULT, symbol));
+  return *out != nullptr;
+}
+
+bool FindRuntime(RuntimeEntryPoints* runtime) {
+  return Find("aiprof_now", &runtime->host.now) && Find("aiprof_intern", &runtime->host.intern) &&
+         Find("aiprof_emit", &runtime->host.emit) &&
+         Find("aiprof_emit_for_thread", &runtime->host.emit_for_thread) &&
+         Find("aiprof_register_source", &runtime->register_source) &&
+         Find("aiprof_options_json", &runtime->options_json) &&
+         Find("aiprof_add_metadata", &runtime->add_metadata);
+}
+
+struct WindowOptions {
+  bool activity = true;
+  ActivitySelection selection;
+  double device_sys_freq_hz = 0;
+  bool ai_core = false;
+  std::string aic_metrics;
+  bool l2 = false;
+};
+
+WindowOptions ParseOptions(const char* json_text) {
+  WindowOptions options;
+  const nlohmann::json json = nlohmann::json::parse(json_text ? json_text : "{}", nullptr, false);
+  if (!json.is_object()) return options;
+  auto get_bool = [&](const char* key, bool fallback) {
+    auto it = json.find(key);
+    return it != json.end() && it->is_boolean() ? it->get<bool>() : fallback;
+  };
+  auto it = json.find("task_time");
+  if (it != json.end() && it->is_string() && it->get<std::string>() == "off") {
+    options.activity = false;
+  }
+  options.selection.driver_api = get_bool("runtime_api", true);
+  options.selection.memory = get_bool("profile_memory", false);
+  it = json.find("device_sys_freq_hz");
+  if (it != json.end() && it->is_number()) options.device_sys_freq_hz = it->get<double>();
+  options.ai_core = get_bool("ai_core", false);
+  options.l2 = get_bool("l2", false);
+  it = json.find("aic_metrics");
+  if (it != json.end() && it->is_string()) options.aic_metrics = it->get<std::string>();
+  return options;
+}
+
+class CudaSource {
+ public:
+  static CudaSource& Get() {
+    static CudaSource* source = new CudaSource();  // never destroyed: CUPTI may call late
+    return *source;
+  }
+
+  bool Attach() {
+    std::call_once(attach_once_, [this] { attached_ = AttachOnce(); });
+    return attached_;
+  }
+
+  CudaCollector* collector() { return attached_ ? collector_.get() : nullptr; }
+
+ private:
+  bool AttachOnce() {
+    if (!FindRuntime(&runtime_)) {
+      Log("libaiprof.so is not loaded in this process; the CUDA source stays off");
+      return false;
+    }
+    std::string error;
+    if (!LoadCuptiApi(&cupti_, &error)) {
+      Log(error + "; kernels, copies and CUDA API calls are not recorded");
+      return false;
+    }
+    collector_ = std::make_unique<CudaCollector>(cupti_, runtime_.host, CollectorOptions{});
+    if (!collector_->Attach(&error)) {
+      Log(error);
+      return false;
+    }
+    const nlohmann::json metadata = {
+        {"cupti_api_version", CUPTI_API_VERSION},
+        {"timestamps_on_process_clock", collector_->stats().clock_is_process_clock},
+        {"activity_buffer_bytes", BufferPool::kDefaultBufferBytes},
+        {"activity_buffer_limit", CollectorOptions{}.max_buffers}};
+    runtime_.add_metadata("cuda", metadata.dump().c_str());
+    source_ = aiprof_source{
+        AIPROF_PLUGIN_ABI_VERSION, "cuda", OnStart, OnStop, OnFlush, OnForkChild, this};
+    if (runtime_.register_source(&source_) != 0) {
+      Log("the runtime refused the CUDA source registration");
+      return false;
+    }
+    return true;
+  }
+
+  static void OnStart(void* user) { static_cast<CudaSource*>(user)->Start(); }
+  static void OnStop(void* user) { static_cast<CudaSource*>(user)->Stop(); }
+  static void OnFlush(void* user) {
+    auto* self = static_cast<CudaSource*>(user);
+    if (!self->forked_child_) self->collector_->Flush();
+  }
+  // CUPTI does not follow fork: the child keeps no usable CUPTI state, so its window
+  // records no CUDA activity (the child's own cuInit, if any, injects afresh).
+  static void OnForkChild(void* user) { static_cast<CudaSource*>(user)->forked_child_ = true; }
+
+  void Start() {
+    if (forked_child_) return;
+    const WindowOptions options = ParseOptions(runtime_.options_json());
+    if (options.activity) {
+      std::string error, warnings;
+      if (!collector_->Start(options.selection, &error, &warnings)) Log(error);
+      if (!warnings.empty()) Log(warnings);
+    }
+    if (options.device_sys_freq_hz > 0) StartNvml(options.device_sys_freq_hz);
+    if (options.ai_core || options.l2) ReportMetrics(options);
+  }
+
+  void Stop() {
+    if (forked_child_) return;
+    if (sampler_) sampler_->Stop();
+    collector_->Stop();
+  }
+
+  void StartNvml(double frequency_hz) {
+    if (!sampler_) {
+      NvmlApi nvml{};
+      std::string error;
+      if (!LoadNvmlApi(&nvml, &error)) {
+        Log(error);
+        return;
+      }
+      auto sampler = std::make_unique<NvmlSampler>(nvml, runtime_.host);
+      if (!sampler->Open(&error)) {
+        Log(error + "; GPU counters are off");
+        return;
+      }
+      sampler_ = std::move(sampler);
+    }
+    sampler_->Start(frequency_hz);
+  }
+
+  // Per-kernel hardware counters need the CUPTI range profiler, which this version does
+  // not drive (see docs/cuda.md "Metrics"). Say so in the data and on stderr instead of
+  // exporting empty columns silently.
+  void ReportMetrics(const WindowOptions& options) {
+    std::string message;
+    const MetricGroup* group = options.aic_metrics.empty() ? FindMetricGroup("PipeUtilization")
+                                                           : FindMetricGroup(options.aic_metrics);
+    if (group == nullptr) {
+      message =
+          "unknown aic_metrics '" + options.aic_metrics + "' (valid: " + MetricGroupNames() + ")";
+    } else {
+      message = std::string("per-kernel counters for ") + group->msprof_name +
+                (options.l2 ? " and L2Cache" : "") +
+                " are not collected: this build has no CUPTI range profiler path; metric "
+                "columns are exported as N/A (docs/cuda.md, Metrics)";
+    }
+    Log(message);
+    format::RecordHeader record{};
+    record.ts = runtime_.host.now();
+    record.kind = static_cast<uint8_t>(format::CudaRecordKind::kMetricsStatus);
+    record.aux = static_cast<uint16_t>(format::CudaMetricsStatus::kUnavailable);
+    record.arg = runtime_.host.intern(message.data(), message.size());
+    runtime_.host.emit(&record, 1);
+  }
+
+  std::once_flag attach_once_;
+  bool attached_ = false;
+  bool forked_child_ = false;
+  RuntimeEntryPoints runtime_;
+  CuptiApi cupti_{};
+  std::unique_ptr<CudaCollector> collector_;
+  std::unique_ptr<NvmlSampler> sampler_;
+  aiprof_source source_{};
+};
+
+__attribute__((constructor)) void AttachWhenLoaded() {
+  CudaSource::Get().Attach();
+}
+
+}  // namespace
+}  // namespace aiprof::cuda
+
+extern "C" {
+
+// Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this library.
+__attribute__((visibility("default"))) int InitializeInjection(void) {
+  return aiprof::cuda::CudaSource::Get().Attach() ? 1 : 0;
+}
+
+__attribute__((visibility("default"))) int aiprof_cuda_push_external_id(uint32_t kind,
+                                                                        uint64_t id) {
+  aiprof::cuda::CudaCollector* collector = aiprof::cuda::CudaSource::Get().collector();
+  return collector != nullptr && collector->PushExternal(kind, id) ? 1 : 0;
+}
+
+__attribute__((visibility("default"))) int aiprof_cuda_pop_external_id(uint32_t kind) {
+  aiprof::cuda::CudaCollector* collector = aiprof::cuda::CudaSource::Get().collector();
+  return collector != nullptr && collector->PopExternal(kind) ? 1 : 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,210 @@
+// End to end without a GPU: the CUDA collector driven by the real runtime (libaiprof.so,
+// through plugin.h and a registered source, as libaiprof_cuda.so does), fed by the CUPTI
+// test double replaying the recorded H100 session; the raw data is then parsed into the
+// model with the CUDA importer and checked against what the session launched.
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "aiprof/aiprof.h"
+#include "aiprof/plugin.h"
+#include "cuda/cupti_test_double.h"
+#include "cuda/recorded_session.h"
+#include "export/cuda/cuda_summaries.h"
+#include "format/records_cuda.h"
+#include "model/parser.h"
+#include "sources/cuda/cuda_collector.h"
+
+namespace aiprof::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+using model::Model;
+
+PluginHost RuntimeHost() {
+  return PluginHost{aiprof_now, aiprof_intern, aiprof_emit, aiprof_emit_for_thread};
+}
+
+std::optional<uint64_t> UIntArg(const Model& m, uint32_t set, std::string_view key) {
+  for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
+    if (m.Str(m.args.key[i]) == key) return m.args.value[i];
+  }
+  return std::nullopt;
+}
+
+std::string TextArg(const Model& m, uint32_t set, std::string_view key) {
+  auto value = UIntArg(m, set, key);
+  return value ? std::string(m.Str(static_cast<model::StringId>(*value))) : "";
+}
+
+double DoubleArg(const Model& m, uint32_t set, std::string_view key) {
+  auto value = UIntArg(m, set, key);
+  return value ? std::bit_cast<double>(*value) : -1;
+}
+
+class CudaEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    output_ = fs::temp_directory_path() / ("aiprof_cuda_e2e_" + std::to_string(getpid()));
+    fs::remove_all(output_);
+    ASSERT_EQ(aiprofInit(output_.c_str()), 0) << aiprofLastError();
+  }
+  void TearDown() override {
+    aiprofFinalize();
+    fs::remove_all(output_);
+  }
+
+  // Runs one window with the session recorded inside an operator; returns the PROF dir.
+  std::string Collect(CudaCollector& collector, testing::CuptiTestDouble& cupti) {
+    static CudaCollector* active = nullptr;
+    active = &collector;
+    static const aiprof_source source{AIPROF_PLUGIN_ABI_VERSION,
+                                      "cuda-test",
+                                      [](void*) {
+                                        std::string error, warnings;
+                                        active->Start(ActivitySelection{.memory = true}, &error,
+                                                      &warnings);
+                                      },
+                                      [](void*) { active->Stop(); },
+                                      [](void*) { active->Flush(); },
+                                      nullptr,
+                                      nullptr};
+    std::string error;
+    EXPECT_TRUE(collector.Attach(&error)) << error;
+    EXPECT_EQ(aiprof_register_source(&source), 0);
+    aiprofConfig* config = aiprofCreateConfig(nullptr, 0, AIPROF_TYPE_DEFAULT);
+    EXPECT_EQ(aiprofStart(config), 0) << aiprofLastError();
+    EXPECT_TRUE(collector.collecting()) << "the runtime started the registered source";
+    EXPECT_TRUE(collector.PushExternal(format::kCudaExternalOperator, 4242));
+    session_ = testing::RecordWorkloadSession(cupti, static_cast<uint32_t>(syscall(SYS_gettid)));
+    EXPECT_TRUE(collector.PopExternal(format::kCudaExternalOperator));
+    const std::string dir = aiprofCurrentDir();
+    EXPECT_EQ(aiprofStop(config), 0) << aiprofLastError();
+    aiprofDestroyConfig(config);
+    return dir;
+  }
+
+  fs::path output_;
+  testing::RecordedSession session_;
+};
+
+TEST_F(CudaEndToEnd, SessionArrivesInTheModelOnGpuLanesWithFlowsAndOperators) {
+  testing::CuptiTestDouble cupti;
+  CudaCollector collector(cupti.api(), RuntimeHost(), {});
+  const std::string dir = Collect(collector, cupti);
+  ASSERT_FALSE(dir.empty());
+  const Model m = model::ParseProfDir(dir);
+  for (const auto& file : m.files) EXPECT_TRUE(file.report.clean()) << file.report.Summary();
+
+  // One GPU process with a thread per stream.
+  uint32_t gpu = model::kNoRow;
+  for (uint32_t p = 0; p < m.processes.size(); ++p) {
+    if (m.processes.device_id[p] == 0) gpu = p;
+  }
+  ASSERT_NE(gpu, model::kNoRow);
+  EXPECT_EQ(m.Str(m.processes.name[gpu]), "GPU 0 (NVIDIA H100 80GB HBM3)");
+  EXPECT_EQ(m.Str(m.processes.label[gpu]), "GPU 0");
+  std::map<uint32_t, std::string> streams;
+  for (uint32_t t = 0; t < m.threads.size(); ++t) {
+    if (m.threads.process[t] == gpu) streams[m.threads.tid[t]] = m.Str(m.threads.name[t]);
+  }
+  EXPECT_EQ(streams[testing::kSessionStreamA], "stream 13");
+  EXPECT_EQ(streams[testing::kSessionStreamB], "stream 14");
+
+  int kernels = 0, copies = 0, runtime_calls = 0;
+  for (size_t s = 0; s < m.slices.size(); ++s) {
+    const std::string_view category = m.Str(m.slices.category[s]);
+    const uint32_t args = m.slices.args[s];
+    if (category == "kernel") {
+      ++kernels;
+      EXPECT_EQ(m.ProcessOfThread(m.ThreadOfSlice(s)), gpu);
+      EXPECT_EQ(UIntArg(m, args, "External id"), 4242u) << "attributed to the operator";
+      EXPECT_TRUE(UIntArg(m, args, "correlation").has_value());
+      if (m.Str(m.slices.name[s]) == "reduce(float const*, float*, int)") {
+        EXPECT_NEAR(static_cast<double>(m.slices.dur(s)), 60'000.0, 1'200.0);
+        EXPECT_EQ(TextArg(m, args, "grid"), "[1024, 1, 1]");
+        EXPECT_EQ(TextArg(m, args, "block"), "[512, 1, 1]");
+        EXPECT_EQ(UIntArg(m, args, "registers per thread"), 32u);
+        EXPECT_EQ(UIntArg(m, args, "shared memory"), 2048u);
+        EXPECT_DOUBLE_EQ(DoubleArg(m, args, "theoretical occupancy %"), 100.0);
+        // 1024 blocks over 132 SMs at 16 warps per block.
+        EXPECT_NEAR(DoubleArg(m, args, "warps per SM"), 1024.0 / 132 * 16, 1e-6);
+      }
+    } else if (category == "gpu_memcpy") {
+      ++copies;
+      EXPECT_EQ(UIntArg(m, args, "bytes"), testing::kSessionCopyBytes);
+      if (m.Str(m.slices.name[s]) == "Memcpy HtoD (Pageable -> Device)") {
+        // 4 MiB in 350 µs.
+        EXPECT_NEAR(DoubleArg(m, args, "memory bandwidth (GB/s)"), 4194304.0 / 350'000, 0.25);
+      }
+    } else if (category == "cuda_runtime") {
+      ++runtime_calls;
+      EXPECT_NE(m.ProcessOfThread(m.ThreadOfSlice(s)), gpu);
+    }
+  }
+  EXPECT_EQ(kernels, session_.kernels);
+  EXPECT_EQ(copies, session_.memcpys);
+  EXPECT_EQ(runtime_calls, session_.runtime_calls);
+
+  // Every device activity has its ac2g flow from the runtime call; the graph launch has two.
+  size_t ac2g = 0;
+  for (size_t f = 0; f < m.flows.size(); ++f) {
+    if (m.Str(m.flows.category[f]) != "ac2g") continue;
+    ++ac2g;
+    EXPECT_EQ(m.Str(m.slices.category[m.flows.from_slice[f]]), "cuda_runtime");
+  }
+  EXPECT_EQ(ac2g, static_cast<size_t>(session_.kernels + session_.memcpys + session_.memsets +
+                                      session_.syncs));
+}
+
+size_t Lines(const std::string& text) {
+  return std::count(text.begin(), text.end(), '\n');
+}
+
+TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
+  testing::CuptiTestDouble cupti;
+  CudaCollector collector(cupti.api(), RuntimeHost(), {});
+  const Model m = model::ParseProfDir(Collect(collector, cupti));
+
+  const std::string op_summary = exporting::CudaKernelDetailsCsv(m);
+  EXPECT_TRUE(op_summary.starts_with("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type"));
+  EXPECT_EQ(Lines(op_summary), 1u + session_.kernels);
+  EXPECT_NE(op_summary.find(",\"reduce(float const*, float*, int)\",N/A,N/A,KERNEL,"),
+            std::string::npos)
+      << op_summary;
+  EXPECT_NE(op_summary.find(",\"[1024, 1, 1]\",\"[512, 1, 1]\",32,2048,100.00,"), std::string::npos)
+      << op_summary;
+
+  const std::string task_time = exporting::CudaTaskTimeCsv(m);
+  EXPECT_EQ(Lines(task_time), 1u + session_.kernels + session_.memcpys + session_.memsets);
+
+  const std::string copies = exporting::CudaMemcpyCsv(m);
+  EXPECT_EQ(Lines(copies), 1u + session_.memcpys);
+  EXPECT_NE(copies.find(",HtoD,Pageable,Device,4194304,"), std::string::npos) << copies;
+  EXPECT_NE(copies.find(",DtoH,Device,Pinned,4194304,"), std::string::npos) << copies;
+
+  // Three 4 MiB allocations: 4096, 8192, 12288 KB allocated by the app.
+  const std::string memory = exporting::CudaDeviceMemoryCsv(m);
+  EXPECT_EQ(Lines(memory), 1u + session_.allocations);
+  EXPECT_NE(memory.find("0,app,0.000,12288.000,12288.000,"), std::string::npos) << memory;
+
+  // The export job's hook writes the four files.
+  std::vector<std::string> written, errors;
+  const exporter::SummaryTarget target{output_.string(), "test", exporter::SummaryFormat::kCsv,
+                                       &written, &errors};
+  exporting::WriteCudaSummaries(m, target);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(written.size(), 4u);
+  for (const std::string& path : written) EXPECT_TRUE(fs::exists(path)) << path;
+  EXPECT_TRUE(written[0].ends_with("kernel_details_test.csv"));
+}
+
+}  // namespace
+}  // namespace aiprof::cuda
