@@ -124,3 +124,23 @@ inline const char* TorchKindName(uint8_t kind) {
 }
 
 }  // namespace aiprof::format
+
+namespace aiprof::format {
+
+// c10::ScalarType as PyTorch's profiler prints it (caffe2::TypeMeta::name()).
+inline const char* TorchScalarTypeName(uint8_t scalar_type) {
+  static constexpr const char* kNames[] = {
+      "unsigned char", "signed char", "short int", "int", "long int", "c10::Half", "float",
+      "double", "c10::complex<c10::Half>", "c10::complex<float>", "c10::complex<double>",
+      "bool", "c10::qint8", "c10::quint8", "c10::qint32", "c10::BFloat16", "c10::quint4x2",
+      "c10::quint2x4"};
+  return scalar_type < sizeof(kNames) / sizeof(kNames[0]) ? kNames[scalar_type] : "unknown";
+}
+
+// Bytes per element of a c10::ScalarType (0 for unknown), for memory estimates.
+inline uint32_t TorchScalarTypeBytes(uint8_t scalar_type) {
+  static constexpr uint8_t kBytes[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1};
+  return scalar_type < sizeof(kBytes) ? kBytes[scalar_type] : 0;
+}
+
+}  // namespace aiprof::format
