@@ -123,7 +123,7 @@ void EmitMemory(TorchKind kind, void* address, int64_t bytes, int64_t total_allo
 }
 
 // c10 allocators report to the innermost PROFILER_STATE debug info of the allocating
-// thread. One reporter is installed per thread (below) and answers "enabled" only while
+// thread. The reporter answers "enabled" only while
 // a window with profile_memory is open.
 class MemoryReporter final : public c10::MemoryReportingInfoBase {
  public:
@@ -141,16 +141,29 @@ class MemoryReporter final : public c10::MemoryReportingInfoBase {
   }
 };
 
-// Installed lazily at the first operator a thread runs in a memory window: allocations
-// happen inside operators, and installing costs one allocation per thread. A thread that
-// already has a profiler state (torch.profiler running) keeps it.
-void EnsureMemoryReporterOnThisThread() {
-  thread_local bool installed = false;
-  if (installed) return;
-  installed = true;
+// The reporter is pushed on the thread that opens the window (the Python thread calling
+// start(), or the thread importing torch in launch mode) and popped when the window
+// closes on that thread. PyTorch's ThreadLocalState carries it into autograd and
+// at::launch worker threads for the work they do on that thread's behalf. It is not pushed
+// on other threads: torch.profiler reads PROFILER_STATE as its own state object, so a
+// reporter left behind on a thread would break a later torch.profiler session there. A
+// thread that already has a profiler state (torch.profiler running) keeps it.
+thread_local MemoryReporter* t_pushed_reporter = nullptr;
+
+void PushMemoryReporterOnThisThread() {
+  if (t_pushed_reporter != nullptr) return;
   if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) != nullptr) return;
-  c10::ThreadLocalDebugInfo::_push(c10::DebugInfoKind::PROFILER_STATE,
-                                   std::make_shared<MemoryReporter>());
+  auto reporter = std::make_shared<MemoryReporter>();
+  t_pushed_reporter = reporter.get();
+  c10::ThreadLocalDebugInfo::_push(c10::DebugInfoKind::PROFILER_STATE, std::move(reporter));
+}
+
+void PopMemoryReporterOnThisThread() {
+  if (t_pushed_reporter == nullptr) return;
+  if (c10::ThreadLocalDebugInfo::get(c10::DebugInfoKind::PROFILER_STATE) == t_pushed_reporter) {
+    c10::ThreadLocalDebugInfo::_pop(c10::DebugInfoKind::PROFILER_STATE);
+  }
+  t_pushed_reporter = nullptr;
 }
 
 // ---- operators -----------------------------------------------------------------------
@@ -225,7 +238,6 @@ uint32_t PackInputs(const at::RecordFunction& fn, uint64_t* out, bool* truncated
 
 std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
   if (aiprof_collecting == 0) return nullptr;
-  if (g_memory_enabled.load(std::memory_order_relaxed)) EnsureMemoryReporterOnThisThread();
   OpRecord record;
   uint16_t aux = static_cast<uint16_t>(fn.scope());
   if (fn.isAsync()) aux |= format::kTorchOpAsync;
@@ -261,6 +273,7 @@ void OnStart(void*) {
   const Settings settings = ReadSettings();
   std::lock_guard<std::mutex> lock(g_window_mutex);
   g_memory_enabled.store(settings.profile_memory, std::memory_order_relaxed);
+  if (settings.profile_memory) PushMemoryReporterOnThisThread();
   if (!settings.operators || g_callback != 0) return;
   g_callback = at::addGlobalCallback(at::RecordFunctionCallback(OnOpEnter, OnOpExit)
                                          .needsInputs(settings.record_shapes)
@@ -270,6 +283,7 @@ void OnStart(void*) {
 void OnStop(void*) {
   std::lock_guard<std::mutex> lock(g_window_mutex);
   g_memory_enabled.store(false, std::memory_order_relaxed);
+  PopMemoryReporterOnThisThread();
   if (g_callback == 0) return;
   at::removeCallback(g_callback);
   g_callback = 0;
