@@ -256,7 +256,8 @@ class TraceData:
 
     def folded_stacks(self, metric="self_cpu_time_total"):
         """FlameGraph folded lines: root frame first, ';' between frames, then the value
-        in us. The operator itself is the leaf frame."""
+        in us, as torch.profiler writes them (Python frames with with_stack, else the
+        enclosing operators), with the operator itself as the leaf frame."""
         if metric not in ("self_cpu_time_total", "self_cuda_time_total", "self_device_time_total"):
             raise ValueError("metric must be self_cpu_time_total or self_cuda_time_total")
         if metric != "self_cpu_time_total":
@@ -267,13 +268,15 @@ class TraceData:
             value = int(event.self_ns / 1000)
             if value <= 0:
                 continue
-            frames = [frame.translate(table) for frame in reversed(event.stack)]
-            chain = []
-            parent = event.parent
-            while parent is not None:
-                chain.append(parent.name.translate(table))
-                parent = parent.parent
-            frames.extend(reversed(chain))
+            if event.stack:
+                frames = [frame.translate(table) for frame in reversed(event.stack)]
+            else:  # without with_stack the enclosing operators are the frames
+                frames = []
+                parent = event.parent
+                while parent is not None:
+                    frames.append(parent.name.translate(table))
+                    parent = parent.parent
+                frames.reverse()
             frames.append(event.name.translate(table))
             lines.append("%s %d" % (";".join(frames), value))
         return lines
