@@ -47,6 +47,8 @@ inline constexpr uint8_t kCommKindFirst = 128, kCommKindLast = 143;  // records_
 enum class RecordKind : uint8_t {
   kInvalid = 0,
   // arg: thread name string id. Describes the thread of the chunk it appears in.
+  // aux: 0 = set by the program (NVTX nvtxNameOsThreadA, API), 1 = the kernel's name
+  // (/proc comm, sampled by the writer); a program-set name wins.
   kThreadName = 1,
   // arg: message string id, aux: domain id (0 = default domain).
   // ext: 0 words, or 1 word MarkerAttributes.
@@ -74,6 +76,10 @@ enum class RecordKind : uint8_t {
   kDomainName = 12,
   // aux: 1 = collection started, 0 = stopped. arg: window index (dynamic mode).
   kCollection = 13,
+  // Attributes the record that immediately follows (in the same chunk) to thread `arg`
+  // instead of the chunk's thread (aiprof_emit_for_thread: e.g. CUPTI records written on a
+  // CUPTI thread). ts: copy of the next record's ts. Applies to exactly one record.
+  kForeignThread = 14,
 };
 
 enum MarkerPayloadType : uint8_t {
@@ -150,6 +156,7 @@ inline const char* CoreKindName(uint8_t kind) {
     case RecordKind::kDrops: return "drops";
     case RecordKind::kDomainName: return "domain_name";
     case RecordKind::kCollection: return "collection";
+    case RecordKind::kForeignThread: return "foreign_thread";
     default: return nullptr;
   }
 }

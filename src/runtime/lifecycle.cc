@@ -1,0 +1,112 @@
+#include "runtime/lifecycle.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "runtime/clock.h"
+#include "runtime/options.h"
+#include "runtime/session.h"
+
+namespace aiprof::runtime {
+
+namespace {
+
+constexpr int kSignalFlushTimeoutMs = 2000;
+constexpr int kHandledSignals[] = {SIGTERM, SIGINT};
+
+struct sigaction g_previous[NSIG];
+std::once_flag g_signals_once;
+std::once_flag g_hooks_once;
+
+void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
+  int saved_errno = errno;
+  const struct sigaction& previous = g_previous[signo];
+  bool previous_is_function = (previous.sa_flags & SA_SIGINFO)
+                                  ? previous.sa_sigaction != nullptr
+                                  : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
+  if (previous_is_function) {
+    // The program handles the signal itself (and may keep running): flush, then hand over.
+    RequestFlushFromSignal(kSignalFlushTimeoutMs);
+    errno = saved_errno;
+    if (previous.sa_flags & SA_SIGINFO) {
+      previous.sa_sigaction(signo, info, context);
+    } else {
+      previous.sa_handler(signo);
+    }
+    return;
+  }
+  if (previous.sa_handler == SIG_IGN) return;
+  // Default action is to terminate: close the window, then die by the same signal.
+  RequestStopFromSignal(signo, kSignalFlushTimeoutMs);
+  signal(signo, SIG_DFL);
+  errno = saved_errno;
+  raise(signo);
+}
+
+void OnExit() { ShutdownForExit("exit", kExitStatusUnknown); }
+
+void StartFromEnvironment() {
+  const char* text = std::getenv("AIPROF_OPTIONS");
+  if (text == nullptr || *text == '\0') return;
+  Options options;
+  std::string error;
+  if (!ParseOptions(text, &options, &error)) {
+    std::fprintf(stderr, "aiprof: %s; profiling disabled\n", error.c_str());
+    return;
+  }
+  InstallProcessHooks();
+  if (options.mode == "dynamic") return;  // the control channel starts windows
+  bool started = options.delay_s > 0 ? ScheduleWindow(options, &error)
+                                      : StartWindow(options, &error);
+  if (!started) std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());
+}
+
+// Current NVTX headers no longer look for an already-loaded (preloaded) tool, only for
+// NVTX_INJECTION64_PATH, so point it at this library unless the user chose another tool.
+// Runs in the constructor, before the program's threads exist.
+void OfferNvtxInjection() {
+  if (std::getenv("NVTX_INJECTION64_PATH") != nullptr) return;
+  Dl_info self;
+  if (dladdr(reinterpret_cast<void*>(&OfferNvtxInjection), &self) == 0 ||
+      self.dli_fname == nullptr || self.dli_fname[0] != '/') {
+    return;
+  }
+  setenv("NVTX_INJECTION64_PATH", self.dli_fname, 0);
+}
+
+__attribute__((constructor)) void OnLoad() {
+  SelectClock();
+  OfferNvtxInjection();
+  StartFromEnvironment();
+}
+
+}  // namespace
+
+void InstallSignalHandlers() {
+  std::call_once(g_signals_once, [] {
+    for (int signo : kHandledSignals) {
+      struct sigaction action;
+      std::memset(&action, 0, sizeof action);
+      action.sa_sigaction = OnTerminationSignal;
+      action.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigemptyset(&action.sa_mask);
+      sigaction(signo, &action, &g_previous[signo]);
+    }
+  });
+}
+
+void InstallProcessHooks() {
+  std::call_once(g_hooks_once, [] {
+    pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
+    std::atexit(OnExit);
+  });
+}
+
+}  // namespace aiprof::runtime

@@ -1,0 +1,12 @@
+// Process lifecycle: start from AIPROF_OPTIONS at load, fork handlers, flush at exit and on
+// SIGTERM/SIGINT.
+#pragma once
+
+namespace aiprof::runtime {
+
+// Installs the SIGTERM/SIGINT handlers once (they chain to whatever was installed before).
+void InstallSignalHandlers();
+// Registers the fork and exit handlers once.
+void InstallProcessHooks();
+
+}  // namespace aiprof::runtime

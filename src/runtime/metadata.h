@@ -1,0 +1,25 @@
+// What a window's info.json and Metadata chunks say about the process, and the PROF_*
+// directory naming of msprof.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace aiprof::runtime {
+
+// pid, ppid, hostname, cmdline, cpu_model, rank/local_rank/world_size, environment.
+nlohmann::json ProcessMetadata();
+
+// Creates <output>/PROF_{seq:06}_{YYYYMMDDhhmmssmmm}_{16 alnum}. seq < 0: one more than
+// the largest sequence number already in `output`. Retries on a name collision.
+bool CreateProfDir(const std::string& output, int64_t seq, std::string* dir, std::string* error);
+
+// mkdir -p.
+bool MakeDirectories(const std::string& path, std::string* error);
+
+// Writes `path` through a temporary file and rename, so readers never see half a file.
+bool WriteFileAtomically(const std::string& path, const std::string& content, std::string* error);
+
+}  // namespace aiprof::runtime

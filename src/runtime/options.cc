@@ -1,0 +1,82 @@
+#include "runtime/options.h"
+
+#include <nlohmann/json.hpp>
+
+namespace aiprof::runtime {
+
+namespace {
+
+using nlohmann::json;
+
+// Applies every known key of `object` to the typed fields. Throws json exceptions on
+// type mismatches, which the callers turn into error text naming the key.
+void ApplyKnownKeys(const json& object, Options* options, std::string* current_key) {
+  auto get = [&](const char* key, auto* field) {
+    auto found = object.find(key);
+    if (found == object.end() || found->is_null()) return;
+    *current_key = key;
+    found->get_to(*field);
+  };
+  get("output", &options->output);
+  get("mode", &options->mode);
+  get("msproftx", &options->msproftx);
+  get("mstx_domain_include", &options->mstx_domain_include);
+  get("mstx_domain_exclude", &options->mstx_domain_exclude);
+  get("buffer_mb", &options->buffer_mb);
+  get("flush_interval_ms", &options->flush_interval_ms);
+  get("compress", &options->compress);
+  get("storage_limit_mb", &options->storage_limit_mb);
+  get("delay_s", &options->delay_s);
+  get("duration_s", &options->duration_s);
+  get("launch_realtime_ns", &options->launch_realtime_ns);
+  get("follow_children", &options->follow_children);
+  get("seq", &options->seq);
+  if (options->buffer_mb == 0) options->buffer_mb = 1;
+  if (options->flush_interval_ms == 0) options->flush_interval_ms = 1;
+  if (options->mode != "launch" && options->mode != "dynamic" && options->mode != "api") {
+    *current_key = "mode";
+    throw std::invalid_argument("must be \"launch\", \"dynamic\" or \"api\"");
+  }
+}
+
+bool Apply(json object, Options* options, std::string* error) {
+  std::string key;
+  Options updated = *options;
+  try {
+    ApplyKnownKeys(object, &updated, &key);
+  } catch (const std::exception& e) {
+    *error = "AIPROF option '" + key + "': " + e.what();
+    return false;
+  }
+  json merged = json::parse(options->json, nullptr, false);
+  if (!merged.is_object()) merged = json::object();
+  merged.update(object);
+  updated.json = merged.dump();
+  *options = std::move(updated);
+  return true;
+}
+
+}  // namespace
+
+bool ParseOptions(const std::string& json_text, Options* options, std::string* error) {
+  json object = json::parse(json_text, nullptr, false);
+  if (!object.is_object()) {
+    *error = "AIPROF_OPTIONS is not a JSON object: " + json_text.substr(0, 200);
+    return false;
+  }
+  return Apply(std::move(object), options, error);
+}
+
+bool SetOption(Options* options, const std::string& key, const std::string& json_value,
+               std::string* error) {
+  json value = json::parse(json_value, nullptr, false);
+  if (value.is_discarded()) {
+    *error = "option '" + key + "': value is not JSON text: " + json_value.substr(0, 200);
+    return false;
+  }
+  json object = json::object();
+  object[key] = std::move(value);
+  return Apply(std::move(object), options, error);
+}
+
+}  // namespace aiprof::runtime

@@ -1,0 +1,75 @@
+// Process-wide runtime state shared by the record path, the writer thread and the control
+// API. Lives in static storage and is never destroyed, so threads that still emit records
+// during process exit touch valid memory.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "runtime/block_pool.h"
+#include "runtime/string_table.h"
+#include "runtime/thread_state.h"
+
+extern "C" {
+extern volatile int aiprof_collecting;
+}
+
+namespace aiprof::runtime {
+
+// Nonzero while markers (mstx/NVTX) are collected: a window is open and `msproftx` is on.
+extern volatile int g_markers_active;
+
+struct Runtime {
+  BlockPool pool;
+  ThreadRegistry threads;
+  StringTable strings;
+  std::atomic<uint64_t> next_id{1};
+  // Wakes the writer thread: producers when blocks run low, signal handlers, control calls.
+  int wake_fd = -1;
+  std::atomic<bool> poke_pending{false};
+  // Set by the first successful InitStrings / InitBuffers; never reset.
+  std::atomic<bool> strings_ready{false};
+  std::atomic<bool> buffers_ready{false};
+};
+
+Runtime& GetRuntime();
+
+// Sets up the buffers (cap from the first window's options), string table and wake fd.
+// Idempotent; false (and a message on stderr) if memory cannot be reserved.
+bool InitBuffers(uint32_t buffer_mb);
+// The string table alone (registered strings and domains may come before any window).
+bool InitStrings();
+
+// Async-signal-safe: at most one write(2) per writer wake-up.
+void PokeWriter();
+
+inline uint64_t NextId() { return GetRuntime().next_id.fetch_add(1, std::memory_order_relaxed); }
+
+// Interns through the thread's pointer cache (content verified), else the shared table.
+uint32_t InternSlow(ThreadState* state, const char* text, size_t length, InternCacheEntry* entry);
+
+inline uint32_t InternCString(ThreadState* state, const char* text) {
+  if (text == nullptr) return 0;
+  InternCacheEntry* entry =
+      &state->intern_cache[(reinterpret_cast<uintptr_t>(text) >> 3) & (kInternCacheSize - 1)];
+  if (entry->pointer == text && std::strcmp(entry->interned, text) == 0) return entry->id;
+  return InternSlow(state, text, std::strlen(text), entry);
+}
+
+inline uint32_t InternBytes(ThreadState* state, const char* text, size_t length) {
+  if (text == nullptr || length == 0) return 0;
+  InternCacheEntry* entry =
+      &state->intern_cache[(reinterpret_cast<uintptr_t>(text) >> 3) & (kInternCacheSize - 1)];
+  if (entry->pointer == text && entry->length == length &&
+      std::memcmp(entry->interned, text, length) == 0) {
+    return entry->id;
+  }
+  return InternSlow(state, text, length, entry);
+}
+
+inline bool Collecting() {
+  return __atomic_load_n(&aiprof_collecting, __ATOMIC_RELAXED) != 0;
+}
+
+}  // namespace aiprof::runtime

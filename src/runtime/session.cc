@@ -1,0 +1,256 @@
+#include "runtime/session.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+
+#include "runtime/domains.h"
+#include "runtime/lifecycle.h"
+#include "runtime/metadata.h"
+#include "runtime/runtime.h"
+#include "runtime/session_state.h"
+#include "runtime/sources.h"
+
+namespace aiprof::runtime {
+
+namespace {
+
+alignas(SessionState) unsigned char g_session_storage[sizeof(SessionState)];
+std::once_flag g_session_once;
+
+uint64_t RealtimeNs() { return ReadClockNs(CLOCK_REALTIME); }
+
+void SetCollecting(bool on, bool markers) {
+  __atomic_store_n(&g_markers_active, on && markers ? 1 : 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&aiprof_collecting, on ? 1 : 0, __ATOMIC_RELEASE);
+}
+
+void WriteMetadataChunk(Window& window) {
+  if (window.file == nullptr) return;
+  std::string text = window.info.dump();
+  window.file->WriteChunk(format::ChunkType::kMetadata, 0, text.data(),
+                          static_cast<uint32_t>(text.size()));
+}
+
+void WriteInfoJson(const Window& window) {
+  std::string error;
+  if (!WriteFileAtomically(window.dir + "/info.json", window.info.dump(2) + "\n", &error)) {
+    std::fprintf(stderr, "aiprof: %s\n", error.c_str());
+  }
+}
+
+}  // namespace
+
+SessionState& Session() {
+  std::call_once(g_session_once, [] { new (g_session_storage) SessionState(); });
+  return *reinterpret_cast<SessionState*>(g_session_storage);
+}
+
+bool StartWindowLocked(SessionState& session, const Options& options, std::string* error) {
+  if (session.open) {
+    *error = "a collection window is already open (" + session.window.dir + ")";
+    return false;
+  }
+  if (!InitBuffers(options.buffer_mb)) {
+    *error = "cannot reserve buffer memory";
+    return false;
+  }
+  Window window;
+  window.options = options;
+  if (!CreateProfDir(options.output, options.seq, &window.dir, error)) return false;
+  window.data_path = window.dir + "/host/data/aiprof." + std::to_string(getpid()) + ".data";
+  format::ChunkWriterOptions file_options;
+  file_options.compress = options.compress;
+  window.file = format::ChunkWriter::Create(window.data_path, static_cast<uint32_t>(getpid()),
+                                            file_options, error);
+  if (window.file == nullptr) return false;
+
+  DiscardBufferedLocked();
+  window.first_sync = SampleClocks();
+  window.index = session.windows_started++;
+  ClockSource clock = CurrentClockSource();
+  window.info = ProcessMetadata();
+  window.info["format"] = "aiprof-raw";
+  window.info["prof_dir"] = window.dir;
+  window.info["data_files"] = {"host/data/aiprof." + std::to_string(getpid()) + ".data"};
+  window.info["clock"] = {{"source", ClockSourceName(clock)},
+                          {"tsc_hz_estimate", nullptr},
+                          {"start_ticks", window.first_sync.ticks},
+                          {"start_monotonic_raw_ns", window.first_sync.monotonic_raw_ns},
+                          {"start_realtime_ns", window.first_sync.realtime_ns}};
+  window.info["options"] = nlohmann::json::parse(options.json, nullptr, false);
+  window.info["start_realtime_ns"] = window.first_sync.realtime_ns;
+  window.info["end_realtime_ns"] = nullptr;
+  window.info["window_index"] = window.index;
+  window.info["exit_status"] = nullptr;
+  window.info["stop_reason"] = nullptr;
+  window.info["drops"] = {{"total", 0}, {"by_kind", nlohmann::json::object()}};
+  window.info["metadata"] = ExtraMetadata();
+  session.window = std::move(window);
+  session.open = true;
+  session.last_dir = session.window.dir;
+  SetOptionsJson(options.json);
+  WriteMetadataChunk(session.window);
+  WriteInfoJson(session.window);
+
+  ApplyDomainFilters(options.mstx_domain_include, options.mstx_domain_exclude);
+  session.stop_at_ns = 0;
+  if (options.duration_s > 0) {
+    uint64_t base = options.launch_realtime_ns != 0 ? options.launch_realtime_ns : RealtimeNs();
+    session.stop_at_ns = base + static_cast<uint64_t>((options.delay_s + options.duration_s) * 1e9);
+  }
+  session.next_flush_ns = 0;
+  InstallSignalHandlers();
+  InstallProcessHooks();
+  SetCollecting(true, options.msproftx);
+  FlushLocked(session, false);  // strings, domains, first ClockSync
+  RunSourcesStart();
+  if (!EnsureWriterThreadLocked(session)) {
+    *error = "cannot start the writer thread";
+    StopWindowLocked(session, "writer_thread_failed", kExitStatusUnknown);
+    return false;
+  }
+  return true;
+}
+
+void StopWindowLocked(SessionState& session, const char* reason, int exit_status) {
+  if (!session.open) return;
+  RunSourcesStop();
+  SetCollecting(false, false);
+  Window& window = session.window;
+  FlushLocked(session, true);
+  ClockSyncSample last = SampleClocks();
+  double ticks_per_second = EstimateTicksPerSecond(window.first_sync, last);
+  window.info["clock"]["tsc_hz_estimate"] =
+      ticks_per_second > 0 ? nlohmann::json(ticks_per_second) : nlohmann::json(nullptr);
+  window.info["end_realtime_ns"] = last.realtime_ns;
+  window.info["stop_reason"] = reason;
+  window.info["metadata"] = ExtraMetadata();
+  if (exit_status != kExitStatusUnknown) window.info["exit_status"] = exit_status;
+  WriteMetadataChunk(window);
+  window.file.reset();
+  WriteInfoJson(window);
+  session.open = false;
+  session.stop_at_ns = 0;
+}
+
+bool StartWindow(const Options& options, std::string* error) {
+  SessionState& session = Session();
+  std::lock_guard<std::mutex> lock(session.mutex);
+  session.start_scheduled = false;
+  return StartWindowLocked(session, options, error);
+}
+
+void StopWindow(const char* reason, int exit_status) {
+  SessionState& session = Session();
+  std::lock_guard<std::mutex> lock(session.mutex);
+  session.start_scheduled = false;
+  StopWindowLocked(session, reason, exit_status);
+}
+
+bool ScheduleWindow(const Options& options, std::string* error) {
+  SessionState& session = Session();
+  std::lock_guard<std::mutex> lock(session.mutex);
+  uint64_t base = options.launch_realtime_ns != 0 ? options.launch_realtime_ns : RealtimeNs();
+  uint64_t start_at = base + static_cast<uint64_t>(options.delay_s * 1e9);
+  if (start_at <= RealtimeNs()) return StartWindowLocked(session, options, error);
+  if (!InitBuffers(options.buffer_mb)) {
+    *error = "cannot reserve buffer memory";
+    return false;
+  }
+  session.scheduled_options = options;
+  session.start_at_ns = start_at;
+  session.start_scheduled = true;
+  InstallSignalHandlers();
+  InstallProcessHooks();
+  return EnsureWriterThreadLocked(session);
+}
+
+bool WindowOpen() {
+  SessionState& session = Session();
+  std::lock_guard<std::mutex> lock(session.mutex);
+  return session.open;
+}
+
+std::string CurrentDir() {
+  SessionState& session = Session();
+  std::lock_guard<std::mutex> lock(session.mutex);
+  return session.last_dir;
+}
+
+std::string CurrentOptionsJson() { return OptionsJson(); }
+
+void ShutdownForExit(const char* reason, int exit_status) {
+  SessionState& session = Session();
+  {
+    std::lock_guard<std::mutex> lock(session.mutex);
+    session.start_scheduled = false;
+    StopWindowLocked(session, reason, exit_status);
+  }
+  StopWriterThread(session);
+}
+
+bool RequestStopFromSignal(int signo, int timeout_ms) {
+  SessionState& session = Session();
+  if (!session.writer_running) return false;
+  uint64_t ticket = session.signal_requests.fetch_add(1) + 1;
+  session.signal_stop.store(signo);
+  PokeWriterNow();
+  for (int waited = 0; waited < timeout_ms; ++waited) {
+    if (session.signal_requests_done.load() >= ticket) return true;
+    timespec millisecond{0, 1000000};
+    nanosleep(&millisecond, nullptr);
+  }
+  return false;
+}
+
+bool RequestFlushFromSignal(int timeout_ms) {
+  SessionState& session = Session();
+  if (!session.writer_running) return false;
+  uint64_t ticket = session.signal_requests.fetch_add(1) + 1;
+  session.flush_requested.store(true);
+  PokeWriterNow();
+  for (int waited = 0; waited < timeout_ms; ++waited) {
+    if (session.signal_requests_done.load() >= ticket) return true;
+    timespec millisecond{0, 1000000};
+    nanosleep(&millisecond, nullptr);
+  }
+  return false;
+}
+
+void PrepareFork() { Session().mutex.lock(); }
+
+void ParentAfterFork() { Session().mutex.unlock(); }
+
+void ChildAfterFork() {
+  SessionState& session = Session();
+  Runtime& runtime = GetRuntime();
+  // Only this thread exists now: the writer thread and every other producer are gone.
+  session.writer_running = false;
+  session.writer_exit.store(false);
+  t_thread_state = nullptr;
+  if (runtime.buffers_ready.load(std::memory_order_acquire)) {
+    runtime.threads.ResetAfterFork();
+    runtime.pool.ResetAllFree();
+  }
+  runtime.poke_pending.store(false);
+  RunSourcesForkChild();
+  bool was_open = session.open;
+  Options options = session.window.options;
+  if (session.window.file != nullptr) session.window.file.reset();  // the parent's file
+  session.open = false;
+  session.start_scheduled = false;
+  SetCollecting(false, false);
+  session.windows_started = 0;
+  if (was_open && options.follow_children) {
+    std::string error;
+    if (!StartWindowLocked(session, options, &error)) {
+      std::fprintf(stderr, "aiprof: child %d: %s; profiling disabled in this process\n",
+                   getpid(), error.c_str());
+    }
+  }
+  session.mutex.unlock();
+}
+
+}  // namespace aiprof::runtime

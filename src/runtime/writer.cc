@@ -1,0 +1,371 @@
+// The writer thread: drains every thread's published records into the window's raw file
+// once per flush interval (sooner when blocks run low), with new strings first, then
+// ClockSync, domain names, drop counts and thread names; recycles drained blocks; runs the
+// delay/duration timers and the storage limit.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "format/records.h"
+#include "runtime/domains.h"
+#include "runtime/runtime.h"
+#include "runtime/session.h"
+#include "runtime/session_state.h"
+#include "runtime/sources.h"
+
+namespace aiprof::runtime {
+
+namespace {
+
+using format::ChunkType;
+using format::RecordKind;
+
+constexpr int kIdlePollMs = 200;
+constexpr uint16_t kThreadNameFromKernel = 1;
+
+struct DrainSpan {
+  ThreadState* state;
+  int32_t end_block;
+  uint32_t end_position;
+  bool exited;
+};
+
+uint64_t RealtimeNs() { return ReadClockNs(CLOCK_REALTIME); }
+
+void Fail(Window& window, const char* what) {
+  std::fprintf(stderr, "aiprof: writing %s failed (%s); profiling disabled\n",
+               window.data_path.c_str(), what);
+  window.file.reset();
+  __atomic_store_n(&g_markers_active, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&aiprof_collecting, 0, __ATOMIC_RELAXED);
+}
+
+bool WriteChunk(Window& window, ChunkType type, uint32_t tid, const void* data, uint32_t size) {
+  if (window.file == nullptr || size == 0) return window.file != nullptr;
+  if (window.file->WriteChunk(type, tid, data, size)) return true;
+  Fail(window, window.file->last_error().c_str());
+  return false;
+}
+
+// Reads the kernel's name of thread `tid` into `name` (at most 15 chars + NUL).
+bool ReadThreadName(uint32_t tid, char name[16]) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t length = read(fd, name, 15);
+  close(fd);
+  if (length <= 0) return false;
+  if (name[length - 1] == '\n') --length;
+  name[length] = '\0';
+  return true;
+}
+
+// Finds where each thread's published data ends now. Later records are left for the next
+// flush, so every string they use is emitted before them.
+std::vector<DrainSpan> SnapshotThreads(Runtime& runtime) {
+  std::vector<DrainSpan> spans;
+  uint32_t high = runtime.threads.high_water();
+  for (uint32_t index = 0; index < high; ++index) {
+    ThreadState* state = runtime.threads.Slot(index);
+    uint32_t status = state->status.load(std::memory_order_acquire);
+    if (status != kSlotActive && status != kSlotExited) continue;
+    bool exited = status == kSlotExited;
+    if (state->drain_block == kNoBlock) {
+      int32_t head = state->chain_head.load(std::memory_order_acquire);
+      if (head == kNoBlock) {
+        if (exited) spans.push_back({state, kNoBlock, 0, true});
+        continue;
+      }
+      state->drain_block = head;
+      state->drain_position = 0;
+    }
+    int32_t block = state->drain_block;
+    for (;;) {
+      int32_t next = runtime.pool.Meta(block).next.load(std::memory_order_acquire);
+      if (next == kNoBlock) break;
+      block = next;
+    }
+    uint32_t end = runtime.pool.Meta(block).committed.load(std::memory_order_acquire);
+    spans.push_back({state, block, end, exited});
+  }
+  return spans;
+}
+
+void EmitNewStrings(Runtime& runtime, Window& window) {
+  format::StringTableBuffer strings;
+  uint32_t count = runtime.strings.id_count();
+  uint32_t id = window.strings_emitted;
+  for (; id < count && runtime.strings.Published(id); ++id) {
+    strings.Add(id, std::string_view(runtime.strings.Text(id), runtime.strings.Length(id)));
+    if (strings.size() > (8u << 20)) {
+      WriteChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
+      strings.clear();
+    }
+  }
+  window.strings_emitted = id;
+  WriteChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
+}
+
+void AddDrops(Runtime& runtime, const std::vector<DrainSpan>& spans, Window& window,
+              format::RecordBuffer* records, uint64_t now) {
+  uint64_t total = 0;
+  nlohmann::json by_kind = nlohmann::json::object();
+  for (const DrainSpan& span : spans) {
+    ThreadState* state = span.state;
+    uint64_t thread_total = 0;
+    for (const auto& counter : state->drops) thread_total += counter.load(std::memory_order_relaxed);
+    if (thread_total == 0) continue;
+    total += thread_total;
+    bool changed = thread_total != state->drops_reported_total;
+    for (uint32_t kind = 0; kind < 256; ++kind) {
+      uint64_t count = state->drops[kind].load(std::memory_order_relaxed);
+      if (count == 0) continue;
+      by_kind[std::to_string(kind)] = by_kind.value(std::to_string(kind), uint64_t{0}) + count;
+      if (changed) {
+        format::DropCount drop{count, state->tid, 0};
+        records->AddWith(static_cast<uint8_t>(RecordKind::kDrops), now, 0, kind, drop);
+      }
+    }
+    state->drops_reported_total = thread_total;
+  }
+  uint64_t string_drops = runtime.strings.full_drops();
+  if (string_drops != window.string_drops_reported) {
+    format::DropCount drop{string_drops, 0, 0};
+    records->AddWith(static_cast<uint8_t>(RecordKind::kDrops), now, 0, 0, drop);
+    window.string_drops_reported = string_drops;
+  }
+  // Exited threads' counts leave with their slot, so the window keeps the running total.
+  uint64_t previous = window.info["drops"].value("exited_total", uint64_t{0});
+  window.info["drops"] = {{"total", total + previous},
+                          {"by_kind", by_kind},
+                          {"exited_total", previous},
+                          {"string_table_full", string_drops}};
+}
+
+void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
+  ThreadState* state = span.state;
+  if (span.end_block != kNoBlock) {
+    int32_t block = state->drain_block;
+    uint32_t position = state->drain_position;
+    for (;;) {
+      bool last = block == span.end_block;
+      uint32_t end = last ? span.end_position
+                          : runtime.pool.Meta(block).committed.load(std::memory_order_acquire);
+      if (end > position) {
+        WriteChunk(window, ChunkType::kEvents, state->tid, runtime.pool.Data(block) + position,
+                   end - position);
+      }
+      if (last) {
+        position = end;
+        break;
+      }
+      int32_t next = runtime.pool.Meta(block).next.load(std::memory_order_acquire);
+      runtime.pool.Push(block);
+      block = next;
+      position = 0;
+    }
+    state->drain_block = block;
+    state->drain_position = position;
+  }
+  if (span.exited) {
+    if (state->drain_block != kNoBlock) runtime.pool.Push(state->drain_block);
+    state->drain_block = kNoBlock;
+    uint64_t exited_drops = 0;
+    for (const auto& counter : state->drops) exited_drops += counter.load(std::memory_order_relaxed);
+    auto& drops = window.info["drops"];
+    drops["exited_total"] = drops.value("exited_total", uint64_t{0}) + exited_drops;
+    runtime.threads.Release(state);
+  }
+}
+
+void WriterIteration(SessionState& session) {
+  Runtime& runtime = GetRuntime();
+  uint64_t now = RealtimeNs();
+  if (runtime.buffers_ready.load(std::memory_order_acquire)) runtime.pool.GrowIfLow();
+  if (int signo = session.signal_stop.exchange(0); signo != 0) {
+    StopWindowLocked(session, "signal", 128 + signo);
+  }
+  if (session.flush_requested.exchange(false) && session.open) FlushLocked(session, false);
+  session.signal_requests_done.store(session.signal_requests.load());
+  if (session.start_scheduled && now >= session.start_at_ns) {
+    session.start_scheduled = false;
+    std::string error;
+    if (!StartWindowLocked(session, session.scheduled_options, &error)) {
+      std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());
+    }
+  }
+  if (session.open && session.stop_at_ns != 0 && now >= session.stop_at_ns) {
+    StopWindowLocked(session, "duration", kExitStatusUnknown);
+  }
+  if (!session.open) return;
+  bool blocks_low = runtime.pool.free_blocks() * 4 < runtime.pool.populated_blocks();
+  if (now >= session.next_flush_ns || blocks_low) {
+    FlushLocked(session, false);
+    session.next_flush_ns = now + uint64_t{session.window.options.flush_interval_ms} * 1000000;
+  }
+  Window& window = session.window;
+  uint64_t limit = window.options.storage_limit_mb << 20;
+  if (limit != 0 && window.file != nullptr && window.file->bytes_written() > limit) {
+    std::fprintf(stderr,
+                 "aiprof: storage limit of %llu MiB reached in %s; collection stopped\n",
+                 static_cast<unsigned long long>(window.options.storage_limit_mb),
+                 window.dir.c_str());
+    window.info["storage_limit_reached"] = true;
+    StopWindowLocked(session, "storage_limit", kExitStatusUnknown);
+  }
+}
+
+int PollTimeoutMs(SessionState& session) {
+  std::lock_guard<std::mutex> lock(session.mutex);
+  if (!session.open) return session.start_scheduled ? 10 : kIdlePollMs;
+  uint64_t now = RealtimeNs();
+  if (session.next_flush_ns <= now) return 0;
+  uint64_t wait_ms = (session.next_flush_ns - now) / 1000000 + 1;
+  if (session.stop_at_ns != 0) wait_ms = std::min<uint64_t>(wait_ms, 10);
+  return static_cast<int>(std::min<uint64_t>(wait_ms, kIdlePollMs));
+}
+
+void* WriterMain(void* argument) {
+  auto* session = static_cast<SessionState*>(argument);
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, nullptr);
+  Runtime& runtime = GetRuntime();
+  while (!session->writer_exit.load()) {
+    pollfd wake{runtime.wake_fd, POLLIN, 0};
+    poll(&wake, runtime.wake_fd >= 0 ? 1 : 0, PollTimeoutMs(*session));
+    uint64_t ignored;
+    while (runtime.wake_fd >= 0 && read(runtime.wake_fd, &ignored, sizeof ignored) > 0) {
+    }
+    runtime.poke_pending.store(false, std::memory_order_release);
+    std::lock_guard<std::mutex> lock(session->mutex);
+    WriterIteration(*session);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void PokeWriterNow() {
+  Runtime& runtime = GetRuntime();
+  if (runtime.wake_fd < 0) return;
+  uint64_t one = 1;
+  ssize_t ignored = write(runtime.wake_fd, &one, sizeof one);
+  (void)ignored;
+}
+
+void FlushLocked(SessionState& session, bool final) {
+  Runtime& runtime = GetRuntime();
+  Window& window = session.window;
+  if (window.file == nullptr) return;
+  if (!final) RunSourcesFlush();
+  std::vector<DrainSpan> spans = SnapshotThreads(runtime);
+
+  struct NameChange {
+    uint32_t tid;
+    uint32_t name_id;
+  };
+  std::vector<NameChange> names;
+  for (const DrainSpan& span : spans) {
+    ThreadState* state = span.state;
+    char name[16];
+    if (span.exited) {
+      std::memcpy(name, state->name_at_exit, sizeof name);
+      name[15] = '\0';
+    } else if (!ReadThreadName(state->tid, name)) {
+      continue;
+    }
+    if (name[0] == '\0') continue;
+    if (std::strcmp(name, state->reported_name) == 0) continue;
+    bool full = false;
+    names.push_back({state->tid, runtime.strings.Intern(name, std::strlen(name), &full)});
+    std::memcpy(state->reported_name, name, sizeof name);
+  }
+  std::vector<DomainName> domains = DomainNamesFrom(window.domains_emitted);
+
+  EmitNewStrings(runtime, window);
+
+  ClockSyncSample sync = SampleClocks();
+  format::RecordBuffer process_records;
+  format::ClockSample clock{sync.monotonic_raw_ns, sync.realtime_ns};
+  process_records.AddWith(static_cast<uint8_t>(RecordKind::kClockSync), sync.ticks, 0, 0, clock);
+  for (const DomainName& domain : domains) {
+    process_records.Add(static_cast<uint8_t>(RecordKind::kDomainName), sync.ticks, domain.id,
+                        domain.name_id);
+  }
+  window.domains_emitted += static_cast<uint32_t>(domains.size());
+  if (!window.collection_start_emitted) {
+    process_records.Add(static_cast<uint8_t>(RecordKind::kCollection), window.first_sync.ticks, 1,
+                        static_cast<uint32_t>(window.index));
+    window.collection_start_emitted = true;
+  }
+  if (final) {
+    process_records.Add(static_cast<uint8_t>(RecordKind::kCollection), sync.ticks, 0,
+                        static_cast<uint32_t>(window.index));
+  }
+  AddDrops(runtime, spans, window, &process_records, sync.ticks);
+  WriteChunk(window, ChunkType::kEvents, 0, process_records.data(), process_records.size());
+
+  for (const NameChange& change : names) {
+    format::RecordBuffer record;
+    record.Add(static_cast<uint8_t>(RecordKind::kThreadName), sync.ticks, kThreadNameFromKernel,
+               change.name_id);
+    WriteChunk(window, ChunkType::kEvents, change.tid, record.data(), record.size());
+  }
+  for (const DrainSpan& span : spans) DrainThread(runtime, window, span);
+}
+
+void DiscardBufferedLocked() {
+  Runtime& runtime = GetRuntime();
+  std::vector<DrainSpan> spans = SnapshotThreads(runtime);
+  for (const DrainSpan& span : spans) {
+    ThreadState* state = span.state;
+    if (span.end_block != kNoBlock) {
+      int32_t block = state->drain_block;
+      while (block != span.end_block) {
+        int32_t next = runtime.pool.Meta(block).next.load(std::memory_order_acquire);
+        runtime.pool.Push(block);
+        block = next;
+      }
+      state->drain_block = block;
+      state->drain_position = span.end_position;
+    }
+    for (auto& counter : state->drops) counter.store(0, std::memory_order_relaxed);
+    state->drops_reported_total = 0;
+    state->reported_name[0] = '\0';
+    if (span.exited) {
+      if (state->drain_block != kNoBlock) runtime.pool.Push(state->drain_block);
+      state->drain_block = kNoBlock;
+      runtime.threads.Release(state);
+    }
+  }
+}
+
+bool EnsureWriterThreadLocked(SessionState& session) {
+  if (session.writer_running) return true;
+  session.writer_exit.store(false);
+  if (pthread_create(&session.writer, nullptr, WriterMain, &session) != 0) return false;
+  session.writer_running = true;
+  return true;
+}
+
+void StopWriterThread(SessionState& session) {
+  pthread_t writer;
+  {
+    std::lock_guard<std::mutex> lock(session.mutex);
+    if (!session.writer_running) return;
+    session.writer_running = false;
+    writer = session.writer;
+  }
+  session.writer_exit.store(true);
+  PokeWriterNow();
+  pthread_join(writer, nullptr);
+}
+
+}  // namespace aiprof::runtime
