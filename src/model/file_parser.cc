@@ -1,0 +1,201 @@
+#include "model/file_parser.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "model/nesting.h"
+
+namespace aiprof::model {
+namespace {
+
+struct FileState {
+  std::vector<StringId> strings;
+  std::vector<ClockPoint> clock_points;
+  nlohmann::json metadata = nlohmann::json::object();
+  uint64_t first_ticks = UINT64_MAX;
+  uint64_t last_ticks = 0;
+};
+
+void ApplyMetadata(const nlohmann::json& metadata, uint32_t process, Model& model) {
+  ProcessTable& p = model.processes;
+  p.metadata[process] = metadata.dump();
+  if (metadata.contains("hostname") && metadata["hostname"].is_string()) {
+    p.host[process] = model.strings.Intern(metadata["hostname"].get<std::string>());
+  }
+  if (metadata.contains("rank") && metadata["rank"].is_number_integer()) {
+    p.rank[process] = metadata["rank"].get<int32_t>();
+  }
+  std::string name;
+  if (metadata.contains("cmdline")) {
+    const nlohmann::json& cmdline = metadata["cmdline"];
+    if (cmdline.is_string()) name = cmdline.get<std::string>();
+    if (cmdline.is_array()) {
+      for (const auto& part : cmdline) {
+        if (!part.is_string()) continue;
+        if (!name.empty()) name += ' ';
+        name += part.get<std::string>();
+      }
+    }
+  }
+  if (!name.empty()) p.name[process] = model.strings.Intern(name);
+  auto json_ns = [&](const char* key) -> int64_t {
+    return metadata.contains(key) && metadata[key].is_number() ? metadata[key].get<int64_t>() : 0;
+  };
+  model.start_ns = json_ns("start_realtime_ns");
+  model.end_ns = json_ns("end_realtime_ns");
+}
+
+// Ticks → CLOCK_MONOTONIC_RAW ns in every table importers filled.
+void ConvertTimes(Model& model, const ClockFit& clock) {
+  for (int64_t& ts : model.slices.ts) ts = clock.ToMonotonicNs(ts);
+  for (int64_t& end : model.slices.end) end = clock.ToMonotonicNs(end);
+  for (int64_t& ts : model.instants.ts) ts = clock.ToMonotonicNs(ts);
+  for (int64_t& ts : model.counters.ts) ts = clock.ToMonotonicNs(ts);
+  for (int64_t& ts : model.drops.last_ts) ts = clock.ToMonotonicNs(ts);
+}
+
+}  // namespace
+
+Fragment ParseRawFile(const std::string& path) {
+  Fragment fragment;
+  Model& model = fragment.model;
+  model.files.push_back({path, {}, {}});
+  FileReport& file_report = model.files.back();
+
+  format::RawFileReader reader;
+  if (!reader.Open(path, &file_report.error)) return fragment;
+  fragment.opened = true;
+  model.raw_bytes = reader.file_size();
+
+  ProcessTable& p = model.processes;
+  p.pid.push_back(reader.header().pid);
+  p.host.push_back(kNoString);
+  p.name.push_back(model.strings.Intern("process " + std::to_string(reader.header().pid)));
+  p.label.push_back(model.strings.Intern("CPU"));
+  p.sort_index.push_back(reader.header().pid);
+  p.device_id.push_back(-1);
+  p.rank.push_back(-1);
+  p.metadata.emplace_back();
+
+  ImportContext context(&model);
+  context.SetProcess(0);
+  FileState state;
+  state.strings.push_back(kNoString);
+  context.SetFileStrings(&state.strings);
+
+  std::vector<std::unique_ptr<RecordImporter>> importers;
+  RecordImporter* by_kind[256] = {};
+  for (ImporterFactory factory : RegisteredImporters()) {
+    importers.push_back(factory());
+    for (int kind = 1; kind < 256; ++kind) {
+      if (by_kind[kind] == nullptr && importers.back()->Handles(static_cast<uint8_t>(kind))) {
+        by_kind[kind] = importers.back().get();
+      }
+    }
+  }
+
+  const uint8_t clock_sync = static_cast<uint8_t>(format::RecordKind::kClockSync);
+  file_report.report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
+    switch (chunk.type) {
+      case format::ChunkType::kStrings: {
+        bool ok = format::ForEachString(chunk.payload, [&](uint32_t id, std::string_view text) {
+          if (id >= state.strings.size()) state.strings.resize(id + 1, kNoString);
+          state.strings[id] = model.strings.Intern(text);
+        });
+        if (!ok) {
+          file_report.report.AddProblem("malformed strings chunk at offset " +
+                                        std::to_string(chunk.file_offset));
+        }
+        break;
+      }
+      case format::ChunkType::kMetadata: {
+        auto json =
+            nlohmann::json::parse(chunk.payload.begin(), chunk.payload.end(), nullptr, false);
+        if (!json.is_object()) {
+          file_report.report.AddProblem("metadata chunk at offset " +
+                                        std::to_string(chunk.file_offset) +
+                                        " is not a JSON object");
+          break;
+        }
+        for (auto& [key, value] : json.items()) state.metadata[key] = value;
+        ApplyMetadata(state.metadata, 0, model);
+        break;
+      }
+      case format::ChunkType::kEvents: {
+        uint32_t tid = chunk.tid != 0 ? chunk.tid : reader.header().pid;
+        context.BindChunk(context.Thread(0, tid));
+        format::RecordCursor cursor(chunk.payload);
+        format::RecordView record;
+        while (cursor.Next(&record)) {
+          ++model.records;
+          uint64_t ts = record.ts();
+          if (record.kind() == clock_sync) {
+            if (const auto* sample = record.ExtAs<format::ClockSample>(0)) {
+              state.clock_points.push_back({ts, sample->monotonic_raw_ns, sample->realtime_ns});
+            }
+            continue;
+          }
+          state.first_ticks = std::min(state.first_ticks, ts);
+          state.last_ticks = std::max(state.last_ticks, ts);
+          if (RecordImporter* importer = by_kind[record.kind()]) {
+            importer->Import(record, context);
+          } else {
+            ++model.unknown_records;
+          }
+        }
+        if (cursor.malformed()) {
+          file_report.report.AddProblem(
+              "events chunk at offset " + std::to_string(chunk.file_offset) + ": " +
+              std::to_string(cursor.bytes_left()) + " bytes of malformed records skipped");
+          file_report.report.bytes_skipped += cursor.bytes_left();
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return true;
+  });
+
+  for (auto& importer : importers) importer->Finish(context, state.last_ticks);
+
+  const nlohmann::json& clock_json =
+      state.metadata.contains("clock") ? state.metadata["clock"] : nlohmann::json::object();
+  bool ticks_are_ns = !(clock_json.is_object() && clock_json.value("source", "") == "tsc");
+  double nominal_hz = clock_json.is_object() ? clock_json.value("tsc_hz_estimate", 0.0) : 0.0;
+  std::sort(state.clock_points.begin(), state.clock_points.end(),
+            [](const ClockPoint& a, const ClockPoint& b) { return a.ticks < b.ticks; });
+  fragment.clock = ClockFit::Fit(state.clock_points, ticks_are_ns, nominal_hz);
+  if (!fragment.clock.has_samples() && model.records > 0) {
+    file_report.report.AddProblem("no clock samples: times are relative to the file start");
+  }
+
+  // Close ranges that never ended at the last timestamp of the file.
+  for (size_t row = 0; row < model.slices.size(); ++row) {
+    if (model.slices.end[row] == kOpenEnd) {
+      model.slices.end[row] = static_cast<int64_t>(state.last_ticks);
+      model.slices.flags[row] |= kSliceUnclosed;
+    }
+  }
+  ConvertTimes(model, fragment.clock);
+  if (!fragment.clock.has_samples()) {
+    // Anchor the first event at the file's creation time so the data stays usable.
+    int64_t first = state.first_ticks == UINT64_MAX
+                        ? 0
+                        : fragment.clock.ToMonotonicNs(static_cast<int64_t>(state.first_ticks));
+    int64_t created = static_cast<int64_t>(reader.header().created_realtime_ns);
+    fragment.clock =
+        ClockFit::Fit({{0, static_cast<uint64_t>(first), static_cast<uint64_t>(created)}}, true, 0);
+  }
+  ResolveNesting(model);
+  StepTable& steps = model.steps;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    steps.ts[i] = model.slices.ts[steps.slice[i]];
+    steps.end[i] = model.slices.end[steps.slice[i]];
+  }
+  fragment.hostname = std::string(model.Str(p.host[0]));
+  fragment.flow_endpoints = std::move(context.flow_endpoints());
+  return fragment;
+}
+
+}  // namespace aiprof::model

@@ -1,0 +1,230 @@
+// Core records (src/format/records.h): thread names, markers and ranges, steps, counters,
+// drop counts. ClockSync records are consumed by the parser itself.
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/importer.h"
+
+namespace aiprof::model {
+namespace {
+
+using format::RecordKind;
+
+class CoreImporter : public RecordImporter {
+ public:
+  bool Handles(uint8_t kind) const override {
+    return kind >= format::kCoreKindFirst && kind <= format::kCoreKindLast &&
+           kind != static_cast<uint8_t>(RecordKind::kClockSync);
+  }
+
+  void Import(const format::RecordView& record, ImportContext& context) override {
+    const format::RecordHeader& h = *record.header;
+    switch (static_cast<RecordKind>(h.kind)) {
+      case RecordKind::kThreadName:
+        context.SetThreadName(context.thread(), context.FileString(h.arg));
+        break;
+      case RecordKind::kMark: {
+        Strings(context);
+        uint32_t row =
+            context.AddInstant(context.track(), h.ts, context.FileString(h.arg), marker_category_);
+        AddMarker(context, true, row, MarkerEventType::kMarker, h.aux,
+                  record.ExtAs<format::MarkerAttributes>(0));
+        break;
+      }
+      case RecordKind::kRangePush: {
+        Strings(context);
+        uint32_t row = context.AddSlice(context.track(), h.ts, kOpenEnd, context.FileString(h.arg),
+                                        range_category_);
+        AddMarker(context, false, row, MarkerEventType::kPushPop, h.aux,
+                  record.ExtAs<format::MarkerAttributes>(0));
+        push_stacks_[StackKey(context.thread(), h.aux)].push_back(row);
+        break;
+      }
+      case RecordKind::kRangePop: {
+        auto found = push_stacks_.find(StackKey(context.thread(), h.aux));
+        if (found == push_stacks_.end() || found->second.empty()) {
+          ++context.model().unmatched_ends;
+          break;
+        }
+        context.EndSlice(found->second.back(), h.ts);
+        found->second.pop_back();
+        break;
+      }
+      case RecordKind::kRangeStart: {
+        const format::RangeId* id = record.ExtAs<format::RangeId>(0);
+        if (id == nullptr) break;
+        Strings(context);
+        uint32_t row = context.AddSlice(context.track(), h.ts, kOpenEnd, context.FileString(h.arg),
+                                        range_category_);
+        uint32_t marker = AddMarker(context, false, row, MarkerEventType::kStartEnd, h.aux,
+                                    record.ExtAs<format::MarkerAttributes>(1));
+        open_ranges_[id->id] = {row, marker};
+        break;
+      }
+      case RecordKind::kRangeEnd: {
+        const format::RangeId* id = record.ExtAs<format::RangeId>(0);
+        auto found = id == nullptr ? open_ranges_.end() : open_ranges_.find(id->id);
+        if (found == open_ranges_.end()) {
+          ++context.model().unmatched_ends;
+          break;
+        }
+        context.EndSlice(found->second.slice, h.ts);
+        context.model().markers.end_thread[found->second.marker] = context.thread();
+        open_ranges_.erase(found);
+        break;
+      }
+      case RecordKind::kStepBegin: {
+        Strings(context);
+        std::string name = "ProfilerStep#" + std::to_string(h.arg);
+        uint32_t row =
+            context.AddSlice(context.track(), h.ts, kOpenEnd, context.Intern(name), step_category_);
+        StepTable& steps = context.model().steps;
+        steps.step.push_back(h.arg);
+        steps.ts.push_back(0);
+        steps.end.push_back(0);
+        steps.thread.push_back(context.thread());
+        steps.slice.push_back(row);
+        open_steps_[context.thread()].push_back(row);
+        break;
+      }
+      case RecordKind::kStepEnd: {
+        std::vector<uint32_t>& open = open_steps_[context.thread()];
+        if (open.empty()) {
+          ++context.model().unmatched_ends;
+          break;
+        }
+        context.EndSlice(open.back(), h.ts);
+        open.pop_back();
+        break;
+      }
+      case RecordKind::kCounter: {
+        const format::CounterValue* value = record.ExtAs<format::CounterValue>(0);
+        if (value == nullptr) break;
+        uint64_t key = (uint64_t{h.arg} << 32) ^ (uint64_t{h.aux} << 24) ^ value->instance;
+        auto [it, inserted] = series_.emplace(key, 0);
+        if (inserted) {
+          it->second = context.CounterSeries(context.FileString(h.arg), context.process(), h.aux,
+                                             value->instance, context.FileString(value->unit));
+        }
+        context.AddCounter(it->second, h.ts, value->value);
+        break;
+      }
+      case RecordKind::kDrops: {
+        const format::DropCount* drop = record.ExtAs<format::DropCount>(0);
+        if (drop == nullptr) break;
+        uint32_t thread =
+            drop->tid == 0 ? context.thread() : context.Thread(context.process(), drop->tid);
+        DropState& state = drops_[(uint64_t{thread} << 8) | h.arg];
+        total_drops_ += drop->count - std::min(state.count, drop->count);
+        state = {drop->count, h.ts};
+        Strings(context);
+        if (drop_series_ == kNoRow) {
+          drop_series_ = context.CounterSeries(
+              context.Intern("Dropped events"), context.process(),
+              static_cast<uint16_t>(format::CounterScope::kProcess), 0, kNoString);
+        }
+        context.AddCounter(drop_series_, h.ts, static_cast<double>(total_drops_));
+        break;
+      }
+      case RecordKind::kDomainName:
+        domains_[h.aux] = context.FileString(h.arg);
+        break;
+      case RecordKind::kCollection:
+        Strings(context);
+        context.AddInstant(context.track(), h.ts,
+                           context.Intern(h.aux ? "Collection start" : "Collection stop"),
+                           context.Intern("collection"));
+        break;
+      default:
+        ++context.model().unknown_records;
+        break;
+    }
+  }
+
+  void Finish(ImportContext& context, uint64_t last_ticks) override {
+    SliceTable& slices = context.model().slices;
+    auto close = [&](uint32_t row) {
+      slices.end[row] = static_cast<int64_t>(last_ticks);
+      slices.flags[row] |= kSliceUnclosed;
+    };
+    for (auto& [key, stack] : push_stacks_) {
+      for (uint32_t row : stack) close(row);
+    }
+    for (auto& [id, open] : open_ranges_) close(open.slice);
+    for (auto& [thread, stack] : open_steps_) {
+      for (uint32_t row : stack) close(row);
+    }
+    DropTable& table = context.model().drops;
+    for (const auto& [key, state] : drops_) {
+      table.thread.push_back(static_cast<uint32_t>(key >> 8));
+      table.kind.push_back(static_cast<uint8_t>(key & 0xff));
+      table.count.push_back(state.count);
+      table.last_ts.push_back(static_cast<int64_t>(state.ts));
+    }
+  }
+
+ private:
+  struct OpenRange {
+    uint32_t slice;
+    uint32_t marker;
+  };
+  struct DropState {
+    uint64_t count = 0;
+    uint64_t ts = 0;
+  };
+
+  static uint64_t StackKey(uint32_t thread, uint16_t domain) {
+    return (uint64_t{thread} << 16) | domain;
+  }
+
+  void Strings(ImportContext& context) {
+    if (range_category_ != kNoString) return;
+    range_category_ = context.Intern("user_annotation");
+    marker_category_ = context.Intern("marker");
+    step_category_ = context.Intern("user_annotation");
+    default_domain_ = context.Intern("default");
+  }
+
+  uint32_t AddMarker(ImportContext& context, bool instant, uint32_t row, MarkerEventType type,
+                     uint16_t domain, const format::MarkerAttributes* attributes) {
+    MarkerTable& m = context.model().markers;
+    auto domain_name = domains_.find(domain);
+    m.is_instant.push_back(instant);
+    m.row.push_back(row);
+    m.event_type.push_back(type);
+    m.domain.push_back(domain_name != domains_.end() ? domain_name->second
+                       : domain == 0                 ? default_domain_
+                                     : context.Intern("domain " + std::to_string(domain)));
+    bool has_category = attributes && (attributes->fields & format::kMarkerHasCategory);
+    bool has_payload = attributes && (attributes->fields & format::kMarkerHasPayload);
+    bool has_color = attributes && (attributes->fields & format::kMarkerHasColor);
+    m.category.push_back(has_category ? attributes->category : 0);
+    m.payload_type.push_back(has_payload ? attributes->payload_type : uint8_t{0});
+    m.payload.push_back(has_payload ? attributes->payload : 0);
+    m.color_argb.push_back(has_color ? attributes->color_argb : 0);
+    m.end_thread.push_back(instant ? kNoRow : context.thread());
+    return static_cast<uint32_t>(m.size() - 1);
+  }
+
+  StringId range_category_ = kNoString;
+  StringId marker_category_ = kNoString;
+  StringId step_category_ = kNoString;
+  StringId default_domain_ = kNoString;
+  uint32_t drop_series_ = kNoRow;
+  uint64_t total_drops_ = 0;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> push_stacks_;
+  std::unordered_map<uint64_t, OpenRange> open_ranges_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> open_steps_;
+  std::unordered_map<uint64_t, uint32_t> series_;
+  std::map<uint64_t, DropState> drops_;
+  std::unordered_map<uint16_t, StringId> domains_;
+};
+
+}  // namespace
+}  // namespace aiprof::model
+
+AIPROF_DEFINE_IMPORTER(core) {
+  return std::make_unique<aiprof::model::CoreImporter>();
+}

@@ -1,0 +1,112 @@
+#include "model/parser.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "model/file_parser.h"
+#include "model/merge.h"
+
+namespace aiprof::model {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool IsProfDir(const fs::path& path) {
+  std::error_code ec;
+  return path.filename().string().rfind("PROF_", 0) == 0 && fs::is_directory(path, ec);
+}
+
+// Folders msprof skips while scanning, plus our own outputs.
+bool IsFilteredDir(const std::string& name) {
+  static const std::set<std::string> kFiltered = {".profiler",
+                                                  "HCCL_PROF",
+                                                  "timeline",
+                                                  "query",
+                                                  "sqlite",
+                                                  "log",
+                                                  "analyze",
+                                                  "mindstudio_profiler_log",
+                                                  "mindstudio_profiler_output",
+                                                  "aiprof_output"};
+  return kFiltered.count(name) > 0;
+}
+
+void AddDataFiles(const fs::path& dir, std::vector<std::string>& files) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".data") {
+      files.push_back(entry.path().string());
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> FindProfDirs(const std::string& path, std::string* error) {
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  fs::path root(path);
+  if (!fs::exists(root, ec)) {
+    *error = "'" + path + "' does not exist; pass the PROF_* directory or its parent (--output)";
+    return dirs;
+  }
+  if (!fs::is_directory(root, ec)) {
+    *error = "'" + path + "' is not a directory; pass the PROF_* directory or its parent";
+    return dirs;
+  }
+  fs::path normalized = fs::absolute(root, ec).lexically_normal();
+  if (!normalized.has_filename()) normalized = normalized.parent_path();
+  if (normalized.filename().string().rfind("PROF_", 0) == 0) {
+    dirs.push_back(root.string());
+    return dirs;
+  }
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    std::string name = entry.path().filename().string();
+    if (IsFilteredDir(name)) continue;
+    if (IsProfDir(entry.path())) dirs.push_back(entry.path().string());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  if (dirs.empty()) {
+    *error = "no PROF_* directory in '" + path +
+             "'; pass a directory written by 'aiprof' (it contains PROF_*/host/data/*.data)";
+  }
+  return dirs;
+}
+
+std::vector<std::string> ListRawFiles(const std::string& prof_dir) {
+  std::vector<std::string> files;
+  fs::path root(prof_dir);
+  AddDataFiles(root / "host" / "data", files);
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root, ec)) {
+    if (entry.is_directory(ec) && entry.path().filename().string().rfind("device_", 0) == 0) {
+      AddDataFiles(entry.path() / "data", files);
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Model ParseFiles(const std::vector<std::string>& files, const ParseOptions& options) {
+  std::vector<Fragment> fragments(files.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < files.size(); i = next++) fragments[i] = ParseRawFile(files[i]);
+  };
+  unsigned workers = std::max(1u, std::min<unsigned>(options.threads, files.size()));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < workers; ++i) pool.emplace_back(work);
+  work();
+  for (auto& thread : pool) thread.join();
+  return MergeFragments(std::move(fragments));
+}
+
+Model ParseProfDir(const std::string& prof_dir, const ParseOptions& options) {
+  return ParseFiles(ListRawFiles(prof_dir), options);
+}
+
+}  // namespace aiprof::model
