@@ -4,7 +4,9 @@
 
 namespace {
 
-std::unique_ptr<at::ObserverContext> OnEnter(const at::RecordFunction&) { return nullptr; }
+std::unique_ptr<at::ObserverContext> OnEnter(const at::RecordFunction&) {
+  return nullptr;
+}
 void OnExit(const at::RecordFunction&, at::ObserverContext*) {}
 at::CallbackHandle g_handle = 0;
 

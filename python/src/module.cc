@@ -109,10 +109,13 @@ py::dict ToPython(const ProfData& data) {
 PYBIND11_MODULE(_aiprof, m) {
   m.doc() = "Native part of the aiprof Python package";
 
-  m.def("load_runtime", [](const std::string& path) {
-    std::string error;
-    if (!LoadRuntime(path, &error)) throw std::runtime_error(error);
-  }, py::arg("path") = "", "Loads libaiprof.so (empty path: use the preloaded runtime).");
+  m.def(
+      "load_runtime",
+      [](const std::string& path) {
+        std::string error;
+        if (!LoadRuntime(path, &error)) throw std::runtime_error(error);
+      },
+      py::arg("path") = "", "Loads libaiprof.so (empty path: use the preloaded runtime).");
   m.def("runtime_loaded", &RuntimeLoaded);
   m.def("load_plugin", [](const std::string& path, const std::string& attach_symbol) {
     RequireRuntime();
@@ -160,12 +163,15 @@ PYBIND11_MODULE(_aiprof, m) {
   m.def("emit_gc", &EmitGc);
   m.def("set_python_tracer", &SetPythonTracer);
 
-  m.def("read_prof_dir", [](const std::string& prof_dir) {
-    ProfData data;
-    {
-      py::gil_scoped_release release;
-      data = ReadProfDir(prof_dir);
-    }
-    return ToPython(data);
-  }, "Reads the raw data of a PROF_* directory into event lists.");
+  m.def(
+      "read_prof_dir",
+      [](const std::string& prof_dir) {
+        ProfData data;
+        {
+          py::gil_scoped_release release;
+          data = ReadProfDir(prof_dir);
+        }
+        return ToPython(data);
+      },
+      "Reads the raw data of a PROF_* directory into event lists.");
 }

@@ -118,10 +118,19 @@ class FileDecoder {
         const auto* ids = record.ExtAs<format::TorchOpIds>(0);
         const auto* threads = record.ExtAs<format::TorchOpThreads>(1);
         if (ids == nullptr || threads == nullptr) return;
-        OpEvent op{pid_, tid, ts, ts, String(header.arg),
-                   static_cast<uint8_t>(header.aux & format::kTorchOpScopeMask), false,
-                   ids->record_id, ids->sequence_nr, threads->forward_thread_id,
-                   threads->thread_id, header.ext_words > 2, {}};
+        OpEvent op{pid_,
+                   tid,
+                   ts,
+                   ts,
+                   String(header.arg),
+                   static_cast<uint8_t>(header.aux & format::kTorchOpScopeMask),
+                   false,
+                   ids->record_id,
+                   ids->sequence_nr,
+                   threads->forward_thread_id,
+                   threads->thread_id,
+                   header.ext_words > 2,
+                   {}};
         if (op.has_inputs) {
           const auto* values = reinterpret_cast<const uint64_t*>(record.ext + 2);
           op.inputs = format::DecodeTorchInputs({values, (header.ext_words - 2u) * 2u});
@@ -176,8 +185,8 @@ class FileDecoder {
       case static_cast<uint8_t>(RecordKind::kStepEnd): {
         auto it = open_steps_.find({tid, header.arg});
         if (it == open_steps_.end()) return;
-        out_->steps.push_back({pid_, tid, it->second, ts,
-                               "ProfilerStep#" + std::to_string(header.arg), header.arg});
+        out_->steps.push_back(
+            {pid_, tid, it->second, ts, "ProfilerStep#" + std::to_string(header.arg), header.arg});
         open_steps_.erase(it);
         return;
       }
@@ -233,9 +242,8 @@ class FileDecoder {
     for (const auto& [id, index] : open_ops_) out_->ops[index].end_ns = last_ts_;
     for (auto* stacks : {&python_stacks_, &module_stacks_}) {
       for (auto& [tid, stack] : *stacks) {
-        while (!stack.empty()) Pop(&stack, stacks == &python_stacks_ ? &out_->python_calls
-                                                                     : &out_->modules,
-                                   last_ts_);
+        while (!stack.empty())
+          Pop(&stack, stacks == &python_stacks_ ? &out_->python_calls : &out_->modules, last_ts_);
       }
     }
   }

@@ -57,7 +57,9 @@ void EmitModuleBegin(const std::string& name) {
   EmitHeader(format::ToKind(TorchKind::kModuleBegin), Intern(name));
 }
 
-void EmitModuleEnd() { EmitHeader(format::ToKind(TorchKind::kModuleEnd), 0); }
+void EmitModuleEnd() {
+  EmitHeader(format::ToKind(TorchKind::kModuleEnd), 0);
+}
 
 void EmitGc(uint64_t start_ts, uint64_t end_ts, int generation, uint32_t collected,
             uint32_t uncollectable) {
@@ -92,8 +94,8 @@ uint32_t CodeNameId(PyFrameObject* frame) {
   } else {
     const char* file = PyUnicode_AsUTF8(code->co_filename);
     const char* name = PyUnicode_AsUTF8(code->co_name);
-    std::string text = std::string(file ? file : "?") + "(" +
-                       std::to_string(code->co_firstlineno) + "): " + (name ? name : "?");
+    std::string text = std::string(file ? file : "?") + "(" + std::to_string(code->co_firstlineno) +
+                       "): " + (name ? name : "?");
     id = Intern(text);
     ids.emplace(code, id);
   }

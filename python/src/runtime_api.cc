@@ -33,8 +33,8 @@ bool LoadRuntime(const std::string& path, std::string* error) {
   }
   if (handle == nullptr) {
     const char* reason = dlerror();
-    *error = "cannot load the aiprof runtime " + (path.empty() ? "(not preloaded)" : path) +
-             ": " + (reason ? reason : "not found") +
+    *error = "cannot load the aiprof runtime " + (path.empty() ? "(not preloaded)" : path) + ": " +
+             (reason ? reason : "not found") +
              ". Build it (make) or set AIPROF_RUNTIME_LIB to libaiprof.so.";
     return false;
   }
@@ -63,9 +63,13 @@ bool LoadRuntime(const std::string& path, std::string* error) {
   return true;
 }
 
-bool RuntimeLoaded() { return g_loaded; }
+bool RuntimeLoaded() {
+  return g_loaded;
+}
 
-const RuntimeApi& Runtime() { return g_api; }
+const RuntimeApi& Runtime() {
+  return g_api;
+}
 
 bool LoadPlugin(const std::string& path, const std::string& attach_symbol, std::string* error) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);

@@ -41,7 +41,9 @@ enum class TorchKind : uint8_t {
   kOutOfMemory = 56,
 };
 
-inline constexpr uint8_t ToKind(TorchKind kind) { return static_cast<uint8_t>(kind); }
+inline constexpr uint8_t ToKind(TorchKind kind) {
+  return static_cast<uint8_t>(kind);
+}
 
 // aux of kOpBegin: low byte at::RecordScope (0 FUNCTION, 1 BACKWARD_FUNCTION,
 // 2 TORCHSCRIPT_FUNCTION, 3 KERNEL_FUNCTION_DTYPE, 4 CUSTOM_CLASS, 5 BUILD_FEATURE,
@@ -110,16 +112,26 @@ static_assert(sizeof(TorchGc) == 16);
 
 inline const char* TorchKindName(uint8_t kind) {
   switch (static_cast<TorchKind>(kind)) {
-    case TorchKind::kOpBegin: return "torch_op_begin";
-    case TorchKind::kOpEnd: return "torch_op_end";
-    case TorchKind::kMemory: return "torch_memory";
-    case TorchKind::kPyCall: return "torch_py_call";
-    case TorchKind::kPyReturn: return "torch_py_return";
-    case TorchKind::kModuleBegin: return "torch_module_begin";
-    case TorchKind::kModuleEnd: return "torch_module_end";
-    case TorchKind::kGc: return "torch_gc";
-    case TorchKind::kOutOfMemory: return "torch_out_of_memory";
-    default: return nullptr;
+    case TorchKind::kOpBegin:
+      return "torch_op_begin";
+    case TorchKind::kOpEnd:
+      return "torch_op_end";
+    case TorchKind::kMemory:
+      return "torch_memory";
+    case TorchKind::kPyCall:
+      return "torch_py_call";
+    case TorchKind::kPyReturn:
+      return "torch_py_return";
+    case TorchKind::kModuleBegin:
+      return "torch_module_begin";
+    case TorchKind::kModuleEnd:
+      return "torch_module_end";
+    case TorchKind::kGc:
+      return "torch_gc";
+    case TorchKind::kOutOfMemory:
+      return "torch_out_of_memory";
+    default:
+      return nullptr;
   }
 }
 
@@ -129,11 +141,24 @@ namespace aiprof::format {
 
 // c10::ScalarType as PyTorch's profiler prints it (caffe2::TypeMeta::name()).
 inline const char* TorchScalarTypeName(uint8_t scalar_type) {
-  static constexpr const char* kNames[] = {
-      "unsigned char", "signed char", "short int", "int", "long int", "c10::Half", "float",
-      "double", "c10::complex<c10::Half>", "c10::complex<float>", "c10::complex<double>",
-      "bool", "c10::qint8", "c10::quint8", "c10::qint32", "c10::BFloat16", "c10::quint4x2",
-      "c10::quint2x4"};
+  static constexpr const char* kNames[] = {"unsigned char",
+                                           "signed char",
+                                           "short int",
+                                           "int",
+                                           "long int",
+                                           "c10::Half",
+                                           "float",
+                                           "double",
+                                           "c10::complex<c10::Half>",
+                                           "c10::complex<float>",
+                                           "c10::complex<double>",
+                                           "bool",
+                                           "c10::qint8",
+                                           "c10::quint8",
+                                           "c10::qint32",
+                                           "c10::BFloat16",
+                                           "c10::quint4x2",
+                                           "c10::quint2x4"};
   return scalar_type < sizeof(kNames) / sizeof(kNames[0]) ? kNames[scalar_type] : "unknown";
 }
 

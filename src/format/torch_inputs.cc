@@ -41,9 +41,14 @@ std::vector<TorchInput> DecodeTorchInputs(std::span<const uint64_t> values) {
         }
         break;
       }
-      case TorchInputTag::kTensorList: input.type = "TensorList"; break;
-      case TorchInputTag::kScalarList: input.type = "ScalarList"; break;
-      default: break;
+      case TorchInputTag::kTensorList:
+        input.type = "TensorList";
+        break;
+      case TorchInputTag::kScalarList:
+        input.type = "ScalarList";
+        break;
+      default:
+        break;
     }
     inputs.push_back(std::move(input));
   }

@@ -200,8 +200,8 @@ uint32_t PackInputs(const at::RecordFunction& fn, uint64_t* out, bool* truncated
         *truncated = true;
         break;
       }
-      push(TorchInputDescriptor(TorchInputTag::kTensor,
-                                static_cast<uint8_t>(tensor.scalar_type()), rank));
+      push(TorchInputDescriptor(TorchInputTag::kTensor, static_cast<uint8_t>(tensor.scalar_type()),
+                                rank));
       for (uint8_t d = 0; d < rank; ++d) push(static_cast<uint64_t>(sizes[d]));
     } else if (input.isInt() || input.isDouble() || input.isBool()) {
       if (count + 2 > format::kTorchMaxInputValues) {
