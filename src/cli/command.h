@@ -9,7 +9,7 @@ namespace aiprof::cli {
 
 // Exit codes: the app's own code in launch mode; otherwise these.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;   // the operation failed (I/O, parse)
-inline constexpr int kExitUsage = 2;     // invalid option, value or combination; bad input dir
+inline constexpr int kExitFailure = 1;  // the operation failed (I/O, parse)
+inline constexpr int kExitUsage = 2;    // invalid option, value or combination; bad input dir
 
 }  // namespace aiprof::cli

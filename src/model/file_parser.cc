@@ -123,7 +123,7 @@ Fragment ParseRawFile(const std::string& path) {
       }
       case format::ChunkType::kEvents: {
         uint32_t tid = chunk.tid != 0 ? chunk.tid : reader.header().pid;
-        context.BindChunk(context.Thread(0, tid));
+        context.BindChunk(tid);
         format::RecordCursor cursor(chunk.payload);
         format::RecordView record;
         while (cursor.Next(&record)) {

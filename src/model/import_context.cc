@@ -91,11 +91,6 @@ void ImportContext::SetThreadName(uint32_t thread_row, StringId name) {
   model_->threads.name[thread_row] = name;
 }
 
-void ImportContext::BindChunk(uint32_t thread_row) {
-  thread_ = thread_row;
-  track_ = MainTrack(thread_row);
-}
-
 uint32_t ImportContext::AddSlice(uint32_t track, uint64_t ts_ticks, int64_t end_ticks,
                                  StringId name, StringId category, uint32_t args) {
   SliceTable& s = model_->slices;

@@ -61,8 +61,16 @@ class ImportContext {
 
   Model& model() { return *model_; }
   uint32_t process() const { return process_; }  // host process that wrote the file
-  uint32_t thread() const { return thread_; }    // thread of the current Events chunk
-  uint32_t track() const { return track_; }      // that thread's main track
+  // Thread of the current Events chunk and its main track (created on first use, so a
+  // process-wide chunk of clock samples adds no thread).
+  uint32_t thread() {
+    if (thread_ == kNoRow) thread_ = Thread(process_, chunk_tid_);
+    return thread_;
+  }
+  uint32_t track() {
+    if (track_ == kNoRow) track_ = MainTrack(thread());
+    return track_;
+  }
 
   // Model string id of a string id of this raw file (strings precede their use).
   StringId FileString(uint32_t file_id) const {
@@ -93,7 +101,11 @@ class ImportContext {
 
   // --- used by the parser ---
   void SetFileStrings(const std::vector<StringId>* table) { file_strings_ = table; }
-  void BindChunk(uint32_t thread_row);
+  void BindChunk(uint32_t tid) {
+    chunk_tid_ = tid;
+    thread_ = kNoRow;
+    track_ = kNoRow;
+  }
   void SetProcess(uint32_t process_row) { process_ = process_row; }
   struct FlowEndpoint {
     StringId category;
@@ -108,6 +120,7 @@ class ImportContext {
   uint32_t process_ = kNoRow;
   uint32_t thread_ = kNoRow;
   uint32_t track_ = kNoRow;
+  uint32_t chunk_tid_ = 0;
   const std::vector<StringId>* file_strings_ = &kNoFileStrings;
   std::vector<FlowEndpoint> flow_endpoints_;
   std::unordered_map<uint64_t, uint32_t> thread_index_;  // process << 32 | tid → row

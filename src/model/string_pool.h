@@ -32,6 +32,12 @@ class StringPool {
     index_.emplace(views_.back(), id);
     return id;
   }
+  // kMissing when `text` was never interned.
+  static constexpr StringId kMissing = UINT32_MAX;
+  StringId Find(std::string_view text) const {
+    auto found = index_.find(text);
+    return found == index_.end() ? kMissing : found->second;
+  }
   std::string_view Get(StringId id) const { return id < views_.size() ? views_[id] : ""; }
   size_t size() const { return views_.size(); }
 

@@ -1,7 +1,10 @@
-// A bounded pool of fixed-size record blocks. The whole cap is reserved as one mapping at
-// init; the writer thread pre-faults blocks (touches their pages) before handing them out,
-// so the record path never faults a fresh page. Free blocks sit on a lock-free stack with
-// an ABA tag; Pop and Push are safe from any thread.
+// A bounded pool of fixed-size record blocks: the whole cap is one mapping, pre-faulted
+// (MAP_POPULATE) when the pool is created, so the record path never faults a fresh page and
+// nothing is lost while less than the cap is buffered, however late the writer thread gets
+// a CPU. (Growing lazily from the writer thread lost events under bursts on a busy 2-core
+// machine: producers fill a 64 KiB block in ~40 us, the writer may wait a scheduler tick.)
+// Free blocks sit on a lock-free stack with an ABA tag; Pop and Push are safe from any
+// thread.
 #pragma once
 
 #include <atomic>
@@ -25,9 +28,9 @@ struct BlockMeta {
 
 class BlockPool {
  public:
-  // Reserves `cap_bytes` (rounded down to whole blocks, at least 2) and pre-faults
-  // `initial_bytes`. Returns false if the mapping fails.
-  bool Init(size_t cap_bytes, size_t initial_bytes);
+  // Maps and pre-faults `cap_bytes` (rounded down to whole blocks, at least 2). Returns
+  // false if the mapping fails.
+  bool Init(size_t cap_bytes);
   bool initialized() const { return data_ != nullptr; }
 
   int32_t Pop();
@@ -36,23 +39,18 @@ class BlockPool {
   uint8_t* Data(int32_t index) const { return data_ + static_cast<size_t>(index) * kBlockBytes; }
   BlockMeta& Meta(int32_t index) const { return meta_[index]; }
 
-  // Writer thread: pre-faults more blocks while fewer than a quarter of the populated
-  // ones are free, up to the cap.
-  void GrowIfLow();
+  // Fewer than half of the blocks are free: time for the writer to drain.
+  bool Low() const { return free_count_.load(std::memory_order_relaxed) * 2 < capacity_blocks_; }
   // After fork in the child: every populated block becomes free again.
   void ResetAllFree();
 
   uint32_t capacity_blocks() const { return capacity_blocks_; }
-  uint32_t populated_blocks() const { return populated_.load(std::memory_order_relaxed); }
   uint32_t free_blocks() const { return free_count_.load(std::memory_order_relaxed); }
 
  private:
-  void Populate(uint32_t count);
-
   uint8_t* data_ = nullptr;
   BlockMeta* meta_ = nullptr;
   uint32_t capacity_blocks_ = 0;
-  std::atomic<uint32_t> populated_{0};
   std::atomic<uint32_t> free_count_{0};
   // Low 32 bits: index + 1 of the top block (0 = empty); high 32 bits: ABA tag.
   std::atomic<uint64_t> free_head_{0};

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 
 #include "runtime/clock.h"
 #include "runtime/options.h"
@@ -28,9 +29,9 @@ std::once_flag g_hooks_once;
 void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   int saved_errno = errno;
   const struct sigaction& previous = g_previous[signo];
-  bool previous_is_function = (previous.sa_flags & SA_SIGINFO)
-                                  ? previous.sa_sigaction != nullptr
-                                  : (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN);
+  bool previous_is_function = (previous.sa_flags & SA_SIGINFO) ? previous.sa_sigaction != nullptr
+                                                               : (previous.sa_handler != SIG_DFL &&
+                                                                  previous.sa_handler != SIG_IGN);
   if (previous_is_function) {
     // The program handles the signal itself (and may keep running): flush, then hand over.
     RequestFlushFromSignal(kSignalFlushTimeoutMs);
@@ -50,7 +51,38 @@ void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   raise(signo);
 }
 
-void OnExit() { ShutdownForExit("exit", kExitStatusUnknown); }
+void OnExit() {
+  ShutdownForExit("exit", kExitStatusUnknown);
+}
+
+// --follow-children=off: programs this process executes must run unprofiled, so the
+// launcher's injection is taken out of the environment they inherit (other LD_PRELOAD
+// entries stay). Runs in the load constructor, before the program has threads.
+void StopInjectionIntoChildren() {
+  unsetenv("AIPROF_OPTIONS");
+  if (const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+      injection != nullptr && std::strstr(injection, "libaiprof") != nullptr) {
+    unsetenv("CUDA_INJECTION64_PATH");
+  }
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload == nullptr) return;
+  std::string kept;
+  const char* cursor = preload;
+  while (*cursor != '\0') {
+    size_t length = std::strcspn(cursor, ": ");
+    std::string entry(cursor, length);
+    if (!entry.empty() && entry.find("libaiprof") == std::string::npos) {
+      kept += (kept.empty() ? "" : " ") + entry;
+    }
+    cursor += length;
+    if (*cursor != '\0') ++cursor;
+  }
+  if (kept.empty()) {
+    unsetenv("LD_PRELOAD");
+  } else {
+    setenv("LD_PRELOAD", kept.c_str(), 1);
+  }
+}
 
 void StartFromEnvironment() {
   const char* text = std::getenv("AIPROF_OPTIONS");
@@ -61,10 +93,11 @@ void StartFromEnvironment() {
     std::fprintf(stderr, "aiprof: %s; profiling disabled\n", error.c_str());
     return;
   }
+  if (!options.follow_children) StopInjectionIntoChildren();
   InstallProcessHooks();
   if (options.mode == "dynamic") return;  // the control channel starts windows
-  bool started = options.delay_s > 0 ? ScheduleWindow(options, &error)
-                                      : StartWindow(options, &error);
+  bool started =
+      options.delay_s > 0 ? ScheduleWindow(options, &error) : StartWindow(options, &error);
   if (!started) std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());
 }
 

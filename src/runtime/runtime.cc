@@ -23,7 +23,6 @@ namespace {
 
 constexpr uint32_t kMaxStrings = 1u << 18;
 constexpr size_t kStringArenaBytes = 16u << 20;
-constexpr size_t kInitialPoolBytes = 2u << 20;
 
 alignas(Runtime) unsigned char g_runtime_storage[sizeof(Runtime)];
 std::once_flag g_runtime_once;
@@ -51,7 +50,7 @@ bool InitBuffers(uint32_t buffer_mb) {
   std::lock_guard<std::mutex> lock(g_init_mutex);
   if (runtime.buffers_ready.load(std::memory_order_acquire)) return true;
   size_t cap = static_cast<size_t>(buffer_mb) << 20;
-  if (!InitStrings() || !runtime.pool.Init(cap, kInitialPoolBytes) || !runtime.threads.Init()) {
+  if (!InitStrings() || !runtime.pool.Init(cap) || !runtime.threads.Init()) {
     std::fprintf(stderr, "aiprof: cannot reserve %u MiB of buffer memory; profiling disabled\n",
                  buffer_mb);
     return false;
@@ -177,7 +176,7 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
   state->block_data = runtime.pool.Data(block);
   state->block_meta = meta;
   state->position = 0;
-  if (runtime.pool.free_blocks() * 4 < runtime.pool.populated_blocks()) PokeWriter();
+  if (runtime.pool.Low()) PokeWriter();
   return state->block_data;
 }
 

@@ -187,7 +187,6 @@ void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
 void WriterIteration(SessionState& session) {
   Runtime& runtime = GetRuntime();
   uint64_t now = RealtimeNs();
-  if (runtime.buffers_ready.load(std::memory_order_acquire)) runtime.pool.GrowIfLow();
   if (int signo = session.signal_stop.exchange(0); signo != 0) {
     StopWindowLocked(session, "signal", 128 + signo);
   }
@@ -204,7 +203,7 @@ void WriterIteration(SessionState& session) {
     StopWindowLocked(session, "duration", kExitStatusUnknown);
   }
   if (!session.open) return;
-  bool blocks_low = runtime.pool.free_blocks() * 4 < runtime.pool.populated_blocks();
+  bool blocks_low = runtime.pool.Low();
   if (now >= session.next_flush_ns || blocks_low) {
     FlushLocked(session, false);
     session.next_flush_ns = now + uint64_t{session.window.options.flush_interval_ms} * 1000000;

@@ -1,0 +1,80 @@
+#include "analysis/op_statistics.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace aiprof::analysis {
+
+bool IsDeviceTaskCategory(std::string_view category) {
+  return category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset";
+}
+
+ComputeTasks SelectComputeTasks(const model::Model& model) {
+  const model::SliceTable& s = model.slices;
+  // Category ids are compared once, not per row.
+  std::vector<uint8_t> kind(model.strings.size(), 0);  // 1 device task, 2 framework op
+  for (model::StringId id = 0; id < model.strings.size(); ++id) {
+    std::string_view text = model.strings.Get(id);
+    if (IsDeviceTaskCategory(text)) kind[id] = 1;
+    if (text == "cpu_op") kind[id] = 2;
+  }
+  ComputeTasks device, framework;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    uint8_t k = kind[s.category[row]];
+    if (k == 1) device.rows.push_back(row);
+    if (k == 2) framework.rows.push_back(row);
+  }
+  ComputeTasks chosen = !device.rows.empty() ? std::move(device) : std::move(framework);
+  if (chosen.rows.empty()) return chosen;
+  chosen.source =
+      kind[s.category[chosen.rows[0]]] == 1 ? TaskSource::kDevice : TaskSource::kFramework;
+  if (!std::is_sorted(chosen.rows.begin(), chosen.rows.end(),
+                      [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; })) {
+    std::stable_sort(chosen.rows.begin(), chosen.rows.end(),
+                     [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+  }
+  return chosen;
+}
+
+std::string_view TaskTypeOf(const model::Model& model, uint32_t slice) {
+  std::string_view category = model.Str(model.slices.category[slice]);
+  if (category == "kernel") return "KERNEL";
+  if (category == "gpu_memcpy") return "MEMCPY";
+  if (category == "gpu_memset") return "MEMSET";
+  return "CPU";
+}
+
+std::vector<NameStatistics> StatisticsByNameAndGroup(const model::Model& model,
+                                                     const std::vector<uint32_t>& rows,
+                                                     const std::vector<uint32_t>& groups) {
+  const model::SliceTable& s = model.slices;
+  std::vector<NameStatistics> out;
+  std::unordered_map<uint64_t, uint32_t> index;
+  index.reserve(1024);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    uint32_t row = rows[i];
+    uint64_t key = (uint64_t{s.name[row]} << 32) | groups[i];
+    auto [it, inserted] = index.emplace(key, static_cast<uint32_t>(out.size()));
+    if (inserted) {
+      out.emplace_back();
+      out.back().name = s.name[row];
+      out.back().group = groups[i];
+    }
+    NameStatistics& st = out[it->second];
+    int64_t dur = s.end[row] - s.ts[row];
+    ++st.count;
+    st.total_ns += dur;
+    st.min_ns = std::min(st.min_ns, dur);
+    st.max_ns = std::max(st.max_ns, dur);
+    double delta = static_cast<double>(dur) - st.mean_ns;
+    st.mean_ns += delta / static_cast<double>(st.count);
+    st.m2 += delta * (static_cast<double>(dur) - st.mean_ns);
+  }
+  std::sort(out.begin(), out.end(), [&](const NameStatistics& a, const NameStatistics& b) {
+    if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+    return model.Str(a.name) < model.Str(b.name);
+  });
+  return out;
+}
+
+}  // namespace aiprof::analysis

@@ -1,0 +1,91 @@
+#include "analysis/step_trace.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+namespace aiprof::analysis {
+namespace {
+
+bool ContainsNoCase(std::string_view text, std::string_view word) {
+  auto it = std::search(text.begin(), text.end(), word.begin(), word.end(),
+                        [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+  return it != text.end();
+}
+
+}  // namespace
+
+std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
+  const model::StepTable& steps = model.steps;
+  const model::SliceTable& s = model.slices;
+  std::vector<StepTraceRow> rows(steps.size());
+  std::vector<uint32_t> order(steps.size());
+  for (uint32_t i = 0; i < steps.size(); ++i) {
+    order[i] = i;
+    rows[i].step = steps.step[i];
+    rows[i].thread = steps.thread[i];
+    rows[i].begin_ns = steps.ts[i];
+    rows[i].iteration_end_ns = steps.end[i];
+    rows[i].fp_start_ns = INT64_MAX;
+    rows[i].bp_end_ns = INT64_MIN;
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (steps.thread[a] != steps.thread[b]) return steps.thread[a] < steps.thread[b];
+    return steps.ts[a] < steps.ts[b];
+  });
+  // Name classes are decided once per string, not per slice.
+  std::vector<uint8_t> name_class(model.strings.size(), 0);  // 1 forward, 2 backward
+  for (model::StringId id = 0; id < model.strings.size(); ++id) {
+    std::string_view text = model.strings.Get(id);
+    if (ContainsNoCase(text, "backward")) {
+      name_class[id] = 2;
+    } else if (ContainsNoCase(text, "forward")) {
+      name_class[id] = 1;
+    }
+  }
+  std::vector<uint8_t> is_step_slice(s.size(), 0);
+  for (uint32_t slice : steps.slice) is_step_slice[slice] = 1;
+
+  std::vector<int64_t> first_child(steps.size(), INT64_MAX), last_child(steps.size(), INT64_MIN);
+  std::vector<int64_t> forward(steps.size(), INT64_MAX), backward(steps.size(), INT64_MIN);
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    if (is_step_slice[row]) continue;
+    uint32_t thread = model.ThreadOfSlice(row);
+    // The last step of this thread starting at or before the slice.
+    auto it = std::upper_bound(order.begin(), order.end(), std::pair{thread, s.ts[row]},
+                               [&](const std::pair<uint32_t, int64_t>& key, uint32_t step) {
+                                 if (key.first != steps.thread[step]) {
+                                   return key.first < steps.thread[step];
+                                 }
+                                 return key.second < steps.ts[step];
+                               });
+    if (it == order.begin()) continue;
+    uint32_t step = *(it - 1);
+    if (steps.thread[step] != thread || s.end[row] > steps.end[step]) continue;
+    first_child[step] = std::min(first_child[step], s.ts[row]);
+    last_child[step] = std::max(last_child[step], s.end[row]);
+    uint8_t cls = name_class[s.name[row]];
+    if (cls == 1) forward[step] = std::min(forward[step], s.ts[row]);
+    if (cls == 2) backward[step] = std::max(backward[step], s.end[row]);
+  }
+  for (uint32_t i = 0; i < steps.size(); ++i) {
+    StepTraceRow& r = rows[i];
+    r.fp_start_ns = forward[i] != INT64_MAX       ? forward[i]
+                    : first_child[i] != INT64_MAX ? first_child[i]
+                                                  : r.begin_ns;
+    r.bp_end_ns = backward[i] != INT64_MIN     ? backward[i]
+                  : last_child[i] != INT64_MIN ? last_child[i]
+                                               : r.iteration_end_ns;
+  }
+  for (size_t k = 1; k < order.size(); ++k) {
+    uint32_t previous = order[k - 1], current = order[k];
+    if (steps.thread[previous] != steps.thread[current]) continue;
+    rows[current].has_data_aug_bound = true;
+    rows[current].data_aug_bound_ns = rows[current].fp_start_ns - rows[previous].iteration_end_ns;
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const StepTraceRow& a, const StepTraceRow& b) { return a.step < b.step; });
+  return rows;
+}
+
+}  // namespace aiprof::analysis

@@ -1,0 +1,479 @@
+#include "cli/collect_options.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+namespace aiprof::cli {
+namespace {
+
+constexpr uint64_t kMaxU32 = 4294967295ull;
+
+std::string Quote(const std::string& option, const std::string& value) {
+  return "--" + option + "=" + (value.empty() ? "''" : value);
+}
+
+std::vector<std::string> SplitList(const std::string& text, char separator) {
+  std::vector<std::string> items;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find(separator, begin);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(begin, end - begin);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (!item.empty()) items.push_back(item);
+    begin = end + 1;
+  }
+  return items;
+}
+
+bool OnOff(const std::string& option, const std::string& value, bool* out, std::string* error) {
+  if (value == "on") {
+    *out = true;
+    return true;
+  }
+  if (value == "off") {
+    *out = false;
+    return true;
+  }
+  *error = Quote(option, value) + ": invalid value; allowed: on|off";
+  return false;
+}
+
+bool OneOf(const std::string& option, const std::string& value,
+           const std::vector<std::string>& allowed, std::string* error) {
+  if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return true;
+  std::string list;
+  for (const std::string& item : allowed) list += (list.empty() ? "" : "|") + item;
+  *error = Quote(option, value) + ": invalid value; allowed: " + list;
+  return false;
+}
+
+bool Integer(const std::string& option, const std::string& value, uint64_t min, uint64_t max,
+             uint64_t* out, std::string* error) {
+  uint64_t parsed = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (value.empty() || ec != std::errc() || ptr != value.data() + value.size() || parsed < min ||
+      parsed > max) {
+    *error = Quote(option, value) + ": invalid value; allowed: an integer in " +
+             std::to_string(min) + ".." + std::to_string(max);
+    return false;
+  }
+  *out = parsed;
+  return true;
+}
+
+bool Seconds(const std::string& option, const std::string& value, double* out, std::string* error) {
+  double parsed = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (value.empty() || ec != std::errc() || ptr != value.data() + value.size() ||
+      !std::isfinite(parsed) || parsed < 0 || parsed > static_cast<double>(kMaxU32)) {
+    *error = Quote(option, value) +
+             ": invalid value; allowed: seconds in 0..4294967295 "
+             "(fractions allowed, 0 = not set)";
+    return false;
+  }
+  *out = parsed;
+  return true;
+}
+
+// "<app> <args>" of --application: whitespace separated, with '...' and "..." quoting.
+bool SplitCommandLine(const std::string& text, std::vector<std::string>* words) {
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else
+        word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words->push_back(word);
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote) return false;
+  if (in_word) words->push_back(word);
+  return true;
+}
+
+bool Given(const CollectArgs& args, const std::string& option) {
+  return std::find(args.explicit_options.begin(), args.explicit_options.end(), option) !=
+         args.explicit_options.end();
+}
+
+void AddNotes(const CollectArgs& args, const Machine& machine, CollectConfig* config) {
+  auto note = [&](const std::string& line) { config->notes.push_back(line); };
+  if (!machine.has_nvidia_gpu) {
+    const std::string why = "no NVIDIA GPU here (" + machine.gpu_absent_reason + ")";
+    if (config->ai_core && Given(args, "ai-core")) {
+      note("--ai-core=on: " + why + "; per-kernel hardware metrics will not be collected");
+    }
+    for (const char* option : {"aic-metrics", "aic-mode", "aic-freq"}) {
+      if (Given(args, option)) {
+        note(std::string("--") + option + ": " + why + "; no kernel metrics will be collected");
+      }
+    }
+    if (config->l2) note("--l2=on: " + why + "; L2 cache metrics will not be collected");
+    if (config->device_sys_freq_hz > 0) {
+      note("--sys-hardware-mem=on: " + why + "; device memory bandwidth will not be collected");
+    }
+    if (config->hccl) {
+      note("--hccl=on: " + why +
+           "; there is no NCCL communication to trace (CPU-only "
+           "collectives are not traced)");
+    }
+  }
+  if (config->aicpu) {
+    note(
+        "--aicpu=on: Ascend AI CPU operators do not exist on this platform; nothing "
+        "will be collected for it");
+  }
+  bool sys_cpu = false;
+  std::string ignored;
+  if (OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, &ignored) && sys_cpu) {
+    note(
+        "--sys-cpu-profiling=on: the AI CPU / control CPU PMU of an NPU does not exist here; "
+        "nothing will be collected for it (host CPU usage: --host-sys=cpu)");
+  }
+}
+
+}  // namespace
+
+Machine DetectMachine() {
+  Machine machine;
+  if (access("/dev/nvidia0", F_OK) == 0) {
+    machine.has_nvidia_gpu = true;
+    return machine;
+  }
+  void* cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (!cuda) {
+    machine.gpu_absent_reason = "no /dev/nvidia0, libcuda.so.1 not found";
+    return machine;
+  }
+  using InitFn = int (*)(unsigned);
+  using CountFn = int (*)(int*);
+  auto init = reinterpret_cast<InitFn>(dlsym(cuda, "cuInit"));
+  auto count_fn = reinterpret_cast<CountFn>(dlsym(cuda, "cuDeviceGetCount"));
+  int count = 0;
+  if (init && count_fn && init(0) == 0 && count_fn(&count) == 0 && count > 0) {
+    machine.has_nvidia_gpu = true;
+  } else {
+    machine.gpu_absent_reason = "no /dev/nvidia0, the CUDA driver reports no device";
+  }
+  dlclose(cuda);
+  return machine;
+}
+
+void AddCollectOptions(CLI::App* app, CollectArgs* a) {
+  auto add = [&](const char* name, std::string* value, const char* help, const char* group,
+                 const char* default_text) {
+    CLI::Option* option = app->add_option(name, *value, help);
+    option->group(group)->default_str(default_text);
+    return option;
+  };
+  const char* kOutput = "Output";
+  add("--output", &a->output, "Directory that receives the PROF_* directories", kOutput,
+      "current directory");
+  add("--type", &a->type, "Export format for `aiprof export` of this data: text|db", kOutput,
+      "text");
+  add("--storage-limit", &a->storage_limit,
+      "Stop collecting cleanly once the raw data of a process reaches <N>MB (1..4294967295)",
+      kOutput, "no limit");
+  add("--buffer-size", &a->buffer_size, "Record buffer per process in MB (1..4096)", kOutput, "64");
+
+  const char* kWindow = "Collection window";
+  add("--delay", &a->delay, "Start collecting <s> seconds after the app starts (0..4294967295)",
+      kWindow, "0 (at start)");
+  add("--duration", &a->duration, "Collect for <s> seconds, then stop (0..4294967295)", kWindow,
+      "0 (until exit)");
+
+  const char* kHostApp = "Markers, operators and APIs";
+  add("--msproftx", &a->msproftx, "mstx/NVTX markers and ranges: on|off", kHostApp, "off");
+  add("--mstx-domain-include", &a->mstx_domain_include,
+      "Only these marker domains (comma list; needs --msproftx=on)", kHostApp, "all");
+  add("--mstx-domain-exclude", &a->mstx_domain_exclude,
+      "All marker domains but these (comma list; needs --msproftx=on)", kHostApp, "none");
+  add("--task-time", &a->task_time,
+      "Framework operators and device tasks: off|on|l0|l1|l2 (on = l1; l1 adds shapes and "
+      "dtypes, l2 adds module hierarchy)",
+      kHostApp, "on");
+  add("--task-memory", &a->task_memory, "Operator memory (allocator events): on|off", kHostApp,
+      "off");
+  add("--ascendcl", &a->ascendcl, "Host API tracing (CUDA runtime API): on|off", kHostApp, "on");
+  add("--runtime-api", &a->runtime_api, "Runtime/driver API tracing (CUDA driver API): on|off",
+      kHostApp, "off");
+  add("--hccl", &a->hccl, "Communication operators (NCCL): on|off", kHostApp, "off");
+
+  const char* kDevice = "Device (NVIDIA GPU)";
+  add("--ai-core", &a->ai_core, "Per-kernel hardware metrics (CUPTI): on|off", kDevice,
+      "on with --task-time=on|l1|l2, else off");
+  add("--aic-mode", &a->aic_mode, "Metric collection: task-based|sample-based", kDevice,
+      "task-based");
+  add("--aic-metrics", &a->aic_metrics,
+      "Metric group: ArithmeticUtilization|PipeUtilization|Memory|MemoryL0|"
+      "ResourceConflictRatio|MemoryUB|L2Cache|MemoryAccess",
+      kDevice, "PipeUtilization");
+  add("--aic-freq", &a->aic_freq, "Sampling frequency in Hz for --aic-mode=sample-based (1..100)",
+      kDevice, "100");
+  add("--l2", &a->l2, "L2 cache hit rates per kernel: on|off", kDevice, "off");
+  add("--aicpu", &a->aicpu, "Ascend AI CPU operators (accepted; no such device here): on|off",
+      kDevice, "off");
+  add("--sys-hardware-mem", &a->sys_hardware_mem,
+      "Device memory bandwidth and utilisation (NVML): on|off", kDevice, "off");
+  add("--sys-hardware-mem-freq", &a->sys_hardware_mem_freq, "Its sampling frequency in Hz (1..100)",
+      kDevice, "50");
+  add("--sys-cpu-profiling", &a->sys_cpu_profiling,
+      "NPU AI CPU / control CPU PMU (accepted; no such device here): on|off", kDevice, "off");
+  add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..50)", kDevice, "50");
+
+  const char* kHost = "Host resources (sampled by the launcher)";
+  add("--host-sys", &a->host_sys,
+      "Per-process data of the app's process tree, comma list of cpu,mem,disk,network,osrt "
+      "(network: whole-machine NIC traffic)",
+      kHost, "none");
+  add("--host-sys-usage", &a->host_sys_usage, "Whole-machine usage, comma list of cpu,mem", kHost,
+      "none");
+  add("--host-sys-usage-freq", &a->host_sys_usage_freq,
+      "Sampling frequency in Hz for --host-sys and --host-sys-usage (1..50)", kHost, "50");
+  add("--sys-profiling", &a->sys_profiling, "Whole-machine CPU and memory usage: on|off", kHost,
+      "off");
+  add("--sys-sampling-freq", &a->sys_sampling_freq, "Its sampling frequency in Hz (1..10)", kHost,
+      "10");
+  add("--sys-pid-profiling", &a->sys_pid_profiling, "Per-process CPU and memory usage: on|off",
+      kHost, "off");
+  add("--sys-pid-sampling-freq", &a->sys_pid_sampling_freq, "Its sampling frequency in Hz (1..10)",
+      kHost, "10");
+
+  const char* kProcess = "Application";
+  add("--follow-children", &a->follow_children,
+      "Profile child processes too (one PROF_* each): on|off", kProcess, "on");
+  add("--environment", &a->environment, "Extra environment for the app: \"NAME=VALUE;NAME=VALUE\"",
+      kProcess, "none");
+  add("--application", &a->application, "Legacy msprof form: \"<app> <args>\"", kProcess, "");
+}
+
+void NoteExplicitOptions(const CLI::App& app, CollectArgs* args) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->count() > 0 && !option->get_lnames().empty()) {
+      args->explicit_options.push_back(option->get_lnames().front());
+    }
+  }
+}
+
+bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, CollectConfig* c,
+                        std::string* error) {
+  std::error_code ec;
+  std::string output = args.output.empty() ? "." : args.output;
+  c->output_dir = std::filesystem::absolute(output, ec).lexically_normal().string();
+  if (ec || output.empty()) {
+    *error = Quote("output", args.output) + ": not a usable path";
+    return false;
+  }
+  if (!c->output_dir.empty() && c->output_dir.size() > 1 && c->output_dir.back() == '/') {
+    c->output_dir.pop_back();
+  }
+  if (!OneOf("type", args.type, {"text", "db"}, error)) return false;
+  c->type = args.type;
+
+  if (!args.storage_limit.empty()) {
+    std::string number = args.storage_limit;
+    if (number.size() > 2) {
+      std::string unit = number.substr(number.size() - 2);
+      std::transform(unit.begin(), unit.end(), unit.begin(), ::toupper);
+      if (unit == "MB") number.resize(number.size() - 2);
+    }
+    if (!Integer("storage-limit", number, 1, kMaxU32, &c->storage_limit_mb, error)) {
+      *error = Quote("storage-limit", args.storage_limit) +
+               ": invalid value; allowed: <N>MB with N in 1..4294967295";
+      return false;
+    }
+  }
+  if (!Integer("buffer-size", args.buffer_size, 1, 4096, &c->buffer_mb, error)) return false;
+  if (!Seconds("delay", args.delay, &c->delay_s, error)) return false;
+  if (!Seconds("duration", args.duration, &c->duration_s, error)) return false;
+
+  if (!OnOff("msproftx", args.msproftx, &c->msproftx, error)) return false;
+  c->mstx_domain_include = SplitList(args.mstx_domain_include, ',');
+  c->mstx_domain_exclude = SplitList(args.mstx_domain_exclude, ',');
+  if (!c->mstx_domain_include.empty() && !c->mstx_domain_exclude.empty()) {
+    *error = "--mstx-domain-include and --mstx-domain-exclude are mutually exclusive; give one";
+    return false;
+  }
+  if ((!c->mstx_domain_include.empty() || !c->mstx_domain_exclude.empty()) && !c->msproftx) {
+    *error = std::string(c->mstx_domain_include.empty() ? "--mstx-domain-exclude"
+                                                        : "--mstx-domain-include") +
+             " needs --msproftx=on";
+    return false;
+  }
+
+  if (!OneOf("task-time", args.task_time, {"off", "on", "l0", "l1", "l2"}, error)) return false;
+  c->task_time = args.task_time == "on" ? "l1" : args.task_time;
+  if (!OnOff("task-memory", args.task_memory, &c->profile_memory, error)) return false;
+  bool ascendcl = false, runtime_api = false;
+  if (!OnOff("ascendcl", args.ascendcl, &ascendcl, error)) return false;
+  if (!OnOff("runtime-api", args.runtime_api, &runtime_api, error)) return false;
+  c->runtime_api = ascendcl || runtime_api;
+  if (!OnOff("hccl", args.hccl, &c->hccl, error)) return false;
+
+  if (args.ai_core.empty()) {
+    c->ai_core = c->task_time == "l1" || c->task_time == "l2";
+  } else if (!OnOff("ai-core", args.ai_core, &c->ai_core, error)) {
+    return false;
+  }
+  if (!OneOf("aic-mode", args.aic_mode, {"task-based", "sample-based"}, error)) return false;
+  c->aic_mode = args.aic_mode;
+  if (!OneOf("aic-metrics", args.aic_metrics,
+             {"ArithmeticUtilization", "PipeUtilization", "Memory", "MemoryL0",
+              "ResourceConflictRatio", "MemoryUB", "L2Cache", "MemoryAccess"},
+             error)) {
+    return false;
+  }
+  c->aic_metrics = args.aic_metrics;
+  uint64_t value = 0;
+  if (!Integer("aic-freq", args.aic_freq, 1, 100, &value, error)) return false;
+  c->aic_freq = static_cast<int>(value);
+  if (!OnOff("l2", args.l2, &c->l2, error)) return false;
+  if (!OnOff("aicpu", args.aicpu, &c->aicpu, error)) return false;
+  bool hardware_mem = false;
+  if (!OnOff("sys-hardware-mem", args.sys_hardware_mem, &hardware_mem, error)) return false;
+  if (!Integer("sys-hardware-mem-freq", args.sys_hardware_mem_freq, 1, 100, &value, error)) {
+    return false;
+  }
+  c->device_sys_freq_hz = hardware_mem ? static_cast<int>(value) : 0;
+  bool sys_cpu = false;
+  if (!OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, error)) return false;
+  if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, 50, &value, error)) return false;
+
+  host::HostSamplerOptions& s = c->sampler;
+  bool osrt = false;
+  for (const std::string& item : SplitList(args.host_sys, ',')) {
+    if (!OneOf("host-sys", item, {"cpu", "mem", "disk", "network", "osrt"}, error)) {
+      *error = Quote("host-sys", args.host_sys) + ": unknown item '" + item +
+               "'; allowed: a comma list of cpu,mem,disk,network,osrt";
+      return false;
+    }
+    if (item == "cpu") s.process_cpu = true;
+    if (item == "mem") s.process_mem = true;
+    if (item == "disk") s.process_disk = true;
+    if (item == "network") s.network = true;
+    if (item == "osrt") osrt = true;
+  }
+  if (Given(args, "host-sys") && SplitList(args.host_sys, ',').empty()) {
+    *error = Quote("host-sys", args.host_sys) +
+             ": empty; allowed: a comma list of cpu,mem,disk,network,osrt";
+    return false;
+  }
+  for (const std::string& item : SplitList(args.host_sys_usage, ',')) {
+    if (item != "cpu" && item != "mem") {
+      *error = Quote("host-sys-usage", args.host_sys_usage) + ": unknown item '" + item +
+               "'; allowed: a comma list of cpu,mem";
+      return false;
+    }
+    if (item == "cpu") s.machine_cpu = true;
+    if (item == "mem") s.machine_mem = true;
+  }
+  uint64_t usage_hz = 0, sys_hz = 0, pid_hz = 0;
+  if (!Integer("host-sys-usage-freq", args.host_sys_usage_freq, 1, 50, &usage_hz, error)) {
+    return false;
+  }
+  bool sys_profiling = false, pid_profiling = false;
+  if (!OnOff("sys-profiling", args.sys_profiling, &sys_profiling, error)) return false;
+  if (!Integer("sys-sampling-freq", args.sys_sampling_freq, 1, 10, &sys_hz, error)) return false;
+  if (!OnOff("sys-pid-profiling", args.sys_pid_profiling, &pid_profiling, error)) return false;
+  if (!Integer("sys-pid-sampling-freq", args.sys_pid_sampling_freq, 1, 10, &pid_hz, error)) {
+    return false;
+  }
+  uint64_t hz = 0;
+  if (s.AnyEnabled()) hz = usage_hz;
+  if (sys_profiling) {
+    s.machine_cpu = s.machine_mem = true;
+    hz = std::max(hz, sys_hz);
+  }
+  if (pid_profiling) {
+    s.process_cpu = s.process_mem = true;
+    hz = std::max(hz, pid_hz);
+  }
+  s.sample_hz = static_cast<double>(hz ? hz : usage_hz);
+
+  if (!OnOff("follow-children", args.follow_children, &c->follow_children, error)) return false;
+  for (const std::string& item : SplitList(args.environment, ';')) {
+    size_t equals = item.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      *error = Quote("environment", args.environment) + ": entry '" + item +
+               "' is not NAME=VALUE; allowed: \"NAME=VALUE;NAME=VALUE\"";
+      return false;
+    }
+    c->environment.push_back(item);
+  }
+
+  c->app = args.app;
+  if (!args.application.empty()) {
+    if (!c->app.empty()) {
+      *error = "--application and an app after the options were both given; use one";
+      return false;
+    }
+    if (!SplitCommandLine(args.application, &c->app) || c->app.empty()) {
+      *error = Quote("application", args.application) +
+               ": not a command line (empty or unbalanced quotes)";
+      return false;
+    }
+  }
+  if (c->app.empty()) {
+    *error = "no application given: aiprof collect [options] <app> [app args]";
+    return false;
+  }
+  if (osrt) {
+    c->notes.push_back(
+        "--host-sys=osrt: OS runtime API tracing is not collected by aiprof; "
+        "the other --host-sys items are");
+  }
+  AddNotes(args, machine, c);
+  return true;
+}
+
+nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realtime_ns) {
+  return {
+      {"output", c.output_dir},
+      {"mode", "launch"},
+      {"msproftx", c.msproftx},
+      {"mstx_domain_include", c.mstx_domain_include},
+      {"mstx_domain_exclude", c.mstx_domain_exclude},
+      {"task_time", c.task_time},
+      {"runtime_api", c.runtime_api},
+      {"profile_memory", c.profile_memory},
+      {"record_shapes", c.task_time == "l1" || c.task_time == "l2"},
+      {"with_stack", false},
+      {"with_modules", c.task_time == "l2"},
+      {"ai_core", c.ai_core},
+      {"aic_mode", c.aic_mode},
+      {"aic_metrics", c.aic_metrics},
+      {"aic_freq", c.aic_freq},
+      {"l2", c.l2},
+      {"hccl", c.hccl},
+      {"device_sys_freq_hz", c.device_sys_freq_hz},
+      {"buffer_mb", c.buffer_mb},
+      {"storage_limit_mb", c.storage_limit_mb},
+      {"delay_s", c.delay_s},
+      {"duration_s", c.duration_s},
+      {"launch_realtime_ns", launch_realtime_ns},
+      {"follow_children", c.follow_children},
+      {"app", c.app},
+  };
+}
+
+}  // namespace aiprof::cli

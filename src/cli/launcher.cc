@@ -1,0 +1,303 @@
+#include "cli/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "cli/command.h"
+#include "sources/host/host_sampler.h"
+#include "sources/host/prof_dirs.h"
+
+extern char** environ;
+
+namespace aiprof::cli {
+namespace {
+
+volatile sig_atomic_t g_app_pid = 0;
+
+// A signal typed at the terminal (si_code SI_KERNEL) already reached the app, which shares
+// our process group; one sent to the launcher alone (kill, timeout, a batch system) is
+// passed on so the app can stop and its runtime can write its data.
+void ForwardSignal(int signal_number, siginfo_t* info, void*) {
+  pid_t app = g_app_pid;
+  if (app > 0 && info->si_code != SI_KERNEL) kill(app, signal_number);
+}
+
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+void InstallForwarding() {
+  struct sigaction action {};
+  action.sa_sigaction = ForwardSignal;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : kForwardedSignals) sigaction(signal_number, &action, nullptr);
+}
+
+std::string SelfDir() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : self.parent_path().string();
+}
+
+std::vector<std::string> AppEnvironment(const CollectConfig& config, const std::string& lib_dir,
+                                        const std::string& options_json) {
+  std::vector<std::string> env;
+  std::set<std::string> replaced = {"LD_PRELOAD", "AIPROF_OPTIONS", "CUDA_INJECTION64_PATH"};
+  for (const std::string& entry : config.environment) {
+    replaced.insert(entry.substr(0, entry.find('=')));
+  }
+  std::string preload = lib_dir + "/libaiprof.so";
+  if (const char* existing = getenv("LD_PRELOAD"); existing && *existing) {
+    preload += std::string(" ") + existing;
+  }
+  for (char** entry = environ; *entry; ++entry) {
+    std::string text = *entry;
+    if (!replaced.count(text.substr(0, text.find('=')))) env.push_back(text);
+  }
+  env.push_back("LD_PRELOAD=" + preload);
+  env.push_back("AIPROF_OPTIONS=" + options_json);
+  std::string cuda_plugin = lib_dir + "/libaiprof_cuda.so";
+  if (access(cuda_plugin.c_str(), R_OK) == 0) {
+    env.push_back("CUDA_INJECTION64_PATH=" + cuda_plugin);
+  } else if (const char* existing = getenv("CUDA_INJECTION64_PATH")) {
+    env.push_back(std::string("CUDA_INJECTION64_PATH=") + existing);
+  }
+  for (const std::string& entry : config.environment) env.push_back(entry);
+  return env;
+}
+
+// fork + execvp. An exec failure comes back through a close-on-exec pipe so the launcher
+// can say why instead of returning a bare 127.
+pid_t Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+            std::string* error) {
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    return -1;
+  }
+  std::vector<char*> argv_ptrs, env_ptrs;
+  for (const std::string& arg : argv) argv_ptrs.push_back(const_cast<char*>(arg.c_str()));
+  argv_ptrs.push_back(nullptr);
+  for (const std::string& entry : env) env_ptrs.push_back(const_cast<char*>(entry.c_str()));
+  env_ptrs.push_back(nullptr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    *error = std::string("fork: ") + std::strerror(errno);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    for (int signal_number : kForwardedSignals) signal(signal_number, SIG_DFL);
+    close(pipe_fds[0]);
+    environ = env_ptrs.data();
+    execvp(argv_ptrs[0], argv_ptrs.data());
+    int exec_errno = errno;
+    ssize_t ignored = write(pipe_fds[1], &exec_errno, sizeof(exec_errno));
+    (void)ignored;
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  int exec_errno = 0;
+  ssize_t n;
+  do {
+    n = read(pipe_fds[0], &exec_errno, sizeof(exec_errno));
+  } while (n < 0 && errno == EINTR);
+  close(pipe_fds[0]);
+  if (n == sizeof(exec_errno)) {
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    *error = "cannot run '" + argv[0] + "': " + std::strerror(exec_errno);
+    return -1;
+  }
+  return pid;
+}
+
+// Reaps every child (we are the subreaper of the app's tree) until the app itself ends.
+int WaitForApp(pid_t app) {
+  while (true) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    if (pid == app) return status;
+  }
+}
+
+nlohmann::json ExitStatusJson(int status) {
+  if (WIFSIGNALED(status)) {
+    return {{"signal", WTERMSIG(status)},
+            {"name", strsignal(WTERMSIG(status))},
+            {"core_dumped", WCOREDUMP(status) != 0}};
+  }
+  return {{"code", WEXITSTATUS(status)}};
+}
+
+// The runtime writes info.json but cannot know how its process ended, nor about the
+// launcher's own file; both are added here once the app is gone. Written to a temporary
+// file and renamed so a reader never sees half a file.
+void AddLaunchInfo(const std::string& prof_dir, const std::string& host_sys_file,
+                   const nlohmann::json& exit_status, const CollectConfig& config, pid_t app) {
+  std::string path = prof_dir + "/info.json";
+  nlohmann::json info = nlohmann::json::object();
+  if (std::ifstream in(path); in) {
+    info = nlohmann::json::parse(in, nullptr, false);
+    if (!info.is_object()) {
+      std::cerr << "[aiprof] warning: " << path << " is not a JSON object; the exit status is "
+                << "only in the host_sys data\n";
+      return;
+    }
+  } else {
+    info = {{"format", "aiprof-raw"}, {"prof_dir", prof_dir}, {"pid", app}};
+  }
+  if (!host_sys_file.empty()) {
+    nlohmann::json& files = info["data_files"];
+    if (!files.is_array()) files = nlohmann::json::array();
+    if (std::find(files.begin(), files.end(), host_sys_file) == files.end()) {
+      files.push_back(host_sys_file);
+    }
+  }
+  info["exit_status"] = exit_status;
+  info["launcher"] = {{"pid", getpid()}, {"app", config.app}, {"output", config.output_dir}};
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << info.dump(2) << "\n";
+    if (!out) {
+      std::cerr << "[aiprof] warning: cannot write " << temporary << "\n";
+      return;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::cerr << "[aiprof] warning: cannot replace " << path << ": " << std::strerror(errno)
+              << "\n";
+  }
+}
+
+}  // namespace
+
+std::string FindRuntimeLibDir(std::string* error) {
+  std::vector<std::string> candidates;
+  if (const char* dir = getenv("AIPROF_LIB_DIR"); dir && *dir) candidates.push_back(dir);
+  std::string self_dir = SelfDir();
+  if (!self_dir.empty()) candidates.push_back(self_dir + "/../lib");
+  for (const std::string& dir : candidates) {
+    if (access((dir + "/libaiprof.so").c_str(), R_OK) == 0) {
+      return std::filesystem::path(dir).lexically_normal().string();
+    }
+  }
+  *error = "libaiprof.so not found in";
+  for (const std::string& dir : candidates) *error += " " + dir;
+  *error += "; build it (make build) or set AIPROF_LIB_DIR to its directory";
+  return "";
+}
+
+int RunCollection(const CollectConfig& config) {
+  for (const std::string& note : config.notes) std::cerr << "[aiprof] note: " << note << "\n";
+  std::string error;
+  std::string lib_dir = FindRuntimeLibDir(&error);
+  if (lib_dir.empty()) {
+    std::cerr << "[aiprof] error: " << error << "\n";
+    return kExitFailure;
+  }
+  if (!host::MakeDirs(config.output_dir, &error)) {
+    std::cerr << "[aiprof] error: --output: " << error << "\n";
+    return kExitFailure;
+  }
+  if (access(config.output_dir.c_str(), W_OK) != 0) {
+    std::cerr << "[aiprof] error: --output: '" << config.output_dir
+              << "' is not writable; choose another directory\n";
+    return kExitFailure;
+  }
+  std::vector<std::string> before = host::ListProfDirs(config.output_dir);
+  uint64_t launch_realtime_ns = host::RealtimeNs();
+  uint64_t launch_monotonic_ns = host::MonotonicRawNs();
+  std::string options_json = RuntimeOptionsJson(config, launch_realtime_ns).dump();
+
+  // Orphaned workers of the app re-parent to us, so the sampler still sees them and no
+  // zombie is left behind.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  InstallForwarding();
+  pid_t app = Spawn(config.app, AppEnvironment(config, lib_dir, options_json), &error);
+  if (app < 0) {
+    std::cerr << "[aiprof] error: " << error << "\n";
+    return 127;
+  }
+  g_app_pid = app;
+
+  std::unique_ptr<host::HostSampler> sampler;
+  if (config.sampler.AnyEnabled()) {
+    host::HostSamplerOptions options = config.sampler;
+    options.output_dir = config.output_dir;
+    options.dirs_before = std::set<std::string>(before.begin(), before.end());
+    options.root_pid = app;
+    options.window_begin_ns = launch_monotonic_ns + static_cast<uint64_t>(config.delay_s * 1e9);
+    if (config.duration_s > 0) {
+      options.window_end_ns =
+          options.window_begin_ns + static_cast<uint64_t>(config.duration_s * 1e9);
+    }
+    options.metadata = {{"options", nlohmann::json::parse(options_json)}, {"app", config.app}};
+    sampler = std::make_unique<host::HostSampler>(std::move(options));
+    sampler->Start();
+  }
+
+  int status = WaitForApp(app);
+  g_app_pid = 0;
+  if (status < 0) {
+    std::cerr << "[aiprof] error: lost track of the app (waitpid: " << std::strerror(errno)
+              << ")\n";
+    return kExitFailure;
+  }
+  std::string root_dir, host_sys_file;
+  if (sampler) {
+    std::string message;
+    root_dir = sampler->Stop(ExitStatusJson(status), &message);
+    if (!message.empty()) std::cerr << "[aiprof] warning: " << message << "\n";
+    if (!root_dir.empty())
+      host_sys_file = "host/data/host_sys." + std::to_string(getpid()) + ".data";
+  }
+  if (root_dir.empty()) {
+    root_dir = host::FindProcessDir(config.output_dir,
+                                    std::set<std::string>(before.begin(), before.end()), app);
+  }
+  if (!root_dir.empty())
+    AddLaunchInfo(root_dir, host_sys_file, ExitStatusJson(status), config, app);
+
+  int exit_code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) {
+    std::cerr << "[aiprof] " << config.app[0] << " was killed by signal " << WTERMSIG(status)
+              << " (" << strsignal(WTERMSIG(status)) << ")\n";
+  }
+  std::set<std::string> old(before.begin(), before.end());
+  int written = 0;
+  for (const std::string& name : host::ListProfDirs(config.output_dir)) {
+    if (old.count(name)) continue;
+    std::cerr << "[aiprof] Data is saved in " << config.output_dir << "/" << name << "\n";
+    ++written;
+  }
+  if (written == 0) {
+    std::cerr << "[aiprof] no profiling data was written to " << config.output_dir
+              << " (the app ended before collection started, or it is statically linked so "
+                 "libaiprof.so could not be preloaded)\n";
+  } else {
+    std::cerr << "[aiprof] Export with: aiprof export --output=" << config.output_dir << "\n";
+  }
+  return exit_code;
+}
+
+}  // namespace aiprof::cli

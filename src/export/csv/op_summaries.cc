@@ -1,0 +1,109 @@
+#include <string>
+#include <unordered_map>
+
+#include "analysis/op_statistics.h"
+#include "export/csv/summaries.h"
+
+namespace aiprof::exporter {
+namespace {
+
+std::string DeviceColumn(const model::Model& m, uint32_t slice) {
+  int32_t device = m.processes.device_id[m.threads.process[m.ThreadOfSlice(slice)]];
+  return device >= 0 ? std::to_string(device) : "host";
+}
+
+void WriteStatistics(const model::Model& m, const SummaryTarget& target, const char* name,
+                     std::vector<std::string> headers,
+                     const std::vector<analysis::NameStatistics>& stats,
+                     const std::vector<std::string>& group_names, bool api_layout) {
+  int64_t grand_total = 0;
+  for (const auto& st : stats) grand_total += st.total_ns;
+  SummaryWriter w(target, name, std::move(headers), stats.size());
+  for (const auto& st : stats) {
+    std::string_view group = group_names[st.group];  // "device\tlabel"
+    size_t tab = group.find('\t');
+    w.Text(group.substr(0, tab));
+    if (api_layout) {
+      w.Text(group.substr(tab + 1)).Text(m.Str(st.name)).Micros(st.total_ns).Unsigned(st.count);
+      w.Micros(static_cast<int64_t>(st.mean_ns + 0.5)).Micros(st.min_ns).Micros(st.max_ns);
+      w.Real(st.variance_ns2() / 1e6);  // µs²
+    } else {
+      w.Text(m.Str(st.name)).Text(group.substr(tab + 1)).Unsigned(st.count).Micros(st.total_ns);
+      w.Micros(st.min_ns).Micros(static_cast<int64_t>(st.mean_ns + 0.5)).Micros(st.max_ns);
+      w.Real(grand_total > 0
+                 ? 100.0 * static_cast<double>(st.total_ns) / static_cast<double>(grand_total)
+                 : 0.0);
+    }
+    w.EndRow();
+  }
+}
+
+}  // namespace
+
+void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
+  analysis::ComputeTasks tasks = analysis::SelectComputeTasks(m);
+  if (tasks.rows.empty()) return;
+  const model::SliceTable& s = m.slices;
+  {
+    SummaryWriter w(
+        target, "op_summary",
+        {"Device_id", "Model ID", "Task ID", "Stream ID", "Op Name", "OP Type", "OP State",
+         "Task Type", "Task Start Time(us)", "Task Duration(us)", "Task Wait Time(us)"},
+        tasks.rows.size());
+    std::unordered_map<uint32_t, int64_t> previous_end;  // per thread/stream
+    uint64_t task_id = 0;
+    for (uint32_t row : tasks.rows) {
+      uint32_t thread = m.ThreadOfSlice(row);
+      auto [it, first] = previous_end.emplace(thread, s.ts[row]);
+      int64_t wait = first ? 0 : std::max<int64_t>(s.ts[row] - it->second, 0);
+      it->second = std::max(it->second, s.end[row]);
+      w.Text(DeviceColumn(m, row))
+          .NotApplicable()
+          .Unsigned(task_id++)
+          .Unsigned(m.threads.tid[thread]);
+      w.Text(m.Str(s.name[row])).Text(m.Str(s.name[row])).NotApplicable();
+      w.Text(analysis::TaskTypeOf(m, row)).Micros(s.ts[row]).Micros(s.dur(row)).Micros(wait);
+      w.EndRow();
+    }
+  }
+  std::vector<uint32_t> groups(tasks.rows.size());
+  std::vector<std::string> group_names;
+  std::unordered_map<std::string, uint32_t> group_ids;
+  for (size_t i = 0; i < tasks.rows.size(); ++i) {
+    std::string key =
+        DeviceColumn(m, tasks.rows[i]) + '\t' + std::string(analysis::TaskTypeOf(m, tasks.rows[i]));
+    auto [it, inserted] = group_ids.emplace(key, static_cast<uint32_t>(group_names.size()));
+    if (inserted) group_names.push_back(key);
+    groups[i] = it->second;
+  }
+  WriteStatistics(m, target, "op_statistic",
+                  {"Device_id", "OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)",
+                   "Avg Time(us)", "Max Time(us)", "Ratio(%)"},
+                  analysis::StatisticsByNameAndGroup(m, tasks.rows, groups), group_names, false);
+}
+
+void WriteApiStatistic(const model::Model& m, const SummaryTarget& target) {
+  std::vector<std::string_view> level(m.strings.size());
+  for (model::StringId id = 0; id < m.strings.size(); ++id) {
+    std::string_view category = m.strings.Get(id);
+    if (category == "cuda_runtime") level[id] = "Runtime";
+    if (category == "cuda_driver") level[id] = "Driver";
+    if (category == "cpu_op") level[id] = "Framework";
+  }
+  const std::vector<std::string> group_names = {"host\tRuntime", "host\tDriver", "host\tFramework"};
+  std::vector<uint32_t> rows;
+  std::vector<uint32_t> groups;
+  for (uint32_t row = 0; row < m.slices.size(); ++row) {
+    std::string_view l = level[m.slices.category[row]];
+    if (l.empty()) continue;
+    rows.push_back(row);
+    groups.push_back(l == "Runtime" ? 0 : l == "Driver" ? 1 : 2);
+  }
+  if (rows.empty()) return;
+  WriteStatistics(m, target, "api_statistic",
+                  {"Device_id", "Level", "API Name", "Time(us)", "Count", "Avg(us)", "Min(us)",
+                   "Max(us)", "Variance"},
+                  analysis::StatisticsByNameAndGroup(m, rows, groups), group_names, true);
+}
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,110 @@
+#include "export/csv/summary_writer.h"
+
+namespace aiprof::exporter {
+
+SummaryWriter::SummaryWriter(const SummaryTarget& target, std::string name,
+                             std::vector<std::string> headers, uint64_t expected_rows,
+                             uint64_t row_limit)
+    : target_(target),
+      name_(std::move(name)),
+      headers_(std::move(headers)),
+      sliced_(target.format == SummaryFormat::kCsv && expected_rows > row_limit),
+      row_limit_(row_limit) {
+  OpenNext();
+}
+
+void SummaryWriter::OpenNext() {
+  if (out_) Finish();
+  failed_ = false;
+  bool csv = target_.format == SummaryFormat::kCsv;
+  std::string stem = sliced_ ? name_ + "_slice_" + std::to_string(slice_++) : name_;
+  path_ = target_.dir + "/" + stem + "_" + target_.timestamp + (csv ? ".csv" : ".json");
+  out_ = std::make_unique<TextWriter>();
+  std::string error;
+  if (!out_->Open(path_, &error)) {
+    if (target_.errors) target_.errors->push_back(error);
+    failed_ = true;
+  }
+  rows_in_file_ = 0;
+  first_row_ = true;
+  if (csv) {
+    for (size_t i = 0; i < headers_.size(); ++i) {
+      if (i > 0) out_->Char(',');
+      out_->CsvField(headers_[i]);
+    }
+    out_->Char('\n');
+  } else {
+    out_->Char('[');
+  }
+}
+
+void SummaryWriter::BeginCell(bool numeric) {
+  (void)numeric;
+  if (column_ == 0 && sliced_ && rows_in_file_ >= row_limit_) OpenNext();
+  if (target_.format == SummaryFormat::kCsv) {
+    if (column_ > 0) out_->Char(',');
+  } else {
+    if (column_ == 0) out_->Raw(first_row_ ? "\n{" : ",\n{");
+    if (column_ > 0) out_->Char(',');
+    out_->JsonString(column_ < headers_.size() ? headers_[column_] : "").Char(':');
+  }
+  ++column_;
+}
+
+SummaryWriter& SummaryWriter::Text(std::string_view text) {
+  BeginCell(false);
+  if (target_.format == SummaryFormat::kCsv) {
+    out_->CsvField(text);
+  } else {
+    out_->JsonString(text);
+  }
+  return *this;
+}
+
+SummaryWriter& SummaryWriter::Number(int64_t value) {
+  BeginCell(true);
+  out_->Int(value);
+  return *this;
+}
+
+SummaryWriter& SummaryWriter::Unsigned(uint64_t value) {
+  BeginCell(true);
+  out_->UInt(value);
+  return *this;
+}
+
+SummaryWriter& SummaryWriter::Real(double value) {
+  BeginCell(true);
+  out_->Double(value);
+  return *this;
+}
+
+SummaryWriter& SummaryWriter::Micros(int64_t ns) {
+  BeginCell(true);
+  // msprof writes µs as 3-decimal strings; JSON keeps them as numbers.
+  out_->Micros(ns);
+  return *this;
+}
+
+void SummaryWriter::EndRow() {
+  if (target_.format == SummaryFormat::kCsv) {
+    out_->Char('\n');
+  } else {
+    out_->Char('}');
+  }
+  column_ = 0;
+  first_row_ = false;
+  ++rows_in_file_;
+}
+
+bool SummaryWriter::Finish() {
+  if (!out_) return !failed_;
+  if (target_.format == SummaryFormat::kJson) out_->Raw("\n]\n");
+  bool ok = out_->Close() && !failed_;
+  if (!ok && target_.errors && !out_->error().empty()) target_.errors->push_back(out_->error());
+  if (ok && target_.written) target_.written->push_back(path_);
+  out_.reset();
+  return ok;
+}
+
+}  // namespace aiprof::exporter

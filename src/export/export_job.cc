@@ -1,0 +1,164 @@
+#include "export/export_job.h"
+
+#include <ctime>
+#include <filesystem>
+#include <ostream>
+
+#include "export/csv/summaries.h"
+#include "export/progress.h"
+#include "export/sqlite/sqlite_exporter.h"
+#include "export/timeline/pftrace.h"
+#include "export/timeline/trace_json.h"
+#include "model/parser.h"
+
+namespace aiprof::exporter {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;
+constexpr const char* kOutputDir = "aiprof_output";
+
+// Removes what earlier export runs wrote (--clear=on): aiprof_output/ and aiprof_*.db.
+void ClearOutputs(const fs::path& prof_dir) {
+  std::error_code ec;
+  fs::remove_all(prof_dir / kOutputDir, ec);
+  for (const auto& entry : fs::directory_iterator(prof_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("aiprof_", 0) == 0 && entry.path().extension() == ".db") {
+      fs::remove(entry.path(), ec);
+    }
+  }
+}
+
+void ReportReadProblems(const model::Model& m, std::ostream& err) {
+  for (const auto& file : m.files) {
+    if (!file.error.empty()) {
+      err << "aiprof export: skipped " << file.path << ": " << file.error << "\n";
+    } else if (!file.report.clean()) {
+      err << "aiprof export: " << file.path << ": " << file.report.Summary()
+          << " (everything intact was exported)\n";
+    }
+  }
+  if (m.unknown_records > 0) {
+    err << "aiprof export: " << m.unknown_records
+        << " records of kinds this version does not know were skipped\n";
+  }
+  if (m.unmatched_ends > 0) {
+    err << "aiprof export: " << m.unmatched_ends << " range ends without a matching begin\n";
+  }
+}
+
+}  // namespace
+
+std::string LocalTimestamp() {
+  std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[16];
+  std::strftime(text, sizeof(text), "%Y%m%d%H%M%S", &local);
+  return text;
+}
+
+ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err) {
+  ExportResult result;
+  std::string error;
+  std::vector<std::string> dirs = model::FindProfDirs(options.output, &error);
+  if (dirs.empty()) {
+    err << "aiprof export: " << error << "\n";
+    result.exit_code = kExitUsage;
+    return result;
+  }
+  std::string timestamp = options.timestamp.empty() ? LocalTimestamp() : options.timestamp;
+  Progress progress;
+  size_t exported = 0;
+  bool failed = false, usage_error = false;
+  for (size_t d = 0; d < dirs.size(); ++d) {
+    fs::path prof(dirs[d]);
+    auto step = [&](double within, const std::string& label) {
+      progress.Update((static_cast<double>(d) + within) / static_cast<double>(dirs.size()),
+                      prof.filename().string() + ": " + label);
+    };
+    std::vector<std::string> files = model::ListRawFiles(prof.string());
+    if (files.empty()) {
+      err << "aiprof export: " << prof.string()
+          << " holds no raw data (expected host/data/*.data); is the collection still running"
+             " or was the directory copied incompletely?\n";
+      usage_error = true;
+      continue;
+    }
+    step(0.0, "parsing");
+    model::Model parsed = model::ParseFiles(files, {options.threads});
+    ReportReadProblems(parsed, err);
+    if (parsed.records == 0) {
+      err << "aiprof export: " << prof.string() << ": no readable records; nothing exported\n";
+      failed = true;
+      continue;
+    }
+    model::Model filtered;
+    const model::Model* m = &parsed;
+    if (options.iterations) {
+      if (!model::FilterToSteps(parsed, *options.iterations, &filtered, &error)) {
+        err << "aiprof export: " << prof.string() << ": " << error << "\n";
+        usage_error = true;
+        continue;
+      }
+      m = &filtered;
+    }
+    if (options.clear) ClearOutputs(prof);
+    std::vector<std::string> errors;
+    std::vector<std::string>& written = result.written;
+    size_t written_before = written.size();
+    if (options.type == ExportType::kDb) {
+      step(0.4, "database");
+      std::string path = (prof / ("aiprof_" + timestamp + ".db")).string();
+      if (WriteSqlite(*m, path, &error)) {
+        written.push_back(path);
+      } else {
+        errors.push_back(error);
+      }
+    } else {
+      fs::path output_dir = prof / kOutputDir;
+      std::error_code ec;
+      fs::create_directories(output_dir, ec);
+      if (ec) {
+        err << "aiprof export: cannot create " << output_dir.string() << ": " << ec.message()
+            << "\n";
+        failed = true;
+        continue;
+      }
+      step(0.3, "timeline");
+      bool perfetto = options.timeline_format == TimelineFormat::kPerfetto;
+      std::string timeline =
+          (output_dir / ("trace_view_" + timestamp + (perfetto ? ".pftrace" : ".json"))).string();
+      bool ok = perfetto ? WritePerfettoTrace(*m, timeline, &error)
+                         : WriteTraceJson(*m, timeline, &error);
+      if (ok) {
+        written.push_back(timeline);
+      } else {
+        errors.push_back(error);
+      }
+      step(0.7, "summaries");
+      SummaryTarget target{output_dir.string(), timestamp, options.summary_format, &written,
+                           &errors};
+      WriteAllSummaries(*m, target);
+    }
+    for (const auto& e : errors) err << "aiprof export: " << e << "\n";
+    if (!errors.empty()) failed = true;
+    progress.Done();
+    out << prof.string() << ": " << m->slices.size() << " slices, " << m->instants.size()
+        << " markers, " << m->counters.size() << " counter samples, " << m->drops.total()
+        << " dropped events\n";
+    for (size_t i = written_before; i < written.size(); ++i) out << "  " << written[i] << "\n";
+    ++exported;
+  }
+  progress.Done();
+  if (failed) {
+    result.exit_code = kExitFailure;
+  } else if (usage_error) {
+    result.exit_code = exported > 0 ? kExitFailure : kExitUsage;
+  }
+  return result;
+}
+
+}  // namespace aiprof::exporter

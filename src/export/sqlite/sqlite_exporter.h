@@ -1,0 +1,16 @@
+// Writes the model as one SQLite database (aiprof_{ts}.db); schema in docs/db-schema.md.
+// ns timestamps (Unix epoch), integer ids, string columns as STRING_IDS ids; one
+// transaction with prepared statements, indexes built after the inserts.
+#pragma once
+
+#include <string>
+
+#include "model/model.h"
+
+namespace aiprof::exporter {
+
+inline constexpr const char* kDbSchemaVersion = "1.0.0";
+
+bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error);
+
+}  // namespace aiprof::exporter

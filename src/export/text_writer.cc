@@ -1,0 +1,180 @@
+#include "export/text_writer.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+namespace aiprof::exporter {
+
+bool TextWriter::Open(const std::string& path, std::string* error) {
+  path_ = path;
+  error_.clear();
+  // The buffer exists even when the file cannot be opened, so callers may keep writing
+  // (into nothing) and report the error once at Close().
+  if (buffer_ == nullptr) buffer_ = static_cast<char*>(std::malloc(kBufferSize));
+  used_ = 0;
+  file_ = std::fopen((path + ".tmp").c_str(), "wb");
+  if (file_ == nullptr) {
+    *error = "cannot create '" + path + ".tmp': " + std::strerror(errno);
+    error_ = *error;
+    return false;
+  }
+  return true;
+}
+
+bool TextWriter::Close() {
+  if (file_ == nullptr) {
+    std::free(buffer_);
+    buffer_ = nullptr;
+    return error_.empty();
+  }
+  Drain();
+  if (std::fclose(file_) != 0 && error_.empty()) {
+    error_ = "cannot write '" + path_ + "': " + std::strerror(errno);
+  }
+  file_ = nullptr;
+  std::free(buffer_);
+  buffer_ = nullptr;
+  std::error_code ec;
+  if (error_.empty()) {
+    std::filesystem::rename(path_ + ".tmp", path_, ec);
+    if (ec) error_ = "cannot rename '" + path_ + ".tmp': " + ec.message();
+  } else {
+    std::filesystem::remove(path_ + ".tmp", ec);
+  }
+  return error_.empty();
+}
+
+void TextWriter::Drain() {
+  if (used_ == 0) return;
+  if (file_ != nullptr && std::fwrite(buffer_, 1, used_, file_) != used_ && error_.empty()) {
+    error_ = "cannot write '" + path_ + "': " + std::strerror(errno);
+  }
+  used_ = 0;
+}
+
+void TextWriter::WriteDirect(std::string_view text) {
+  if (file_ != nullptr && std::fwrite(text.data(), 1, text.size(), file_) != text.size() &&
+      error_.empty()) {
+    error_ = "cannot write '" + path_ + "': " + std::strerror(errno);
+  }
+}
+
+TextWriter& TextWriter::Int(int64_t value) {
+  char* out = Reserve(24);
+  used_ += std::to_chars(out, out + 24, value).ptr - out;
+  return *this;
+}
+
+TextWriter& TextWriter::UInt(uint64_t value) {
+  char* out = Reserve(24);
+  used_ += std::to_chars(out, out + 24, value).ptr - out;
+  return *this;
+}
+
+TextWriter& TextWriter::Double(double value) {
+  if (!std::isfinite(value)) value = 0;
+  char* out = Reserve(32);
+  used_ += std::to_chars(out, out + 32, value).ptr - out;
+  return *this;
+}
+
+TextWriter& TextWriter::Micros(int64_t ns) {
+  char* out = Reserve(32);
+  char* p = out;
+  uint64_t magnitude = ns < 0 ? static_cast<uint64_t>(-(ns + 1)) + 1 : static_cast<uint64_t>(ns);
+  if (ns < 0) *p++ = '-';
+  p = std::to_chars(p, out + 28, magnitude / 1000).ptr;
+  uint32_t fraction = static_cast<uint32_t>(magnitude % 1000);
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + fraction / 100);
+  p[2] = static_cast<char>('0' + fraction / 10 % 10);
+  p[3] = static_cast<char>('0' + fraction % 10);
+  used_ += (p + 4) - out;
+  return *this;
+}
+
+namespace {
+
+// Length of the valid UTF-8 sequence at `s`, or 0.
+size_t Utf8Length(const unsigned char* s, size_t left) {
+  unsigned char c = s[0];
+  size_t length = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
+  if (length == 0 || length > left) return 0;
+  for (size_t i = 1; i < length; ++i) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+  }
+  if (c == 0xE0 && s[1] < 0xA0) return 0;  // overlong
+  if (c == 0xED && s[1] > 0x9F) return 0;  // surrogates
+  if (c == 0xF0 && s[1] < 0x90) return 0;
+  if (c == 0xF4 && s[1] > 0x8F) return 0;
+  return length;
+}
+
+}  // namespace
+
+TextWriter& TextWriter::JsonString(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  Char('"');
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  size_t n = text.size();
+  size_t i = 0;
+  while (i < n) {
+    // Copy the longest run that needs no escaping in one go.
+    size_t run = i;
+    while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') ++run;
+    if (run > i) {
+      Raw(std::string_view(text.data() + i, run - i));
+      i = run;
+      continue;
+    }
+    unsigned char c = s[i];
+    if (c >= 0x80) {
+      size_t length = Utf8Length(s + i, n - i);
+      if (length == 0) {
+        Raw("\\ufffd");  // invalid byte: the replacement character keeps the JSON valid
+        ++i;
+      } else {
+        Raw(std::string_view(text.data() + i, length));
+        i += length;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        Raw("\\\"");
+        break;
+      case '\\':
+        Raw("\\\\");
+        break;
+      case '\n':
+        Raw("\\n");
+        break;
+      case '\r':
+        Raw("\\r");
+        break;
+      case '\t':
+        Raw("\\t");
+        break;
+      default: {
+        char escape[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        Raw(std::string_view(escape, 6));
+      }
+    }
+    ++i;
+  }
+  return Char('"');
+}
+
+TextWriter& TextWriter::CsvField(std::string_view text) {
+  if (text.find_first_of(",\"\n\r") == std::string_view::npos) return Raw(text);
+  Char('"');
+  for (char c : text) {
+    if (c == '"') Char('"');
+    Char(c);
+  }
+  return Char('"');
+}
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,257 @@
+#include "export/timeline/trace_json.h"
+
+#include <algorithm>
+#include <bit>
+#include <nlohmann/json.hpp>
+
+#include "export/text_writer.h"
+#include "export/timeline/track_ids.h"
+
+namespace aiprof::exporter {
+namespace {
+
+void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& first) {
+  if (set == 0) return;
+  const model::ArgTable& a = m.args;
+  for (uint32_t i = a.set_begin[set]; i < a.set_begin[set + 1]; ++i) {
+    w.Raw(first ? "" : ",");
+    first = false;
+    w.JsonString(m.Str(a.key[i])).Char(':');
+    switch (a.type[i]) {
+      case model::ArgType::kInt:
+        w.Int(static_cast<int64_t>(a.value[i]));
+        break;
+      case model::ArgType::kUInt:
+        w.UInt(a.value[i]);
+        break;
+      case model::ArgType::kDouble:
+        w.Double(std::bit_cast<double>(a.value[i]));
+        break;
+      case model::ArgType::kString:
+        w.JsonString(m.Str(static_cast<model::StringId>(a.value[i])));
+        break;
+      case model::ArgType::kJson: {
+        std::string_view json = m.Str(static_cast<model::StringId>(a.value[i]));
+        if (json.empty()) {
+          w.Raw("null");
+        } else {
+          w.Raw(json);
+        }
+        break;
+      }
+    }
+  }
+}
+
+class TraceJsonWriter {
+ public:
+  TraceJsonWriter(const model::Model& m, TextWriter& w)
+      : m_(m), w_(w), ids_(ComputeTimelineIds(m)), base_(TimelineBaseNs(m)) {}
+
+  void Write(const std::string& trace_name) {
+    WriteHeader();
+    w_.Raw("\"traceEvents\":[\n");
+    WriteMetadataEvents();
+    WriteSlices();
+    WriteInstants();
+    WriteCounters();
+    WriteFlows();
+    w_.Raw("\n],\n\"traceName\":").JsonString(trace_name).Raw("\n}\n");
+  }
+
+ private:
+  void Separator() {
+    if (!first_event_) w_.Raw(",\n");
+    first_event_ = false;
+  }
+  void Ts(int64_t ns) { w_.Micros(std::max<int64_t>(ns - base_, 0)); }
+
+  void WriteHeader() {
+    nlohmann::json device_properties = nlohmann::json::array();
+    nlohmann::json distributed = nlohmann::json::object();
+    std::string hostname;
+    for (size_t p = 0; p < m_.processes.size(); ++p) {
+      if (m_.processes.metadata[p].empty()) continue;
+      auto meta = nlohmann::json::parse(m_.processes.metadata[p], nullptr, false);
+      if (!meta.is_object()) continue;
+      if (meta.contains("device_properties") && meta["device_properties"].is_array()) {
+        for (const auto& d : meta["device_properties"]) device_properties.push_back(d);
+      }
+      if (meta.contains("rank") && meta["rank"].is_number_integer() && meta["rank"] >= 0) {
+        distributed["rank"] = meta["rank"];
+      }
+      if (meta.contains("world_size")) distributed["world_size"] = meta["world_size"];
+      if (meta.contains("hostname") && meta["hostname"].is_string()) hostname = meta["hostname"];
+    }
+    uint64_t skipped = 0;
+    for (const auto& f : m_.files) skipped += f.report.chunks_skipped;
+    nlohmann::json aiprof = {{"dropped_events", m_.drops.total()},
+                             {"skipped_chunks", skipped},
+                             {"unclosed_or_unmatched_ranges", m_.unmatched_ends}};
+    w_.Raw("{\n\"schemaVersion\":1,\n\"deviceProperties\":").Raw(device_properties.dump());
+    w_.Raw(",\n\"distributedInfo\":").Raw(distributed.dump());
+    if (!hostname.empty()) w_.Raw(",\n\"host_name\":").JsonString(hostname);
+    w_.Raw(",\n\"aiprof\":").Raw(aiprof.dump());
+    w_.Raw(",\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":").Int(base_).Raw(",\n");
+  }
+
+  void Metadata(const char* name, uint32_t pid, const uint32_t* tid, const char* key,
+                std::string_view text, const int64_t* number) {
+    Separator();
+    w_.Raw("{\"ph\":\"M\",\"name\":\"").Raw(name).Raw("\",\"pid\":").UInt(pid);
+    if (tid != nullptr) w_.Raw(",\"tid\":").UInt(*tid);
+    w_.Raw(",\"ts\":0,\"args\":{\"").Raw(key).Raw("\":");
+    if (number != nullptr) {
+      w_.Int(*number);
+    } else {
+      w_.JsonString(text);
+    }
+    w_.Raw("}}");
+  }
+
+  void WriteMetadataEvents() {
+    // A process appears once even if the model holds it twice (same pid, another host).
+    std::vector<uint32_t> seen_pids;
+    std::vector<uint8_t> used(m_.processes.size(), 0);
+    for (size_t t = 0; t < m_.tracks.size(); ++t) used[ids_.track_process[t]] = 1;
+    for (uint32_t series : m_.counters.series) used[m_.counter_series.process[series]] = 1;
+    for (uint32_t p = 0; p < m_.processes.size(); ++p) {
+      uint32_t pid = ids_.process_pid[p];
+      if (!used[p] || std::find(seen_pids.begin(), seen_pids.end(), pid) != seen_pids.end()) {
+        continue;
+      }
+      seen_pids.push_back(pid);
+      Metadata("process_name", pid, nullptr, "name", m_.Str(m_.processes.name[p]), nullptr);
+      Metadata("process_labels", pid, nullptr, "labels", m_.Str(m_.processes.label[p]), nullptr);
+      Metadata("process_sort_index", pid, nullptr, "sort_index", "", &m_.processes.sort_index[p]);
+    }
+    std::vector<uint64_t> seen_tracks;
+    for (uint32_t t = 0; t < m_.tracks.size(); ++t) {
+      uint32_t pid = ids_.process_pid[ids_.track_process[t]];
+      uint32_t tid = ids_.track_tid[t];
+      uint64_t key = (uint64_t{pid} << 32) | tid;
+      if (std::find(seen_tracks.begin(), seen_tracks.end(), key) != seen_tracks.end()) continue;
+      seen_tracks.push_back(key);
+      Metadata("thread_name", pid, &tid, "name", TrackDisplayName(m_, t), nullptr);
+      int64_t sort = m_.threads.sort_index[m_.tracks.thread[t]] * 1000 + m_.tracks.lane[t];
+      Metadata("thread_sort_index", pid, &tid, "sort_index", "", &sort);
+    }
+  }
+
+  void WriteSlices() {
+    const model::SliceTable& s = m_.slices;
+    for (uint32_t row = 0; row < s.size(); ++row) {
+      uint32_t track = s.track[row];
+      Separator();
+      w_.Raw("{\"ph\":\"X\",\"cat\":").JsonString(m_.Str(s.category[row]));
+      w_.Raw(",\"name\":").JsonString(m_.Str(s.name[row]));
+      w_.Raw(",\"pid\":").UInt(ids_.process_pid[ids_.track_process[track]]);
+      w_.Raw(",\"tid\":").UInt(ids_.track_tid[track]);
+      w_.Raw(",\"ts\":");
+      Ts(s.ts[row]);
+      w_.Raw(",\"dur\":").Micros(std::max<int64_t>(s.end[row] - s.ts[row], 0));
+      if (s.args[row] != 0 || s.flags[row] != 0) {
+        w_.Raw(",\"args\":{");
+        bool first = true;
+        WriteArgValues(w_, m_, s.args[row], first);
+        if (s.flags[row] & model::kSliceUnclosed) {
+          w_.Raw(first ? "" : ",").Raw("\"Unclosed\":1");
+          first = false;
+        }
+        if (s.flags[row] & model::kSliceMovedLane) {
+          w_.Raw(first ? "" : ",").Raw("\"Overlap lane\":1");
+        }
+        w_.Char('}');
+      }
+      w_.Char('}');
+    }
+  }
+
+  void WriteInstants() {
+    const model::InstantTable& in = m_.instants;
+    for (uint32_t row = 0; row < in.size(); ++row) {
+      uint32_t track = in.track[row];
+      Separator();
+      w_.Raw("{\"ph\":\"i\",\"s\":\"t\",\"cat\":").JsonString(m_.Str(in.category[row]));
+      w_.Raw(",\"name\":").JsonString(m_.Str(in.name[row]));
+      w_.Raw(",\"pid\":").UInt(ids_.process_pid[ids_.track_process[track]]);
+      w_.Raw(",\"tid\":").UInt(ids_.track_tid[track]);
+      w_.Raw(",\"ts\":");
+      Ts(in.ts[row]);
+      if (in.args[row] != 0) {
+        w_.Raw(",\"args\":{");
+        bool first = true;
+        WriteArgValues(w_, m_, in.args[row], first);
+        w_.Char('}');
+      }
+      w_.Char('}');
+    }
+  }
+
+  void WriteCounters() {
+    std::vector<std::string> names(m_.counter_series.size());
+    for (uint32_t series = 0; series < names.size(); ++series) {
+      names[series] = CounterDisplayName(m_, series);
+    }
+    const model::CounterTable& c = m_.counters;
+    for (size_t i = 0; i < c.size(); ++i) {
+      uint32_t series = c.series[i];
+      Separator();
+      w_.Raw("{\"ph\":\"C\",\"name\":").JsonString(names[series]);
+      w_.Raw(",\"pid\":").UInt(ids_.process_pid[m_.counter_series.process[series]]);
+      w_.Raw(",\"ts\":");
+      Ts(c.ts[i]);
+      w_.Raw(",\"args\":{\"value\":").Double(c.value[i]).Raw("}}");
+    }
+  }
+
+  void WriteFlows() {
+    const model::FlowTable& f = m_.flows;
+    const model::SliceTable& s = m_.slices;
+    for (size_t i = 0; i < f.size(); ++i) {
+      for (int end = 0; end < 2; ++end) {
+        uint32_t slice = end == 0 ? f.from_slice[i] : f.to_slice[i];
+        uint32_t track = s.track[slice];
+        Separator();
+        w_.Raw(end == 0 ? "{\"ph\":\"s\"" : "{\"ph\":\"f\",\"bp\":\"e\"");
+        w_.Raw(",\"id\":").UInt(f.id[i]);
+        w_.Raw(",\"pid\":").UInt(ids_.process_pid[ids_.track_process[track]]);
+        w_.Raw(",\"tid\":").UInt(ids_.track_tid[track]);
+        w_.Raw(",\"ts\":");
+        Ts(s.ts[slice]);
+        w_.Raw(",\"cat\":").JsonString(m_.Str(f.category[i]));
+        w_.Raw(",\"name\":").JsonString(m_.Str(f.category[i])).Char('}');
+      }
+    }
+  }
+
+  const model::Model& m_;
+  TextWriter& w_;
+  TimelineIds ids_;
+  int64_t base_;
+  bool first_event_ = true;
+};
+
+}  // namespace
+
+int64_t TimelineBaseNs(const model::Model& m) {
+  int64_t earliest = INT64_MAX;
+  for (int64_t ts : m.slices.ts) earliest = std::min(earliest, ts);
+  for (int64_t ts : m.instants.ts) earliest = std::min(earliest, ts);
+  for (int64_t ts : m.counters.ts) earliest = std::min(earliest, ts);
+  if (earliest == INT64_MAX) earliest = m.start_ns;
+  return earliest / 1'000'000'000 * 1'000'000'000;
+}
+
+bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error) {
+  TextWriter w;
+  if (!w.Open(path, error)) return false;
+  TraceJsonWriter(model, w).Write(path);
+  if (!w.Close()) {
+    *error = w.error();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace aiprof::exporter

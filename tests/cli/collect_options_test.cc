@@ -1,0 +1,189 @@
+#include "cli/collect_options.h"
+
+#include <gtest/gtest.h>
+
+#include "cli/cli_runner.h"
+
+namespace aiprof::cli {
+namespace {
+using aiprof::testing::RunAiprof;
+
+struct InvalidCase {
+  const char* args;
+  const char* must_mention;  // the option (and value) the message names
+};
+
+// Each of these must exit 2 before anything runs, naming the option. `true` is the app.
+const InvalidCase kInvalid[] = {
+    {"--type=xml true", "--type=xml"},
+    {"--storage-limit=0MB true", "--storage-limit=0MB"},
+    {"--storage-limit=lots true", "--storage-limit=lots"},
+    {"--storage-limit=4294967296MB true", "--storage-limit=4294967296MB"},
+    {"--buffer-size=0 true", "--buffer-size=0"},
+    {"--buffer-size=5000 true", "--buffer-size=5000"},
+    {"--delay=-1 true", "--delay=-1"},
+    {"--delay=soon true", "--delay=soon"},
+    {"--duration=1e12 true", "--duration=1e12"},
+    {"--duration=nan true", "--duration=nan"},
+    {"--msproftx=yes true", "--msproftx=yes"},
+    {"--mstx-domain-include=a true", "--mstx-domain-include"},
+    {"--msproftx=on --mstx-domain-include=a --mstx-domain-exclude=b true", "--mstx-domain-exclude"},
+    {"--task-time=l3 true", "--task-time=l3"},
+    {"--task-time=full true", "--task-time=full"},
+    {"--task-memory=1 true", "--task-memory=1"},
+    {"--runtime-api=true true", "--runtime-api=true"},
+    {"--ascendcl=enable true", "--ascendcl=enable"},
+    {"--hccl=maybe true", "--hccl=maybe"},
+    {"--ai-core=yes true", "--ai-core=yes"},
+    {"--aic-mode=fast true", "--aic-mode=fast"},
+    {"--aic-metrics=Everything true", "--aic-metrics=Everything"},
+    {"--aic-freq=0 true", "--aic-freq=0"},
+    {"--aic-freq=101 true", "--aic-freq=101"},
+    {"--l2=2 true", "--l2=2"},
+    {"--aicpu=x true", "--aicpu=x"},
+    {"--sys-hardware-mem=x true", "--sys-hardware-mem=x"},
+    {"--sys-hardware-mem-freq=200 true", "--sys-hardware-mem-freq=200"},
+    {"--sys-cpu-profiling=x true", "--sys-cpu-profiling=x"},
+    {"--sys-cpu-freq=51 true", "--sys-cpu-freq=51"},
+    {"--host-sys=cpu,gpu true", "--host-sys=cpu,gpu"},
+    {"--host-sys= true", "--host-sys"},
+    {"--host-sys-usage=disk true", "--host-sys-usage=disk"},
+    {"--host-sys-usage-freq=0 true", "--host-sys-usage-freq=0"},
+    {"--host-sys-usage-freq=51 true", "--host-sys-usage-freq=51"},
+    {"--sys-profiling=x true", "--sys-profiling=x"},
+    {"--sys-sampling-freq=11 true", "--sys-sampling-freq=11"},
+    {"--sys-pid-profiling=x true", "--sys-pid-profiling=x"},
+    {"--sys-pid-sampling-freq=0 true", "--sys-pid-sampling-freq=0"},
+    {"--follow-children=maybe true", "--follow-children=maybe"},
+    {"--environment=NOEQUALS true", "--environment=NOEQUALS"},
+    {"--application=\"'unbalanced\"", "--application"},
+    {"--application='true' false", "--application"},
+    {"--no-such-option=1 true", "--no-such-option=1"},
+    {"", "application given"},
+};
+
+class InvalidOption : public ::testing::TestWithParam<InvalidCase> {};
+
+TEST_P(InvalidOption, ExitsTwoNamingTheOption) {
+  for (const char* form : {"collect ", ""}) {  // nsys and msprof forms
+    auto result = RunAiprof(std::string(form) + GetParam().args);
+    EXPECT_EQ(result.exit_code, 2) << GetParam().args << "\n" << result.output;
+    EXPECT_NE(result.output.find(GetParam().must_mention), std::string::npos)
+        << GetParam().args << "\n"
+        << result.output;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, InvalidOption, ::testing::ValuesIn(kInvalid));
+
+CollectConfig Resolve(CollectArgs args, Machine machine = {}) {
+  CollectConfig config;
+  std::string error;
+  EXPECT_TRUE(ResolveCollectArgs(args, machine, &config, &error)) << error;
+  return config;
+}
+
+TEST(CollectOptions, DefaultsFollowMsprof) {
+  CollectArgs args;
+  args.app = {"app", "x"};
+  CollectConfig config = Resolve(args);
+  EXPECT_EQ(config.task_time, "l1");
+  EXPECT_TRUE(config.ai_core);      // on with task-time l1
+  EXPECT_TRUE(config.runtime_api);  // --ascendcl defaults to on
+  EXPECT_FALSE(config.msproftx);
+  EXPECT_TRUE(config.follow_children);
+  EXPECT_EQ(config.buffer_mb, 64u);
+  EXPECT_EQ(config.storage_limit_mb, 0u);
+  EXPECT_FALSE(config.sampler.AnyEnabled());
+  EXPECT_TRUE(config.notes.empty());
+  nlohmann::json json = RuntimeOptionsJson(config, 123);
+  EXPECT_EQ(json["mode"], "launch");
+  EXPECT_EQ(json["launch_realtime_ns"], 123);
+  EXPECT_EQ(json["record_shapes"], true);
+  EXPECT_EQ(json["app"], nlohmann::json({"app", "x"}));
+  EXPECT_EQ(json["output"].get<std::string>().front(), '/');
+}
+
+TEST(CollectOptions, ConvertsValues) {
+  CollectArgs args;
+  args.application = "python3 'my script.py' --steps=3";
+  args.task_time = "l0";
+  args.storage_limit = "250MB";
+  args.delay = "0.5";
+  args.duration = "2";
+  args.msproftx = "on";
+  args.mstx_domain_exclude = "noisy, other";
+  args.host_sys = "cpu,mem,disk,network";
+  args.host_sys_usage = "cpu,mem";
+  args.host_sys_usage_freq = "10";
+  args.follow_children = "off";
+  args.environment = "A=1;B=x=y";
+  CollectConfig config = Resolve(args);
+  EXPECT_EQ(config.app, (std::vector<std::string>{"python3", "my script.py", "--steps=3"}));
+  EXPECT_EQ(config.task_time, "l0");
+  EXPECT_FALSE(config.ai_core);
+  EXPECT_EQ(config.storage_limit_mb, 250u);
+  EXPECT_DOUBLE_EQ(config.delay_s, 0.5);
+  EXPECT_DOUBLE_EQ(config.duration_s, 2);
+  EXPECT_EQ(config.mstx_domain_exclude, (std::vector<std::string>{"noisy", "other"}));
+  EXPECT_TRUE(config.sampler.process_cpu && config.sampler.process_mem &&
+              config.sampler.process_disk && config.sampler.network && config.sampler.machine_cpu &&
+              config.sampler.machine_mem);
+  EXPECT_DOUBLE_EQ(config.sampler.sample_hz, 10);
+  EXPECT_FALSE(config.follow_children);
+  EXPECT_EQ(config.environment, (std::vector<std::string>{"A=1", "B=x=y"}));
+}
+
+TEST(CollectOptions, SysProfilingUsesItsOwnFrequency) {
+  CollectArgs args;
+  args.app = {"app"};
+  args.sys_profiling = "on";
+  args.sys_sampling_freq = "5";
+  CollectConfig config = Resolve(args);
+  EXPECT_TRUE(config.sampler.machine_cpu && config.sampler.machine_mem);
+  EXPECT_FALSE(config.sampler.process_cpu);
+  EXPECT_DOUBLE_EQ(config.sampler.sample_hz, 5);
+}
+
+TEST(CollectOptions, AbsentSourcesAreAcceptedWithOneNoteEach) {
+  CollectArgs args;
+  args.app = {"app"};
+  args.ai_core = "on";
+  args.l2 = "on";
+  args.aicpu = "on";
+  args.host_sys = "cpu,osrt";
+  args.explicit_options = {"ai-core", "l2", "aicpu", "host-sys"};
+  CollectConfig config = Resolve(args, Machine{false, "no /dev/nvidia0"});
+  ASSERT_EQ(config.notes.size(), 4u);
+  EXPECT_NE(config.notes[0].find("--host-sys=osrt"), std::string::npos);
+  EXPECT_NE(config.notes[1].find("--ai-core=on"), std::string::npos);
+  EXPECT_NE(config.notes[1].find("no /dev/nvidia0"), std::string::npos);
+  EXPECT_NE(config.notes[2].find("--l2=on"), std::string::npos);
+  EXPECT_NE(config.notes[3].find("--aicpu=on"), std::string::npos);
+  EXPECT_TRUE(Resolve(args, Machine{true, ""}).notes.size() == 2u);  // osrt and aicpu stay
+}
+
+TEST(Cli, HelpListsEveryCommandAndGroup) {
+  auto result = RunAiprof("--help");
+  EXPECT_EQ(result.exit_code, 0);
+  for (const char* text : {"collect", "--host-sys-usage-freq", "Host resources", "--task-time",
+                           "=50", "--follow-children"}) {
+    EXPECT_NE(result.output.find(text), std::string::npos) << text;
+  }
+  auto collect_help = RunAiprof("collect --help");
+  EXPECT_EQ(collect_help.exit_code, 0);
+  EXPECT_NE(collect_help.output.find("--storage-limit"), std::string::npos);
+}
+
+TEST(Cli, MissingAppIsReportedWithExitCode127) {
+  auto result = RunAiprof("--output=/tmp /nonexistent/app");
+  if (result.output.find("libaiprof.so not found") != std::string::npos) {
+    GTEST_SKIP() << "runtime not built in this tree";
+  }
+  EXPECT_EQ(result.exit_code, 127) << result.output;
+  EXPECT_NE(result.output.find("cannot run '/nonexistent/app'"), std::string::npos)
+      << result.output;
+}
+
+}  // namespace
+}  // namespace aiprof::cli

@@ -1,0 +1,237 @@
+// The runtime seen from outside: programs started with AIPROF_OPTIONS (and LD_PRELOAD for
+// NVTX), flush at exit and on SIGTERM, data after SIGKILL, memory bounded by the cap.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "runtime/raw_data.h"
+
+extern char** environ;
+
+namespace aiprof::testing {
+namespace {
+
+using format::RecordKind;
+
+std::string BuildDir() {
+  const char* dir = std::getenv("AIPROF_BUILD_DIR");
+  return dir != nullptr ? dir : "build";
+}
+
+struct Child {
+  pid_t pid = -1;
+  int stdout_fd = -1;
+};
+
+// Starts `argv` with extra environment entries ("NAME=value"), stdout on a pipe.
+Child Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+  int pipe_fds[2];
+  EXPECT_EQ(pipe(pipe_fds), 0);
+  std::vector<std::string> env_strings(extra_env);
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    if (std::strncmp(*entry, "AIPROF_OPTIONS=", 15) != 0) env_strings.push_back(*entry);
+  }
+  std::vector<char*> env, args;
+  for (auto& text : env_strings) env.push_back(text.data());
+  env.push_back(nullptr);
+  std::vector<std::string> argv_copy(argv);
+  for (auto& text : argv_copy) args.push_back(text.data());
+  args.push_back(nullptr);
+  Child child;
+  child.pid = fork();
+  if (child.pid == 0) {
+    dup2(pipe_fds[1], STDOUT_FILENO);
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    execve(args[0], args.data(), env.data());
+    _exit(127);
+  }
+  close(pipe_fds[1]);
+  child.stdout_fd = pipe_fds[0];
+  return child;
+}
+
+std::string ReadAll(int fd) {
+  std::string text;
+  char buffer[4096];
+  ssize_t length;
+  while ((length = read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, length);
+  return text;
+}
+
+std::string ReadLine(int fd) {
+  std::string line;
+  char c;
+  while (read(fd, &c, 1) == 1 && c != '\n') line += c;
+  return line;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  return status;
+}
+
+std::string Options(const std::string& output, const std::string& extra = "") {
+  return "AIPROF_OPTIONS={\"output\":\"" + output + "\",\"mode\":\"launch\"" + extra + "}";
+}
+
+RawData OnlyRun(const std::string& output, std::string* prof_dir = nullptr) {
+  std::vector<std::string> dirs = ProfDirs(output);
+  EXPECT_EQ(dirs.size(), 1u) << output;
+  if (dirs.empty()) return {};
+  if (prof_dir != nullptr) *prof_dir = dirs[0];
+  return LoadRawFile(RuntimeDataFile(dirs[0]));
+}
+
+TEST(ProcessTest, NvtxProgramIsCapturedUnderLdPreload) {
+  std::string program = BuildDir() + "/bin/nvtx_sample";
+  if (access(program.c_str(), X_OK) != 0) GTEST_SKIP() << "nvtx_sample not built (no NVTX headers)";
+  std::string output = MakeTempDir("nvtx");
+  Child child = Spawn({program, "20", "3"},
+                      {Options(output), "LD_PRELOAD=" + BuildDir() + "/lib/libaiprof.so"});
+  ReadAll(child.stdout_fd);
+  int status = Wait(child.pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  RawData data = OnlyRun(output);
+  ASSERT_TRUE(data.opened);
+  EXPECT_TRUE(data.report.clean()) << data.report.Summary();
+  std::map<uint32_t, std::vector<std::string>> stacks;  // per-thread open ranges
+  std::map<uint32_t, int> pushes, pops;
+  std::map<uint32_t, std::string> program_names;
+  int steps_with_payload = 0;
+  for (const Record& record : data.records) {
+    if (record.kind == static_cast<uint8_t>(RecordKind::kRangePush)) {
+      ++pushes[record.tid];
+      std::string name = data.Name(record.arg);
+      if (stacks[record.tid].empty()) EXPECT_EQ(name, "outer");
+      else EXPECT_EQ(name, "step");
+      if (name == "step" && record.ext.size() == 1) ++steps_with_payload;
+      stacks[record.tid].push_back(name);
+    } else if (record.kind == static_cast<uint8_t>(RecordKind::kRangePop)) {
+      ++pops[record.tid];
+      ASSERT_FALSE(stacks[record.tid].empty());
+      stacks[record.tid].pop_back();
+    } else if (record.kind == static_cast<uint8_t>(RecordKind::kThreadName) && record.aux == 0) {
+      program_names[record.tid] = data.Name(record.arg);
+    }
+  }
+  EXPECT_EQ(pushes.size(), 3u);
+  for (const auto& [tid, count] : pushes) {
+    EXPECT_EQ(count, 40);
+    EXPECT_EQ(pops[tid], 40);
+    EXPECT_TRUE(stacks[tid].empty());
+    EXPECT_EQ(program_names[tid], "nvtx worker");
+  }
+  EXPECT_EQ(steps_with_payload, 60);
+  EXPECT_EQ(data.Count(RecordKind::kRangeStart), 1u);
+  EXPECT_EQ(data.Count(RecordKind::kRangeEnd), 1u);
+  EXPECT_EQ(data.Count(RecordKind::kMark), 60u);
+}
+
+TEST(ProcessTest, LinkedMstxProgramStartsFromTheEnvironment) {
+  std::string output = MakeTempDir("mstx");
+  Child child = Spawn({BuildDir() + "/bin/mstx_sample", "30", "2"}, {Options(output)});
+  ReadAll(child.stdout_fd);
+  ASSERT_EQ(Wait(child.pid), 0);
+  std::string dir;
+  RawData data = OnlyRun(output, &dir);
+  ASSERT_TRUE(data.opened);
+  EXPECT_EQ(data.Count(RecordKind::kRangePush), 120u);
+  EXPECT_EQ(data.Count(RecordKind::kRangePop), 120u);
+  EXPECT_EQ(data.Count(RecordKind::kMark), 60u);
+  EXPECT_EQ(ReadInfoJson(dir)["stop_reason"], "exit");
+}
+
+TEST(ProcessTest, ReturningFromMainFlushesEverything) {
+  std::string output = MakeTempDir("exit");
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "exit", "100000"},
+                      {Options(output, ",\"flush_interval_ms\":60000")});
+  ReadAll(child.stdout_fd);
+  ASSERT_EQ(Wait(child.pid), 0);
+  std::string dir;
+  RawData data = OnlyRun(output, &dir);
+  EXPECT_EQ(data.Count(RecordKind::kMark), 100000u);
+  EXPECT_TRUE(data.report.clean());
+  nlohmann::json info = ReadInfoJson(dir);
+  EXPECT_EQ(info["stop_reason"], "exit");
+  EXPECT_FALSE(info["end_realtime_ns"].is_null());
+}
+
+TEST(ProcessTest, SigtermFlushesAndTheProcessStillDiesBySigterm) {
+  std::string output = MakeTempDir("sigterm");
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "wait-signal", "5000"},
+                      {Options(output, ",\"flush_interval_ms\":60000")});
+  ASSERT_EQ(ReadLine(child.stdout_fd), "ready");
+  kill(child.pid, SIGTERM);
+  int status = Wait(child.pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  std::string dir;
+  RawData data = OnlyRun(output, &dir);
+  EXPECT_TRUE(data.report.clean()) << data.report.Summary();
+  EXPECT_GE(data.Count(RecordKind::kMark), 5000u);
+  nlohmann::json info = ReadInfoJson(dir);
+  EXPECT_EQ(info["stop_reason"], "signal");
+  EXPECT_EQ(info["exit_status"], 128 + SIGTERM);
+}
+
+TEST(ProcessTest, SigkillMidRunLeavesReadableData) {
+  std::string output = MakeTempDir("sigkill");
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "wait-signal", "20000"},
+                      {Options(output, ",\"flush_interval_ms\":50")});
+  ASSERT_EQ(ReadLine(child.stdout_fd), "ready");
+  // Wait until a flush has written the marks made before "ready" (bounded, no timing claim).
+  std::string file;
+  for (int attempt = 0; attempt < 400; ++attempt) {
+    std::vector<std::string> dirs = ProfDirs(output);
+    if (!dirs.empty()) {
+      file = RuntimeDataFile(dirs[0]);
+      RawData partial = LoadRawFile(file);
+      if (partial.Count(RecordKind::kMark) >= 20000) break;
+    }
+    usleep(25000);
+  }
+  kill(child.pid, SIGKILL);
+  int status = Wait(child.pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  RawData data = LoadRawFile(file);
+  ASSERT_TRUE(data.opened) << data.error;
+  EXPECT_GE(data.Count(RecordKind::kMark), 20000u);
+  EXPECT_EQ(data.report.chunks_skipped, 0u) << data.report.Summary();
+  EXPECT_GE(data.Count(RecordKind::kClockSync), 2u);
+}
+
+TEST(ProcessTest, MemoryStaysWithinTheCapAndDropsAreExact) {
+  std::string output = MakeTempDir("rss");
+  constexpr long kPerThread = 10000000;  // 20 M events from 2 threads under a 16 MiB cap
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "rss",
+                       std::to_string(kPerThread), "2", output},
+                      {});
+  std::string report = ReadAll(child.stdout_fd);
+  ASSERT_EQ(Wait(child.pid), 0) << report;
+  long baseline_kb = 0, peak_kb = 0, attempted = 0;
+  ASSERT_EQ(std::sscanf(report.c_str(), "baseline_kb %ld peak_kb %ld attempted %ld", &baseline_kb,
+                        &peak_kb, &attempted),
+            3)
+      << report;
+  EXPECT_EQ(attempted, 2 * kPerThread);
+  constexpr long kCapKb = 16 * 1024, kConstantKb = 8 * 1024;
+  EXPECT_LE(peak_kb - baseline_kb, kCapKb + kConstantKb)
+      << "baseline " << baseline_kb << " KiB, peak " << peak_kb << " KiB";
+  RawData data = OnlyRun(output);
+  ASSERT_TRUE(data.opened);
+  EXPECT_EQ(data.Count(RecordKind::kMark) + data.TotalDrops(), static_cast<uint64_t>(attempted));
+}
+
+}  // namespace
+}  // namespace aiprof::testing
