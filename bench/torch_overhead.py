@@ -3,7 +3,8 @@
 Loop: 24 x (Linear(64) + LayerNorm + GELU), batch 32, 1 thread; forward only by default
 (small operators, where capture cost shows most), --backward adds the backward pass.
 Step time is the thread's CPU time (time.thread_time_ns), so waiting for a core on a
-loaded machine does not count; medians over runs that alternate between modes.
+loaded machine does not count; runs alternate between modes. Reported: the median and the
+minimum over runs (on a shared machine the minimum is the least disturbed run).
 Modes: no profiling; an empty global RecordFunction callback (the floor every
 RecordFunction-based profiler pays); torch.profiler without and with record_shapes; aiprof
 without and with record_shapes. Reports the median step time of each mode and the ns
@@ -122,24 +123,32 @@ def main():
                 step()  # first step in a window pays one-time setup
                 results[name].append(time_steps(step, args.steps))
     base = statistics.median(results["none"])
+    base_min = min(results["none"])
     rows = []
     for name, samples in results.items():
         median = statistics.median(samples)
         rows.append({"mode": name, "step_us": median / 1000.0,
                      "slower_pct": (median / base - 1) * 100,
-                     "added_ns_per_op": (median - base) / ops})
+                     "added_ns_per_op": (median - base) / ops,
+                     "min_step_us": min(samples) / 1000.0,
+                     "min_added_ns_per_op": (min(samples) - base_min) / ops})
     torch_added = {r["mode"]: r["added_ns_per_op"] for r in rows}
     print("torch %s, %s, %d operators per step, %d steps x %d runs, median step CPU time"
           % (torch.__version__, "forward+backward" if args.backward else "forward", ops,
              args.steps, args.runs))
-    print("%-32s %12s %10s %16s" % ("mode", "step (us)", "slower", "added ns/op"))
+    print("%-32s %12s %8s %12s | %12s %12s" % ("mode", "median (us)", "slower", "added ns/op",
+                                                "min (us)", "added ns/op"))
     for row in rows:
-        print("%-32s %12.1f %9.1f%% %16.0f" % (row["mode"], row["step_us"], row["slower_pct"],
-                                               row["added_ns_per_op"]))
+        print("%-32s %12.1f %7.1f%% %12.0f | %12.1f %12.0f" % (
+            row["mode"], row["step_us"], row["slower_pct"], row["added_ns_per_op"],
+            row["min_step_us"], row["min_added_ns_per_op"]))
+    min_added = {r["mode"]: r["min_added_ns_per_op"] for r in rows}
     for shapes in ("", " record_shapes"):
-        ours, theirs = torch_added["aiprof" + shapes], torch_added["torch.profiler" + shapes]
-        if theirs > 0:
-            print("aiprof%s adds %.2f of torch.profiler%s's cost" % (shapes, ours / theirs, shapes))
+        for label, added in (("median", torch_added), ("min", min_added)):
+            ours, theirs = added["aiprof" + shapes], added["torch.profiler" + shapes]
+            if theirs > 0:
+                print("%s: aiprof%s adds %.2f of torch.profiler%s's cost" % (
+                    label, shapes, ours / theirs, shapes))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump({"ops_per_step": ops, "rows": rows}, handle, indent=2)
