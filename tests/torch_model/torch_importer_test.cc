@@ -5,8 +5,11 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
+#include "export/csv/framework_summaries.h"
 #include "format/records_torch.h"
 #include "model/parser.h"
 #include "support/raw_data_builder.h"
@@ -160,6 +163,38 @@ TEST_F(TorchImporterTest, MemoryEventsAreInstantsAndCounters) {
     }
   }
   EXPECT_EQ(allocated, (std::vector<double>{4096, 0}));
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_F(TorchImporterTest, FrameworkSummaries) {
+  const std::string out = *dir_ + "/summaries";
+  std::filesystem::create_directories(out);
+  std::vector<std::string> written, errors;
+  exporter::WriteFrameworkSummaries(
+      *model_, {out, "20260101000000", exporter::SummaryFormat::kCsv, &written, &errors});
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(written.size(), 3u);
+
+  const auto details = Lines(out + "/operator_details.csv");
+  ASSERT_EQ(details.size(), 3u);  // header, aten::addmm, the backward op
+  EXPECT_EQ(details[0].substr(0, 40), "Name,Input Shapes,Call Stack,Host Self D");
+  EXPECT_EQ(details[1], "aten::addmm,\"64;16,32;32,64\",train.py(10): step,0.200,0.200,0,0,0,0");
+
+  const auto memory = Lines(out + "/operator_memory.csv");
+  ASSERT_EQ(memory.size(), 2u);  // one block: allocated in aten::addmm, freed in backward
+  EXPECT_EQ(memory[1],
+            "aten::addmm,4.000,1700000000001000.250,1700000000001000.800,"
+            "1700000000001000.800,0.550,0.550,0.003906,0.007812,0.003906,0.000000,0.007812,"
+            "0.000000,,CPU");
+  const auto records = Lines(out + "/memory_record.csv");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[1], "PTA,1700000000001000.250,0.003906,0.007812,0.003906,,CPU");
 }
 
 }  // namespace
