@@ -1,8 +1,10 @@
 """Markers in the style of torch_npu.npu.mstx: instants and ranges recorded by the runtime
 while a collection window is open (msprof_tx=True / `aiprof --msproftx=on`).
 
-`stream` is accepted for API compatibility; device-side marking needs the CUDA source and
-is ignored on CPU-only machines.
+Markers go through the runtime's mstx API, so the msprof_tx switch and the
+mstx_domain_include / mstx_domain_exclude filters apply. `stream` is accepted for API
+compatibility; device-side marking needs the CUDA source and is ignored on CPU-only
+machines.
 """
 
 import contextlib
@@ -22,19 +24,19 @@ def mark(message, stream=None, domain=None):
     """An instant marker."""
     native = _native()
     if native is not None:
-        native.mark(str(message))
+        native.mark(str(message), domain or "")
 
 
 def range_start(message, stream=None, domain=None):
     """Starts a range that may end on any thread; returns its id (0 when not collecting)."""
     native = _native()
-    return native.range_start(str(message)) if native is not None else 0
+    return native.range_start(str(message), domain or "") if native is not None else 0
 
 
 def range_end(range_id, domain=None):
     native = _native()
     if native is not None:
-        native.range_end(int(range_id))
+        native.range_end(int(range_id), domain or "")
 
 
 @contextlib.contextmanager
@@ -43,7 +45,7 @@ def _range(message, stream=None, domain=None):
     try:
         yield range_id
     finally:
-        range_end(range_id)
+        range_end(range_id, domain)
 
 
 def mstx_range(message, stream=None, domain=None):
@@ -70,7 +72,7 @@ class _RangeContext:
         return self._id
 
     def __exit__(self, *exc):
-        range_end(self._id)
+        range_end(self._id, self._domain)
         return False
 
     def __call__(self, function):

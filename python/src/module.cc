@@ -155,9 +155,9 @@ PYBIND11_MODULE(_aiprof, m) {
   m.attr("TYPE_SHAPES") = AIPROF_TYPE_SHAPES;
   m.attr("TYPE_STACK") = AIPROF_TYPE_STACK;
 
-  m.def("mark", &EmitMark);
-  m.def("range_start", &EmitRangeStart);
-  m.def("range_end", &EmitRangeEnd);
+  m.def("mark", &EmitMark, py::arg("message"), py::arg("domain") = "");
+  m.def("range_start", &EmitRangeStart, py::arg("message"), py::arg("domain") = "");
+  m.def("range_end", &EmitRangeEnd, py::arg("range_id"), py::arg("domain") = "");
   m.def("module_begin", &EmitModuleBegin);
   m.def("module_end", &EmitModuleEnd);
   m.def("emit_gc", &EmitGc);

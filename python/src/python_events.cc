@@ -24,33 +24,42 @@ void EmitHeader(uint8_t kind, uint32_t arg) {
 
 }  // namespace
 
-void EmitMark(const std::string& message) {
-  EmitHeader(static_cast<uint8_t>(RecordKind::kMark), Intern(message));
+namespace {
+
+// Domain handles live as long as the runtime; created once per name, under the GIL.
+mstxDomainHandle_t Domain(const std::string& name) {
+  static auto* domains = new std::unordered_map<std::string, mstxDomainHandle_t>();
+  auto it = domains->find(name);
+  if (it != domains->end()) return it->second;
+  mstxDomainHandle_t handle = Runtime().domain_create(name.c_str());
+  domains->emplace(name, handle);
+  return handle;
 }
 
-uint64_t EmitRangeStart(const std::string& message) {
-  if (!Collecting()) return 0;
-  struct {
-    RecordHeader header;
-    format::RangeId id;
-  } record{};
-  const uint64_t id = Runtime().next_id();
-  record.header = {Runtime().now(), static_cast<uint8_t>(RecordKind::kRangeStart), 1, 0,
-                   Intern(message)};
-  record.id = {id, 0};
-  Runtime().emit(&record, 2);
-  return id;
+}  // namespace
+
+void EmitMark(const std::string& message, const std::string& domain) {
+  if (!RuntimeLoaded()) return;
+  if (domain.empty()) {
+    Runtime().mark(message.c_str(), nullptr);
+  } else {
+    Runtime().domain_mark(Domain(domain), message.c_str(), nullptr);
+  }
 }
 
-void EmitRangeEnd(uint64_t range_id) {
-  if (!Collecting() || range_id == 0) return;
-  struct {
-    RecordHeader header;
-    format::RangeId id;
-  } record{};
-  record.header = {Runtime().now(), static_cast<uint8_t>(RecordKind::kRangeEnd), 1, 0, 0};
-  record.id = {range_id, 0};
-  Runtime().emit(&record, 2);
+uint64_t EmitRangeStart(const std::string& message, const std::string& domain) {
+  if (!RuntimeLoaded()) return 0;
+  return domain.empty() ? Runtime().range_start(message.c_str(), nullptr)
+                        : Runtime().domain_range_start(Domain(domain), message.c_str(), nullptr);
+}
+
+void EmitRangeEnd(uint64_t range_id, const std::string& domain) {
+  if (!RuntimeLoaded() || range_id == 0) return;
+  if (domain.empty()) {
+    Runtime().range_end(range_id);
+  } else {
+    Runtime().domain_range_end(Domain(domain), range_id);
+  }
 }
 
 void EmitModuleBegin(const std::string& name) {

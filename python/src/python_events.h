@@ -7,9 +7,10 @@
 
 namespace aiprof::python {
 
-void EmitMark(const std::string& message);
-uint64_t EmitRangeStart(const std::string& message);  // 0 when not collecting
-void EmitRangeEnd(uint64_t range_id);
+// mstx markers through the runtime's mstx API; an empty domain is the default domain.
+void EmitMark(const std::string& message, const std::string& domain);
+uint64_t EmitRangeStart(const std::string& message, const std::string& domain);  // 0: not recorded
+void EmitRangeEnd(uint64_t range_id, const std::string& domain);
 void EmitModuleBegin(const std::string& name);
 void EmitModuleEnd();
 void EmitGc(uint64_t start_ts, uint64_t end_ts, int generation, uint32_t collected,

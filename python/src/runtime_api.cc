@@ -56,7 +56,14 @@ bool LoadRuntime(const std::string& path, std::string* error) {
             Resolve(handle, "aiprof_emit", &api.emit, error) &&
             Resolve(handle, "aiprof_next_id", &api.next_id, error) &&
             Resolve(handle, "aiprof_add_metadata", &api.add_metadata, error) &&
-            Resolve(handle, "aiprof_collecting", &api.collecting, error);
+            Resolve(handle, "aiprof_collecting", &api.collecting, error) &&
+            Resolve(handle, "mstxDomainCreateA", &api.domain_create, error) &&
+            Resolve(handle, "mstxDomainMarkA", &api.domain_mark, error) &&
+            Resolve(handle, "mstxDomainRangeStartA", &api.domain_range_start, error) &&
+            Resolve(handle, "mstxDomainRangeEnd", &api.domain_range_end, error) &&
+            Resolve(handle, "mstxMarkA", &api.mark, error) &&
+            Resolve(handle, "mstxRangeStartA", &api.range_start, error) &&
+            Resolve(handle, "mstxRangeEnd", &api.range_end, error);
   if (!ok) return false;
   g_api = api;
   g_loaded = true;

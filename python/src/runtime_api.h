@@ -9,6 +9,7 @@
 #include <string>
 
 #include "aiprof/aiprof.h"
+#include "aiprof/mstx.h"
 #include "aiprof/plugin.h"
 
 namespace aiprof::python {
@@ -32,6 +33,14 @@ struct RuntimeApi {
   decltype(&::aiprof_next_id) next_id = nullptr;
   decltype(&::aiprof_add_metadata) add_metadata = nullptr;
   volatile int* collecting = nullptr;
+  // mstx (the runtime applies msproftx and the domain filters).
+  decltype(&::mstxDomainCreateA) domain_create = nullptr;
+  decltype(&::mstxDomainMarkA) domain_mark = nullptr;
+  decltype(&::mstxDomainRangeStartA) domain_range_start = nullptr;
+  decltype(&::mstxDomainRangeEnd) domain_range_end = nullptr;
+  decltype(&::mstxMarkA) mark = nullptr;
+  decltype(&::mstxRangeStartA) range_start = nullptr;
+  decltype(&::mstxRangeEnd) range_end = nullptr;
 };
 
 // Loads the runtime from `path` (or finds the preloaded one when path is empty).

@@ -14,6 +14,7 @@ import warnings
 import torch
 
 import aiprof
+import aiprof._native
 import aiprof.profiler as aiprof_profiler
 from torch_models import mlp_step
 
@@ -73,7 +74,17 @@ class ExportTest(unittest.TestCase):
         prof_dirs = glob.glob(os.path.join(directory, "PROF_*"))
         self.assertEqual(len(prof_dirs), 1)
         self.assertTrue(glob.glob(os.path.join(prof_dirs[0], "host", "data", "aiprof.*.data")))
-        self.assertTrue(os.path.isdir(os.path.join(directory, "aiprof_output")))
+        output = os.path.join(directory, "aiprof_output")
+        self.assertTrue(os.path.isdir(output))
+        if aiprof._native.find_cli() is not None:  # `aiprof export` ran on the window
+            files = os.listdir(output)
+            self.assertFalse([f for f in files if f.startswith("EXPORT_")], files)
+            for name in ("operator_details.csv", "operator_memory.csv", "memory_record.csv"):
+                self.assertIn(name, files)
+            self.assertTrue([f for f in files if f.startswith("trace_view_")], files)
+            with open(os.path.join(output, "operator_memory.csv")) as handle:
+                header = handle.readline().strip()
+            self.assertTrue(header.startswith("Name,Size(KB),Allocation Time(us),Release Time(us)"))
 
     def test_kineto_trace(self):
         self.assertRegex(os.path.basename(self.trace_path), r"^worker0\.\d+\.pt\.trace\.json$")

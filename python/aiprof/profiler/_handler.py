@@ -6,6 +6,7 @@ Kineto-named `{worker}.{time_ns}.pt.trace.json` beside it for TensorBoard and HT
 import datetime
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -63,7 +64,8 @@ class tensorboard_trace_handler:
             prof.export_chrome_trace(kineto)
             self.kineto_traces.append(kineto)
             if self.analyse_flag:
-                _run_exporter(prof.prof_dir, os.path.join(directory, "aiprof_output"))
+                _run_exporter(prof.prof_dir, os.path.join(directory, "aiprof_output"),
+                              prof.experimental_config.export_type)
 
 
 def _profiler_info(prof):
@@ -94,22 +96,36 @@ def _profiler_info(prof):
     }
 
 
-def _run_exporter(prof_dir, output_dir):
-    """`aiprof export` writes the msprof-style deliverables; a missing CLI is reported in
-    aiprof_output/EXPORT_SKIPPED.txt rather than failing the training job."""
+def _run_exporter(prof_dir, output_dir, export_types):
+    """`aiprof export` writes the msprof-style deliverables into PROF_*/aiprof_output/;
+    they are moved to the trace directory's aiprof_output/ (torch_npu keeps them at the
+    top, in ASCEND_PROFILER_OUTPUT/). A missing CLI or a failed export is reported in
+    aiprof_output/ rather than failing the training job."""
     cli = _native.find_cli()
     os.makedirs(output_dir, exist_ok=True)
     if cli is None:
         with open(os.path.join(output_dir, "EXPORT_SKIPPED.txt"), "w") as handle:
-            handle.write("the aiprof CLI was not found; run `aiprof export %s` later\n" % prof_dir)
+            handle.write("the aiprof CLI was not found; run `aiprof export --output=%s` later\n"
+                         % prof_dir)
         return False
-    result = subprocess.run([cli, "export", prof_dir], capture_output=True, text=True)
-    if result.returncode != 0:
-        with open(os.path.join(output_dir, "EXPORT_FAILED.txt"), "w") as handle:
-            handle.write("`aiprof export %s` exited with %d:\n%s%s" % (
-                prof_dir, result.returncode, result.stdout, result.stderr))
-        return False
-    return True
+    ok = True
+    for export_type in export_types:
+        command = [cli, "export", "--output=" + prof_dir, "--type=" + export_type]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            ok = False
+            with open(os.path.join(output_dir, "EXPORT_FAILED.txt"), "a") as handle:
+                handle.write("`%s` exited with %d:\n%s%s" % (
+                    " ".join(command), result.returncode, result.stdout, result.stderr))
+    exported = os.path.join(prof_dir, "aiprof_output")
+    if os.path.isdir(exported):
+        for name in os.listdir(exported):
+            shutil.move(os.path.join(exported, name), os.path.join(output_dir, name))
+        os.rmdir(exported)
+    for name in os.listdir(prof_dir):  # --type=db writes aiprof_*.db beside the data
+        if name.startswith("aiprof_") and name.endswith(".db"):
+            shutil.move(os.path.join(prof_dir, name), os.path.join(output_dir, name))
+    return ok
 
 
 def _write_json(path, value):

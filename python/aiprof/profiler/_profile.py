@@ -139,8 +139,10 @@ class _KinetoProfile:
     def stop_trace(self):
         native = _native.runtime()
         if self._joined_launcher_window:
+            # The launcher's window stays open; exports read what it has flushed so far.
             self._joined_launcher_window = False
             self.end_time_ns = time.time_ns()
+            self._prof_dir = native.current_dir() or None
             return
         if self._window is None:
             return

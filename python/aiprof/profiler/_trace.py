@@ -141,6 +141,9 @@ class TraceData:
         def us(ns):
             return round(max(ns - base_ns, 0) / 1000.0, 3)
 
+        def dur(end_ns, start_ns):
+            return round(max(end_ns - start_ns, 0) / 1000.0, 3)
+
         pids = set()
         threads = set()
         for event in self.events:
@@ -163,26 +166,26 @@ class TraceData:
             events.append({
                 "ph": "X", "cat": "user_annotation" if event.scope == _USER_SCOPE else "cpu_op",
                 "name": event.name, "pid": event.pid, "tid": event.tid,
-                "ts": us(event.start_ns), "dur": us(event.end_ns) - us(event.start_ns),
+                "ts": us(event.start_ns), "dur": dur(event.end_ns, event.start_ns),
                 "args": args,
             })
         events.extend(self._fwdbwd_flows(us))
         for python_id, call in enumerate(self.raw["python_calls"]):
             events.append({"ph": "X", "cat": "python_function", "name": call[4], "pid": call[0],
-                           "tid": call[1], "ts": us(call[2]), "dur": us(call[3]) - us(call[2]),
+                           "tid": call[1], "ts": us(call[2]), "dur": dur(call[3], call[2]),
                            "args": {"Python id": python_id}})
         for module in self.raw["modules"]:
             events.append({"ph": "X", "cat": "python_function", "name": module[4],
                            "pid": module[0], "tid": module[1], "ts": us(module[2]),
-                           "dur": us(module[3]) - us(module[2]), "args": {}})
+                           "dur": dur(module[3], module[2]), "args": {}})
         for gc_event in self.raw["gcs"]:
             events.append({"ph": "X", "cat": "gc", "name": "GC", "pid": gc_event[0], "tid": "GC",
-                           "ts": us(gc_event[2]), "dur": us(gc_event[3]) - us(gc_event[2]),
+                           "ts": us(gc_event[2]), "dur": dur(gc_event[3], gc_event[2]),
                            "args": {"generation": gc_event[5], "thread": gc_event[1]}})
         for range_event in self.raw["ranges"]:
             events.append({"ph": "X", "cat": "user_annotation", "name": range_event[4],
                            "pid": range_event[0], "tid": range_event[1], "ts": us(range_event[2]),
-                           "dur": us(range_event[3]) - us(range_event[2]), "args": {"mstx": 1}})
+                           "dur": dur(range_event[3], range_event[2]), "args": {"mstx": 1}})
         for mark in self.raw["marks"]:
             events.append({"ph": "i", "s": "t", "cat": "user_annotation", "name": mark[3],
                            "pid": mark[0], "tid": mark[1], "ts": us(mark[2]), "args": {"mstx": 1}})
