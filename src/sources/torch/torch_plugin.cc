@@ -258,7 +258,14 @@ std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
   uint32_t values = 0;
   if (fn.needsInputs()) {
     bool truncated = false;
-    values = PackInputs(fn, record.inputs, &truncated);
+    // Some tensor kinds (nested, symbolic sizes) throw from sizes(); the operator must
+    // never see a profiler exception, so such inputs end the stream instead.
+    try {
+      values = PackInputs(fn, record.inputs, &truncated);
+    } catch (...) {
+      values = 0;
+      truncated = true;
+    }
     if (truncated) aux |= format::kTorchOpInputsTruncated;
     if (values % 2 == 1) record.inputs[values++] = 0;
   }
