@@ -15,9 +15,9 @@ done
 out=demo_out
 rm -rf "$out"  # the demo's own output only
 
-echo "== aiprof --output=$out --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem --host-sys-usage-freq=10 $train --steps=400"
+echo "== aiprof --output=$out --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem --host-sys-usage-freq=10 $train --steps=1000"
 "$aiprof" --output="$out" --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem \
-  --host-sys-usage-freq=10 "$train" --steps=400
+  --host-sys-usage-freq=10 "$train" --steps=1000
 
 prof_dirs=("$out"/PROF_*)
 if [[ ! -d ${prof_dirs[0]} ]]; then
@@ -39,22 +39,50 @@ fi
 echo
 echo "== aiprof export --output=$prof"
 "$aiprof" export --output="$prof"
+"$aiprof" export --output="$prof" --type=db >/dev/null
 
 export_dir=$(find "$prof" -maxdepth 1 -type d -name 'aiprof_output*' | sort | tail -1)
 if [[ -z $export_dir ]]; then
   echo "demo: the export wrote no aiprof_output directory in $prof" >&2
   exit 1
 fi
-echo
-echo "== Summary (first rows of each summary table)"
-for csv in "$export_dir"/*.csv; do
-  [[ -f $csv ]] || continue
-  echo "-- $(basename "$csv")"
-  head -n 8 "$csv" | column -s, -t | cut -c1-160
-done
+latest() { find "$export_dir" -maxdepth 1 -name "$1" | sort | tail -1; }
+tx_csv=$(latest 'msprof_tx_*.csv')
+if [[ -n $tx_csv ]]; then
+  echo
+  echo "== Top ranges by total time (from $(basename "$tx_csv"))"
+  awk -F, 'NR > 1 && $5 != "marker" {
+             d = $9 - $8; total[$11] += d; count[$11]++
+           }
+           END {
+             for (name in total) printf "%-14s %8d %12.1f %10.1f\n", name, count[name], total[name] / 1000, total[name] / count[name]
+           }' "$tx_csv" | sort -k3 -n -r | head -n 8 |
+    awk 'BEGIN { printf "%-14s %8s %12s %10s\n", "range", "count", "total(ms)", "avg(us)" } { print }'
+fi
+step_csv=$(latest 'step_trace_*.csv')
+if [[ -n $step_csv ]]; then
+  echo
+  echo "== Step times (from $(basename "$step_csv"))"
+  awk -F, 'NR > 1 && $6 != "N/A" { print $6 }' "$step_csv" | sort -n |
+    awk '{ t[++n] = $1; sum += $1 }
+         END {
+           if (n > 0) printf "%d steps: mean %.1f us, median %.1f us, min %.1f us, max %.1f us\n", n, sum / n, t[int((n + 1) / 2)], t[1], t[n]
+         }'
+fi
+counter_csv=$(latest 'counters_*.csv')
+if [[ -n $counter_csv ]]; then
+  echo
+  echo "== Resource usage (from $(basename "$counter_csv"))"
+  awk -F, 'NR > 1 && ($3 ~ /proc\.cpu$|proc\.rss|proc\.threads|host\.cpu\.(user|sys|idle)$|host\.mem\.free/) {
+             key = $3 " (" $4 ")"; sum[key] += $6; n[key]++; if (!(key in max) || $6 > max[key]) max[key] = $6
+           }
+           END { for (k in sum) printf "  %-40s mean %12.1f  max %12.1f\n", k, sum[k] / n[k], max[k] }' "$counter_csv" | sort
+fi
 echo
 echo "== Where to look"
-echo "  exported files:  $export_dir"
+echo "  exported files:  $export_dir (summaries: CSV with msprof column names)"
+db=$(find "$prof" -maxdepth 1 -name 'aiprof_*.db' | sort | tail -1)
+[[ -n $db ]] && echo "  SQLite database: $db"
 timeline=$(find "$export_dir" -maxdepth 1 \( -name '*.json' -o -name '*.pftrace' \) | sort | head -1)
 if [[ -n $timeline ]]; then
   echo "  timeline:        $timeline"

@@ -18,3 +18,9 @@ if [[ -d src/runtime ]]; then
   (cd "$tsan_dir" && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
     ctest --output-on-failure -L runtime -j "$jobs")
 fi
+
+# The dynamic control socket server, config watcher and logs (threads) under TSan.
+if [[ -d tests/dynamic && -d src/runtime ]]; then
+  cmake --build "$tsan_dir" -j "$jobs" --target dynamic_unit_test
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_dir/bin/dynamic_unit_test"
+fi

@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-typedef uint64_t mstxRangeId;                 /* 0 = not recorded */
+typedef uint64_t mstxRangeId; /* 0 = not recorded */
 typedef struct mstxDomainRegistration_st* mstxDomainHandle_t;
 typedef struct mstxStringRegistration_st* mstxStringHandle_t;
 
@@ -35,16 +35,20 @@ enum mstxPayloadType {
 
 /* Optional attributes of Ex calls; fields not named in `fields` are ignored. */
 typedef struct mstxEventAttributes {
-  uint32_t fields;        /* mstxAttributeFields */
+  uint32_t fields; /* mstxAttributeFields */
   uint32_t color_argb;
-  uint32_t category;      /* stored as 16 bits */
-  uint32_t payload_type;  /* mstxPayloadType */
+  uint32_t category;     /* stored as 16 bits */
+  uint32_t payload_type; /* mstxPayloadType */
   union {
     uint64_t u64;
     int64_t i64;
     double f64;
   } payload;
 } mstxEventAttributes;
+
+/* Nonzero while markers are collected (a window is open and msproftx is on). The macros at
+ * the end of this header test it inline so a call costs one load when collection is off. */
+extern volatile int aiprof_markers_active;
 
 /* Default domain. */
 void mstxMarkA(const char* message, void* stream);
@@ -81,6 +85,37 @@ void mstxDomainRangePushR(mstxDomainHandle_t domain, mstxStringHandle_t message,
 
 #ifdef __cplusplus
 }
+#endif
+
+/* Inline disabled check: each call below becomes "load the flag; call only if set". A
+ * function-like macro does not expand inside its own expansion, so the real function is
+ * still what gets called, and &mstxMarkA etc. still name the exported functions. Define
+ * AIPROF_MSTX_NO_INLINE_CHECK to call the functions directly. */
+#ifndef AIPROF_MSTX_NO_INLINE_CHECK
+#define AIPROF_MSTX_ON_() \
+  __builtin_expect(__atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0, 0)
+#define mstxMarkA(message, stream) (AIPROF_MSTX_ON_() ? mstxMarkA(message, stream) : (void)0)
+#define mstxRangeStartA(message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxRangeStartA(message, stream) : (mstxRangeId)0)
+#define mstxRangeEnd(id) (AIPROF_MSTX_ON_() ? mstxRangeEnd(id) : (void)0)
+#define mstxRangePushA(message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxRangePushA(message, stream) : (void)0)
+#define mstxRangePop() (AIPROF_MSTX_ON_() ? mstxRangePop() : (void)0)
+#define mstxDomainMarkR(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainMarkR(domain, message, stream) : (void)0)
+#define mstxDomainRangeStartR(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangeStartR(domain, message, stream) : (mstxRangeId)0)
+#define mstxDomainRangePushR(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangePushR(domain, message, stream) : (void)0)
+#define mstxDomainRangePop(domain) (AIPROF_MSTX_ON_() ? mstxDomainRangePop(domain) : (void)0)
+#define mstxDomainMarkA(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainMarkA(domain, message, stream) : (void)0)
+#define mstxDomainRangePushA(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangePushA(domain, message, stream) : (void)0)
+#define mstxDomainRangeStartA(domain, message, stream) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangeStartA(domain, message, stream) : (mstxRangeId)0)
+#define mstxDomainRangeEnd(domain, id) \
+  (AIPROF_MSTX_ON_() ? mstxDomainRangeEnd(domain, id) : (void)0)
 #endif
 
 #endif /* AIPROF_MSTX_H_ */

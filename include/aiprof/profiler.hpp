@@ -46,8 +46,8 @@ struct Schedule {
     step -= skip_first;
     if (skip_first_wait != 0) step += wait;
     int64_t num_steps = wait + warmup + active;
-    if (repeat > 0 && static_cast<double>(step) / static_cast<double>(num_steps) >=
-                          static_cast<double>(repeat)) {
+    if (repeat > 0 &&
+        static_cast<double>(step) / static_cast<double>(num_steps) >= static_cast<double>(repeat)) {
       return ProfilerAction::kNone;
     }
     int64_t mod = step % num_steps;
@@ -67,10 +67,13 @@ inline std::vector<TraceStep> TransitionSteps(ProfilerAction previous,
   using S = TraceStep;
   if (!current) {
     switch (previous) {
-      case A::kWarmup: return {S::kStart, S::kStop};
+      case A::kWarmup:
+        return {S::kStart, S::kStop};
       case A::kRecord:
-      case A::kRecordAndSave: return {S::kStop, S::kTraceReady};
-      default: return {};
+      case A::kRecordAndSave:
+        return {S::kStop, S::kTraceReady};
+      default:
+        return {};
     }
   }
   A next = *current;
@@ -173,9 +176,14 @@ class Profiler {
           std::fprintf(stderr, "aiprof: incorrect schedule: recording stops at step %lld\n",
                        static_cast<long long>(step_num_));
           break;
-        case TraceStep::kPrepare: break;  // buffers are preallocated by the runtime
-        case TraceStep::kStart: ok_ = aiprofStart(config_) == AIPROF_SUCCESS && ok_; break;
-        case TraceStep::kStop: aiprofStop(config_); break;
+        case TraceStep::kPrepare:
+          break;  // buffers are preallocated by the runtime
+        case TraceStep::kStart:
+          ok_ = aiprofStart(config_) == AIPROF_SUCCESS && ok_;
+          break;
+        case TraceStep::kStop:
+          aiprofStop(config_);
+          break;
         case TraceStep::kTraceReady: {
           std::string dir = aiprofCurrentDir();
           traces_.push_back(dir);

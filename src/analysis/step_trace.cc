@@ -24,6 +24,7 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
     order[i] = i;
     rows[i].step = steps.step[i];
     rows[i].thread = steps.thread[i];
+    rows[i].slice = steps.slice[i];
     rows[i].begin_ns = steps.ts[i];
     rows[i].iteration_end_ns = steps.end[i];
     rows[i].fp_start_ns = INT64_MAX;

@@ -19,6 +19,7 @@ namespace aiprof::analysis {
 struct StepTraceRow {
   uint64_t step = 0;
   uint32_t thread = 0;  // ThreadTable row
+  uint32_t slice = 0;   // the step's "ProfilerStep#N" slice
   int64_t begin_ns = 0;
   int64_t fp_start_ns = 0;
   int64_t bp_end_ns = 0;

@@ -449,7 +449,7 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
 nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realtime_ns) {
   return {
       {"output", c.output_dir},
-      {"mode", "launch"},
+      {"mode", c.runtime_mode},
       {"msproftx", c.msproftx},
       {"mstx_domain_include", c.mstx_domain_include},
       {"mstx_domain_exclude", c.mstx_domain_exclude},
@@ -473,6 +473,7 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
       {"launch_realtime_ns", launch_realtime_ns},
       {"follow_children", c.follow_children},
       {"app", c.app},
+      {"type", c.type},
   };
 }
 

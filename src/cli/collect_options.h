@@ -75,6 +75,7 @@ struct CollectConfig {
   bool aicpu = false;
   int device_sys_freq_hz = 0;  // --sys-hardware-mem
   bool follow_children = true;
+  std::string runtime_mode = "launch";   // AIPROF_OPTIONS "mode"; "dynamic" for --dynamic=on
   std::vector<std::string> environment;  // NAME=VALUE
   std::vector<std::string> app;
   host::HostSamplerOptions sampler;  // output_dir/root_pid/window filled at launch

@@ -295,7 +295,8 @@ int RunCollection(const CollectConfig& config) {
               << " (the app ended before collection started, or it is statically linked so "
                  "libaiprof.so could not be preloaded)\n";
   } else {
-    std::cerr << "[aiprof] Export with: aiprof export --output=" << config.output_dir << "\n";
+    std::cerr << "[aiprof] Export with: aiprof export --output=" << config.output_dir
+              << (config.type == "db" ? " --type=db" : "") << "\n";
   }
   return exit_code;
 }

@@ -44,12 +44,15 @@ std::string Attributes(const format::MarkerAttributes& attributes) {
     double as_double;
     std::memcpy(&as_double, &attributes.payload, sizeof as_double);
     switch (attributes.payload_type) {
-      case format::kPayloadDouble: std::snprintf(part, sizeof part, " payload=%g", as_double); break;
+      case format::kPayloadDouble:
+        std::snprintf(part, sizeof part, " payload=%g", as_double);
+        break;
       case format::kPayloadInt64:
         std::snprintf(part, sizeof part, " payload=%" PRId64,
                       static_cast<int64_t>(attributes.payload));
         break;
-      default: std::snprintf(part, sizeof part, " payload=%" PRIu64, attributes.payload);
+      default:
+        std::snprintf(part, sizeof part, " payload=%" PRIu64, attributes.payload);
     }
     text += part;
   }
@@ -72,17 +75,23 @@ std::string Describe(const format::RecordView& record,
       text = " domain=" + std::to_string(header.aux) + " name=" + Quote(strings, header.arg);
       marker_attributes(0);
       break;
-    case RecordKind::kRangePop: text = " domain=" + std::to_string(header.aux); break;
+    case RecordKind::kRangePop:
+      text = " domain=" + std::to_string(header.aux);
+      break;
     case RecordKind::kRangeStart:
       text = " domain=" + std::to_string(header.aux) + " name=" + Quote(strings, header.arg);
-      if (const auto* id = record.ExtAs<format::RangeId>(0)) text += " id=" + std::to_string(id->id);
+      if (const auto* id = record.ExtAs<format::RangeId>(0))
+        text += " id=" + std::to_string(id->id);
       marker_attributes(1);
       break;
     case RecordKind::kRangeEnd:
-      if (const auto* id = record.ExtAs<format::RangeId>(0)) text += " id=" + std::to_string(id->id);
+      if (const auto* id = record.ExtAs<format::RangeId>(0))
+        text += " id=" + std::to_string(id->id);
       break;
     case RecordKind::kStepBegin:
-    case RecordKind::kStepEnd: text = " step=" + std::to_string(header.arg); break;
+    case RecordKind::kStepEnd:
+      text = " step=" + std::to_string(header.arg);
+      break;
     case RecordKind::kCounter:
       text = " name=" + Quote(strings, header.arg) + " scope=" + std::to_string(header.aux);
       if (const auto* value = record.ExtAs<format::CounterValue>(0)) {
@@ -109,7 +118,9 @@ std::string Describe(const format::RecordView& record,
       text = std::string(" ") + (header.aux ? "started" : "stopped") +
              " window=" + std::to_string(header.arg);
       break;
-    case RecordKind::kForeignThread: text = " next_record_tid=" + std::to_string(header.arg); break;
+    case RecordKind::kForeignThread:
+      text = " next_record_tid=" + std::to_string(header.arg);
+      break;
     default:
       text = " aux=" + std::to_string(header.aux) + " arg=" + std::to_string(header.arg) +
              " ext_words=" + std::to_string(header.ext_words);
@@ -134,7 +145,7 @@ bool DumpFile(const std::string& path, const DumpOptions& options, std::ostream&
       << reader.file_size() << "\n";
   std::unordered_map<uint32_t, std::string> strings;
   std::map<std::pair<uint32_t, std::string>, uint64_t> counts;  // (tid, kind) -> records
-  std::map<std::pair<uint32_t, uint32_t>, uint64_t> drops;     // (tid, kind) -> last count
+  std::map<std::pair<uint32_t, uint32_t>, uint64_t> drops;      // (tid, kind) -> last count
   uint64_t printed = 0;
   format::ReadReport report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
     switch (chunk.type) {
@@ -145,8 +156,9 @@ bool DumpFile(const std::string& path, const DumpOptions& options, std::ostream&
         });
         break;
       case ChunkType::kMetadata:
-        out << "  metadata " << std::string_view(reinterpret_cast<const char*>(chunk.payload.data()),
-                                                 chunk.payload.size())
+        out << "  metadata "
+            << std::string_view(reinterpret_cast<const char*>(chunk.payload.data()),
+                                chunk.payload.size())
             << "\n";
         break;
       case ChunkType::kEvents: {
@@ -176,7 +188,8 @@ bool DumpFile(const std::string& path, const DumpOptions& options, std::ostream&
         if (cursor.malformed()) out << "  malformed events chunk seq " << chunk.seq << "\n";
         break;
       }
-      default: out << "  chunk of unknown type " << static_cast<int>(chunk.type) << "\n";
+      default:
+        out << "  chunk of unknown type " << static_cast<int>(chunk.type) << "\n";
     }
     return true;
   });

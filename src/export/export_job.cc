@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <ostream>
 
+#include "analysis/op_statistics.h"
+#include "analysis/step_trace.h"
 #include "export/csv/summaries.h"
 #include "export/progress.h"
 #include "export/sqlite/sqlite_exporter.h"
@@ -47,6 +49,42 @@ void ReportReadProblems(const model::Model& m, std::ostream& err) {
   if (m.unmatched_ends > 0) {
     err << "aiprof export: " << m.unmatched_ends << " range ends without a matching begin\n";
   }
+}
+
+// A few lines for the terminal: where the time went and how long the steps took.
+void PrintShortSummary(const model::Model& m, std::ostream& out) {
+  std::vector<uint8_t> is_step(m.slices.size(), 0);
+  for (uint32_t slice : m.steps.slice) is_step[slice] = 1;
+  std::vector<uint32_t> rows, groups;
+  for (uint32_t row = 0; row < m.slices.size(); ++row) {
+    if (is_step[row]) continue;
+    rows.push_back(row);
+    groups.push_back(m.slices.category[row]);
+  }
+  auto stats = analysis::StatisticsByNameAndGroup(m, rows, groups);
+  if (!stats.empty()) out << "  top by total time:\n";
+  char line[256];
+  for (size_t i = 0; i < stats.size() && i < 5; ++i) {
+    std::string name(m.Str(stats[i].name).substr(0, 48));
+    std::snprintf(line, sizeof(line), "    %-48s %-16s %10llu calls %14.3f us\n", name.c_str(),
+                  std::string(m.Str(stats[i].group)).c_str(),
+                  static_cast<unsigned long long>(stats[i].count),
+                  static_cast<double>(stats[i].total_ns) / 1e3);
+    out << line;
+  }
+  auto steps = analysis::ComputeStepTrace(m);
+  if (steps.empty()) return;
+  int64_t total = 0;
+  size_t longest = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    total += steps[i].iteration_time_ns();
+    if (steps[i].iteration_time_ns() > steps[longest].iteration_time_ns()) longest = i;
+  }
+  std::snprintf(line, sizeof(line), "  steps: %zu, mean %.3f us, longest step %llu %.3f us\n",
+                steps.size(), static_cast<double>(total) / static_cast<double>(steps.size()) / 1e3,
+                static_cast<unsigned long long>(steps[longest].step),
+                static_cast<double>(steps[longest].iteration_time_ns()) / 1e3);
+  out << line;
 }
 
 }  // namespace
@@ -147,9 +185,10 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
     if (!errors.empty()) failed = true;
     progress.Done();
     out << prof.string() << ": " << m->slices.size() << " slices, " << m->instants.size()
-        << " markers, " << m->counters.size() << " counter samples, " << m->drops.total()
+        << " instants, " << m->counters.size() << " counter samples, " << m->drops.total()
         << " dropped events\n";
     for (size_t i = written_before; i < written.size(); ++i) out << "  " << written[i] << "\n";
+    PrintShortSummary(*m, out);
     ++exported;
   }
   progress.Done();

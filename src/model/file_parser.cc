@@ -1,5 +1,8 @@
 #include "model/file_parser.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -45,6 +48,59 @@ void ApplyMetadata(const nlohmann::json& metadata, uint32_t process, Model& mode
   model.end_ns = json_ns("end_realtime_ns");
 }
 
+// Upper bound of the records in a file from its chunk headers alone (raw payload bytes / 16),
+// so the tables can reserve once instead of growing by doubling: growth costs copies, page
+// faults and up to twice the memory at its peak. Reserving only claims address space; pages
+// are touched as rows arrive.
+uint64_t EstimateRecords(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  uint64_t records = 0;
+  uint64_t offset = sizeof(format::FileHeader);
+  format::ChunkHeader header{};
+  while (pread(fd, &header, sizeof(header), static_cast<off_t>(offset)) ==
+             static_cast<ssize_t>(sizeof(header)) &&
+         header.magic == format::kChunkMagic && header.stored_size <= format::kMaxChunkPayload &&
+         header.raw_size <= format::kMaxChunkPayload) {
+    if (header.type == static_cast<uint16_t>(format::ChunkType::kEvents)) {
+      records += header.raw_size / format::kRecordWordBytes;
+    }
+    uint64_t padded = (uint64_t{header.stored_size} + format::kChunkAlignment - 1) /
+                      format::kChunkAlignment * format::kChunkAlignment;
+    offset += sizeof(header) + padded;
+  }
+  close(fd);
+  return records;
+}
+
+void ReserveTables(Model& model, uint64_t records) {
+  // Ranges take two records per slice; markers at most one per slice.
+  size_t slices = records / 2 + 16, rare = records / 16 + 16;
+  SliceTable& s = model.slices;
+  s.ts.reserve(slices);
+  s.end.reserve(slices);
+  s.track.reserve(slices);
+  s.name.reserve(slices);
+  s.category.reserve(slices);
+  s.args.reserve(slices);
+  s.depth.reserve(slices);
+  s.parent.reserve(slices);
+  s.flags.reserve(slices);
+  MarkerTable& m = model.markers;
+  m.is_instant.reserve(slices);
+  m.row.reserve(slices);
+  m.event_type.reserve(slices);
+  m.domain.reserve(slices);
+  m.category.reserve(slices);
+  m.payload_type.reserve(slices);
+  m.payload.reserve(slices);
+  m.color_argb.reserve(slices);
+  m.end_thread.reserve(slices);
+  model.counters.series.reserve(rare);
+  model.counters.ts.reserve(rare);
+  model.counters.value.reserve(rare);
+}
+
 // Ticks → CLOCK_MONOTONIC_RAW ns in every table importers filled.
 void ConvertTimes(Model& model, const ClockFit& clock) {
   for (int64_t& ts : model.slices.ts) ts = clock.ToMonotonicNs(ts);
@@ -66,6 +122,7 @@ Fragment ParseRawFile(const std::string& path) {
   if (!reader.Open(path, &file_report.error)) return fragment;
   fragment.opened = true;
   model.raw_bytes = reader.file_size();
+  ReserveTables(model, EstimateRecords(path));
 
   ProcessTable& p = model.processes;
   p.pid.push_back(reader.header().pid);
@@ -95,6 +152,7 @@ Fragment ParseRawFile(const std::string& path) {
   }
 
   const uint8_t clock_sync = static_cast<uint8_t>(format::RecordKind::kClockSync);
+  const uint8_t foreign_thread = static_cast<uint8_t>(format::RecordKind::kForeignThread);
   file_report.report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
     switch (chunk.type) {
       case format::ChunkType::kStrings: {
@@ -126,7 +184,13 @@ Fragment ParseRawFile(const std::string& path) {
         context.BindChunk(tid);
         format::RecordCursor cursor(chunk.payload);
         format::RecordView record;
+        uint32_t foreign_tid = 0;  // the next record belongs to this thread
         while (cursor.Next(&record)) {
+          if (record.kind() == foreign_thread) {
+            foreign_tid = record.header->arg;
+            continue;
+          }
+          if (foreign_tid != 0) context.BindChunk(foreign_tid);
           ++model.records;
           uint64_t ts = record.ts();
           if (record.kind() == clock_sync) {
@@ -141,6 +205,10 @@ Fragment ParseRawFile(const std::string& path) {
             importer->Import(record, context);
           } else {
             ++model.unknown_records;
+          }
+          if (foreign_tid != 0) {
+            foreign_tid = 0;
+            context.BindChunk(tid);
           }
         }
         if (cursor.malformed()) {
@@ -161,8 +229,15 @@ Fragment ParseRawFile(const std::string& path) {
 
   const nlohmann::json& clock_json =
       state.metadata.contains("clock") ? state.metadata["clock"] : nlohmann::json::object();
-  bool ticks_are_ns = !(clock_json.is_object() && clock_json.value("source", "") == "tsc");
-  double nominal_hz = clock_json.is_object() ? clock_json.value("tsc_hz_estimate", 0.0) : 0.0;
+  // Fields may be null (the runtime writes tsc_hz_estimate null when it has no estimate).
+  bool ticks_are_ns = true;
+  double nominal_hz = 0;
+  if (clock_json.is_object()) {
+    auto source = clock_json.find("source");
+    ticks_are_ns = !(source != clock_json.end() && source->is_string() && *source == "tsc");
+    auto hz = clock_json.find("tsc_hz_estimate");
+    if (hz != clock_json.end() && hz->is_number()) nominal_hz = hz->get<double>();
+  }
   std::sort(state.clock_points.begin(), state.clock_points.end(),
             [](const ClockPoint& a, const ClockPoint& b) { return a.ticks < b.ticks; });
   fragment.clock = ClockFit::Fit(state.clock_points, ticks_are_ns, nominal_hz);

@@ -226,27 +226,9 @@ class Merger {
   std::unordered_map<uint64_t, uint32_t> thread_index_;
 };
 
-}  // namespace
-
-Model MergeFragments(std::vector<Fragment> fragments) {
-  // One realtime offset per host: the sample-weighted mean over that host's files.
-  std::map<std::string, std::pair<long double, size_t>> host_offsets;
-  for (const Fragment& f : fragments) {
-    auto& [sum, count] = host_offsets[f.hostname];
-    size_t weight = std::max<size_t>(f.clock.samples(), 1);
-    sum += static_cast<long double>(f.clock.realtime_offset_ns()) * weight;
-    count += weight;
-  }
-  Model out;
-  Merger merger(&out);
-  std::vector<Remap> remaps;
-  for (Fragment& f : fragments) {
-    auto& [sum, count] = host_offsets[f.hostname];
-    merger.offset_ = static_cast<int64_t>(sum / count);
-    remaps.push_back(merger.Add(f.model));
-    f.model = Model{};
-  }
-  // Pair flow endpoints across files.
+// Pairs flow endpoints by (category, key) across files.
+void PairFlows(const std::vector<Fragment>& fragments, const std::vector<Remap>& remaps,
+               Model& out) {
   std::unordered_map<std::string, uint32_t> starts;
   auto key_of = [](StringId category, uint64_t key) {
     return std::to_string(category) + ':' + std::to_string(key);
@@ -270,6 +252,52 @@ Model MergeFragments(std::vector<Fragment> fragments) {
       out.flows.category.push_back(category);
     }
   }
+}
+
+Remap IdentityRemap(const Model& m) {
+  Remap r;
+  r.strings.resize(m.strings.size());
+  for (StringId id = 0; id < r.strings.size(); ++id) r.strings[id] = id;
+  return r;
+}
+
+}  // namespace
+
+Model MergeFragments(std::vector<Fragment> fragments) {
+  // One realtime offset per host: the sample-weighted mean over that host's files.
+  std::map<std::string, std::pair<long double, size_t>> host_offsets;
+  for (const Fragment& f : fragments) {
+    auto& [sum, count] = host_offsets[f.hostname];
+    size_t weight = std::max<size_t>(f.clock.samples(), 1);
+    sum += static_cast<long double>(f.clock.realtime_offset_ns()) * weight;
+    count += weight;
+  }
+  Model out;
+  if (fragments.size() == 1) {
+    // The common case (one process per PROF_* directory): shift times in place instead of
+    // copying every table, which would double the peak memory.
+    Fragment& f = fragments[0];
+    out = std::move(f.model);
+    int64_t offset = f.clock.realtime_offset_ns();
+    for (int64_t& ts : out.slices.ts) ts += offset;
+    for (int64_t& end : out.slices.end) end += offset;
+    for (int64_t& ts : out.instants.ts) ts += offset;
+    for (int64_t& ts : out.counters.ts) ts += offset;
+    for (int64_t& ts : out.steps.ts) ts += offset;
+    for (int64_t& end : out.steps.end) end += offset;
+    for (int64_t& ts : out.drops.last_ts) ts += offset;
+    PairFlows(fragments, std::vector<Remap>(1, IdentityRemap(out)), out);
+    return out;
+  }
+  Merger merger(&out);
+  std::vector<Remap> remaps;
+  for (Fragment& f : fragments) {
+    auto& [sum, count] = host_offsets[f.hostname];
+    merger.offset_ = static_cast<int64_t>(sum / count);
+    remaps.push_back(merger.Add(f.model));
+    f.model = Model{};
+  }
+  PairFlows(fragments, remaps, out);
   return out;
 }
 

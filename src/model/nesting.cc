@@ -8,11 +8,14 @@ namespace {
 
 // Lays out `rows` (all on one track) and returns those that do not fit.
 std::vector<uint32_t> NestTrack(SliceTable& s, std::vector<uint32_t>& rows) {
-  std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+  auto before = [&](uint32_t a, uint32_t b) {
     if (s.ts[a] != s.ts[b]) return s.ts[a] < s.ts[b];
     if (s.end[a] != s.end[b]) return s.end[a] > s.end[b];
     return a < b;
-  });
+  };
+  // Rows arrive in record order, which is almost always start order already.
+  if (!std::is_sorted(rows.begin(), rows.end(), before))
+    std::sort(rows.begin(), rows.end(), before);
   std::vector<uint32_t> stack;
   std::vector<uint32_t> misfits;
   for (uint32_t row : rows) {

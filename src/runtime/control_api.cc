@@ -1,13 +1,12 @@
 // The control API (include/aiprof/aiprof.h).
-#include "aiprof/aiprof.h"
-
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
+#include "aiprof/aiprof.h"
 #include "format/records.h"
 #include "runtime/marker_emit.h"
+#include "runtime/metadata.h"
 #include "runtime/options.h"
 #include "runtime/session.h"
 
@@ -48,6 +47,8 @@ AIPROF_EXPORT aiprofError aiprofInit(const char* output_dir) {
   if (output_dir == nullptr || *output_dir == '\0') {
     return Fail(AIPROF_ERROR_INVALID_ARGUMENT, "aiprofInit: output_dir is empty");
   }
+  std::string error;
+  if (!MakeDirectories(output_dir, &error)) return Fail(AIPROF_ERROR_IO, "aiprofInit: " + error);
   g_output_dir = output_dir;
   g_initialized = true;
   return AIPROF_SUCCESS;
@@ -113,8 +114,8 @@ AIPROF_EXPORT aiprofError aiprofStart(const aiprofConfig* config) {
     }
   }
   if (WindowOpen()) {
-    return Fail(AIPROF_ERROR_ALREADY_STARTED, "aiprofStart: a window is already open in " +
-                                                  CurrentDir());
+    return Fail(AIPROF_ERROR_ALREADY_STARTED,
+                "aiprofStart: a window is already open in " + CurrentDir());
   }
   std::string error;
   if (!StartWindow(options, &error)) return Fail(AIPROF_ERROR_IO, "aiprofStart: " + error);
@@ -128,20 +129,28 @@ AIPROF_EXPORT aiprofError aiprofStop(const aiprofConfig*) {
 }
 
 AIPROF_EXPORT aiprofError aiprofFinalize(void) {
-  StopWindow("finalize", kExitStatusUnknown);
+  ShutdownForExit("finalize", kExitStatusUnknown);
   std::lock_guard<std::mutex> lock(g_control_mutex);
   g_initialized = false;
   return AIPROF_SUCCESS;
 }
 
-AIPROF_EXPORT void aiprofStepBegin(uint64_t step) { EmitStep(RecordKind::kStepBegin, step); }
-AIPROF_EXPORT void aiprofStepEnd(uint64_t step) { EmitStep(RecordKind::kStepEnd, step); }
+AIPROF_EXPORT void aiprofStepBegin(uint64_t step) {
+  EmitStep(RecordKind::kStepBegin, step);
+}
+AIPROF_EXPORT void aiprofStepEnd(uint64_t step) {
+  EmitStep(RecordKind::kStepEnd, step);
+}
 
-AIPROF_EXPORT int aiprofIsCollecting(void) { return WindowOpen() ? 1 : 0; }
+AIPROF_EXPORT int aiprofIsCollecting(void) {
+  return WindowOpen() ? 1 : 0;
+}
 
 AIPROF_EXPORT const char* aiprofCurrentDir(void) {
   t_current_dir = CurrentDir();
   return t_current_dir.c_str();
 }
 
-AIPROF_EXPORT const char* aiprofLastError(void) { return t_last_error.c_str(); }
+AIPROF_EXPORT const char* aiprofLastError(void) {
+  return t_last_error.c_str();
+}

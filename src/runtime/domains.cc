@@ -9,9 +9,10 @@
 
 namespace aiprof::runtime {
 
+Domain g_domains[kMaxDomains];
+
 namespace {
 
-Domain g_domains[kMaxDomains];
 std::atomic<uint32_t> g_domain_count{0};
 std::mutex g_domain_mutex;
 std::vector<std::string>* g_include = nullptr;

@@ -19,11 +19,16 @@ struct Domain {
   char name[116];
 };
 
+// Slot 0 is the default domain, created before any window opens (ApplyDomainFilters), so
+// the record path may use it without a check while markers are on.
+extern Domain g_domains[kMaxDomains];
+
 // Returns the domain of that name, creating it; nullptr when kMaxDomains are in use.
 Domain* CreateDomain(const char* name);
+// Creates the default domain if needed (not for the record path).
 Domain* DefaultDomain();
 inline Domain* DomainOrDefault(void* handle) {
-  return handle != nullptr ? static_cast<Domain*>(handle) : DefaultDomain();
+  return handle != nullptr ? static_cast<Domain*>(handle) : &g_domains[kDefaultDomainId];
 }
 struct DomainName {
   uint16_t id;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "runtime/clock.h"
+#include "runtime/dynamic/dynamic_entry.h"
 #include "runtime/options.h"
 #include "runtime/session.h"
 
@@ -86,7 +87,10 @@ void StopInjectionIntoChildren() {
 
 void StartFromEnvironment() {
   const char* text = std::getenv("AIPROF_OPTIONS");
-  if (text == nullptr || *text == '\0') return;
+  if (text == nullptr || *text == '\0') {
+    dynamic::StartDynamicCollectionIfRequested("");  // AIPROF_MODE or AIPROF_CONFIG_PATH alone
+    return;
+  }
   Options options;
   std::string error;
   if (!ParseOptions(text, &options, &error)) {
@@ -95,7 +99,7 @@ void StartFromEnvironment() {
   }
   if (!options.follow_children) StopInjectionIntoChildren();
   InstallProcessHooks();
-  if (options.mode == "dynamic") return;  // the control channel starts windows
+  if (dynamic::StartDynamicCollectionIfRequested(text)) return;  // windows come from the socket
   bool started =
       options.delay_s > 0 ? ScheduleWindow(options, &error) : StartWindow(options, &error);
   if (!started) std::fprintf(stderr, "aiprof: cannot start collection: %s\n", error.c_str());

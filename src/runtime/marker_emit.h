@@ -1,5 +1,5 @@
 // Record writers for markers, shared by the mstx API, NVTX injection and the control API.
-// Callers check g_markers_active (and the domain's enabled flag) first.
+// Callers check aiprof_markers_active (and the domain's enabled flag) first.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +15,8 @@ using format::MarkerAttributes;
 using format::RecordHeader;
 using format::RecordKind;
 
-inline void WriteHeader(uint8_t* at, uint64_t ts, RecordKind kind, uint8_t ext_words,
-                        uint16_t aux, uint32_t arg) {
+inline void WriteHeader(uint8_t* at, uint64_t ts, RecordKind kind, uint8_t ext_words, uint16_t aux,
+                        uint32_t arg) {
   RecordHeader header{ts, static_cast<uint8_t>(kind), ext_words, aux, arg};
   std::memcpy(at, &header, sizeof header);
 }
@@ -40,8 +40,7 @@ inline void EmitWithAttributes(ThreadState* state, RecordKind kind, uint16_t aux
 
 inline uint64_t NextRangeId(ThreadState* state) {
   if (__builtin_expect(state->next_range_id == state->range_id_limit, 0)) {
-    state->next_range_id =
-        GetRuntime().next_id.fetch_add(kRangeIdBatch, std::memory_order_relaxed);
+    state->next_range_id = GetRuntime().next_id.fetch_add(kRangeIdBatch, std::memory_order_relaxed);
     state->range_id_limit = state->next_range_id + kRangeIdBatch;
   }
   return state->next_range_id++;

@@ -1,6 +1,7 @@
-// The mstx API (include/aiprof/mstx.h).
+// The mstx API (include/aiprof/mstx.h). The header's inline-check macros would rename the
+// definitions below, so this file sees the plain declarations.
+#define AIPROF_MSTX_NO_INLINE_CHECK
 #include "aiprof/mstx.h"
-
 #include "runtime/domains.h"
 #include "runtime/marker_emit.h"
 
@@ -9,7 +10,9 @@
 namespace aiprof::runtime {
 namespace {
 
-inline bool MarkersOn() { return __atomic_load_n(&g_markers_active, __ATOMIC_RELAXED) != 0; }
+inline bool MarkersOn() {
+  return __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0;
+}
 
 inline bool DomainOn(mstxDomainHandle_t handle) {
   return __atomic_load_n(&DomainOrDefault(handle)->enabled, __ATOMIC_RELAXED) != 0;
@@ -99,13 +102,21 @@ void End(mstxDomainHandle_t domain, mstxRangeId id) {
 
 using namespace aiprof::runtime;
 
-AIPROF_EXPORT void mstxMarkA(const char* message, void*) { Mark(nullptr, message, nullptr); }
+AIPROF_EXPORT void mstxMarkA(const char* message, void*) {
+  Mark(nullptr, message, nullptr);
+}
 AIPROF_EXPORT mstxRangeId mstxRangeStartA(const char* message, void*) {
   return Start(nullptr, message, nullptr);
 }
-AIPROF_EXPORT void mstxRangeEnd(mstxRangeId id) { End(nullptr, id); }
-AIPROF_EXPORT void mstxRangePushA(const char* message, void*) { Push(nullptr, message, nullptr); }
-AIPROF_EXPORT void mstxRangePop(void) { Pop(nullptr); }
+AIPROF_EXPORT void mstxRangeEnd(mstxRangeId id) {
+  End(nullptr, id);
+}
+AIPROF_EXPORT void mstxRangePushA(const char* message, void*) {
+  Push(nullptr, message, nullptr);
+}
+AIPROF_EXPORT void mstxRangePop(void) {
+  Pop(nullptr);
+}
 AIPROF_EXPORT void mstxMarkExA(const char* message, const mstxEventAttributes* attributes, void*) {
   Mark(nullptr, message, attributes);
 }
@@ -136,7 +147,9 @@ AIPROF_EXPORT void mstxDomainRangeEnd(mstxDomainHandle_t domain, mstxRangeId id)
 AIPROF_EXPORT void mstxDomainRangePushA(mstxDomainHandle_t domain, const char* message, void*) {
   Push(domain, message, nullptr);
 }
-AIPROF_EXPORT void mstxDomainRangePop(mstxDomainHandle_t domain) { Pop(domain); }
+AIPROF_EXPORT void mstxDomainRangePop(mstxDomainHandle_t domain) {
+  Pop(domain);
+}
 AIPROF_EXPORT void mstxDomainMarkExA(mstxDomainHandle_t domain, const char* message,
                                      const mstxEventAttributes* attributes, void*) {
   Mark(domain, message, attributes);
@@ -150,8 +163,7 @@ AIPROF_EXPORT void mstxDomainRangePushExA(mstxDomainHandle_t domain, const char*
   Push(domain, message, attributes);
 }
 
-AIPROF_EXPORT mstxStringHandle_t mstxDomainRegisterStringA(mstxDomainHandle_t,
-                                                           const char* text) {
+AIPROF_EXPORT mstxStringHandle_t mstxDomainRegisterStringA(mstxDomainHandle_t, const char* text) {
   Runtime& runtime = GetRuntime();
   if (text == nullptr || !InitStrings()) return reinterpret_cast<mstxStringHandle_t>(1);
   bool full = false;

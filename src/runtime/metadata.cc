@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -134,8 +135,8 @@ nlohmann::json ProcessMetadata() {
       {"cpu_model", CpuModel()},
       {"cpu_count", sysconf(_SC_NPROCESSORS_ONLN)},
       {"rank", IntFromEnvironment({"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"})},
-      {"local_rank", IntFromEnvironment({"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
-                                         "SLURM_LOCALID"})},
+      {"local_rank",
+       IntFromEnvironment({"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})},
       {"world_size", IntFromEnvironment({"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"})},
       {"environment", Environment()},
   };
@@ -168,7 +169,8 @@ bool CreateProfDir(const std::string& output, int64_t seq, std::string* dir, std
                   LocalTimestampMs().c_str(), RandomAlnum(16).c_str());
     std::string path = output + "/" + name;
     if (mkdir(path.c_str(), 0755) == 0) {
-      *dir = path;
+      char resolved[PATH_MAX];
+      *dir = realpath(path.c_str(), resolved) != nullptr ? resolved : path;
       return MakeDirectories(path + "/host/data", error);
     }
     if (errno != EEXIST) {

@@ -3,17 +3,17 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace aiprof::runtime {
 
 // pid, ppid, hostname, cmdline, cpu_model, rank/local_rank/world_size, environment.
 nlohmann::json ProcessMetadata();
 
-// Creates <output>/PROF_{seq:06}_{YYYYMMDDhhmmssmmm}_{16 alnum}. seq < 0: one more than
-// the largest sequence number already in `output`. Retries on a name collision.
+// Creates <output>/PROF_{seq:06}_{YYYYMMDDhhmmssmmm}_{16 alnum} (local time) and its
+// host/data/; `dir` gets the absolute path. seq < 0: one more than the largest sequence
+// number already in `output`. Retries on a name collision.
 bool CreateProfDir(const std::string& output, int64_t seq, std::string* dir, std::string* error);
 
 // mkdir -p.

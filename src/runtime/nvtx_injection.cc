@@ -24,13 +24,25 @@ constexpr uint32_t kEtidCallbacks = 1;
 constexpr int kModuleCore = 1;
 constexpr int kModuleCore2 = 5;
 enum CoreCallback {
-  kCoreMarkEx = 1, kCoreMarkA = 2, kCoreRangeStartEx = 4, kCoreRangeStartA = 5,
-  kCoreRangeEnd = 7, kCoreRangePushEx = 8, kCoreRangePushA = 9, kCoreRangePop = 11,
+  kCoreMarkEx = 1,
+  kCoreMarkA = 2,
+  kCoreRangeStartEx = 4,
+  kCoreRangeStartA = 5,
+  kCoreRangeEnd = 7,
+  kCoreRangePushEx = 8,
+  kCoreRangePushA = 9,
+  kCoreRangePop = 11,
   kCoreNameOsThreadA = 14,
 };
 enum Core2Callback {
-  kDomainMarkEx = 1, kDomainRangeStartEx = 2, kDomainRangeEnd = 3, kDomainRangePushEx = 4,
-  kDomainRangePop = 5, kDomainRegisterStringA = 10, kDomainCreateA = 12, kDomainDestroy = 14,
+  kDomainMarkEx = 1,
+  kDomainRangeStartEx = 2,
+  kDomainRangeEnd = 3,
+  kDomainRangePushEx = 4,
+  kDomainRangePop = 5,
+  kDomainRegisterStringA = 10,
+  kDomainCreateA = 12,
+  kDomainDestroy = 14,
 };
 constexpr int32_t kColorArgb = 1;
 constexpr int32_t kMessageAscii = 1;
@@ -55,7 +67,7 @@ inline uint32_t RegisteredId(const void* handle) {
 }
 
 inline bool MarkersOn(Domain* domain) {
-  return __atomic_load_n(&g_markers_active, __ATOMIC_RELAXED) != 0 &&
+  return __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0 &&
          __atomic_load_n(&domain->enabled, __ATOMIC_RELAXED) != 0;
 }
 
@@ -112,7 +124,7 @@ uint64_t StartEx(Domain* domain, const NvtxEventAttributes* attributes) {
 }
 
 void EmitA(RecordKind kind, const char* message) {
-  Domain* domain = DefaultDomain();
+  Domain* domain = DomainOrDefault(nullptr);
   if (!MarkersOn(domain)) return;
   ThreadState* state = CurrentThread();
   if (state == nullptr) return;
@@ -121,23 +133,29 @@ void EmitA(RecordKind kind, const char* message) {
 
 // NVTX push/pop return the nesting level; we do not track it (-2 = not available would
 // also be allowed); 0 keeps callers that check for < 0 happy.
-void CoreMarkEx(const NvtxEventAttributes* a) { EmitEx(DefaultDomain(), RecordKind::kMark, a); }
-void CoreMarkA(const char* message) { EmitA(RecordKind::kMark, message); }
-uint64_t CoreRangeStartEx(const NvtxEventAttributes* a) { return StartEx(DefaultDomain(), a); }
+void CoreMarkEx(const NvtxEventAttributes* a) {
+  EmitEx(DomainOrDefault(nullptr), RecordKind::kMark, a);
+}
+void CoreMarkA(const char* message) {
+  EmitA(RecordKind::kMark, message);
+}
+uint64_t CoreRangeStartEx(const NvtxEventAttributes* a) {
+  return StartEx(DomainOrDefault(nullptr), a);
+}
 uint64_t CoreRangeStartA(const char* message) {
-  Domain* domain = DefaultDomain();
+  Domain* domain = DomainOrDefault(nullptr);
   if (!MarkersOn(domain)) return 0;
   ThreadState* state = CurrentThread();
   if (state == nullptr) return 0;
   return EmitRangeStart(state, kDefaultDomainId, InternCString(state, message), nullptr);
 }
 void CoreRangeEnd(uint64_t id) {
-  if (id == 0 || __atomic_load_n(&g_markers_active, __ATOMIC_RELAXED) == 0) return;
+  if (id == 0 || __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) == 0) return;
   ThreadState* state = CurrentThread();
   if (state != nullptr) EmitRangeEnd(state, kDefaultDomainId, id);
 }
 int CorePushEx(const NvtxEventAttributes* a) {
-  EmitEx(DefaultDomain(), RecordKind::kRangePush, a);
+  EmitEx(DomainOrDefault(nullptr), RecordKind::kRangePush, a);
   return 0;
 }
 int CorePushA(const char* message) {
@@ -145,7 +163,7 @@ int CorePushA(const char* message) {
   return 0;
 }
 int CorePop() {
-  Domain* domain = DefaultDomain();
+  Domain* domain = DomainOrDefault(nullptr);
   if (!MarkersOn(domain)) return 0;
   ThreadState* state = CurrentThread();
   if (state != nullptr) EmitSimple(state, RecordKind::kRangePop, kDefaultDomainId, 0);
@@ -175,7 +193,7 @@ uint64_t DomainRangeStartEx(void* domain, const NvtxEventAttributes* a) {
   return StartEx(DomainOrDefault(domain), a);
 }
 void DomainRangeEnd(void* domain, uint64_t id) {
-  if (id == 0 || __atomic_load_n(&g_markers_active, __ATOMIC_RELAXED) == 0) return;
+  if (id == 0 || __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) == 0) return;
   ThreadState* state = CurrentThread();
   if (state != nullptr) EmitRangeEnd(state, DomainOrDefault(domain)->id, id);
 }
@@ -196,7 +214,9 @@ const void* DomainRegisterStringA(void*, const char* text) {
   uint32_t id = GetRuntime().strings.Intern(text, std::strlen(text), &full);
   return reinterpret_cast<const void*>(static_cast<uintptr_t>(id) + 1);
 }
-void* DomainCreateA(const char* name) { return CreateDomain(name); }
+void* DomainCreateA(const char* name) {
+  return CreateDomain(name);
+}
 void DomainDestroy(void*) {}
 
 template <typename Function>

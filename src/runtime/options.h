@@ -22,7 +22,7 @@ struct Options {
   double duration_s = 0;
   uint64_t launch_realtime_ns = 0;
   bool follow_children = true;
-  int64_t seq = -1;  // -1: next free sequence number in `output`
+  int64_t seq = -1;         // -1: next free sequence number in `output`
   std::string json = "{}";  // every key, as given, with parsed values normalised
 };
 

@@ -1,8 +1,7 @@
 // The plugin ABI (include/aiprof/plugin.h).
-#include "aiprof/plugin.h"
-
 #include <nlohmann/json.hpp>
 
+#include "aiprof/plugin.h"
 #include "runtime/marker_emit.h"
 #include "runtime/session.h"
 #include "runtime/sources.h"
@@ -11,7 +10,9 @@
 
 using namespace aiprof::runtime;
 
-AIPROF_EXPORT uint64_t aiprof_now(void) { return Now(); }
+AIPROF_EXPORT uint64_t aiprof_now(void) {
+  return Now();
+}
 
 AIPROF_EXPORT uint32_t aiprof_intern(const char* text, size_t length) {
   if (text == nullptr || length == 0) return 0;
@@ -22,8 +23,13 @@ AIPROF_EXPORT uint32_t aiprof_intern(const char* text, size_t length) {
   return GetRuntime().strings.Intern(text, length, &full);
 }
 
+namespace {
+// A record is a header plus at most kMaxExtWords extension words.
+constexpr uint32_t kMaxRecordWords = 1 + aiprof::format::kMaxExtWords;
+}  // namespace
+
 AIPROF_EXPORT int aiprof_emit(const void* record, uint32_t words) {
-  if (!Collecting() || record == nullptr || words == 0) return 0;
+  if (!Collecting() || record == nullptr || words == 0 || words > kMaxRecordWords) return 0;
   ThreadState* state = CurrentThread();
   if (state == nullptr) return 0;
   uint32_t bytes = words * 16;
@@ -36,7 +42,7 @@ AIPROF_EXPORT int aiprof_emit(const void* record, uint32_t words) {
 }
 
 AIPROF_EXPORT int aiprof_emit_for_thread(uint32_t tid, const void* record, uint32_t words) {
-  if (!Collecting() || record == nullptr || words == 0) return 0;
+  if (!Collecting() || record == nullptr || words == 0 || words > kMaxRecordWords) return 0;
   ThreadState* state = CurrentThread();
   if (state == nullptr) return 0;
   const auto* header = static_cast<const RecordHeader*>(record);
@@ -51,14 +57,18 @@ AIPROF_EXPORT int aiprof_emit_for_thread(uint32_t tid, const void* record, uint3
   return 1;
 }
 
-AIPROF_EXPORT uint64_t aiprof_next_id(void) { return NextId(); }
+AIPROF_EXPORT uint64_t aiprof_next_id(void) {
+  return NextId();
+}
 
 AIPROF_EXPORT int aiprof_register_source(const aiprof_source* source) {
   if (source == nullptr) return -1;
   return RegisterSource(*source, Collecting()) ? 0 : -1;
 }
 
-AIPROF_EXPORT const char* aiprof_options_json(void) { return OptionsJsonCString(); }
+AIPROF_EXPORT const char* aiprof_options_json(void) {
+  return OptionsJsonCString();
+}
 
 AIPROF_EXPORT void aiprof_add_metadata(const char* key, const char* json_value) {
   if (key == nullptr || json_value == nullptr) return;

@@ -12,11 +12,11 @@
 
 extern "C" {
 __attribute__((visibility("default"))) volatile int aiprof_collecting = 0;
+__attribute__((visibility("default"))) volatile int aiprof_markers_active = 0;
 }
 
 namespace aiprof::runtime {
 
-volatile int g_markers_active = 0;
 __thread ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
@@ -94,8 +94,7 @@ ThreadState* ThreadRegistry::Register(BlockPool& pool) {
     ThreadState* state = &slots_[index];
     uint32_t expected = kSlotFree;
     if (state->status.load(std::memory_order_relaxed) != kSlotFree ||
-        !state->status.compare_exchange_strong(expected, kSlotClaimed,
-                                               std::memory_order_acquire)) {
+        !state->status.compare_exchange_strong(expected, kSlotClaimed, std::memory_order_acquire)) {
       continue;
     }
     state->tid = static_cast<uint32_t>(syscall(SYS_gettid));
@@ -162,8 +161,9 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
   }
   int32_t block = runtime.pool.Pop();
   if (block == kNoBlock) {
+    // No poke here: the writer was poked when the pool got low, and poking on every dropped
+    // record would keep it flushing in a loop while a thread sits on a full block.
     CountDrop(state, kind);
-    PokeWriter();
     return nullptr;
   }
   BlockMeta* meta = &runtime.pool.Meta(block);

@@ -13,12 +13,12 @@
 
 extern "C" {
 extern volatile int aiprof_collecting;
+// Nonzero while markers (mstx/NVTX) are collected: a window is open and `msproftx` is on.
+// Exported: mstx.h tests it inline.
+extern volatile int aiprof_markers_active;
 }
 
 namespace aiprof::runtime {
-
-// Nonzero while markers (mstx/NVTX) are collected: a window is open and `msproftx` is on.
-extern volatile int g_markers_active;
 
 struct Runtime {
   BlockPool pool;
@@ -44,7 +44,9 @@ bool InitStrings();
 // Async-signal-safe: at most one write(2) per writer wake-up.
 void PokeWriter();
 
-inline uint64_t NextId() { return GetRuntime().next_id.fetch_add(1, std::memory_order_relaxed); }
+inline uint64_t NextId() {
+  return GetRuntime().next_id.fetch_add(1, std::memory_order_relaxed);
+}
 
 // Interns through the thread's pointer cache (content verified), else the shared table.
 uint32_t InternSlow(ThreadState* state, const char* text, size_t length, InternCacheEntry* entry);

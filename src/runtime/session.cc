@@ -19,10 +19,12 @@ namespace {
 alignas(SessionState) unsigned char g_session_storage[sizeof(SessionState)];
 std::once_flag g_session_once;
 
-uint64_t RealtimeNs() { return ReadClockNs(CLOCK_REALTIME); }
+uint64_t RealtimeNs() {
+  return ReadClockNs(CLOCK_REALTIME);
+}
 
 void SetCollecting(bool on, bool markers) {
-  __atomic_store_n(&g_markers_active, on && markers ? 1 : 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&aiprof_markers_active, on && markers ? 1 : 0, __ATOMIC_RELAXED);
   __atomic_store_n(&aiprof_collecting, on ? 1 : 0, __ATOMIC_RELEASE);
 }
 
@@ -179,7 +181,9 @@ std::string CurrentDir() {
   return session.last_dir;
 }
 
-std::string CurrentOptionsJson() { return OptionsJson(); }
+std::string CurrentOptionsJson() {
+  return OptionsJson();
+}
 
 void ShutdownForExit(const char* reason, int exit_status) {
   SessionState& session = Session();
@@ -219,9 +223,13 @@ bool RequestFlushFromSignal(int timeout_ms) {
   return false;
 }
 
-void PrepareFork() { Session().mutex.lock(); }
+void PrepareFork() {
+  Session().mutex.lock();
+}
 
-void ParentAfterFork() { Session().mutex.unlock(); }
+void ParentAfterFork() {
+  Session().mutex.unlock();
+}
 
 void ChildAfterFork() {
   SessionState& session = Session();
@@ -246,8 +254,8 @@ void ChildAfterFork() {
   if (was_open && options.follow_children) {
     std::string error;
     if (!StartWindowLocked(session, options, &error)) {
-      std::fprintf(stderr, "aiprof: child %d: %s; profiling disabled in this process\n",
-                   getpid(), error.c_str());
+      std::fprintf(stderr, "aiprof: child %d: %s; profiling disabled in this process\n", getpid(),
+                   error.c_str());
     }
   }
   session.mutex.unlock();

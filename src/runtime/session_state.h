@@ -8,10 +8,9 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "aiprof/plugin.h"
 #include "format/chunk_writer.h"

@@ -85,7 +85,9 @@ const char* OptionsJsonCString() {
   return registry.options_texts.empty() ? "{}" : registry.options_texts.back();
 }
 
-std::string OptionsJson() { return OptionsJsonCString(); }
+std::string OptionsJson() {
+  return OptionsJsonCString();
+}
 
 void SetExtraMetadata(const std::string& key, nlohmann::json value) {
   SourceRegistry& registry = Registry();

@@ -3,9 +3,8 @@
 // plugin.h (aiprof_options_json, aiprof_add_metadata) while a window starts or stops.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "aiprof/plugin.h"
 

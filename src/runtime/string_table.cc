@@ -46,8 +46,8 @@ bool StringTable::Init(uint32_t max_strings, size_t arena_bytes) {
   max_strings_ = max_strings;
   arena_bytes_ = arena_bytes;
   bool full = false;
-  Publish("", 0, &full);                                // id 0
-  Publish(kFullText, sizeof(kFullText) - 1, &full);     // id 1 = kStringTableFullId
+  Publish("", 0, &full);                             // id 0
+  Publish(kFullText, sizeof(kFullText) - 1, &full);  // id 1 = kStringTableFullId
   return true;
 }
 
@@ -105,7 +105,9 @@ uint32_t StringTable::Intern(const char* text, size_t length, bool* full) {
   return kStringTableFullId;
 }
 
-const char* StringTable::Text(uint32_t id) const { return arena_ + entries_[id].offset; }
+const char* StringTable::Text(uint32_t id) const {
+  return arena_ + entries_[id].offset;
+}
 
 uint32_t StringTable::Length(uint32_t id) const {
   return entries_[id].length_plus_one.load(std::memory_order_acquire) - 1;

@@ -35,13 +35,15 @@ struct DrainSpan {
   bool exited;
 };
 
-uint64_t RealtimeNs() { return ReadClockNs(CLOCK_REALTIME); }
+uint64_t RealtimeNs() {
+  return ReadClockNs(CLOCK_REALTIME);
+}
 
 void Fail(Window& window, const char* what) {
   std::fprintf(stderr, "aiprof: writing %s failed (%s); profiling disabled\n",
                window.data_path.c_str(), what);
   window.file.reset();
-  __atomic_store_n(&g_markers_active, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&aiprof_markers_active, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&aiprof_collecting, 0, __ATOMIC_RELAXED);
 }
 
@@ -119,7 +121,8 @@ void AddDrops(Runtime& runtime, const std::vector<DrainSpan>& spans, Window& win
   for (const DrainSpan& span : spans) {
     ThreadState* state = span.state;
     uint64_t thread_total = 0;
-    for (const auto& counter : state->drops) thread_total += counter.load(std::memory_order_relaxed);
+    for (const auto& counter : state->drops)
+      thread_total += counter.load(std::memory_order_relaxed);
     if (thread_total == 0) continue;
     total += thread_total;
     bool changed = thread_total != state->drops_reported_total;
@@ -177,7 +180,8 @@ void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
     if (state->drain_block != kNoBlock) runtime.pool.Push(state->drain_block);
     state->drain_block = kNoBlock;
     uint64_t exited_drops = 0;
-    for (const auto& counter : state->drops) exited_drops += counter.load(std::memory_order_relaxed);
+    for (const auto& counter : state->drops)
+      exited_drops += counter.load(std::memory_order_relaxed);
     auto& drops = window.info["drops"];
     drops["exited_total"] = drops.value("exited_total", uint64_t{0}) + exited_drops;
     runtime.threads.Release(state);
@@ -202,7 +206,11 @@ void WriterIteration(SessionState& session) {
   if (session.open && session.stop_at_ns != 0 && now >= session.stop_at_ns) {
     StopWindowLocked(session, "duration", kExitStatusUnknown);
   }
-  if (!session.open) return;
+  if (!session.open) {
+    // Outside windows nothing is kept; this also frees the slots of exited threads.
+    DiscardBufferedLocked();
+    return;
+  }
   bool blocks_low = runtime.pool.Low();
   if (now >= session.next_flush_ns || blocks_low) {
     FlushLocked(session, false);
@@ -211,8 +219,7 @@ void WriterIteration(SessionState& session) {
   Window& window = session.window;
   uint64_t limit = window.options.storage_limit_mb << 20;
   if (limit != 0 && window.file != nullptr && window.file->bytes_written() > limit) {
-    std::fprintf(stderr,
-                 "aiprof: storage limit of %llu MiB reached in %s; collection stopped\n",
+    std::fprintf(stderr, "aiprof: storage limit of %llu MiB reached in %s; collection stopped\n",
                  static_cast<unsigned long long>(window.options.storage_limit_mb),
                  window.dir.c_str());
     window.info["storage_limit_reached"] = true;
@@ -232,9 +239,6 @@ int PollTimeoutMs(SessionState& session) {
 
 void* WriterMain(void* argument) {
   auto* session = static_cast<SessionState*>(argument);
-  sigset_t all;
-  sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, nullptr);
   Runtime& runtime = GetRuntime();
   while (!session->writer_exit.load()) {
     pollfd wake{runtime.wake_fd, POLLIN, 0};
@@ -349,7 +353,14 @@ void DiscardBufferedLocked() {
 bool EnsureWriterThreadLocked(SessionState& session) {
   if (session.writer_running) return true;
   session.writer_exit.store(false);
-  if (pthread_create(&session.writer, nullptr, WriterMain, &session) != 0) return false;
+  // The thread starts with every signal blocked (inherited mask), so a SIGTERM can never
+  // land on the writer, whose handler would wait for itself.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  int created = pthread_create(&session.writer, nullptr, WriterMain, &session);
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  if (created != 0) return false;
   session.writer_running = true;
   return true;
 }

@@ -175,6 +175,19 @@ TEST(Cli, HelpListsEveryCommandAndGroup) {
   EXPECT_NE(collect_help.output.find("--storage-limit"), std::string::npos);
 }
 
+TEST(Cli, MsprofModeFlagsSelectTheirCommand) {
+  for (const char* command : {"export", "query", "dynamic"}) {
+    if (RunAiprof(std::string(command) + " --help").exit_code != 0) continue;  // not built
+    auto result = RunAiprof(std::string("--") + command + "=on --help");
+    EXPECT_EQ(result.exit_code, 0) << command << "\n" << result.output;
+    EXPECT_NE(result.output.find(std::string("aiprof ") + command), std::string::npos)
+        << result.output;
+  }
+  auto parse = RunAiprof("--parse=on --output=x");
+  EXPECT_EQ(parse.exit_code, 2);
+  EXPECT_NE(parse.output.find("aiprof export"), std::string::npos) << parse.output;
+}
+
 TEST(Cli, MissingAppIsReportedWithExitCode127) {
   auto result = RunAiprof("--output=/tmp /nonexistent/app");
   if (result.output.find("libaiprof.so not found") != std::string::npos) {

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "model/importer.h"
+#include "model/nesting.h"
 #include "support/golden_data.h"
 
 namespace aiprof::exporter {
@@ -46,6 +48,30 @@ inline std::string GoldenMicros(uint64_t relative_ns) {
   std::snprintf(text, sizeof(text), "%lld.%03lld", static_cast<long long>(ns / 1000),
                 static_cast<long long>(ns % 1000));
   return text;
+}
+
+// Framework operators of a CPU-only run (as the torch source imports them).
+inline model::Model CpuOpModel() {
+  model::Model m;
+  model::ImportContext context(&m);
+  m.processes.pid.push_back(7);
+  m.processes.host.push_back(0);
+  m.processes.name.push_back(m.strings.Intern("python"));
+  m.processes.label.push_back(m.strings.Intern("CPU"));
+  m.processes.sort_index.push_back(7);
+  m.processes.device_id.push_back(-1);
+  m.processes.rank.push_back(-1);
+  m.processes.metadata.emplace_back();
+  context.SetProcess(0);
+  uint32_t track = context.MainTrack(context.Thread(0, 70));
+  model::StringId cpu_op = m.strings.Intern("cpu_op");
+  model::StringId mm = m.strings.Intern("aten::mm"), add = m.strings.Intern("aten::add");
+  // aten::mm 100 ns @1000, 300 ns @1200; aten::add 50 ns @1600.
+  context.AddSlice(track, 1000, 1100, mm, cpu_op);
+  context.AddSlice(track, 1200, 1500, mm, cpu_op);
+  context.AddSlice(track, 1600, 1650, add, cpu_op);
+  model::ResolveNesting(m);
+  return m;
 }
 
 }  // namespace aiprof::exporter

@@ -4,8 +4,6 @@
 
 #include "export/export_job.h"
 #include "export_fixture.h"
-#include "model/importer.h"
-#include "model/nesting.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -98,30 +96,6 @@ TEST_F(SummariesTest, JsonSummaryFormat) {
   EXPECT_EQ(rows[1]["Data Aug Bound(us)"], 0.1);
   EXPECT_EQ(rows[0]["Data Aug Bound(us)"], "N/A");
   EXPECT_EQ(rows[0]["Iteration ID"], 1);
-}
-
-// Framework operators of a CPU-only run (as the torch source imports them).
-model::Model CpuOpModel() {
-  model::Model m;
-  model::ImportContext context(&m);
-  m.processes.pid.push_back(7);
-  m.processes.host.push_back(0);
-  m.processes.name.push_back(m.strings.Intern("python"));
-  m.processes.label.push_back(m.strings.Intern("CPU"));
-  m.processes.sort_index.push_back(7);
-  m.processes.device_id.push_back(-1);
-  m.processes.rank.push_back(-1);
-  m.processes.metadata.emplace_back();
-  context.SetProcess(0);
-  uint32_t track = context.MainTrack(context.Thread(0, 70));
-  model::StringId cpu_op = m.strings.Intern("cpu_op");
-  model::StringId mm = m.strings.Intern("aten::mm"), add = m.strings.Intern("aten::add");
-  // aten::mm 100 ns @1000, 300 ns @1200; aten::add 50 ns @1600.
-  context.AddSlice(track, 1000, 1100, mm, cpu_op);
-  context.AddSlice(track, 1200, 1500, mm, cpu_op);
-  context.AddSlice(track, 1600, 1650, add, cpu_op);
-  model::ResolveNesting(m);
-  return m;
 }
 
 TEST_F(SummariesTest, CpuOnlyComputeTasksAreFrameworkOperators) {

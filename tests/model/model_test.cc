@@ -182,3 +182,102 @@ TEST(ClockFitTest, LeastSquaresThroughSamples) {
 
 }  // namespace
 }  // namespace aiprof::model
+
+namespace aiprof::model {
+namespace {
+
+// Two processes of one host in one PROF_* directory: the merge path (string remapping, one
+// realtime offset per host, thread/track/step renumbering).
+TEST_F(ModelTest, MergesFilesOfOneHostOnOneTimeline) {
+  std::string prof = testing::WriteGoldenProfDir(dir_.string());
+  std::string second = prof + "/host/data/aiprof.5000.data";
+  {
+    // Same host; its samples say realtime − monotonic = kRealtimeOffset + 10 ns, so the host
+    // offset is the sample-weighted mean of both files' offsets.
+    testing::RawProcessWriter w(
+        second, 5000,
+        testing::MetadataJson(5000, "node1", false, 0, 1, testing::GoldenRealtime(0), 0));
+    uint64_t base = testing::kMonotonicBase;
+    w.ClockSync(base, base, static_cast<uint64_t>(testing::GoldenRealtime(0) + 10));
+    w.ClockSync(base + 100, base + 100, static_cast<uint64_t>(testing::GoldenRealtime(100) + 10));
+    w.ThreadName(7, base, "other");
+    w.StepBegin(7, base + 500, 9);
+    w.Push(7, base + 600, "only_here");
+    w.Pop(7, base + 700);
+    w.StepEnd(7, base + 800, 9);
+    w.Close();
+  }
+  Model m = ParseProfDir(prof);
+  ASSERT_EQ(m.files.size(), 2u);
+  ASSERT_EQ(m.processes.size(), 2u);
+  EXPECT_EQ(m.slices.size(), 10u);
+  ASSERT_EQ(m.steps.size(), 3u);
+  // Golden file: 3 samples at offset +0; second file: 2 samples at +10 → mean +4 ns.
+  int64_t offset = 4;
+  bool found = false;
+  for (uint32_t row = 0; row < m.slices.size(); ++row) {
+    if (m.Str(m.slices.name[row]) == "only_here") {
+      found = true;
+      EXPECT_EQ(m.slices.ts[row], testing::GoldenRealtime(600) + offset);
+      uint32_t thread = m.ThreadOfSlice(row);
+      EXPECT_EQ(m.threads.tid[thread], 7u);
+      EXPECT_EQ(m.Str(m.threads.name[thread]), "other");
+      EXPECT_EQ(m.processes.pid[m.threads.process[thread]], 5000u);
+      EXPECT_EQ(m.slices.depth[row], 1);
+      EXPECT_EQ(m.Str(m.slices.name[m.slices.parent[row]]), "ProfilerStep#9");
+    }
+    if (m.Str(m.slices.name[row]) == "ProfilerStep#1") {
+      EXPECT_EQ(m.slices.ts[row], testing::GoldenRealtime(1000) + offset);
+    }
+  }
+  EXPECT_TRUE(found);
+  for (size_t i = 0; i < m.steps.size(); ++i) {
+    EXPECT_EQ(m.Str(m.slices.name[m.steps.slice[i]]),
+              "ProfilerStep#" + std::to_string(m.steps.step[i]));
+  }
+  EXPECT_EQ(m.markers.size(), 8u);
+  EXPECT_EQ(m.drops.total(), 3u);
+}
+
+}  // namespace
+}  // namespace aiprof::model
+
+namespace aiprof::model {
+namespace {
+
+TEST_F(ModelTest, ForeignThreadRecordsAndThreadNamePriority) {
+  fs::path prof = dir_ / "PROF_000003_20260101000000000_FOREIGNTHREAD001";
+  fs::create_directories(prof / "host" / "data");
+  {
+    testing::RawProcessWriter w((prof / "host" / "data" / "aiprof.10.data").string(), 10,
+                                testing::MetadataJson(10, "h", false, 0, -1, 0, 0));
+    w.ClockSync(1000, 1000, 5000);
+    auto& records = w.Thread(20);
+    uint8_t thread_name = static_cast<uint8_t>(format::RecordKind::kThreadName);
+    uint8_t foreign = static_cast<uint8_t>(format::RecordKind::kForeignThread);
+    records.Add(thread_name, 1000, 1, w.Intern("kernel-comm"));
+    records.Add(thread_name, 1001, 0, w.Intern("program-name"));
+    records.Add(thread_name, 1002, 1, w.Intern("kernel-comm-later"));
+    records.Add(foreign, 1100, 0, 30);
+    w.Mark(20, 1100, "delivered-for-30");
+    w.Mark(20, 1200, "own");
+    w.Close();
+  }
+  Model m = ParseProfDir(prof.string());
+  std::map<std::string, uint32_t> tid_of;
+  for (uint32_t i = 0; i < m.instants.size(); ++i) {
+    tid_of[std::string(m.Str(m.instants.name[i]))] =
+        m.threads.tid[m.tracks.thread[m.instants.track[i]]];
+  }
+  EXPECT_EQ(tid_of["delivered-for-30"], 30u);
+  EXPECT_EQ(tid_of["own"], 20u);
+  for (uint32_t t = 0; t < m.threads.size(); ++t) {
+    if (m.threads.tid[t] == 20) {
+      EXPECT_EQ(m.Str(m.threads.name[t]), "program-name");
+    }
+  }
+  EXPECT_EQ(m.unknown_records, 0u);
+}
+
+}  // namespace
+}  // namespace aiprof::model

@@ -1,6 +1,7 @@
 // The runtime seen from outside: programs started with AIPROF_OPTIONS (and LD_PRELOAD for
 // NVTX), flush at exit and on SIGTERM, data after SIGKILL, memory bounded by the cap.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,8 +11,6 @@
 #include <map>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "runtime/raw_data.h"
 
@@ -27,9 +26,24 @@ std::string BuildDir() {
   return dir != nullptr ? dir : "build";
 }
 
+// Kills the program if a failed assertion leaves the test before it was reaped, so no
+// orphan keeps ctest's output pipe open.
 struct Child {
   pid_t pid = -1;
   int stdout_fd = -1;
+  Child() = default;
+  Child(const Child&) = delete;
+  Child(Child&& other) noexcept : pid(other.pid), stdout_fd(other.stdout_fd) {
+    other.pid = -1;
+    other.stdout_fd = -1;
+  }
+  ~Child() {
+    if (pid > 0 && waitpid(pid, nullptr, WNOHANG) == 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    if (stdout_fd >= 0) close(stdout_fd);
+  }
 };
 
 // Starts `argv` with extra environment entries ("NAME=value"), stdout on a pipe.
@@ -75,9 +89,10 @@ std::string ReadLine(int fd) {
   return line;
 }
 
-int Wait(pid_t pid) {
+int Wait(pid_t& pid) {
   int status = 0;
   EXPECT_EQ(waitpid(pid, &status, 0), pid);
+  pid = -1;
   return status;
 }
 
@@ -113,8 +128,10 @@ TEST(ProcessTest, NvtxProgramIsCapturedUnderLdPreload) {
     if (record.kind == static_cast<uint8_t>(RecordKind::kRangePush)) {
       ++pushes[record.tid];
       std::string name = data.Name(record.arg);
-      if (stacks[record.tid].empty()) EXPECT_EQ(name, "outer");
-      else EXPECT_EQ(name, "step");
+      if (stacks[record.tid].empty())
+        EXPECT_EQ(name, "outer");
+      else
+        EXPECT_EQ(name, "step");
       if (name == "step" && record.ext.size() == 1) ++steps_with_payload;
       stacks[record.tid].push_back(name);
     } else if (record.kind == static_cast<uint8_t>(RecordKind::kRangePop)) {
@@ -185,6 +202,42 @@ TEST(ProcessTest, SigtermFlushesAndTheProcessStillDiesBySigterm) {
   EXPECT_EQ(info["exit_status"], 128 + SIGTERM);
 }
 
+TEST(ProcessTest, DelayAndDurationAreCountedFromLaunch) {
+  std::string output = MakeTempDir("delay");
+  timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  uint64_t launch_ns = now.tv_sec * 1000000000ull + now.tv_nsec;
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "wait-signal", "10"},
+                      {Options(output,
+                               ",\"delay_s\":0.3,\"duration_s\":0.3,"
+                               "\"launch_realtime_ns\":" +
+                                   std::to_string(launch_ns))});
+  ASSERT_EQ(ReadLine(child.stdout_fd), "ready");
+  std::string dir;
+  for (int attempt = 0; attempt < 400; ++attempt) {  // until the window has closed
+    std::vector<std::string> dirs = ProfDirs(output);
+    if (!dirs.empty() &&
+        ReadInfoJson(dirs[0]).value("stop_reason", nlohmann::json()) == "duration") {
+      dir = dirs[0];
+      break;
+    }
+    usleep(25000);
+  }
+  kill(child.pid, SIGKILL);
+  Wait(child.pid);
+  ASSERT_FALSE(dir.empty()) << "the window did not close by itself";
+  nlohmann::json info = ReadInfoJson(dir);
+  EXPECT_GE(info["start_realtime_ns"].get<uint64_t>(), launch_ns + 300000000ull);
+  EXPECT_GE(info["end_realtime_ns"].get<uint64_t>(), launch_ns + 600000000ull);
+  RawData data = LoadRawFile(RuntimeDataFile(dir));
+  EXPECT_GT(data.Count(RecordKind::kMark), 0u);
+  for (const Record& record : data.records) {
+    if (record.kind == static_cast<uint8_t>(RecordKind::kMark)) {
+      EXPECT_EQ(data.Name(record.arg), "after ready");  // the 10 early marks were before the window
+    }
+  }
+}
+
 TEST(ProcessTest, SigkillMidRunLeavesReadableData) {
   std::string output = MakeTempDir("sigkill");
   Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "wait-signal", "20000"},
@@ -214,9 +267,8 @@ TEST(ProcessTest, SigkillMidRunLeavesReadableData) {
 TEST(ProcessTest, MemoryStaysWithinTheCapAndDropsAreExact) {
   std::string output = MakeTempDir("rss");
   constexpr long kPerThread = 10000000;  // 20 M events from 2 threads under a 16 MiB cap
-  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "rss",
-                       std::to_string(kPerThread), "2", output},
-                      {});
+  Child child = Spawn(
+      {BuildDir() + "/bin/runtime_test_child", "rss", std::to_string(kPerThread), "2", output}, {});
   std::string report = ReadAll(child.stdout_fd);
   ASSERT_EQ(Wait(child.pid), 0) << report;
   long baseline_kb = 0, peak_kb = 0, attempted = 0;

@@ -51,8 +51,12 @@ RawData LoadRawFile(const std::string& path) {
           foreign = view.header->arg;
           continue;
         }
-        Record record{foreign != 0 ? foreign : chunk.tid, view.ts(), view.kind(), view.header->aux,
-                      view.header->arg, {}};
+        Record record{foreign != 0 ? foreign : chunk.tid,
+                      view.ts(),
+                      view.kind(),
+                      view.header->aux,
+                      view.header->arg,
+                      {}};
         foreign = 0;
         record.ext.assign(view.ext, view.ext + view.header->ext_words);
         if (record.kind == static_cast<uint8_t>(format::RecordKind::kDrops)) {
@@ -91,14 +95,16 @@ std::vector<std::string> ProfDirs(const std::string& output) {
 }
 
 nlohmann::json ReadInfoJson(const std::string& prof_dir) {
+  // An empty object while the file does not exist yet (the directory is created first).
   std::ifstream file(prof_dir + "/info.json");
-  return nlohmann::json::parse(file, nullptr, false);
+  nlohmann::json info = nlohmann::json::parse(file, nullptr, false);
+  return info.is_object() ? info : nlohmann::json::object();
 }
 
 std::string MakeTempDir(const std::string& name) {
-  fs::path dir = fs::temp_directory_path() /
-                 ("aiprof_test_" + name + "_" + std::to_string(getpid()) + "_" +
-                  std::to_string(std::rand()));
+  fs::path dir =
+      fs::temp_directory_path() /
+      ("aiprof_test_" + name + "_" + std::to_string(getpid()) + "_" + std::to_string(std::rand()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();

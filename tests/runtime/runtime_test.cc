@@ -1,5 +1,6 @@
 // The runtime in-process through its public APIs: record round trip, threads, drops,
 // strings, clock samples, fork.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,21 +11,23 @@
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "aiprof/mstx.h"
 #include "aiprof/plugin.h"
 #include "runtime/window_fixture.h"
 
 // Forked children of a multi-threaded test start the runtime's writer thread again.
-extern "C" const char* __tsan_default_options() { return "die_after_fork=0"; }
+extern "C" const char* __tsan_default_options() {
+  return "die_after_fork=0";
+}
 
 namespace aiprof::testing {
 namespace {
 
 using format::RecordKind;
 
-uint8_t K(RecordKind kind) { return static_cast<uint8_t>(kind); }
+uint8_t K(RecordKind kind) {
+  return static_cast<uint8_t>(kind);
+}
 
 TEST(RuntimeTest, RecordsRoundTripThroughTheRawFile) {
   uint64_t range_id = 0;
@@ -140,10 +143,21 @@ TEST(RuntimeTest, EveryEventOfManyThreadsArrivesBelowTheCap) {
   EXPECT_EQ(data.TotalDrops(), 0u);
 }
 
+// Holds the writer thread inside its flush (a plugin's on_flush runs there) while armed,
+// so the producers overrun the pool however fast or slow (TSan) they are.
+std::atomic<bool> g_hold_writer{false};
+void HoldWriter(void*) {
+  while (g_hold_writer.load()) usleep(1000);
+}
+
 TEST(RuntimeTest, DropsAboveTheCapAreCountedExactly) {
   constexpr int kThreads = 2;
   constexpr int kEvents = 300000;  // 4.8 MB per thread, far above the 1 MiB cap
-  std::string dir = RunWindow("drops", {{"buffer_mb", "1"}, {"flush_interval_ms", "5000"}}, [&] {
+  std::string dir = RunWindow("drops", {{"buffer_mb", "1"}, {"flush_interval_ms", "5"}}, [&] {
+    aiprof_source holder{
+        AIPROF_PLUGIN_ABI_VERSION, "test-holder", nullptr, nullptr, HoldWriter, nullptr, nullptr};
+    ASSERT_EQ(aiprof_register_source(&holder), 0);
+    g_hold_writer = true;
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
       threads.emplace_back([] {
@@ -151,6 +165,7 @@ TEST(RuntimeTest, DropsAboveTheCapAreCountedExactly) {
       });
     }
     for (auto& thread : threads) thread.join();
+    g_hold_writer = false;
   });
   RawData data = LoadRawFile(RuntimeDataFile(dir));
   ASSERT_TRUE(data.opened);
@@ -269,6 +284,30 @@ TEST(RuntimeTest, ClockSamplesConvertRecordTimesToRealtime) {
   if (info["clock"]["source"] == "tsc") {
     EXPECT_GT(info["clock"]["tsc_hz_estimate"].get<double>(), 1e8);
   }
+}
+
+TEST(RuntimeTest, StorageLimitStopsTheWindowCleanly) {
+  std::string output = MakeTempDir("storage");
+  ASSERT_EQ(aiprofInit(output.c_str()), AIPROF_SUCCESS);
+  aiprofConfig* config = aiprofCreateConfig(nullptr, 0, AIPROF_TYPE_DEFAULT);
+  aiprofConfigSetOption(config, "storage_limit_mb", "1");
+  aiprofConfigSetOption(config, "flush_interval_ms", "5");
+  aiprofConfigSetOption(config, "compress", "false");
+  ASSERT_EQ(aiprofStart(config), AIPROF_SUCCESS);
+  // Far more than 1 MiB of marks, in rounds so the writer gets to flush in between.
+  for (int round = 0; round < 400 && aiprofIsCollecting(); ++round) {
+    for (int i = 0; i < 10000; ++i) mstxMarkA("filler", nullptr);
+    usleep(2000);
+  }
+  EXPECT_EQ(aiprofIsCollecting(), 0);
+  aiprofDestroyConfig(config);
+  std::string dir = aiprofCurrentDir();
+  nlohmann::json info = ReadInfoJson(dir);
+  EXPECT_EQ(info["stop_reason"], "storage_limit");
+  EXPECT_EQ(info["storage_limit_reached"], true);
+  RawData data = LoadRawFile(RuntimeDataFile(dir));
+  EXPECT_TRUE(data.report.clean()) << data.report.Summary();
+  EXPECT_GT(data.Count(RecordKind::kMark), 0u);
 }
 
 TEST(RuntimeTest, ForkedChildWritesItsOwnDirectoryWithoutDeadlock) {

@@ -66,8 +66,7 @@ int Rss(long per_thread, int threads, const char* output) {
   long peak = StatusKb("VmHWM:");
   aiprofStop(config);
   aiprofDestroyConfig(config);
-  std::printf("baseline_kb %ld peak_kb %ld attempted %ld\n", baseline, peak,
-              per_thread * threads);
+  std::printf("baseline_kb %ld peak_kb %ld attempted %ld\n", baseline, peak, per_thread * threads);
   return 0;
 }
 

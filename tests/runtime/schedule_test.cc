@@ -19,9 +19,9 @@ std::vector<A> Actions(const Schedule& schedule, int steps) {
 
 TEST(ScheduleTest, MatchesTorchProfilerSchedule) {
   // The example of torch.profiler's documentation.
-  EXPECT_EQ(Actions(Schedule{.wait = 1, .warmup = 1, .active = 2, .repeat = 1}, 6),
-            (std::vector<A>{A::kNone, A::kWarmup, A::kRecord, A::kRecordAndSave, A::kNone,
-                            A::kNone}));
+  EXPECT_EQ(
+      Actions(Schedule{.wait = 1, .warmup = 1, .active = 2, .repeat = 1}, 6),
+      (std::vector<A>{A::kNone, A::kWarmup, A::kRecord, A::kRecordAndSave, A::kNone, A::kNone}));
   EXPECT_EQ(Actions(Schedule{.skip_first = 2, .wait = 1, .warmup = 0, .active = 1, .repeat = 2}, 8),
             (std::vector<A>{A::kNone, A::kNone, A::kNone, A::kRecordAndSave, A::kNone,
                             A::kRecordAndSave, A::kNone, A::kNone}));
@@ -44,10 +44,8 @@ TEST(ScheduleTest, TransitionTableMatchesTorchProfiler) {
   EXPECT_EQ(TransitionSteps(A::kNone, A::kNone), std::vector<S>{});
   EXPECT_EQ(TransitionSteps(A::kNone, A::kWarmup), (std::vector<S>{S::kPrepare}));
   EXPECT_EQ(TransitionSteps(A::kNone, A::kRecord), (std::vector<S>{S::kPrepare, S::kStart}));
-  EXPECT_EQ(TransitionSteps(A::kNone, A::kRecordAndSave),
-            (std::vector<S>{S::kPrepare, S::kStart}));
-  EXPECT_EQ(TransitionSteps(A::kWarmup, A::kNone),
-            (std::vector<S>{S::kWarn, S::kStart, S::kStop}));
+  EXPECT_EQ(TransitionSteps(A::kNone, A::kRecordAndSave), (std::vector<S>{S::kPrepare, S::kStart}));
+  EXPECT_EQ(TransitionSteps(A::kWarmup, A::kNone), (std::vector<S>{S::kWarn, S::kStart, S::kStop}));
   EXPECT_EQ(TransitionSteps(A::kWarmup, A::kWarmup), std::vector<S>{});
   EXPECT_EQ(TransitionSteps(A::kWarmup, A::kRecord), (std::vector<S>{S::kStart}));
   EXPECT_EQ(TransitionSteps(A::kWarmup, A::kRecordAndSave), (std::vector<S>{S::kStart}));

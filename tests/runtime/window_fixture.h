@@ -2,12 +2,12 @@
 // what the runtime wrote.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "aiprof/aiprof.h"
 #include "runtime/raw_data.h"

@@ -80,6 +80,14 @@ void WriteMsprofTx(const model::Model& m, const SummaryTarget& target) {
                    "domain", "Device Start_time(us)", "Device End_time(us)"},
                   mk.size());
   static const char* kEventTypes[] = {"marker", "push/pop", "start/end"};
+  // Whether each string needs CSV quoting, decided once per string instead of per cell.
+  std::vector<uint8_t> plain(m.strings.size());
+  for (model::StringId id = 0; id < plain.size(); ++id) {
+    plain[id] = m.strings.Get(id).find_first_of(",\"\n\r") == std::string_view::npos;
+  }
+  auto text = [&](SummaryWriter& writer, model::StringId id) -> SummaryWriter& {
+    return plain[id] ? writer.PlainText(m.Str(id)) : writer.Text(m.Str(id));
+  };
   for (size_t i = 0; i < mk.size(); ++i) {
     uint32_t row = mk.row[i];
     bool instant = mk.is_instant[i];
@@ -88,12 +96,18 @@ void WriteMsprofTx(const model::Model& m, const SummaryTarget& target) {
     int64_t start = instant ? m.instants.ts[row] : m.slices.ts[row];
     int64_t end = instant ? start : m.slices.end[row];
     model::StringId message = instant ? m.instants.name[row] : m.slices.name[row];
-    w.Text("host").Unsigned(m.processes.pid[m.threads.process[thread]]);
+    w.PlainText("host").Unsigned(m.processes.pid[m.threads.process[thread]]);
     w.Unsigned(m.threads.tid[thread]).Unsigned(mk.category[i]);
-    w.Text(kEventTypes[static_cast<int>(mk.event_type[i])]);
-    w.Text(PayloadTypeName(mk.payload_type[i]));
-    w.Text(PayloadValue(mk.payload_type[i], mk.payload[i]));
-    w.Micros(start).Micros(end).Text("ascii").Text(m.Str(message)).Text(m.Str(mk.domain[i]));
+    w.PlainText(kEventTypes[static_cast<int>(mk.event_type[i])]);
+    w.PlainText(PayloadTypeName(mk.payload_type[i]));
+    if (mk.payload_type[i] == format::kPayloadNone) {
+      w.NotApplicable();
+    } else {
+      w.Text(PayloadValue(mk.payload_type[i], mk.payload[i]));
+    }
+    w.Micros(start).Micros(end).PlainText("ascii");
+    text(w, message);
+    text(w, mk.domain[i]);
     w.NotApplicable().NotApplicable().EndRow();
   }
 }

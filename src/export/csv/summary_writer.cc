@@ -61,6 +61,16 @@ SummaryWriter& SummaryWriter::Text(std::string_view text) {
   return *this;
 }
 
+SummaryWriter& SummaryWriter::PlainText(std::string_view text) {
+  BeginCell(false);
+  if (target_.format == SummaryFormat::kCsv) {
+    out_->Raw(text);
+  } else {
+    out_->JsonString(text);
+  }
+  return *this;
+}
+
 SummaryWriter& SummaryWriter::Number(int64_t value) {
   BeginCell(true);
   out_->Int(value);

@@ -32,11 +32,13 @@ class SummaryWriter {
   ~SummaryWriter() { Finish(); }
 
   SummaryWriter& Text(std::string_view text);
+  // Text known to need no CSV quoting (no comma, quote or newline): skips the scan.
+  SummaryWriter& PlainText(std::string_view text);
   SummaryWriter& Number(int64_t value);
   SummaryWriter& Unsigned(uint64_t value);
   SummaryWriter& Real(double value);
   SummaryWriter& Micros(int64_t ns);
-  SummaryWriter& NotApplicable() { return Text("N/A"); }
+  SummaryWriter& NotApplicable() { return PlainText("N/A"); }
   void EndRow();
   bool Finish();
 

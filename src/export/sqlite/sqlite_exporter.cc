@@ -41,7 +41,7 @@ CREATE TABLE COUNTER_SERIES(id INTEGER PRIMARY KEY, name INTEGER, globalPid INTE
 CREATE TABLE COUNTERS(seriesId INTEGER, timestampNs INTEGER, value REAL);
 CREATE TABLE FLOWS(id INTEGER, category INTEGER, fromEventId INTEGER, toEventId INTEGER);
 CREATE TABLE STEP_TIME(id INTEGER, startNs INTEGER, endNs INTEGER, globalTid INTEGER,
-                       fpStartNs INTEGER, bpEndNs INTEGER);
+                       fpStartNs INTEGER, bpEndNs INTEGER, eventId INTEGER);
 CREATE TABLE DROPS(globalTid INTEGER, recordKind INTEGER, count INTEGER);
 )sql";
 
@@ -63,8 +63,9 @@ class Db {
   bool Open(const std::string& path) {
     if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) return Fail("open");
     return Exec(
-        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA temp_store=MEMORY;"
-        "PRAGMA cache_size=-262144;");
+        "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+        "PRAGMA locking_mode=EXCLUSIVE; "
+        "PRAGMA cache_size=-32768;");
   }
   bool Exec(const char* sql) {
     char* message = nullptr;
@@ -93,8 +94,7 @@ class Db {
     sqlite3_reset(statement);
   }
   const std::string& error() const { return error_; }
-
- private:
+  sqlite3* handle() const { return db_; }
   static void Bind(sqlite3_stmt* s, int i, int64_t v) { sqlite3_bind_int64(s, i, v); }
   static void Bind(sqlite3_stmt* s, int i, uint64_t v) {
     sqlite3_bind_int64(s, i, static_cast<int64_t>(v));
@@ -110,9 +110,93 @@ class Db {
     error_ = what + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory");
     return false;
   }
+
+ private:
   sqlite3* db_ = nullptr;
   std::vector<sqlite3_stmt*> statements_;
   std::string error_;
+};
+
+// Inserts rows of one table kBatchRows at a time through a multi-row INSERT: SQLite's
+// per-statement overhead dominates single-row inserts of narrow rows. Text values must stay
+// valid until Flush() (they point into the model's string pool).
+class BatchInserter {
+ public:
+  static constexpr int kBatchRows = 64;
+  BatchInserter(Db& db, const char* table, int columns) : db_(db), columns_(columns) {
+    std::string row = "(" + std::string(static_cast<size_t>(columns) * 2 - 1, '?') + ")";
+    for (size_t i = 2; i < row.size() - 1; i += 2) row[i] = ',';
+    std::string single = std::string("INSERT INTO ") + table + " VALUES" + row;
+    std::string batch = single;
+    for (int i = 1; i < kBatchRows; ++i) batch += "," + row;
+    single_ = db.Prepare(single.c_str());
+    batch_ = db.Prepare(batch.c_str());
+    pending_.reserve(static_cast<size_t>(columns) * kBatchRows);
+  }
+  ~BatchInserter() { Flush(); }
+
+  template <typename... Values>
+  void Add(const Values&... values) {
+    (Push(values), ...);
+    if (pending_.size() == static_cast<size_t>(columns_) * kBatchRows) Run(batch_, pending_.size());
+  }
+  void Flush() {
+    for (size_t row = 0; row * columns_ < pending_.size(); ++row) {
+      std::vector<Value> one(pending_.begin() + row * columns_,
+                             pending_.begin() + (row + 1) * columns_);
+      std::swap(one, scratch_);
+      RunValues(single_, scratch_);
+    }
+    pending_.clear();
+  }
+
+ private:
+  struct Value {
+    enum Type : uint8_t { kInt, kDouble, kText, kNull } type;
+    int64_t i;
+    double d;
+    std::string_view text;
+  };
+  void Push(int64_t v) { pending_.push_back({Value::kInt, v, 0, {}}); }
+  void Push(uint64_t v) { Push(static_cast<int64_t>(v)); }
+  void Push(uint32_t v) { Push(int64_t{v}); }
+  void Push(int32_t v) { Push(int64_t{v}); }
+  void Push(double v) { pending_.push_back({Value::kDouble, 0, v, {}}); }
+  void Push(std::string_view v) { pending_.push_back({Value::kText, 0, 0, v}); }
+  void Run(sqlite3_stmt* statement, size_t) {
+    RunValues(statement, pending_);
+    pending_.clear();
+  }
+  void RunValues(sqlite3_stmt* statement, const std::vector<Value>& values) {
+    if (statement == nullptr) return;
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Value& v = values[i];
+      int index = static_cast<int>(i) + 1;
+      switch (v.type) {
+        case Value::kInt:
+          sqlite3_bind_int64(statement, index, v.i);
+          break;
+        case Value::kDouble:
+          sqlite3_bind_double(statement, index, v.d);
+          break;
+        case Value::kText:
+          sqlite3_bind_text(statement, index, v.text.data(), static_cast<int>(v.text.size()),
+                            SQLITE_STATIC);
+          break;
+        case Value::kNull:
+          sqlite3_bind_null(statement, index);
+          break;
+      }
+    }
+    if (sqlite3_step(statement) != SQLITE_DONE && db_.error().empty()) db_.Fail("insert");
+    sqlite3_reset(statement);
+  }
+
+  Db& db_;
+  int columns_;
+  sqlite3_stmt* single_ = nullptr;
+  sqlite3_stmt* batch_ = nullptr;
+  std::vector<Value> pending_, scratch_;
 };
 
 // Process and thread ids as msprof combines them: globalTid = globalPid << 32 | tid. Device
@@ -127,8 +211,7 @@ int64_t GlobalTid(const model::Model& m, uint32_t thread) {
 
 bool WriteTables(const model::Model& m, Db& db) {
   if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
-  auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
-  if (!strings) return false;
+  BatchInserter strings(db, "STRING_IDS", 2);
   // Ids used only by this writer (task types, metadata) are appended after the model's.
   std::vector<std::string> extra;
   auto extra_id = [&](std::string_view text) -> int64_t {
@@ -139,7 +222,7 @@ bool WriteTables(const model::Model& m, Db& db) {
     return static_cast<int64_t>(m.strings.size() + extra.size() - 1);
   };
   for (model::StringId id = 0; id < m.strings.size(); ++id) {
-    db.Insert(strings, int64_t{id}, m.strings.Get(id));
+    strings.Add(int64_t{id}, m.strings.Get(id));
   }
 
   uint64_t skipped = 0;
@@ -168,18 +251,24 @@ bool WriteTables(const model::Model& m, Db& db) {
               m.threads.name[t]);
   }
 
-  // Every slice is either a device task (TASK + COMPUTE_TASK_INFO) or a host API row; its
-  // slice row is its id in both, so FLOWS and ARGS refer to either.
+  // A slice is a device task (TASK + COMPUTE_TASK_INFO), a marker range (MSTX_EVENTS), a
+  // step (STEP_TIME) or else a host API row. Its slice row is its id everywhere, so FLOWS,
+  // ARGS and API.parentId refer to any of them.
+  std::vector<uint8_t> elsewhere(m.slices.size(), 0);
+  for (size_t i = 0; i < m.markers.size(); ++i) {
+    if (!m.markers.is_instant[i]) elsewhere[m.markers.row[i]] = 1;
+  }
+  for (uint32_t slice : m.steps.slice) elsewhere[slice] = 1;
   std::vector<uint8_t> device_category(m.strings.size(), 0);
   for (model::StringId id = 0; id < m.strings.size(); ++id) {
     device_category[id] = analysis::IsDeviceTaskCategory(m.strings.Get(id));
   }
   model::StringId input_dims = m.strings.Find("Input Dims");
   model::StringId input_type = m.strings.Find("Input type");
-  auto* task = db.Prepare("INSERT INTO TASK VALUES(?,?,?,?,?,?,?,?,?,?,?)");
-  auto* compute = db.Prepare("INSERT INTO COMPUTE_TASK_INFO VALUES(?,?,?,?,?,?)");
-  auto* api = db.Prepare("INSERT INTO API VALUES(?,?,?,?,?,?,?,?,?)");
-  auto* args = db.Prepare("INSERT INTO ARGS VALUES(?,?,?)");
+  BatchInserter task(db, "TASK", 11);
+  BatchInserter compute(db, "COMPUTE_TASK_INFO", 6);
+  BatchInserter api(db, "API", 9);
+  BatchInserter args(db, "ARGS", 3);
   const model::SliceTable& s = m.slices;
   const model::ArgTable& a = m.args;
   for (uint32_t row = 0; row < s.size(); ++row) {
@@ -193,30 +282,30 @@ bool WriteTables(const model::Model& m, Db& db) {
       switch (a.type[i]) {
         case model::ArgType::kString:
         case model::ArgType::kJson:
-          db.Insert(args, int64_t{row}, a.key[i], m.Str(static_cast<model::StringId>(a.value[i])));
+          args.Add(int64_t{row}, a.key[i], m.Str(static_cast<model::StringId>(a.value[i])));
           break;
         case model::ArgType::kDouble:
-          db.Insert(args, int64_t{row}, a.key[i], std::bit_cast<double>(a.value[i]));
+          args.Add(int64_t{row}, a.key[i], std::bit_cast<double>(a.value[i]));
           break;
         default:
-          db.Insert(args, int64_t{row}, a.key[i], static_cast<int64_t>(a.value[i]));
+          args.Add(int64_t{row}, a.key[i], static_cast<int64_t>(a.value[i]));
       }
     }
     if (device_category[s.category[row]]) {
       uint32_t process = m.threads.process[thread];
       int64_t type = extra_id(analysis::TaskTypeOf(m, row));
-      db.Insert(task, s.ts[row], s.end[row], m.processes.device_id[process], connection,
-                int64_t{row}, GlobalPid(m, process), type, int64_t{-1}, m.threads.tid[thread],
-                int64_t{row}, int64_t{-1});
-      db.Insert(compute, s.name[row], int64_t{row}, type, s.name[row], shapes, types);
-    } else {
-      db.Insert(api, int64_t{row}, s.ts[row], s.end[row], GlobalTid(m, thread), s.name[row],
-                s.category[row], int64_t{s.depth[row]},
-                s.parent[row] == model::kNoRow ? int64_t{-1} : int64_t{s.parent[row]}, connection);
+      task.Add(s.ts[row], s.end[row], m.processes.device_id[process], connection, int64_t{row},
+               GlobalPid(m, process), type, int64_t{-1}, m.threads.tid[thread], int64_t{row},
+               int64_t{-1});
+      compute.Add(s.name[row], int64_t{row}, type, s.name[row], shapes, types);
+    } else if (!elsewhere[row]) {
+      api.Add(int64_t{row}, s.ts[row], s.end[row], GlobalTid(m, thread), s.name[row],
+              s.category[row], int64_t{s.depth[row]},
+              s.parent[row] == model::kNoRow ? int64_t{-1} : int64_t{s.parent[row]}, connection);
     }
   }
 
-  auto* mstx = db.Prepare("INSERT INTO MSTX_EVENTS VALUES(?,?,?,?,?,?,?,?,?,?)");
+  BatchInserter mstx(db, "MSTX_EVENTS", 10);
   const model::MarkerTable& mk = m.markers;
   for (uint32_t i = 0; i < mk.size(); ++i) {
     uint32_t row = mk.row[i];
@@ -225,10 +314,9 @@ bool WriteTables(const model::Model& m, Db& db) {
     int64_t start = instant ? m.instants.ts[row] : s.ts[row];
     int64_t tid = GlobalTid(m, m.tracks.thread[track]);
     int64_t end_tid = mk.end_thread[i] == model::kNoRow ? tid : GlobalTid(m, mk.end_thread[i]);
-    db.Insert(mstx, start, instant ? start : s.end[row],
-              int64_t{static_cast<uint8_t>(mk.event_type[i])}, instant ? int64_t{-1} : int64_t{row},
-              int64_t{mk.category[i]}, instant ? m.instants.name[row] : s.name[row], tid, end_tid,
-              mk.domain[i], int64_t{-1});
+    mstx.Add(start, instant ? start : s.end[row], int64_t{static_cast<uint8_t>(mk.event_type[i])},
+             instant ? int64_t{-1} : int64_t{row}, int64_t{mk.category[i]},
+             instant ? m.instants.name[row] : s.name[row], tid, end_tid, mk.domain[i], int64_t{-1});
   }
   auto* series = db.Prepare("INSERT INTO COUNTER_SERIES VALUES(?,?,?,?,?,?)");
   for (uint32_t i = 0; i < m.counter_series.size(); ++i) {
@@ -236,16 +324,16 @@ bool WriteTables(const model::Model& m, Db& db) {
               GlobalPid(m, m.counter_series.process[i]), uint32_t{m.counter_series.scope[i]},
               m.counter_series.instance[i], m.counter_series.unit[i]);
   }
-  auto* counters = db.Prepare("INSERT INTO COUNTERS VALUES(?,?,?)");
+  BatchInserter counters(db, "COUNTERS", 3);
   for (size_t i = 0; i < m.counters.size(); ++i) {
-    db.Insert(counters, m.counters.series[i], m.counters.ts[i], m.counters.value[i]);
+    counters.Add(m.counters.series[i], m.counters.ts[i], m.counters.value[i]);
   }
   auto* flows = db.Prepare("INSERT INTO FLOWS VALUES(?,?,?,?)");
   for (size_t i = 0; i < m.flows.size(); ++i) {
     db.Insert(flows, m.flows.id[i], m.flows.category[i], m.flows.from_slice[i],
               m.flows.to_slice[i]);
   }
-  auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?)");
+  auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?)");
   for (const auto& r : analysis::ComputeStepTrace(m)) {
     db.Insert(steps, r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread), r.fp_start_ns,
               r.bp_end_ns);
@@ -255,7 +343,10 @@ bool WriteTables(const model::Model& m, Db& db) {
     db.Insert(drops, GlobalTid(m, m.drops.thread[i]), uint32_t{m.drops.kind[i]}, m.drops.count[i]);
   }
   for (size_t i = 0; i < extra.size(); ++i) {
-    db.Insert(strings, static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
+    strings.Add(static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
+  }
+  for (BatchInserter* table : {&strings, &task, &compute, &api, &args, &mstx, &counters}) {
+    table->Flush();
   }
   return db.error().empty() && db.Exec(kIndexes) && db.Exec("COMMIT");
 }

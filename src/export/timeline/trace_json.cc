@@ -74,13 +74,22 @@ class TraceJsonWriter {
       if (m_.processes.metadata[p].empty()) continue;
       auto meta = nlohmann::json::parse(m_.processes.metadata[p], nullptr, false);
       if (!meta.is_object()) continue;
-      if (meta.contains("device_properties") && meta["device_properties"].is_array()) {
-        for (const auto& d : meta["device_properties"]) device_properties.push_back(d);
-      }
+      // Plugins add keys under "metadata" (aiprof_add_metadata); the CUDA source puts the
+      // Kineto deviceProperties list there.
+      auto add_devices = [&](const nlohmann::json& object) {
+        if (!object.is_object()) return;
+        auto found = object.find("device_properties");
+        if (found == object.end() || !found->is_array()) return;
+        for (const auto& device : *found) device_properties.push_back(device);
+      };
+      add_devices(meta);
+      if (meta.contains("metadata")) add_devices(meta["metadata"]);
       if (meta.contains("rank") && meta["rank"].is_number_integer() && meta["rank"] >= 0) {
         distributed["rank"] = meta["rank"];
       }
-      if (meta.contains("world_size")) distributed["world_size"] = meta["world_size"];
+      if (meta.contains("world_size") && meta["world_size"].is_number_integer()) {
+        distributed["world_size"] = meta["world_size"];
+      }
       if (meta.contains("hostname") && meta["hostname"].is_string()) hostname = meta["hostname"];
     }
     uint64_t skipped = 0;

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "model/importer.h"
@@ -16,15 +17,24 @@ class CoreImporter : public RecordImporter {
  public:
   bool Handles(uint8_t kind) const override {
     return kind >= format::kCoreKindFirst && kind <= format::kCoreKindLast &&
-           kind != static_cast<uint8_t>(RecordKind::kClockSync);
+           kind != static_cast<uint8_t>(RecordKind::kClockSync) &&
+           kind != static_cast<uint8_t>(RecordKind::kForeignThread);
   }
 
   void Import(const format::RecordView& record, ImportContext& context) override {
     const format::RecordHeader& h = *record.header;
     switch (static_cast<RecordKind>(h.kind)) {
-      case RecordKind::kThreadName:
-        context.SetThreadName(context.thread(), context.FileString(h.arg));
+      case RecordKind::kThreadName: {
+        // aux 1: the kernel's name sampled by the writer; a name the program set wins.
+        uint32_t thread = context.thread();
+        if (h.aux == 0) {
+          program_named_.insert(thread);
+        } else if (program_named_.count(thread) > 0) {
+          break;
+        }
+        context.SetThreadName(thread, context.FileString(h.arg));
         break;
+      }
       case RecordKind::kMark: {
         Strings(context);
         uint32_t row =
@@ -220,6 +230,7 @@ class CoreImporter : public RecordImporter {
   std::unordered_map<uint64_t, uint32_t> series_;
   std::map<uint64_t, DropState> drops_;
   std::unordered_map<uint16_t, StringId> domains_;
+  std::unordered_set<uint32_t> program_named_;
 };
 
 }  // namespace

@@ -5,7 +5,7 @@
 //   workers <n>          parent forks n workers; everyone marks and steps; parent waits
 //   timed <ms>           a marker every millisecond for <ms>, payload = CLOCK_REALTIME ns
 //   flood <count>        <count> markers with incompressible payloads (storage limit)
-//   sleep <ms>           one marker, then sleeps (signal forwarding)
+//   sleep <ms> <ready>   one marker, creates file <ready>, then sleeps (signal forwarding)
 //   getenv <name>        exits with the number in environment variable <name>
 #include <aiprof/aiprof.h>
 #include <aiprof/mstx.h>
@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
   }
   if (mode == "sleep") {
     mstxMarkA("sleeping", nullptr);
+    if (argc > 3) std::fclose(std::fopen(argv[3], "w"));
     SleepMs(n);
     return 0;
   }
