@@ -8,7 +8,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libzstd-dev zstd libsqlite3-dev sqlite3
   nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libfmt-dev
-  pybind11-dev python3-pybind11 python3-dev python3-numpy
+  pybind11-dev python3-pybind11 python3-dev python3-numpy python3-setuptools python3-pip
   python3-torch libtorch-dev
   procps tmux
 )

@@ -2,6 +2,7 @@
 // writer writes its file only when the model holds data for it.
 #pragma once
 
+#include "export/csv/framework_summaries.h"
 #include "export/csv/summary_writer.h"
 #include "model/model.h"
 
@@ -20,6 +21,7 @@ inline void WriteAllSummaries(const model::Model& model, const SummaryTarget& ta
   WriteStepTraceSummary(model, target);
   WriteMsprofTx(model, target);
   WriteCounterSummaries(model, target);
+  WriteFrameworkSummaries(model, target);
 }
 
 }  // namespace aiprof::exporter

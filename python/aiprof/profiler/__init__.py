@@ -1,0 +1,34 @@
+"""torch_npu.profiler-shaped profiling of PyTorch programs with aiprof.
+
+    import aiprof
+    with aiprof.profiler.profile(
+            activities=[aiprof.profiler.ProfilerActivity.CPU],
+            schedule=aiprof.profiler.schedule(wait=1, warmup=1, active=2, repeat=1),
+            on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result")) as prof:
+        for batch in loader:
+            train_step(batch)
+            prof.step()
+"""
+
+from ._config import (  # noqa: F401
+    AiCMetrics,
+    ExportType,
+    HostSystem,
+    ProfilerActivity,
+    ProfilerLevel,
+    _ExperimentalConfig,
+    supported_activities,
+    supported_ai_core_metrics,
+    supported_export_type,
+    supported_profiler_level,
+)
+from ._handler import tensorboard_trace_handler  # noqa: F401
+from ._profile import _KinetoProfile, profile  # noqa: F401
+from ._schedule import ProfilerAction, schedule  # noqa: F401
+
+__all__ = [
+    "AiCMetrics", "ExportType", "HostSystem", "ProfilerAction", "ProfilerActivity",
+    "ProfilerLevel", "_ExperimentalConfig", "_KinetoProfile", "profile", "schedule",
+    "supported_activities", "supported_ai_core_metrics", "supported_export_type",
+    "supported_profiler_level", "tensorboard_trace_handler",
+]

@@ -1,0 +1,143 @@
+"""Activities, levels, export types and the experimental config, named as in
+torch_npu.profiler."""
+
+import enum
+
+
+class ProfilerActivity(enum.Enum):
+    CPU = "CPU"
+    CUDA = "CUDA"
+    NPU = "NPU"  # accepted for torch_npu scripts; means the accelerator (CUDA here)
+
+
+class ExportType:
+    Text = "text"
+    Db = "db"
+
+
+class ProfilerLevel:
+    Level_none = "Level_none"
+    Level0 = "Level0"
+    Level1 = "Level1"
+    Level2 = "Level2"
+
+
+class AiCMetrics:
+    AiCoreNone = "AiCoreNone"
+    PipeUtilization = "PipeUtilization"
+    ArithmeticUtilization = "ArithmeticUtilization"
+    Memory = "Memory"
+    MemoryL0 = "MemoryL0"
+    MemoryUB = "MemoryUB"
+    ResourceConflictRatio = "ResourceConflictRatio"
+    L2Cache = "L2Cache"
+    MemoryAccess = "MemoryAccess"
+
+
+class HostSystem:
+    CPU = "cpu"
+    MEM = "mem"
+    DISK = "disk"
+    NETWORK = "network"
+    OSRT = "osrt"
+
+
+# msprof task_time levels behind each profiler level.
+_TASK_TIME = {
+    ProfilerLevel.Level_none: "off",
+    ProfilerLevel.Level0: "l0",
+    ProfilerLevel.Level1: "l1",
+    ProfilerLevel.Level2: "l2",
+}
+
+
+class _ExperimentalConfig:
+    def __init__(
+        self,
+        profiler_level=ProfilerLevel.Level0,
+        aic_metrics=AiCMetrics.AiCoreNone,
+        l2_cache=False,
+        msprof_tx=False,
+        mstx=False,
+        data_simplification=True,
+        record_op_args=False,
+        op_attr=False,
+        gc_detect_threshold=None,
+        export_type=ExportType.Text,
+        host_sys=None,
+        mstx_domain_include=None,
+        mstx_domain_exclude=None,
+        sys_io=False,
+        sys_interconnection=False,
+    ):
+        if profiler_level not in _TASK_TIME:
+            raise ValueError(
+                "profiler_level must be one of %s, got %r" % (sorted(_TASK_TIME), profiler_level)
+            )
+        if gc_detect_threshold is not None and (
+            not isinstance(gc_detect_threshold, (int, float)) or gc_detect_threshold < 0
+        ):
+            raise ValueError("gc_detect_threshold must be None or a number >= 0 (ms)")
+        export_types = export_type if isinstance(export_type, (list, tuple)) else [export_type]
+        for item in export_types:
+            if item not in (ExportType.Text, ExportType.Db):
+                raise ValueError("export_type must be ExportType.Text or ExportType.Db")
+        self.profiler_level = profiler_level
+        self.aic_metrics = aic_metrics
+        self.l2_cache = bool(l2_cache)
+        self.msprof_tx = bool(msprof_tx or mstx)
+        self.data_simplification = bool(data_simplification)
+        self.record_op_args = bool(record_op_args)
+        self.op_attr = bool(op_attr)
+        self.gc_detect_threshold = gc_detect_threshold
+        self.export_type = list(export_types)
+        self.host_sys = list(host_sys or [])
+        self.mstx_domain_include = list(mstx_domain_include or [])
+        self.mstx_domain_exclude = list(mstx_domain_exclude or [])
+        self.sys_io = bool(sys_io)
+        self.sys_interconnection = bool(sys_interconnection)
+
+    def task_time(self):
+        return _TASK_TIME[self.profiler_level]
+
+    def to_dict(self):
+        return {
+            "_profiler_level": self.profiler_level,
+            "_aic_metrics": self.aic_metrics,
+            "_l2_cache": self.l2_cache,
+            "_msprof_tx": self.msprof_tx,
+            "_op_attr": self.op_attr,
+            "_data_simplification": self.data_simplification,
+            "_record_op_args": self.record_op_args,
+            "_gc_detect_threshold": self.gc_detect_threshold,
+            "_export_type": self.export_type,
+            "_host_sys": self.host_sys,
+            "_mstx_domain_include": self.mstx_domain_include,
+            "_mstx_domain_exclude": self.mstx_domain_exclude,
+            "_sys_io": self.sys_io,
+            "_sys_interconnection": self.sys_interconnection,
+        }
+
+
+def supported_activities():
+    activities = [ProfilerActivity.CPU]
+    try:
+        import torch
+
+        if torch.cuda.is_available():
+            activities.append(ProfilerActivity.CUDA)
+    except ImportError:
+        pass
+    return activities
+
+
+def supported_profiler_level():
+    return set(_TASK_TIME)
+
+
+def supported_ai_core_metrics():
+    return {value for key, value in vars(AiCMetrics).items() if not key.startswith("_")}
+
+
+def supported_export_type():
+    return {ExportType.Text, ExportType.Db}

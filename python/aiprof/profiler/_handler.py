@@ -1,0 +1,136 @@
+"""tensorboard_trace_handler: each recorded cycle becomes a
+`{worker}_{YYYYmmddHHMMSSfff}_aiprof_pt/` directory (profiler_info.json,
+profiler_metadata.json, the PROF_* raw data, aiprof_output/ from `aiprof export`) plus a
+Kineto-named `{worker}.{time_ns}.pt.trace.json` beside it for TensorBoard and HTA."""
+
+import datetime
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+from .. import __version__, _native
+
+# Environment variables worth keeping with a trace (what affects performance).
+SAMPLED_ENVIRONMENT = (
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "CUDA_LAUNCH_BLOCKING",
+    "PYTORCH_CUDA_ALLOC_CONF", "NCCL_DEBUG", "NCCL_IB_DISABLE", "NCCL_P2P_DISABLE",
+    "NCCL_SOCKET_IFNAME", "NCCL_ALGO", "NCCL_PROTO", "MASTER_ADDR", "MASTER_PORT", "RANK",
+    "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+    "TORCH_DISTRIBUTED_DEBUG", "HCCL_RDMA_TC", "HCCL_RDMA_SL", "ASCEND_GLOBAL_LOG_LEVEL",
+    "ACLNN_CACHE_LIMIT",
+)
+
+
+class tensorboard_trace_handler:
+    def __init__(self, dir_name, worker_name=None, analyse_flag=True, async_mode=False,
+                 use_gzip=False):
+        self.dir_name = os.path.abspath(dir_name)
+        self.worker_name = worker_name or "%s_%d" % (socket.gethostname(), os.getpid())
+        self.analyse_flag = analyse_flag
+        self.use_gzip = use_gzip
+        self.trace_dirs = []
+        self.kineto_traces = []
+        self._current = None
+
+    def _aiprof_prepare(self, _prof):
+        stamp = datetime.datetime.now().strftime("%Y%m%d%H%M%S%f")[:-3]
+        directory = os.path.join(self.dir_name, "%s_%s_aiprof_pt" % (self.worker_name, stamp))
+        suffix = 1
+        while os.path.exists(directory):
+            directory = os.path.join(self.dir_name, "%s_%s_%d_aiprof_pt" % (
+                self.worker_name, stamp, suffix))
+            suffix += 1
+        os.makedirs(directory)
+        self._current = directory
+        return directory
+
+    def __call__(self, prof):
+        directory = self._current or self._aiprof_prepare(prof)
+        self._current = None
+        self.trace_dirs.append(directory)
+        _write_json(os.path.join(directory, "profiler_info.json"), _profiler_info(prof))
+        metadata = dict(prof.metadata())
+        metadata["ENV_VARIABLES"] = {k: os.environ[k] for k in SAMPLED_ENVIRONMENT
+                                     if k in os.environ}
+        _write_json(os.path.join(directory, "profiler_metadata.json"), metadata)
+        suffix = ".pt.trace.json.gz" if self.use_gzip else ".pt.trace.json"
+        kineto = os.path.join(self.dir_name, "%s.%d%s" % (self.worker_name, time.time_ns(),
+                                                          suffix))
+        if prof.prof_dir:
+            prof.export_chrome_trace(kineto)
+            self.kineto_traces.append(kineto)
+            if self.analyse_flag:
+                _run_exporter(prof.prof_dir, os.path.join(directory, "aiprof_output"),
+                              prof.experimental_config.export_type)
+
+
+def _profiler_info(prof):
+    import torch
+
+    schedule = getattr(prof, "schedule", None)
+    return {
+        "config": {
+            "common_config": {
+                "activities": sorted(a.value for a in prof.activities),
+                "schedule": getattr(schedule, "__qualname__", str(schedule)),
+                "record_shapes": prof.record_shapes,
+                "profile_memory": prof.profile_memory,
+                "with_stack": prof.with_stack,
+                "with_flops": prof.with_flops,
+                "with_modules": prof.with_modules,
+            },
+            "experimental_config": prof.experimental_config.to_dict(),
+        },
+        "start_info": {"collectionTimeBegin": prof.start_time_ns},
+        "end_info": {"collectionTimeEnd": prof.end_time_ns},
+        "prof_dir": os.path.basename(prof.prof_dir or ""),
+        "step_num": getattr(prof, "step_num", None),
+        "aiprof_version": __version__,
+        "torch_version": torch.__version__,
+        "python": sys.version.split()[0],
+        "rank_id": int(os.environ.get("RANK", "-1")),
+    }
+
+
+def _run_exporter(prof_dir, output_dir, export_types):
+    """`aiprof export` writes the msprof-style deliverables into PROF_*/aiprof_output/;
+    they are moved to the trace directory's aiprof_output/ (torch_npu keeps them at the
+    top, in ASCEND_PROFILER_OUTPUT/). A missing CLI or a failed export is reported in
+    aiprof_output/ rather than failing the training job."""
+    cli = _native.find_cli()
+    os.makedirs(output_dir, exist_ok=True)
+    if cli is None:
+        with open(os.path.join(output_dir, "EXPORT_SKIPPED.txt"), "w") as handle:
+            handle.write("the aiprof CLI was not found; run `aiprof export --output=%s` later\n"
+                         % prof_dir)
+        return False
+    ok = True
+    for export_type in export_types:
+        command = [cli, "export", "--output=" + prof_dir, "--type=" + export_type]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            ok = False
+            with open(os.path.join(output_dir, "EXPORT_FAILED.txt"), "a") as handle:
+                handle.write("`%s` exited with %d:\n%s%s" % (
+                    " ".join(command), result.returncode, result.stdout, result.stderr))
+    exported = os.path.join(prof_dir, "aiprof_output")
+    if os.path.isdir(exported):
+        for name in os.listdir(exported):
+            shutil.move(os.path.join(exported, name), os.path.join(output_dir, name))
+        os.rmdir(exported)
+    for name in os.listdir(prof_dir):  # --type=db writes aiprof_*.db beside the data
+        if name.startswith("aiprof_") and name.endswith(".db"):
+            shutil.move(os.path.join(prof_dir, name), os.path.join(output_dir, name))
+    return ok
+
+
+def _write_json(path, value):
+    with open(path, "w") as handle:
+        json.dump(value, handle, indent=2, default=str)
+
+
+

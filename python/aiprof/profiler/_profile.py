@@ -1,0 +1,354 @@
+"""_KinetoProfile and profile: the torch.profiler / torch_npu.profiler classes on top of
+the aiprof runtime. Each recorded cycle is one runtime window (one PROF_* directory);
+exports read that directory back."""
+
+import atexit
+import functools
+import json
+import os
+import shutil
+import tempfile
+import time
+import warnings
+
+from .. import _native
+from ._config import ProfilerActivity, _ExperimentalConfig, supported_activities
+from ._memory_timeline import MemoryTimeline, live_tensor_categories
+from ._python_hooks import GcDetector, ModuleHooks
+from ._schedule import ProfilerAction, _default_schedule_fn
+from ._trace import TraceData
+
+_temporary_dirs = []
+
+
+@atexit.register
+def _remove_temporary_dirs():
+    for directory in _temporary_dirs:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+class _KinetoProfile:
+    """Low-level profiler: start()/stop() one window, then export."""
+
+    def __init__(self, *, activities=None, record_shapes=False, profile_memory=False,
+                 with_stack=False, with_flops=False, with_modules=False,
+                 experimental_config=None):
+        self.activities = set(activities) if activities else set(supported_activities())
+        unknown = [a for a in self.activities if not isinstance(a, ProfilerActivity)]
+        if unknown:
+            raise ValueError("activities must be ProfilerActivity values, got %r" % unknown)
+        self.record_shapes = record_shapes
+        self.profile_memory = profile_memory
+        self.with_stack = with_stack
+        self.with_flops = with_flops
+        self.with_modules = with_modules
+        self.experimental_config = experimental_config or _ExperimentalConfig()
+        self._metadata = {}
+        self._window = None
+        self._prof_dir = None
+        self._trace = None
+        self._memory_hints = {}
+        self._output_parent = None  # set by tensorboard_trace_handler for each cycle
+        self._module_hooks = None
+        self._gc_detector = None
+        self._joined_launcher_window = False
+        self.start_time_ns = 0
+        self.end_time_ns = 0
+
+    # ---- window lifecycle ----------------------------------------------------------
+
+    def start(self):
+        self.prepare_trace()
+        self.start_trace()
+
+    def stop(self):
+        self.stop_trace()
+
+    def prepare_trace(self):
+        _native.runtime()
+        if ProfilerActivity.CPU in self.activities and self.experimental_config.task_time() != "off":
+            _native.attach_torch()
+
+    def _data_types(self, native):
+        types = 0
+        if ProfilerActivity.CPU in self.activities:
+            types |= native.TYPE_TASK_TIME
+        if self.experimental_config.msprof_tx:
+            types |= native.TYPE_MSTX
+        if self.profile_memory:
+            types |= native.TYPE_MEMORY
+        if self.record_shapes:
+            types |= native.TYPE_SHAPES
+        if self.with_stack:
+            types |= native.TYPE_STACK
+        if ProfilerActivity.CUDA in self.activities or ProfilerActivity.NPU in self.activities:
+            types |= native.TYPE_RUNTIME_API
+        return types
+
+    def _options(self):
+        config = self.experimental_config
+        task_time = config.task_time() if ProfilerActivity.CPU in self.activities else "off"
+        options = {
+            "mode": "api",
+            "task_time": task_time,
+            "record_shapes": bool(self.record_shapes),
+            "profile_memory": bool(self.profile_memory),
+            "with_stack": bool(self.with_stack),
+            "with_modules": bool(self.with_modules),
+            "msproftx": config.msprof_tx,
+            "runtime_api": ProfilerActivity.CUDA in self.activities
+            or ProfilerActivity.NPU in self.activities,
+        }
+        if config.mstx_domain_include:
+            options["mstx_domain_include"] = config.mstx_domain_include
+        if config.mstx_domain_exclude:
+            options["mstx_domain_exclude"] = config.mstx_domain_exclude
+        return options
+
+    def start_trace(self):
+        native = _native.runtime()
+        self._trace = None
+        self._prof_dir = None
+        if native.is_collecting():
+            # Started by the `aiprof` launcher: its window already records everything.
+            self._joined_launcher_window = True
+            self.start_time_ns = time.time_ns()
+            return
+        output = self._output_parent
+        if output is None:
+            output = tempfile.mkdtemp(prefix="aiprof_")
+            _temporary_dirs.append(output)
+        os.makedirs(output, exist_ok=True)
+        native.init(output)
+        window = native.Window(self._data_types(native))
+        window.set_option("output", json.dumps(output))
+        for key, value in self._options().items():
+            window.set_option(key, json.dumps(value))
+        self.start_time_ns = time.time_ns()
+        window.start()
+        self._window = window
+        for key, value in self._metadata.items():
+            native.add_metadata("user." + key, json.dumps(value))
+        if self.with_stack:
+            native.set_python_tracer(True)
+        if self.with_modules:
+            self._module_hooks = ModuleHooks(native)
+        if self.experimental_config.gc_detect_threshold is not None:
+            self._gc_detector = GcDetector(native, self.experimental_config.gc_detect_threshold)
+
+    def stop_trace(self):
+        native = _native.runtime()
+        if self._joined_launcher_window:
+            # The launcher's window stays open; exports read what it has flushed so far.
+            self._joined_launcher_window = False
+            self.end_time_ns = time.time_ns()
+            self._prof_dir = native.current_dir() or None
+            return
+        if self._window is None:
+            return
+        if self.with_stack:
+            native.set_python_tracer(False)
+        for hooks in (self._module_hooks, self._gc_detector):
+            if hooks is not None:
+                hooks.remove()
+        self._module_hooks = self._gc_detector = None
+        if self.profile_memory:
+            self._memory_hints = live_tensor_categories()
+        try:
+            self._window.stop()
+        finally:
+            self._window = None
+        self.end_time_ns = time.time_ns()
+        self._prof_dir = native.current_dir()
+
+    # ---- results -------------------------------------------------------------------
+
+    @property
+    def prof_dir(self):
+        """The PROF_* directory of the last recorded window."""
+        return self._prof_dir
+
+    def _trace_data(self):
+        if self._trace is None:
+            if not self._prof_dir:
+                raise RuntimeError("no recorded window: call start()/stop() (or step through "
+                                   "an active schedule) before exporting")
+            self._trace = TraceData.read(self._prof_dir)
+        return self._trace
+
+    def events(self):
+        return self._trace_data().operators(include_user_annotations=True)
+
+    def key_averages(self):
+        return _KeyAverages(self._trace_data().operators())
+
+    def _trace_metadata(self):
+        metadata = dict(self._metadata)
+        for flag in ("profile_memory", "with_stack", "record_shapes", "with_modules",
+                     "with_flops"):
+            if getattr(self, flag):
+                metadata[flag] = 1
+        return metadata
+
+    def export_chrome_trace(self, path):
+        self._trace_data().write_chrome_trace(path, self._trace_metadata())
+        return path
+
+    def export_stacks(self, path, metric="self_cpu_time_total"):
+        lines = self._trace_data().folded_stacks(metric)
+        with open(path, "w") as handle:
+            for line in lines:
+                handle.write(line + "\n")
+
+    def export_memory_timeline(self, path, device=None):
+        if not self.profile_memory:
+            raise RuntimeError("export_memory_timeline needs profile_memory=True")
+        if device is None:
+            import torch
+
+            device = "cuda:0" if torch.cuda.is_available() else "cpu"
+        MemoryTimeline(self._trace_data(), device, self._memory_hints).export(path)
+
+    def memory_timeline(self, device="cpu"):
+        return MemoryTimeline(self._trace_data(), device, self._memory_hints)
+
+    def add_metadata(self, key, value):
+        """A string value (stored as given)."""
+        self._add_metadata(key, str(value))
+
+    def add_metadata_json(self, key, value):
+        """A JSON text value (parsed, stored as JSON)."""
+        self._add_metadata(key, json.loads(value))
+
+    def _add_metadata(self, key, value):
+        self._metadata[key] = value
+        if self._window is not None:
+            _native.runtime().add_metadata("user." + key, json.dumps(value))
+
+    def metadata(self):
+        return dict(self._metadata)
+
+
+class _KeyAverages(list):
+    """Per-operator aggregates (count, total and self time in us), like key_averages()."""
+
+    def __init__(self, events):
+        rows = {}
+        for event in events:
+            row = rows.setdefault(event.name, {"key": event.name, "count": 0,
+                                               "cpu_time_total": 0.0,
+                                               "self_cpu_time_total": 0.0})
+            row["count"] += 1
+            row["cpu_time_total"] += event.cpu_time_total
+            row["self_cpu_time_total"] += event.self_cpu_time_total
+        super().__init__(sorted(rows.values(), key=lambda r: -r["self_cpu_time_total"]))
+
+    def table(self, row_limit=100):
+        lines = ["%-60s %8s %14s %14s" % ("Name", "Calls", "CPU total(us)", "Self CPU(us)")]
+        for row in self[:row_limit]:
+            lines.append("%-60s %8d %14.3f %14.3f" % (row["key"][:60], row["count"],
+                                                      row["cpu_time_total"],
+                                                      row["self_cpu_time_total"]))
+        return "\n".join(lines)
+
+
+class profile(_KinetoProfile):
+    """torch.profiler.profile with aiprof underneath: context manager or start/step/stop,
+    an optional schedule, and on_trace_ready called after each RECORD_AND_SAVE step."""
+
+    def __init__(self, *, activities=None, schedule=None, on_trace_ready=None,
+                 record_shapes=False, profile_memory=False, with_stack=False, with_flops=False,
+                 with_modules=False, experimental_config=None, use_cuda=None):
+        if use_cuda is not None:
+            activities = set(activities or [ProfilerActivity.CPU])
+            if use_cuda:
+                activities.add(ProfilerActivity.CUDA)
+        super().__init__(activities=activities, record_shapes=record_shapes,
+                         profile_memory=profile_memory, with_stack=with_stack,
+                         with_flops=with_flops, with_modules=with_modules,
+                         experimental_config=experimental_config)
+        if schedule:
+            self.schedule = schedule
+            self.record_steps = True
+        else:
+            self.schedule = _default_schedule_fn
+            self.record_steps = False
+        self.on_trace_ready = on_trace_ready
+        self.step_num = 0
+        self.current_action = self.schedule(self.step_num)
+        self.step_rec_fn = None
+        self.traces_ready = 0
+        N, W, R, S = (ProfilerAction.NONE, ProfilerAction.WARMUP, ProfilerAction.RECORD,
+                      ProfilerAction.RECORD_AND_SAVE)
+        warn = functools.partial
+        self.action_map = {
+            (N, N): [], (N, W): [self.prepare_trace],
+            (N, R): [self.prepare_trace, self.start_trace],
+            (N, S): [self.prepare_trace, self.start_trace],
+            (W, N): [warn(warnings.warn, "Incorrect schedule: WARMUP followed by NONE"),
+                     self.start_trace, self.stop_trace],
+            (W, W): [], (W, R): [self.start_trace], (W, S): [self.start_trace],
+            (R, N): [warn(warnings.warn, "Incorrect schedule: RECORD followed by NONE"),
+                     self.stop_trace],
+            (R, W): [warn(warnings.warn, "Incorrect schedule: RECORD followed by WARMUP"),
+                     self.stop_trace],
+            (R, R): [], (R, S): [],
+            (S, N): [self.stop_trace, self._trace_ready],
+            (S, W): [self.stop_trace, self._trace_ready, self.prepare_trace],
+            (S, R): [self.stop_trace, self._trace_ready, self.prepare_trace, self.start_trace],
+            (S, S): [self.stop_trace, self._trace_ready, self.prepare_trace, self.start_trace],
+            (W, None): [self.start_trace, self.stop_trace],
+            (R, None): [self.stop_trace, self._trace_ready],
+            (S, None): [self.stop_trace, self._trace_ready],
+        }
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self.stop()
+
+    def start(self):
+        self._transit_action(ProfilerAction.NONE, self.current_action)
+        self._enter_step()
+
+    def stop(self):
+        self._exit_step()
+        self._transit_action(self.current_action, None)
+
+    def step(self):
+        self._exit_step()
+        prev_action = self.current_action
+        self.step_num += 1
+        self.current_action = self.schedule(self.step_num)
+        self._transit_action(prev_action, self.current_action)
+        self._enter_step()
+
+    def _enter_step(self):
+        if not self.record_steps:
+            return
+        import torch
+
+        self.step_rec_fn = torch.autograd.profiler.record_function(
+            "ProfilerStep#" + str(self.step_num))
+        self.step_rec_fn.__enter__()
+
+    def _exit_step(self):
+        if self.record_steps and self.step_rec_fn is not None:
+            self.step_rec_fn.__exit__(None, None, None)
+            self.step_rec_fn = None
+
+    def start_trace(self):
+        prepare = getattr(self.on_trace_ready, "_aiprof_prepare", None)
+        self._output_parent = prepare(self) if prepare is not None else None
+        super().start_trace()
+
+    def _trace_ready(self):
+        self.traces_ready += 1
+        if self.on_trace_ready:
+            self.on_trace_ready(self)
+
+    def _transit_action(self, prev_action, current_action):
+        for action in self.action_map.get((prev_action, current_action), []):
+            action()

@@ -1,0 +1,79 @@
+"""aiprof launch hook. The aiprof runtime, preloaded by `aiprof --task-time=on ...`, puts
+this directory first on PYTHONPATH; Python imports this module at startup. Once the
+program imports torch, libaiprof_torch.so is loaded into the preloaded runtime so
+operators are recorded without changing the script (plus nn.Module ranges and the Python
+call stack when the launcher's options ask for them). The interpreter's own
+sitecustomize, if any, still runs (imported after this one)."""
+
+import importlib
+import importlib.abc
+import os
+import sys
+
+_HOOK_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _chain_next_sitecustomize():
+    saved_path = list(sys.path)
+    ours = sys.modules.pop("sitecustomize", None)
+    try:
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HOOK_DIR]
+        importlib.import_module("sitecustomize")
+    except ImportError:
+        pass
+    finally:
+        sys.path[:] = saved_path
+        if ours is not None:
+            sys.modules["sitecustomize"] = ours
+
+
+def _attach():
+    try:
+        import json
+
+        options = json.loads(os.environ.get("AIPROF_OPTIONS", "{}"))
+        package_dir = os.path.dirname(_HOOK_DIR)
+        if package_dir not in sys.path:
+            sys.path.append(package_dir)
+        from aiprof import _native
+
+        native = _native.runtime()
+        _native.attach_torch()
+        if options.get("with_modules"):
+            from aiprof.profiler._python_hooks import ModuleHooks
+
+            ModuleHooks(native)
+        if options.get("with_stack"):
+            native.set_python_tracer(True)
+    except Exception as error:  # never break the job: report and run unprofiled
+        sys.stderr.write("aiprof: PyTorch operators are not recorded: %s\n" % error)
+
+
+class _TorchWatcher(importlib.abc.MetaPathFinder):
+    """Wraps the loader of the `torch` module so the plugin attaches right after
+    torch/__init__.py has run."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "torch":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("torch")
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_then_attach(module):
+            exec_module(module)
+            _attach()
+
+        spec.loader.exec_module = exec_then_attach
+        return spec
+
+
+import importlib.util  # noqa: E402
+
+if "torch" in sys.modules:
+    _attach()
+else:
+    sys.meta_path.insert(0, _TorchWatcher())
+_chain_next_sitecustomize()

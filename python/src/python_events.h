@@ -1,0 +1,23 @@
+// Records the Python side adds to a collection window: markers (mstx), nn.Module
+// begin/end, garbage collections and the Python call stack (with_stack).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace aiprof::python {
+
+// mstx markers through the runtime's mstx API; an empty domain is the default domain.
+void EmitMark(const std::string& message, const std::string& domain);
+uint64_t EmitRangeStart(const std::string& message, const std::string& domain);  // 0: not recorded
+void EmitRangeEnd(uint64_t range_id, const std::string& domain);
+void EmitModuleBegin(const std::string& name);
+void EmitModuleEnd();
+void EmitGc(uint64_t start_ts, uint64_t end_ts, int generation, uint32_t collected,
+            uint32_t uncollectable);
+
+// Installs (or removes) a C-level profile function on the calling thread that records
+// Python and builtin calls as kPyCall / kPyReturn. Needs the GIL.
+void SetPythonTracer(bool enabled);
+
+}  // namespace aiprof::python

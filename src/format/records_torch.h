@@ -1,0 +1,171 @@
+// Record kinds of the PyTorch source (kind range 48-79): framework operators from
+// RecordFunction callbacks, allocator events, and what the Python package adds (Python
+// call stack, nn.Module hierarchy, garbage collections). Written by
+// src/sources/torch (libaiprof_torch.so) and python/src (the _aiprof extension).
+//
+// Everything is raw: names are string ids, shapes are integers, scalars are their bits.
+// Formatting happens in the parser.
+#pragma once
+
+#include <cstdint>
+
+#include "format/records.h"
+
+namespace aiprof::format {
+
+enum class TorchKind : uint8_t {
+  // An operator (RecordFunction) starts on this thread.
+  // arg: operator name string id. aux: TorchOpFlags (low byte: at::RecordScope).
+  // ext word 0: TorchOpIds. ext word 1: TorchOpThreads.
+  // ext words 2..: with record_shapes, the packed input stream (TorchInputTag).
+  kOpBegin = 48,
+  // The operator with TorchOpIds::record_id (low 32 bits in arg) ends. aux: scope.
+  // It normally ends on the thread that began it; async operators may end elsewhere.
+  kOpEnd = 49,
+  // Allocator event (profile_memory). aux: TorchDevice. ext word 0: TorchMemoryBlock,
+  // ext word 1: TorchMemoryTotals.
+  kMemory = 50,
+  // Python function entered (with_stack). arg: "file(line): function" string id.
+  kPyCall = 51,
+  // The innermost Python function of this thread returned (with_stack).
+  kPyReturn = 52,
+  // nn.Module forward entered (with_modules). arg: "nn.Module: Class_N" string id.
+  kModuleBegin = 53,
+  // The innermost module forward of this thread returned.
+  kModuleEnd = 54,
+  // One Python garbage collection longer than the threshold. ts: start.
+  // arg: generation. ext word 0: TorchGc.
+  kGc = 55,
+  // Allocation failure. aux: TorchDevice. ext word 0: TorchMemoryBlock (address 0),
+  // ext word 1: TorchMemoryTotals.
+  kOutOfMemory = 56,
+};
+
+inline constexpr uint8_t ToKind(TorchKind kind) {
+  return static_cast<uint8_t>(kind);
+}
+
+// aux of kOpBegin: low byte at::RecordScope (0 FUNCTION, 1 BACKWARD_FUNCTION,
+// 2 TORCHSCRIPT_FUNCTION, 3 KERNEL_FUNCTION_DTYPE, 4 CUSTOM_CLASS, 5 BUILD_FEATURE,
+// 6 LITE_INTERPRETER, 7 USER_SCOPE, ...), high byte flags.
+inline constexpr uint16_t kTorchOpScopeMask = 0x00ff;
+inline constexpr uint16_t kTorchOpAsync = 1u << 8;
+inline constexpr uint16_t kTorchOpInputsTruncated = 1u << 9;  // more inputs than fit
+
+struct TorchOpIds {
+  uint64_t record_id;   // RecordFunction handle, unique in the process, never 0
+  int64_t sequence_nr;  // autograd sequence number, -1 if none
+};
+static_assert(sizeof(TorchOpIds) == 16);
+
+struct TorchOpThreads {
+  uint64_t forward_thread_id;  // torch logical thread id of the forward op (backward ops), 0 else
+  uint64_t thread_id;          // torch logical thread id running this op (at::RecordFunction)
+};
+static_assert(sizeof(TorchOpThreads) == 16);
+
+// The packed input stream is a sequence of u64 values filling ext words 2.. (two per
+// word; a trailing zero pads). Each input starts with a descriptor:
+//   bits 0-7 TorchInputTag, bits 8-15 c10::ScalarType (tensors), bits 16-23 rank,
+// followed by `rank` dims (tensors) or one raw value (scalars: int64, double bits, bool).
+// A zero descriptor (kEnd) ends the stream.
+enum class TorchInputTag : uint8_t {
+  kEnd = 0,
+  kTensor = 1,      // rank dims follow
+  kInt = 2,         // int64 follows
+  kDouble = 3,      // IEEE double bits follow
+  kBool = 4,        // 0/1 follows
+  kNone = 5,        // nothing follows
+  kTensorList = 6,  // nothing follows ("TensorList")
+  kOther = 7,       // string, list, object...: nothing follows ("")
+  kUndefinedTensor = 8,
+  kScalarList = 9,  // int or double list ("ScalarList")
+};
+inline constexpr uint32_t kTorchMaxInputValues = 62;  // 31 ext words
+inline constexpr uint32_t kTorchMaxRank = 8;          // higher ranks keep the first 8 dims
+
+inline constexpr uint64_t TorchInputDescriptor(TorchInputTag tag, uint8_t dtype, uint8_t rank) {
+  return static_cast<uint64_t>(tag) | (static_cast<uint64_t>(dtype) << 8) |
+         (static_cast<uint64_t>(rank) << 16);
+}
+
+// aux of memory records: low byte c10::DeviceType (0 CPU, 1 CUDA, ...), high byte device
+// index + 1 (0: no index).
+struct TorchMemoryBlock {
+  uint64_t address;
+  int64_t bytes;  // > 0 allocation, < 0 free
+};
+static_assert(sizeof(TorchMemoryBlock) == 16);
+
+struct TorchMemoryTotals {
+  int64_t total_allocated;
+  int64_t total_reserved;
+};
+static_assert(sizeof(TorchMemoryTotals) == 16);
+
+struct TorchGc {
+  uint64_t end_ts;     // process clock
+  uint32_t collected;  // objects collected
+  uint32_t uncollectable;
+};
+static_assert(sizeof(TorchGc) == 16);
+
+inline const char* TorchKindName(uint8_t kind) {
+  switch (static_cast<TorchKind>(kind)) {
+    case TorchKind::kOpBegin:
+      return "torch_op_begin";
+    case TorchKind::kOpEnd:
+      return "torch_op_end";
+    case TorchKind::kMemory:
+      return "torch_memory";
+    case TorchKind::kPyCall:
+      return "torch_py_call";
+    case TorchKind::kPyReturn:
+      return "torch_py_return";
+    case TorchKind::kModuleBegin:
+      return "torch_module_begin";
+    case TorchKind::kModuleEnd:
+      return "torch_module_end";
+    case TorchKind::kGc:
+      return "torch_gc";
+    case TorchKind::kOutOfMemory:
+      return "torch_out_of_memory";
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace aiprof::format
+
+namespace aiprof::format {
+
+// c10::ScalarType as PyTorch's profiler prints it (caffe2::TypeMeta::name()).
+inline const char* TorchScalarTypeName(uint8_t scalar_type) {
+  static constexpr const char* kNames[] = {"unsigned char",
+                                           "signed char",
+                                           "short int",
+                                           "int",
+                                           "long int",
+                                           "c10::Half",
+                                           "float",
+                                           "double",
+                                           "c10::complex<c10::Half>",
+                                           "c10::complex<float>",
+                                           "c10::complex<double>",
+                                           "bool",
+                                           "c10::qint8",
+                                           "c10::quint8",
+                                           "c10::qint32",
+                                           "c10::BFloat16",
+                                           "c10::quint4x2",
+                                           "c10::quint2x4"};
+  return scalar_type < sizeof(kNames) / sizeof(kNames[0]) ? kNames[scalar_type] : "unknown";
+}
+
+// Bytes per element of a c10::ScalarType (0 for unknown), for memory estimates.
+inline uint32_t TorchScalarTypeBytes(uint8_t scalar_type) {
+  static constexpr uint8_t kBytes[] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1};
+  return scalar_type < sizeof(kBytes) ? kBytes[scalar_type] : 0;
+}
+
+}  // namespace aiprof::format

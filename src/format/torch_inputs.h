@@ -1,0 +1,34 @@
+// Decodes the packed operator input stream of TorchKind::kOpBegin records into the
+// strings PyTorch's profiler shows ("Input Dims", "Input type", "Concrete Inputs").
+// Shared by the Python package's reader and the model importer.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "format/records_torch.h"
+
+namespace aiprof::format {
+
+struct TorchInput {
+  TorchInputTag tag = TorchInputTag::kOther;
+  uint8_t scalar_type = 0;
+  std::vector<int64_t> dims;  // tensors
+  std::string type;           // "float", "Scalar", "TensorList", "" ...
+  std::string concrete;       // scalars: their value; "" otherwise
+};
+
+// `values` are the u64 values of ext words 2.. of the record. Stops at kEnd or at a
+// descriptor that does not fit (a truncated stream decodes what is whole).
+std::vector<TorchInput> DecodeTorchInputs(std::span<const uint64_t> values);
+
+// "[[32, 64], [], [64]]" (Kineto's Input Dims).
+std::string FormatInputDims(const std::vector<TorchInput>& inputs);
+// "32,64;;64" (msprof op_summary Input Shapes: ',' between dims, ';' between tensors).
+std::string FormatInputShapes(const std::vector<TorchInput>& inputs);
+// "float;;float" (msprof Input Data Types).
+std::string FormatInputTypes(const std::vector<TorchInput>& inputs);
+
+}  // namespace aiprof::format

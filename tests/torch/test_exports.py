@@ -1,0 +1,170 @@
+"""What a trace handler and the export methods write: the *_aiprof_pt directory, the
+Kineto-named Chrome trace, folded stacks, the memory timeline, markers and GC."""
+
+import gc
+import glob
+import gzip
+import json
+import os
+import re
+import tempfile
+import unittest
+import warnings
+
+import torch
+
+import aiprof
+import aiprof._native
+import aiprof.profiler as aiprof_profiler
+from torch_models import mlp_step
+
+KINETO_KEYS = ["schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds",
+               "traceEvents", "traceName"]
+
+
+class ExportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        warnings.simplefilter("ignore")
+        torch.set_num_threads(1)
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.out = cls.tmp.name
+        cls.handler = aiprof_profiler.tensorboard_trace_handler(cls.out, worker_name="worker0")
+        step = mlp_step()
+        config = aiprof_profiler._ExperimentalConfig(msprof_tx=True, gc_detect_threshold=0)
+        with aiprof_profiler.profile(
+                activities=[aiprof_profiler.ProfilerActivity.CPU],
+                schedule=aiprof_profiler.schedule(wait=0, warmup=1, active=2, repeat=1),
+                on_trace_ready=cls.handler, record_shapes=True, profile_memory=True,
+                with_stack=True, with_modules=True, experimental_config=config) as prof:
+            prof.add_metadata("run", "export-test")
+            prof.add_metadata_json("sizes", '{"batch": 16}')
+            for _ in range(4):
+                aiprof.mstx.mark("step begins")
+                with aiprof.mstx.mstx_range("train step"):
+                    step()
+                gc.collect()
+                prof.step()
+        cls.prof = prof
+        cls.trace_path = cls.handler.kineto_traces[0]
+        with open(cls.trace_path) as handle:
+            cls.trace = json.load(handle)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def events(self, cat=None, name=None):
+        return [e for e in self.trace["traceEvents"]
+                if (cat is None or e.get("cat") == cat) and (name is None or e.get("name") == name)]
+
+    def test_handler_directory(self):
+        self.assertEqual(len(self.handler.trace_dirs), 1)
+        directory = self.handler.trace_dirs[0]
+        self.assertRegex(os.path.basename(directory), r"^worker0_\d{17}_aiprof_pt$")
+        with open(os.path.join(directory, "profiler_info.json")) as handle:
+            info = json.load(handle)
+        self.assertTrue(info["config"]["common_config"]["record_shapes"])
+        self.assertEqual(info["config"]["experimental_config"]["_gc_detect_threshold"], 0)
+        with open(os.path.join(directory, "profiler_metadata.json")) as handle:
+            metadata = json.load(handle)
+        self.assertEqual(metadata["run"], "export-test")
+        self.assertEqual(metadata["sizes"], {"batch": 16})
+        self.assertIn("ENV_VARIABLES", metadata)
+        prof_dirs = glob.glob(os.path.join(directory, "PROF_*"))
+        self.assertEqual(len(prof_dirs), 1)
+        self.assertTrue(glob.glob(os.path.join(prof_dirs[0], "host", "data", "aiprof.*.data")))
+        output = os.path.join(directory, "aiprof_output")
+        self.assertTrue(os.path.isdir(output))
+        if aiprof._native.find_cli() is not None:  # `aiprof export` ran on the window
+            files = os.listdir(output)
+            self.assertFalse([f for f in files if f.startswith("EXPORT_")], files)
+            for name in ("operator_details.csv", "operator_memory.csv", "memory_record.csv"):
+                self.assertIn(name, files)
+            self.assertTrue([f for f in files if f.startswith("trace_view_")], files)
+            with open(os.path.join(output, "operator_memory.csv")) as handle:
+                header = handle.readline().strip()
+            self.assertTrue(header.startswith("Name,Size(KB),Allocation Time(us),Release Time(us)"))
+
+    def test_kineto_trace(self):
+        self.assertRegex(os.path.basename(self.trace_path), r"^worker0\.\d+\.pt\.trace\.json$")
+        for key in KINETO_KEYS:
+            self.assertIn(key, self.trace)
+        self.assertEqual(self.trace["run"], "export-test")
+        self.assertEqual(self.trace["record_shapes"], 1)
+        steps = sorted(e["name"] for e in self.events("user_annotation")
+                       if e["name"].startswith("ProfilerStep#"))
+        self.assertEqual(steps, ["ProfilerStep#1", "ProfilerStep#2"])
+        addmm = self.events("cpu_op", "aten::addmm")
+        self.assertTrue(addmm)
+        args = addmm[0]["args"]
+        for key in ("External id", "Record function id", "Input Dims", "Input type",
+                    "Call stack", "Module Hierarchy"):
+            self.assertIn(key, args)
+        self.assertEqual(args["Input Dims"][:3], [[64], [16, 32], [32, 64]])
+        self.assertEqual(args["Input type"][:3], ["float", "float", "float"])
+        self.assertIn("Linear_0", args["Module Hierarchy"])
+        backward = [e for e in self.events("cpu_op") if "Sequence number" in e["args"]]
+        self.assertTrue(backward)
+        starts = {e["id"] for e in self.events("fwdbwd") if e["ph"] == "s"}
+        finishes = {e["id"] for e in self.events("fwdbwd") if e["ph"] == "f"}
+        self.assertTrue(starts)
+        self.assertEqual(starts, finishes)
+        self.assertTrue(self.events(name="[memory]"))
+        self.assertTrue(self.events("python_function"))
+        self.assertTrue(self.events("gc", "GC"))
+        self.assertEqual(len([e for e in self.events(name="step begins") if e["ph"] == "i"]), 2)
+        self.assertEqual(len(self.events("user_annotation", "train step")), 2)
+
+    def test_export_stacks_is_folded_format(self):
+        path = os.path.join(self.out, "stacks.txt")
+        self.prof.export_stacks(path, "self_cpu_time_total")
+        with open(path) as handle:
+            lines = handle.read().splitlines()
+        self.assertTrue(lines)
+        folded = re.compile(r"^[^ ;\t]+(;[^ ;\t]+)* [1-9]\d*$")
+        for line in lines:
+            self.assertRegex(line, folded)
+        self.assertTrue(any(".py(" in line for line in lines))  # with_stack frames
+        table = str.maketrans(" ;\t\n", "____")
+        operators = {e.name.translate(table) for e in self.prof.events()}
+        for line in lines:
+            self.assertIn(line.rsplit(" ", 1)[0].split(";")[-1], operators)
+
+    def test_memory_timeline_matches_allocator(self):
+        timeline = self.prof.memory_timeline("cpu")
+        self.assertTrue(timeline.allocator_totals)
+        running, by_time = 0, {}
+        for ts, _action, size, _category in timeline.events:
+            running += size
+            by_time[ts] = running
+        for ts, total_allocated in timeline.allocator_totals:
+            self.assertEqual(by_time[ts], total_allocated)
+        for suffix in (".json", ".raw.json.gz", ".html"):
+            path = os.path.join(self.out, "memory" + suffix)
+            self.prof.export_memory_timeline(path, device="cpu")
+            self.assertGreater(os.path.getsize(path), 0)
+        with open(os.path.join(self.out, "memory.json")) as handle:
+            times, sizes = json.load(handle)
+        self.assertEqual(len(times), len(sizes))
+        self.assertTrue(all(len(row) == 9 and row[0] == 0 for row in sizes))
+        self.assertEqual(sum(sizes[-1]), timeline.allocator_totals[-1][1])
+        with gzip.open(os.path.join(self.out, "memory.raw.json.gz"), "rt") as handle:
+            raw = json.load(handle)
+        self.assertEqual(sum(event[2] for event in raw), timeline.allocator_totals[-1][1])
+
+    def test_kinetoprofile_export_chrome_trace(self):
+        prof = aiprof_profiler._KinetoProfile(activities=[aiprof_profiler.ProfilerActivity.CPU])
+        x = torch.randn(8, 8)
+        prof.start()
+        torch.mm(x, x)
+        prof.stop()
+        path = os.path.join(self.out, "kineto_profile.json")
+        prof.export_chrome_trace(path)
+        with open(path) as handle:
+            trace = json.load(handle)
+        self.assertIn("aten::mm", {e["name"] for e in trace["traceEvents"]})
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,201 @@
+// The torch importer on a hand-built raw file: a forward op with shapes inside a module
+// and a Python frame, its backward op (fwdbwd flow), a record_function range, allocator
+// events and a GC.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "export/csv/framework_summaries.h"
+#include "format/records_torch.h"
+#include "model/parser.h"
+#include "support/raw_data_builder.h"
+
+namespace aiprof {
+namespace {
+
+using format::TorchInputDescriptor;
+using format::TorchInputTag;
+using format::TorchKind;
+
+constexpr uint32_t kPid = 777, kTid = 11;
+constexpr uint64_t kBase = 1'000'000;
+constexpr int64_t kRealtimeOffset = 1'700'000'000'000'000'000;
+
+struct OpBegin {
+  format::TorchOpIds ids;
+  format::TorchOpThreads threads;
+  uint64_t inputs[8];
+};
+
+std::string WriteTorchProfDir(const std::string& parent) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(parent) / "PROF_000001_20260101000000000_TORCHIMPORTER0001";
+  fs::create_directories(dir / "host" / "data");
+  const std::string metadata = testing::MetadataJson(
+      kPid, "node1", false, 0, 0, kRealtimeOffset + kBase, kRealtimeOffset + kBase + 10'000);
+  testing::RawProcessWriter w((dir / "host" / "data" / "aiprof.777.data").string(), kPid, metadata);
+  w.ClockSync(kBase, kBase, kRealtimeOffset + kBase);
+  auto& t = w.Thread(kTid);
+  auto kind = [](TorchKind k) { return format::ToKind(k); };
+  t.Add(kind(TorchKind::kPyCall), kBase + 100, 0, w.Intern("train.py(10): step"));
+  t.Add(kind(TorchKind::kModuleBegin), kBase + 150, 0, w.Intern("nn.Module: Linear_0"));
+  // aten::addmm(bias[64], input[16,32], weight[32,64], beta=1, alpha=1), seq 5 on torch thread 1.
+  OpBegin addmm{{41, 5}, {0, 1}, {}};
+  uint64_t values[] = {TorchInputDescriptor(TorchInputTag::kTensor, 6, 1),
+                       64,
+                       TorchInputDescriptor(TorchInputTag::kTensor, 6, 2),
+                       16,
+                       32,
+                       TorchInputDescriptor(TorchInputTag::kTensor, 6, 2),
+                       32,
+                       64};
+  std::memcpy(addmm.inputs, values, sizeof(values));
+  t.AddWith(kind(TorchKind::kOpBegin), kBase + 200, 0, w.Intern("aten::addmm"), addmm);
+  format::TorchMemoryBlock block{0x1000, 4096};
+  format::TorchMemoryTotals totals{4096, 8192};
+  struct {
+    format::TorchMemoryBlock block;
+    format::TorchMemoryTotals totals;
+  } alloc{block, totals}, release{{0x1000, -4096}, {0, 8192}};
+  t.AddWith(kind(TorchKind::kMemory), kBase + 250, 0, 0, alloc);
+  t.Add(kind(TorchKind::kOpEnd), kBase + 400, 0, 41);
+  t.Add(kind(TorchKind::kModuleEnd), kBase + 450, 0, 0);
+  t.Add(kind(TorchKind::kPyReturn), kBase + 500, 0, 0);
+  struct {
+    format::TorchOpIds ids;
+    format::TorchOpThreads threads;
+  } range{{42, -1}, {0, 1}}, backward{{43, 5}, {1, 1}};
+  t.AddWith(kind(TorchKind::kOpBegin), kBase + 600, 7, w.Intern("ProfilerStep#3"), range);
+  t.AddWith(kind(TorchKind::kOpBegin), kBase + 700, 0,
+            w.Intern("autograd::engine::evaluate_function: AddmmBackward0"), backward);
+  t.AddWith(kind(TorchKind::kMemory), kBase + 800, 0, 0, release);
+  t.Add(kind(TorchKind::kOpEnd), kBase + 900, 0, 43);
+  format::TorchGc gc{kBase + 980, 12, 0};
+  t.AddWith(kind(TorchKind::kGc), kBase + 950, 0, 2, gc);
+  t.Add(kind(TorchKind::kOpEnd), kBase + 1000, 7, 42);
+  w.ClockSync(kBase + 10'000, kBase + 10'000, kRealtimeOffset + kBase + 10'000);
+  w.Close();
+  return dir.string();
+}
+
+class TorchImporterTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(::testing::TempDir() + "/torch_importer_" + std::to_string(getpid()));
+    model_ = new model::Model(model::ParseProfDir(WriteTorchProfDir(*dir_)));
+  }
+  static void TearDownTestSuite() {
+    std::filesystem::remove_all(*dir_);
+    delete model_;
+    delete dir_;
+  }
+  static uint32_t Slice(std::string_view name) {
+    for (uint32_t row = 0; row < model_->slices.size(); ++row) {
+      if (model_->Str(model_->slices.name[row]) == name) return row;
+    }
+    ADD_FAILURE() << "no slice " << name;
+    return 0;
+  }
+  static std::string Arg(uint32_t slice, std::string_view key) {
+    const auto& args = model_->args;
+    const uint32_t set = model_->slices.args[slice];
+    for (uint32_t i = args.set_begin[set]; i < args.set_begin[set + 1]; ++i) {
+      if (model_->Str(args.key[i]) != key) continue;
+      switch (args.type[i]) {
+        case model::ArgType::kString:
+        case model::ArgType::kJson:
+          return std::string(model_->Str(static_cast<model::StringId>(args.value[i])));
+        case model::ArgType::kInt:
+          return std::to_string(static_cast<int64_t>(args.value[i]));
+        default:
+          return std::to_string(args.value[i]);
+      }
+    }
+    return "<missing>";
+  }
+  static std::string* dir_;
+  static model::Model* model_;
+};
+std::string* TorchImporterTest::dir_ = nullptr;
+model::Model* TorchImporterTest::model_ = nullptr;
+
+TEST_F(TorchImporterTest, OperatorsAreCpuOpSlicesWithKinetoArgs) {
+  const uint32_t addmm = Slice("aten::addmm");
+  EXPECT_EQ(model_->Str(model_->slices.category[addmm]), "cpu_op");
+  EXPECT_EQ(model_->slices.ts[addmm], kRealtimeOffset + kBase + 200);
+  EXPECT_EQ(model_->slices.dur(addmm), 200);
+  EXPECT_EQ(Arg(addmm, "External id"), "41");
+  EXPECT_EQ(Arg(addmm, "Sequence number"), "5");
+  EXPECT_EQ(Arg(addmm, "Fwd thread id"), "1");
+  EXPECT_EQ(Arg(addmm, "Input Dims"), "[[64], [16, 32], [32, 64]]");
+  EXPECT_EQ(Arg(addmm, "Input type"), R"(["float", "float", "float"])");
+  EXPECT_EQ(Arg(addmm, "Call stack"), "train.py(10): step");
+  EXPECT_EQ(Arg(addmm, "Module Hierarchy"), "Linear_0");
+  EXPECT_EQ(model_->Str(model_->slices.category[Slice("ProfilerStep#3")]), "user_annotation");
+  EXPECT_EQ(model_->Str(model_->slices.category[Slice("train.py(10): step")]), "python_function");
+  EXPECT_EQ(model_->Str(model_->slices.category[Slice("GC")]), "gc");
+  EXPECT_EQ(model_->slices.dur(Slice("GC")), 30);
+}
+
+TEST_F(TorchImporterTest, ForwardLinksToBackward) {
+  ASSERT_EQ(model_->flows.size(), 1u);
+  EXPECT_EQ(model_->Str(model_->flows.category[0]), "fwdbwd");
+  EXPECT_EQ(model_->flows.from_slice[0], Slice("aten::addmm"));
+  EXPECT_EQ(model_->flows.to_slice[0],
+            Slice("autograd::engine::evaluate_function: AddmmBackward0"));
+}
+
+TEST_F(TorchImporterTest, MemoryEventsAreInstantsAndCounters) {
+  int memory_instants = 0;
+  for (uint32_t row = 0; row < model_->instants.size(); ++row) {
+    memory_instants += model_->Str(model_->instants.name[row]) == "[memory]";
+  }
+  EXPECT_EQ(memory_instants, 2);
+  std::vector<double> allocated;
+  for (uint32_t row = 0; row < model_->counters.size(); ++row) {
+    if (model_->Str(model_->counter_series.name[model_->counters.series[row]]) ==
+        "Total Allocated (CPU)") {
+      allocated.push_back(model_->counters.value[row]);
+    }
+  }
+  EXPECT_EQ(allocated, (std::vector<double>{4096, 0}));
+}
+
+std::vector<std::string> Lines(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_F(TorchImporterTest, FrameworkSummaries) {
+  const std::string out = *dir_ + "/summaries";
+  std::filesystem::create_directories(out);
+  std::vector<std::string> written, errors;
+  exporter::WriteFrameworkSummaries(
+      *model_, {out, "20260101000000", exporter::SummaryFormat::kCsv, &written, &errors});
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(written.size(), 3u);
+
+  const auto details = Lines(out + "/operator_details.csv");
+  ASSERT_EQ(details.size(), 3u);  // header, aten::addmm, the backward op
+  EXPECT_EQ(details[0].substr(0, 40), "Name,Input Shapes,Call Stack,Host Self D");
+  EXPECT_EQ(details[1], "aten::addmm,\"64;16,32;32,64\",train.py(10): step,0.200,0.200,0,0,0,0");
+
+  const auto memory = Lines(out + "/operator_memory.csv");
+  ASSERT_EQ(memory.size(), 2u);  // one block: allocated in aten::addmm, freed in backward
+  EXPECT_EQ(memory[1],
+            "aten::addmm,4.000,1700000000001000.250,1700000000001000.800,"
+            "1700000000001000.800,0.550,0.550,0.003906,0.007812,0.003906,0.000000,0.007812,"
+            "0.000000,,CPU");
+  const auto records = Lines(out + "/memory_record.csv");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[1], "PTA,1700000000001000.250,0.003906,0.007812,0.003906,,CPU");
+}
+
+}  // namespace
+}  // namespace aiprof
