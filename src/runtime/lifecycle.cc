@@ -3,8 +3,10 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,10 +22,19 @@ namespace aiprof::runtime {
 
 namespace {
 
-constexpr int kSignalFlushTimeoutMs = 2000;
+// Long enough for the writer to finish a flush on a heavily loaded machine; bounded so a
+// stuck writer never keeps a dying process alive.
+constexpr int kSignalFlushTimeoutMs = 5000;
 constexpr int kHandledSignals[] = {SIGTERM, SIGINT};
 
 struct sigaction g_previous[NSIG];
+
+using ExitFunction = void (*)(int);
+ExitFunction g_real_exit = nullptr;
+ExitFunction g_real_Exit = nullptr;
+// The process the runtime's state belongs to. A vfork child shares that state but has its
+// own pid, and must leave it alone when it calls _exit.
+std::atomic<pid_t> g_owner_pid{0};
 std::once_flag g_signals_once;
 std::once_flag g_hooks_once;
 
@@ -53,7 +64,9 @@ void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
 }
 
 // glibc's on_exit passes the status given to exit() (or returned from main).
-void OnExit(int status, void*) { ShutdownForExit("exit", status); }
+void OnExit(int status, void*) {
+  ShutdownForExit("exit", status);
+}
 
 // --follow-children=off: programs this process executes must run unprofiled, so the
 // launcher's injection is taken out of the environment they inherit (other LD_PRELOAD
@@ -114,7 +127,19 @@ void OfferNvtxInjection() {
   setenv("NVTX_INJECTION64_PATH", self.dli_fname, 0);
 }
 
+[[noreturn]] void LeaveImmediately(ExitFunction real, int status) {
+  if (getpid() == g_owner_pid.load(std::memory_order_relaxed)) {
+    RequestStopForImmediateExit(status, kSignalFlushTimeoutMs);
+  }
+  if (real != nullptr) real(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
 __attribute__((constructor)) void OnLoad() {
+  g_owner_pid.store(getpid());
+  g_real_exit = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_exit"));
+  g_real_Exit = reinterpret_cast<ExitFunction>(dlsym(RTLD_NEXT, "_Exit"));
   SelectClock();
   OfferNvtxInjection();
   dynamic::StartDynamicCollectionIfRequested();  // control socket, dynamic_profile
@@ -143,4 +168,17 @@ void InstallProcessHooks() {
   });
 }
 
+void NoteForkChild() {
+  g_owner_pid.store(getpid());
+}
+
 }  // namespace aiprof::runtime
+
+// Processes that end with _exit (Python's os._exit in DataLoader workers, many forked
+// servers) skip exit handlers; interposing it keeps their last flush interval.
+extern "C" [[noreturn]] __attribute__((visibility("default"))) void _exit(int status) noexcept {
+  aiprof::runtime::LeaveImmediately(aiprof::runtime::g_real_exit, status);
+}
+extern "C" [[noreturn]] __attribute__((visibility("default"))) void _Exit(int status) noexcept {
+  aiprof::runtime::LeaveImmediately(aiprof::runtime::g_real_Exit, status);
+}

@@ -8,5 +8,7 @@ namespace aiprof::runtime {
 void InstallSignalHandlers();
 // Registers the fork and exit handlers once.
 void InstallProcessHooks();
+// Called in a fork child: the runtime's state now belongs to this process.
+void NoteForkChild();
 
 }  // namespace aiprof::runtime

@@ -209,6 +209,20 @@ bool RequestStopFromSignal(int signo, int timeout_ms) {
   return false;
 }
 
+bool RequestStopForImmediateExit(int exit_status, int timeout_ms) {
+  SessionState& session = Session();
+  if (!session.writer_running) return false;
+  uint64_t ticket = session.signal_requests.fetch_add(1) + 1;
+  session.exit_stop.store(exit_status + 1);
+  PokeWriterNow();
+  for (int waited = 0; waited < timeout_ms; ++waited) {
+    if (session.signal_requests_done.load() >= ticket) return true;
+    timespec millisecond{0, 1000000};
+    nanosleep(&millisecond, nullptr);
+  }
+  return false;
+}
+
 bool RequestFlushFromSignal(int timeout_ms) {
   SessionState& session = Session();
   if (!session.writer_running) return false;
@@ -234,6 +248,7 @@ void ParentAfterFork() {
 void ChildAfterFork() {
   SessionState& session = Session();
   Runtime& runtime = GetRuntime();
+  NoteForkChild();
   // Only this thread exists now: the writer thread and every other producer are gone.
   session.writer_running = false;
   session.writer_exit.store(false);

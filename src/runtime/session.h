@@ -30,6 +30,9 @@ std::string CurrentOptionsJson();
 
 // Process exit: stops the window and the writer thread (bounded).
 void ShutdownForExit(const char* reason, int exit_status);
+// _exit/_Exit skip atexit handlers; the writer thread closes the window instead (no lock
+// taken here, so it is safe even when _exit is called from a signal handler). Bounded wait.
+bool RequestStopForImmediateExit(int exit_status, int timeout_ms);
 // Asks the writer thread to stop the window (async-signal-safe) and waits at most
 // `timeout_ms` for it. Returns true if the window was closed.
 bool RequestStopFromSignal(int signo, int timeout_ms);

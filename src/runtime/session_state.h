@@ -52,6 +52,8 @@ struct SessionState {
   uint64_t next_flush_ns = 0;
   // Async-signal requests (set from handlers, served by the writer).
   std::atomic<int> signal_stop{0};
+  // Nonzero: the process is leaving through _exit with status (exit_stop - 1).
+  std::atomic<int> exit_stop{0};
   std::atomic<uint64_t> signal_requests{0};
   std::atomic<uint64_t> signal_requests_done{0};
   std::atomic<bool> flush_requested{false};

@@ -194,6 +194,9 @@ void WriterIteration(SessionState& session) {
   if (int signo = session.signal_stop.exchange(0); signo != 0) {
     StopWindowLocked(session, "signal", 128 + signo);
   }
+  if (int code = session.exit_stop.exchange(0); code != 0) {
+    StopWindowLocked(session, "_exit", code - 1);
+  }
   if (session.flush_requested.exchange(false) && session.open) FlushLocked(session, false);
   session.signal_requests_done.store(session.signal_requests.load());
   if (session.start_scheduled && now >= session.start_at_ns) {

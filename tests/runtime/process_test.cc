@@ -211,6 +211,23 @@ TEST(ProcessTest, ReturningFromMainFlushesEverything) {
   EXPECT_FALSE(info["end_realtime_ns"].is_null());
 }
 
+TEST(ProcessTest, UnderscoreExitStillFlushesTheLastInterval) {
+  std::string output = MakeTempDir("underscore_exit");
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "underscore-exit", "20000"},
+                      {Options(output, ",\"flush_interval_ms\":60000")});
+  ReadAll(child.stdout_fd);
+  int status = Wait(child.pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 5);
+  std::string dir;
+  RawData data = OnlyRun(output, &dir);
+  EXPECT_TRUE(data.report.clean()) << data.report.Summary();
+  EXPECT_EQ(data.Count(RecordKind::kMark), 20000u);
+  nlohmann::json info = ReadInfoJson(dir);
+  EXPECT_EQ(info["stop_reason"], "_exit");
+  EXPECT_EQ(info["exit_status"], 5);
+}
+
 TEST(ProcessTest, SigtermFlushesAndTheProcessStillDiesBySigterm) {
   std::string output = MakeTempDir("sigterm");
   Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "wait-signal", "5000"},

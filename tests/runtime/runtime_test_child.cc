@@ -41,6 +41,12 @@ int Exit(long count) {
   return 0;
 }
 
+// Leaves through _exit, as Python's os._exit in DataLoader workers does: no exit handlers.
+int ImmediateExit(long count) {
+  Marks(count);
+  _exit(5);
+}
+
 int WaitSignal(long count) {
   Marks(count);
   std::printf("ready\n");
@@ -77,6 +83,7 @@ int main(int argc, char** argv) {
   long count = argc > 2 ? std::atol(argv[2]) : 1000;
   if (mode == "exit") return Exit(count);
   if (mode == "wait-signal") return WaitSignal(count);
+  if (mode == "underscore-exit") return ImmediateExit(count);
   if (mode == "rss" && argc > 4) return Rss(count, std::atoi(argv[3]), argv[4]);
   std::fprintf(stderr, "usage: runtime_test_child exit N | wait-signal N | rss N THREADS DIR\n");
   return 2;
