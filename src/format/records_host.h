@@ -57,5 +57,9 @@ inline constexpr const char* kProcMinorFaults = "proc.minor_faults";
 inline constexpr const char* kProcMajorFaults = "proc.major_faults";
 inline constexpr const char* kProcDiskRead = "proc.disk_read";
 inline constexpr const char* kProcDiskWrite = "proc.disk_write";
+// kProcess, "pages", from /proc/<pid>/statm: msprof process_mem Size, Resident, Shared.
+inline constexpr const char* kProcMemSize = "proc.mem.size";
+inline constexpr const char* kProcMemResident = "proc.mem.resident";
+inline constexpr const char* kProcMemShared = "proc.mem.shared";
 
 }  // namespace aiprof::format::host_counters

@@ -4,6 +4,7 @@
 
 #include "export/export_job.h"
 #include "export_fixture.h"
+#include "format/records_host.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -165,6 +166,63 @@ TEST_F(SummariesTest, LargeCsvIsSlicedAtTheRowLimit) {
   ASSERT_EQ(written.size(), 3u);
   EXPECT_EQ(ReadFile((root_ / "big_slice_0_1.csv").string()), "A\n0\n1\n");
   EXPECT_EQ(ReadFile((root_ / "big_slice_2_1.csv").string()), "A\n4\n");
+}
+
+}  // namespace
+}  // namespace aiprof::exporter
+
+namespace aiprof::exporter {
+namespace {
+
+// Host resource samples as the launcher's sampler writes them: two samples per series.
+TEST_F(SummariesTest, HostSummariesAreMeansOfTheSamples) {
+  model::Model m = CpuOpModel();
+  m.processes.metadata[0] = R"({"processes": {"7": {"name": "python"}, "8": {"name": "worker"}}})";
+  model::ImportContext context(&m);
+  context.SetProcess(0);
+  auto series = [&](const char* name, format::CounterScope scope, uint32_t instance) {
+    return context.CounterSeries(m.strings.Intern(name), 0, static_cast<uint16_t>(scope), instance,
+                                 m.strings.Intern(""));
+  };
+  auto two = [&](uint32_t s, double a, double b) {
+    context.AddCounter(s, 100, a);
+    context.AddCounter(s, 200, b);
+  };
+  using format::CounterScope;
+  namespace names = format::host_counters;
+  two(series(names::kCpuUser, CounterScope::kMachine, 0), 40, 60);
+  two(series(names::kCpuIdle, CounterScope::kMachine, 0), 50, 30);
+  two(series(names::kCpuUser, CounterScope::kCpu, 1), 10, 20);
+  two(series(names::kMemTotal, CounterScope::kMachine, 0), 1000, 1000);
+  two(series(names::kMemFree, CounterScope::kMachine, 0), 300, 500);
+  two(series(names::kProcCpu, CounterScope::kProcess, 8), 90, 110);
+  two(series(names::kProcMemSize, CounterScope::kProcess, 8), 10, 30);
+  two(series(names::kProcMemResident, CounterScope::kProcess, 8), 4, 6);
+  two(series(names::kProcMemShared, CounterScope::kProcess, 8), 1, 1);
+
+  std::vector<std::string> written, errors;
+  SummaryTarget target{root_.string(), "3", SummaryFormat::kCsv, &written, &errors};
+  WriteHostSummaries(m, target);
+  ASSERT_TRUE(errors.empty());
+  auto cpu = ParseCsv(ReadFile((root_ / "cpu_usage_3.csv").string()));
+  ASSERT_EQ(cpu.size(), 3u);
+  EXPECT_EQ(cpu[0], (std::vector<std::string>{"Cpu Type", "User(%)", "Sys(%)", "IoWait(%)",
+                                              "Irq(%)", "Soft(%)", "Idle(%)"}));
+  EXPECT_EQ(cpu[1], (std::vector<std::string>{"Avg", "50", "N/A", "N/A", "N/A", "N/A", "40"}));
+  EXPECT_EQ(cpu[2], (std::vector<std::string>{"CPU1", "15", "N/A", "N/A", "N/A", "N/A", "N/A"}));
+  auto sys_mem = ParseCsv(ReadFile((root_ / "sys_mem_3.csv").string()));
+  ASSERT_EQ(sys_mem.size(), 2u);
+  EXPECT_EQ(sys_mem[0][0], "Memory Total");
+  EXPECT_EQ(sys_mem[1][0], "1000");
+  EXPECT_EQ(sys_mem[1][1], "400");
+  auto process_cpu = ParseCsv(ReadFile((root_ / "process_cpu_usage_3.csv").string()));
+  ASSERT_EQ(process_cpu.size(), 2u);
+  EXPECT_EQ(process_cpu[1], (std::vector<std::string>{"8", "worker", "100"}));
+  auto process_mem = ParseCsv(ReadFile((root_ / "process_mem_3.csv").string()));
+  ASSERT_EQ(process_mem.size(), 2u);
+  EXPECT_EQ(process_mem[0], (std::vector<std::string>{"PID", "Name", "Size(pages)",
+                                                      "Resident(pages)", "Shared(pages)"}));
+  EXPECT_EQ(process_mem[1], (std::vector<std::string>{"8", "worker", "20", "5", "1"}));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "export/csv/framework_summaries.h"
+#include "export/csv/host_summaries.h"
 #include "export/csv/summary_writer.h"
 #include "model/model.h"
 
@@ -21,6 +22,7 @@ inline void WriteAllSummaries(const model::Model& model, const SummaryTarget& ta
   WriteStepTraceSummary(model, target);
   WriteMsprofTx(model, target);
   WriteCounterSummaries(model, target);
+  WriteHostSummaries(model, target);
   WriteFrameworkSummaries(model, target);
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <cstdio>
 #include <ctime>
 #include <map>
 #include <mutex>
@@ -282,6 +283,18 @@ struct HostSampler::State {
       if (emit && options.process_mem) {
         Counter(now, names::kProcRss, scope, instance,
                 static_cast<double>(stat->rss_pages) * page_kb, "KB");
+      }
+      if (emit && options.process_mem) {
+        if (auto statm = ReadProcFile(base + "/statm")) {
+          unsigned long long size = 0, resident = 0, shared = 0;
+          if (std::sscanf(statm->c_str(), "%llu %llu %llu", &size, &resident, &shared) == 3) {
+            Counter(now, names::kProcMemSize, scope, instance, static_cast<double>(size), "pages");
+            Counter(now, names::kProcMemResident, scope, instance, static_cast<double>(resident),
+                    "pages");
+            Counter(now, names::kProcMemShared, scope, instance, static_cast<double>(shared),
+                    "pages");
+          }
+        }
       }
       if (emit && options.process_cpu) {
         Counter(now, names::kProcThreads, scope, instance, static_cast<double>(stat->threads), "");
