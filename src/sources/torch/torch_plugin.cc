@@ -12,6 +12,7 @@
 #include <ATen/record_function.h>
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
+#include <dlfcn.h>
 
 #include <array>
 #include <atomic>
@@ -20,6 +21,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "aiprof/cuda_correlation.h"
 #include "aiprof/plugin.h"
 #include "format/records_torch.h"
 
@@ -250,8 +252,48 @@ uint32_t PackInputs(const at::RecordFunction& fn, uint64_t* out, bool* truncated
   return count;
 }
 
+// ---- GPU attribution -------------------------------------------------------------------
+// When the CUDA source is loaded (the process uses CUDA), each synchronous operator's
+// record id is pushed as a CUPTI external id, so the kernels it launches carry it and the
+// importers join them to the operator ("External id"). Resolved at window start and again
+// on every flush, since PyTorch initialises CUDA lazily, often after the window opened.
+std::atomic<aiprof_cuda_push_external_id_fn> g_cuda_push{nullptr};
+std::atomic<aiprof_cuda_pop_external_id_fn> g_cuda_pop{nullptr};
+
+void ResolveCudaAttribution() {
+  if (g_cuda_push.load(std::memory_order_relaxed) != nullptr) return;
+  auto pop = reinterpret_cast<aiprof_cuda_pop_external_id_fn>(
+      dlsym(RTLD_DEFAULT, AIPROF_CUDA_POP_EXTERNAL_ID));
+  auto push = reinterpret_cast<aiprof_cuda_push_external_id_fn>(
+      dlsym(RTLD_DEFAULT, AIPROF_CUDA_PUSH_EXTERNAL_ID));
+  if (push == nullptr || pop == nullptr) return;
+  g_cuda_pop.store(pop, std::memory_order_relaxed);
+  g_cuda_push.store(push, std::memory_order_release);
+}
+
+// Operators whose id this thread pushed, innermost last; exit pops only its own id, so a
+// window that opens or closes while operators are running never unbalances CUPTI's stack.
+constexpr int kMaxPushedDepth = 64;
+thread_local uint64_t t_pushed_ids[kMaxPushedDepth];
+thread_local int t_pushed_depth = 0;
+
+void PushCudaExternalId(const at::RecordFunction& fn) {
+  auto push = g_cuda_push.load(std::memory_order_acquire);
+  if (push == nullptr || fn.isAsync() || t_pushed_depth >= kMaxPushedDepth) return;
+  if (push(AIPROF_CUDA_EXTERNAL_OPERATOR, fn.handle()) != 0) {
+    t_pushed_ids[t_pushed_depth++] = fn.handle();
+  }
+}
+
+void PopCudaExternalId(const at::RecordFunction& fn) {
+  if (t_pushed_depth == 0 || t_pushed_ids[t_pushed_depth - 1] != fn.handle()) return;
+  --t_pushed_depth;
+  g_cuda_pop.load(std::memory_order_relaxed)(AIPROF_CUDA_EXTERNAL_OPERATOR);
+}
+
 std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
   if (aiprof_collecting == 0) return nullptr;
+  PushCudaExternalId(fn);
   OpRecord record;
   uint16_t aux = static_cast<uint16_t>(fn.scope());
   if (fn.isAsync()) aux |= format::kTorchOpAsync;
@@ -280,6 +322,7 @@ std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
 }
 
 void OnOpExit(const at::RecordFunction& fn, at::ObserverContext*) {
+  PopCudaExternalId(fn);
   RecordHeader header{aiprof_now(), format::ToKind(TorchKind::kOpEnd), 0,
                       static_cast<uint16_t>(fn.scope()), static_cast<uint32_t>(fn.handle())};
   aiprof_emit(&header, 1);
@@ -292,6 +335,7 @@ at::CallbackHandle g_callback = 0;
 
 void OnStart(void*) {
   const Settings settings = ReadSettings();
+  ResolveCudaAttribution();
   std::lock_guard<std::mutex> lock(g_window_mutex);
   g_memory_enabled.store(settings.profile_memory, std::memory_order_relaxed);
   if (settings.profile_memory) PushMemoryReporterOnThisThread();
@@ -310,8 +354,12 @@ void OnStop(void*) {
   g_callback = 0;
 }
 
+void OnFlush(void*) {
+  ResolveCudaAttribution();
+}
+
 const aiprof_source kSource = {
-    AIPROF_PLUGIN_ABI_VERSION, "torch", OnStart, OnStop, nullptr, nullptr, nullptr,
+    AIPROF_PLUGIN_ABI_VERSION, "torch", OnStart, OnStop, OnFlush, nullptr, nullptr,
 };
 
 }  // namespace
