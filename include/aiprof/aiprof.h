@@ -23,21 +23,21 @@ typedef enum aiprofError {
   AIPROF_ERROR_NOT_INITIALIZED = 2,
   AIPROF_ERROR_ALREADY_STARTED = 3,
   AIPROF_ERROR_NOT_STARTED = 4,
-  AIPROF_ERROR_IO = 5,         /* output directory cannot be created or written */
-  AIPROF_ERROR_DISABLED = 6,   /* profiling was disabled after an internal fault */
+  AIPROF_ERROR_IO = 5,       /* output directory cannot be created or written */
+  AIPROF_ERROR_DISABLED = 6, /* profiling was disabled after an internal fault */
 } aiprofError;
 
 /* Data types a config collects (bit mask). */
-#define AIPROF_TYPE_MSTX        (1ull << 0)  /* mstx / NVTX markers */
-#define AIPROF_TYPE_TASK_TIME   (1ull << 1)  /* framework operators and device tasks */
-#define AIPROF_TYPE_RUNTIME_API (1ull << 2)  /* CUDA runtime/driver API */
-#define AIPROF_TYPE_MEMORY      (1ull << 3)  /* allocator events */
-#define AIPROF_TYPE_AIC_METRICS (1ull << 4)  /* per-kernel hardware metrics */
-#define AIPROF_TYPE_COMM        (1ull << 5)  /* communication operations */
-#define AIPROF_TYPE_DEVICE_SYS  (1ull << 6)  /* GPU counters (NVML) */
-#define AIPROF_TYPE_SHAPES      (1ull << 7)  /* operator input shapes and dtypes */
-#define AIPROF_TYPE_STACK       (1ull << 8)  /* Python call stacks of operators */
-#define AIPROF_TYPE_DEFAULT     (AIPROF_TYPE_MSTX | AIPROF_TYPE_TASK_TIME)
+#define AIPROF_TYPE_MSTX (1ull << 0)        /* mstx / NVTX markers */
+#define AIPROF_TYPE_TASK_TIME (1ull << 1)   /* framework operators and device tasks */
+#define AIPROF_TYPE_RUNTIME_API (1ull << 2) /* CUDA runtime/driver API */
+#define AIPROF_TYPE_MEMORY (1ull << 3)      /* allocator events */
+#define AIPROF_TYPE_AIC_METRICS (1ull << 4) /* per-kernel hardware metrics */
+#define AIPROF_TYPE_COMM (1ull << 5)        /* communication operations */
+#define AIPROF_TYPE_DEVICE_SYS (1ull << 6)  /* GPU counters (NVML) */
+#define AIPROF_TYPE_SHAPES (1ull << 7)      /* operator input shapes and dtypes */
+#define AIPROF_TYPE_STACK (1ull << 8)       /* Python call stacks of operators */
+#define AIPROF_TYPE_DEFAULT (AIPROF_TYPE_MSTX | AIPROF_TYPE_TASK_TIME)
 
 typedef struct aiprofConfig aiprofConfig;
 

@@ -45,11 +45,11 @@ uint64_t aiprof_next_id(void);
 
 /* Lifecycle hooks a source registers so the runtime drives it with collection windows. */
 typedef struct aiprof_source {
-  uint32_t abi_version;      /* AIPROF_PLUGIN_ABI_VERSION */
-  const char* name;          /* "torch", "cuda", ... */
-  void (*on_start)(void* user);   /* collection begins (options already applied) */
-  void (*on_stop)(void* user);    /* collection ends; emit everything still buffered */
-  void (*on_flush)(void* user);   /* periodic (writer thread); push buffered records */
+  uint32_t abi_version;              /* AIPROF_PLUGIN_ABI_VERSION */
+  const char* name;                  /* "torch", "cuda", ... */
+  void (*on_start)(void* user);      /* collection begins (options already applied) */
+  void (*on_stop)(void* user);       /* collection ends; emit everything still buffered */
+  void (*on_flush)(void* user);      /* periodic (writer thread); push buffered records */
   void (*on_fork_child)(void* user); /* in the child after fork, before anything else */
   void* user;
 } aiprof_source;

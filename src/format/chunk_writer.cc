@@ -14,8 +14,7 @@
 
 namespace aiprof::format {
 
-ChunkWriter::ChunkWriter(int fd, const ChunkWriterOptions& options)
-    : fd_(fd), options_(options) {}
+ChunkWriter::ChunkWriter(int fd, const ChunkWriterOptions& options) : fd_(fd), options_(options) {}
 
 ChunkWriter::~ChunkWriter() {
   if (zstd_context_ != nullptr) ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_context_));
@@ -83,8 +82,7 @@ bool ChunkWriter::WriteAll(const void* a, size_t a_size, const void* b, size_t b
   return true;
 }
 
-bool ChunkWriter::WriteChunk(ChunkType type, uint32_t tid, const void* payload,
-                             uint32_t size) {
+bool ChunkWriter::WriteChunk(ChunkType type, uint32_t tid, const void* payload, uint32_t size) {
   if (size > kMaxChunkPayload) {
     last_error_ = "chunk payload too large";
     return false;
@@ -119,10 +117,12 @@ bool ChunkWriter::WriteChunk(ChunkType type, uint32_t tid, const void* payload,
   return WriteAll(&header, sizeof(header), stored, stored_size, padding);
 }
 
-bool ChunkWriter::Sync() { return fdatasync(fd_) == 0; }
+bool ChunkWriter::Sync() {
+  return fdatasync(fd_) == 0;
+}
 
-void RecordBuffer::AddRaw(uint8_t kind, uint64_t ts, uint16_t aux, uint32_t arg,
-                          const void* ext, uint8_t ext_words) {
+void RecordBuffer::AddRaw(uint8_t kind, uint64_t ts, uint16_t aux, uint32_t arg, const void* ext,
+                          uint8_t ext_words) {
   RecordHeader header{ts, kind, ext_words, aux, arg};
   size_t old = bytes_.size();
   bytes_.resize(old + sizeof(header) + size_t{ext_words} * kRecordWordBytes);

@@ -23,12 +23,10 @@ class ChunkWriter {
  public:
   // Creates (truncates) `path` and writes the file header. nullptr and `error` on failure.
   static std::unique_ptr<ChunkWriter> Create(const std::string& path, uint32_t pid,
-                                             const ChunkWriterOptions& options,
-                                             std::string* error);
+                                             const ChunkWriterOptions& options, std::string* error);
   // Takes ownership of an open descriptor positioned where the header goes.
   static std::unique_ptr<ChunkWriter> FromFd(int fd, uint32_t pid,
-                                             const ChunkWriterOptions& options,
-                                             std::string* error);
+                                             const ChunkWriterOptions& options, std::string* error);
   ~ChunkWriter();
   ChunkWriter(const ChunkWriter&) = delete;
   ChunkWriter& operator=(const ChunkWriter&) = delete;

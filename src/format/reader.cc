@@ -20,9 +20,8 @@ void ReadReport::AddProblem(std::string message) {
 
 std::string ReadReport::Summary() const {
   if (clean()) return std::to_string(chunks_read) + " chunks read, clean";
-  std::string s = std::to_string(chunks_read) + " chunks read, " +
-                  std::to_string(chunks_skipped) + " skipped (" + std::to_string(bytes_skipped) +
-                  " bytes)";
+  std::string s = std::to_string(chunks_read) + " chunks read, " + std::to_string(chunks_skipped) +
+                  " skipped (" + std::to_string(bytes_skipped) + " bytes)";
   if (truncated) s += ", file truncated";
   if (!problems.empty()) s += "; first problem: " + problems.front();
   if (problems_total > 1) s += " (+" + std::to_string(problems_total - 1) + " more)";
@@ -40,7 +39,7 @@ bool RawFileReader::Open(const std::string& path, std::string* error) {
     if (error) *error = "cannot open " + path + ": " + std::strerror(errno);
     return false;
   }
-  struct stat st{};
+  struct stat st {};
   if (fstat(fd, &st) != 0) {
     if (error) *error = "cannot stat " + path + ": " + std::strerror(errno);
     close(fd);
@@ -91,7 +90,8 @@ bool RawFileReader::ParseHeader(std::span<const uint8_t> data, FileHeader* heade
   }
   if (header->header_size < sizeof(FileHeader) || header->header_size > data.size() ||
       header->header_size % kChunkAlignment != 0) {
-    if (error) *error = "corrupt file header (header_size " + std::to_string(header->header_size) + ")";
+    if (error)
+      *error = "corrupt file header (header_size " + std::to_string(header->header_size) + ")";
     return false;
   }
   return true;
@@ -127,7 +127,9 @@ uint64_t Resync(std::span<const uint8_t> data, uint64_t from) {
   return data.size();
 }
 
-std::string At(uint64_t offset) { return " at offset " + std::to_string(offset); }
+std::string At(uint64_t offset) {
+  return " at offset " + std::to_string(offset);
+}
 
 }  // namespace
 
@@ -176,8 +178,8 @@ ReadReport RawFileReader::WalkChunks(std::span<const uint8_t> data, uint64_t off
     if (header.flags & kChunkCompressedZstd) {
       if (dctx == nullptr) dctx = ZSTD_createDCtx();
       scratch.resize(header.raw_size);
-      size_t n = ZSTD_decompressDCtx(dctx, scratch.data(), scratch.size(), stored.data(),
-                                     stored.size());
+      size_t n =
+          ZSTD_decompressDCtx(dctx, scratch.data(), scratch.size(), stored.data(), stored.size());
       if (ZSTD_isError(n) || n != header.raw_size) {
         report.bytes_skipped += next - offset;
         ++report.chunks_skipped;
@@ -195,8 +197,8 @@ ReadReport RawFileReader::WalkChunks(std::span<const uint8_t> data, uint64_t off
       continue;
     }
     ++report.chunks_read;
-    ChunkView view{static_cast<ChunkType>(header.type), header.flags, header.tid, header.seq,
-                   offset, payload};
+    ChunkView view{
+        static_cast<ChunkType>(header.type), header.flags, header.tid, header.seq, offset, payload};
     offset = next;
     if (!callback(view)) break;
   }

@@ -20,7 +20,7 @@ struct ChunkView {
   uint16_t flags;
   uint32_t tid;
   uint32_t seq;
-  uint64_t file_offset;            // of the chunk header
+  uint64_t file_offset;              // of the chunk header
   std::span<const uint8_t> payload;  // decompressed; valid only during the callback
 };
 
@@ -28,7 +28,7 @@ struct ReadReport {
   uint64_t chunks_read = 0;
   uint64_t chunks_skipped = 0;
   uint64_t bytes_skipped = 0;
-  bool truncated = false;  // the file ends inside a chunk
+  bool truncated = false;             // the file ends inside a chunk
   std::vector<std::string> problems;  // first kMaxProblems, with offsets
   uint64_t problems_total = 0;
 

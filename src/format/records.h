@@ -99,7 +99,7 @@ enum MarkerFieldMask : uint8_t {
 };
 
 struct MarkerAttributes {
-  uint64_t payload;      // raw bits of the payload, interpreted by payload_type
+  uint64_t payload;  // raw bits of the payload, interpreted by payload_type
   uint32_t color_argb;
   uint16_t category;
   uint8_t payload_type;  // MarkerPayloadType
@@ -143,21 +143,36 @@ static_assert(sizeof(DropCount) == 16);
 
 inline const char* CoreKindName(uint8_t kind) {
   switch (static_cast<RecordKind>(kind)) {
-    case RecordKind::kThreadName: return "thread_name";
-    case RecordKind::kMark: return "mark";
-    case RecordKind::kRangePush: return "range_push";
-    case RecordKind::kRangePop: return "range_pop";
-    case RecordKind::kRangeStart: return "range_start";
-    case RecordKind::kRangeEnd: return "range_end";
-    case RecordKind::kStepBegin: return "step_begin";
-    case RecordKind::kStepEnd: return "step_end";
-    case RecordKind::kCounter: return "counter";
-    case RecordKind::kClockSync: return "clock_sync";
-    case RecordKind::kDrops: return "drops";
-    case RecordKind::kDomainName: return "domain_name";
-    case RecordKind::kCollection: return "collection";
-    case RecordKind::kForeignThread: return "foreign_thread";
-    default: return nullptr;
+    case RecordKind::kThreadName:
+      return "thread_name";
+    case RecordKind::kMark:
+      return "mark";
+    case RecordKind::kRangePush:
+      return "range_push";
+    case RecordKind::kRangePop:
+      return "range_pop";
+    case RecordKind::kRangeStart:
+      return "range_start";
+    case RecordKind::kRangeEnd:
+      return "range_end";
+    case RecordKind::kStepBegin:
+      return "step_begin";
+    case RecordKind::kStepEnd:
+      return "step_end";
+    case RecordKind::kCounter:
+      return "counter";
+    case RecordKind::kClockSync:
+      return "clock_sync";
+    case RecordKind::kDrops:
+      return "drops";
+    case RecordKind::kDomainName:
+      return "domain_name";
+    case RecordKind::kCollection:
+      return "collection";
+    case RecordKind::kForeignThread:
+      return "foreign_thread";
+    default:
+      return nullptr;
   }
 }
 

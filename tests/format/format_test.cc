@@ -62,9 +62,8 @@ class FormatTest : public ::testing::TestWithParam<bool> {
         while (cursor.Next(&record)) ++counts.records;
         EXPECT_FALSE(cursor.malformed());
       } else if (chunk.type == ChunkType::kStrings) {
-        EXPECT_TRUE(ForEachString(chunk.payload, [&](uint32_t, std::string_view) {
-          ++counts.strings;
-        }));
+        EXPECT_TRUE(
+            ForEachString(chunk.payload, [&](uint32_t, std::string_view) { ++counts.strings; }));
       }
       return true;
     });

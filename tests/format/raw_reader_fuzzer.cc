@@ -27,9 +27,8 @@ uint64_t Consume(std::span<const uint8_t> bytes) {
         if (const auto* id = record.ExtAs<RangeId>()) sink += id->id;
       }
     } else if (chunk.type == ChunkType::kStrings) {
-      ForEachString(chunk.payload, [&](uint32_t id, std::string_view text) {
-        sink += id + text.size();
-      });
+      ForEachString(chunk.payload,
+                    [&](uint32_t id, std::string_view text) { sink += id + text.size(); });
     }
     return true;
   });
