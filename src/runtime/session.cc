@@ -195,11 +195,16 @@ void ShutdownForExit(const char* reason, int exit_status) {
   StopWriterThread(session);
 }
 
-bool RequestStopFromSignal(int signo, int timeout_ms) {
+namespace {
+
+// Hands a request to the writer thread and waits (bounded) until it has been served. Takes no
+// lock, so it is usable from signal handlers and from _exit.
+template <typename SetRequest>
+bool RequestFromWriter(int timeout_ms, SetRequest set_request) {
   SessionState& session = Session();
   if (!session.writer_running) return false;
   uint64_t ticket = session.signal_requests.fetch_add(1) + 1;
-  session.signal_stop.store(signo);
+  set_request(session);
   PokeWriterNow();
   for (int waited = 0; waited < timeout_ms; ++waited) {
     if (session.signal_requests_done.load() >= ticket) return true;
@@ -207,34 +212,28 @@ bool RequestStopFromSignal(int signo, int timeout_ms) {
     nanosleep(&millisecond, nullptr);
   }
   return false;
+}
+
+bool RequestStop(const char* reason, int exit_status, int timeout_ms) {
+  return RequestFromWriter(timeout_ms, [&](SessionState& session) {
+    session.pending_stop_status.store(exit_status, std::memory_order_relaxed);
+    session.pending_stop_reason.store(reason, std::memory_order_release);
+  });
+}
+
+}  // namespace
+
+bool RequestStopFromSignal(int signo, int timeout_ms) {
+  return RequestStop("signal", 128 + signo, timeout_ms);
 }
 
 bool RequestStopForImmediateExit(int exit_status, int timeout_ms) {
-  SessionState& session = Session();
-  if (!session.writer_running) return false;
-  uint64_t ticket = session.signal_requests.fetch_add(1) + 1;
-  session.exit_stop.store(exit_status + 1);
-  PokeWriterNow();
-  for (int waited = 0; waited < timeout_ms; ++waited) {
-    if (session.signal_requests_done.load() >= ticket) return true;
-    timespec millisecond{0, 1000000};
-    nanosleep(&millisecond, nullptr);
-  }
-  return false;
+  return RequestStop("_exit", exit_status, timeout_ms);
 }
 
 bool RequestFlushFromSignal(int timeout_ms) {
-  SessionState& session = Session();
-  if (!session.writer_running) return false;
-  uint64_t ticket = session.signal_requests.fetch_add(1) + 1;
-  session.flush_requested.store(true);
-  PokeWriterNow();
-  for (int waited = 0; waited < timeout_ms; ++waited) {
-    if (session.signal_requests_done.load() >= ticket) return true;
-    timespec millisecond{0, 1000000};
-    nanosleep(&millisecond, nullptr);
-  }
-  return false;
+  return RequestFromWriter(timeout_ms,
+                           [](SessionState& session) { session.flush_requested.store(true); });
 }
 
 void PrepareFork() {

@@ -51,9 +51,10 @@ struct SessionState {
   std::atomic<bool> writer_exit{false};
   uint64_t next_flush_ns = 0;
   // Async-signal requests (set from handlers, served by the writer).
-  std::atomic<int> signal_stop{0};
-  // Nonzero: the process is leaving through _exit with status (exit_stop - 1).
-  std::atomic<int> exit_stop{0};
+  // A stop asked for without the mutex (signal handler, _exit): the writer thread closes the
+  // window with this reason and status. The status is stored before the reason (release).
+  std::atomic<const char*> pending_stop_reason{nullptr};
+  std::atomic<int> pending_stop_status{0};
   std::atomic<uint64_t> signal_requests{0};
   std::atomic<uint64_t> signal_requests_done{0};
   std::atomic<bool> flush_requested{false};

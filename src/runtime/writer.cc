@@ -191,11 +191,9 @@ void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
 void WriterIteration(SessionState& session) {
   Runtime& runtime = GetRuntime();
   uint64_t now = RealtimeNs();
-  if (int signo = session.signal_stop.exchange(0); signo != 0) {
-    StopWindowLocked(session, "signal", 128 + signo);
-  }
-  if (int code = session.exit_stop.exchange(0); code != 0) {
-    StopWindowLocked(session, "_exit", code - 1);
+  if (const char* reason = session.pending_stop_reason.exchange(nullptr, std::memory_order_acquire);
+      reason != nullptr) {
+    StopWindowLocked(session, reason, session.pending_stop_status.load(std::memory_order_relaxed));
   }
   if (session.flush_requested.exchange(false) && session.open) FlushLocked(session, false);
   session.signal_requests_done.store(session.signal_requests.load());

@@ -121,6 +121,9 @@ TEST_F(DynamicEndToEnd, OneCommandGoesToEveryAttachedJob) {
       << cli.output();
   ASSERT_NE(cli.ReadUntil("[pid " + std::to_string(second->pid()) + "] ok: collecting"), "")
       << cli.output();
+  // The jobs mark every millisecond; keep the windows open long enough to hold some marks
+  // even when the machine is busy.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   cli.Write("stop\nquit\n");
   EXPECT_EQ(cli.Wait(), 0);
   Touch(finish_);

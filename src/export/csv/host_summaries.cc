@@ -2,6 +2,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,14 @@ const Mean* Find(const std::map<SeriesKey, Mean>& means, std::string_view name, 
   return it == means.end() ? nullptr : &it->second;
 }
 
+void MeanCell(SummaryWriter& w, const Mean* mean) {
+  if (mean == nullptr) {
+    w.NotApplicable();
+  } else {
+    w.Real(mean->Value());
+  }
+}
+
 // Process names: the sampler's metadata lists every process of the app's tree; a process
 // with its own runtime file also has a name in the process table.
 std::map<uint32_t, std::string> ProcessNames(const model::Model& m) {
@@ -74,11 +83,11 @@ void WriteCpuUsage(const std::map<SeriesKey, Mean>& means, const SummaryTarget& 
   static constexpr std::string_view kColumns[] = {names::kCpuUser,    names::kCpuSys,
                                                   names::kCpuIowait,  names::kCpuIrq,
                                                   names::kCpuSoftirq, names::kCpuIdle};
-  std::map<uint32_t, bool> cpus;
+  std::set<uint32_t> cpus;
   for (const auto& [key, mean] : means) {
     if (std::get<1>(key) == static_cast<uint16_t>(CounterScope::kCpu) &&
         std::get<0>(key) == names::kCpuUser) {
-      cpus[std::get<2>(key)] = true;
+      cpus.insert(std::get<2>(key));
     }
   }
   bool has_machine = Find(means, names::kCpuUser, CounterScope::kMachine) != nullptr;
@@ -89,17 +98,12 @@ void WriteCpuUsage(const std::map<SeriesKey, Mean>& means, const SummaryTarget& 
   auto row = [&](const std::string& label, CounterScope scope, uint32_t instance) {
     w.Text(label);
     for (std::string_view column : kColumns) {
-      const Mean* mean = Find(means, column, scope, instance);
-      if (mean == nullptr) {
-        w.NotApplicable();
-      } else {
-        w.Real(mean->Value());
-      }
+      MeanCell(w, Find(means, column, scope, instance));
     }
     w.EndRow();
   };
   if (has_machine) row("Avg", CounterScope::kMachine, 0);
-  for (const auto& [cpu, unused] : cpus) row("CPU" + std::to_string(cpu), CounterScope::kCpu, cpu);
+  for (uint32_t cpu : cpus) row("CPU" + std::to_string(cpu), CounterScope::kCpu, cpu);
 }
 
 void WriteSysMem(const std::map<SeriesKey, Mean>& means, const SummaryTarget& target) {
@@ -114,12 +118,7 @@ void WriteSysMem(const std::map<SeriesKey, Mean>& means, const SummaryTarget& ta
        "Committed AS", "Huge Pages Total(pages)", "Huge Pages Free(pages)"},
       1);
   for (std::string_view column : kColumns) {
-    const Mean* mean = Find(means, column, CounterScope::kMachine);
-    if (mean == nullptr) {
-      w.NotApplicable();
-    } else {
-      w.Real(mean->Value());
-    }
+    MeanCell(w, Find(means, column, CounterScope::kMachine));
   }
   w.EndRow();
 }
@@ -160,12 +159,7 @@ void WriteProcessMem(const std::map<SeriesKey, Mean>& means,
     w.Unsigned(pid).Text(name == process_names.end() ? "N/A" : name->second);
     for (std::string_view column :
          {names::kProcMemSize, names::kProcMemResident, names::kProcMemShared}) {
-      const Mean* mean = Find(means, column, CounterScope::kProcess, pid);
-      if (mean == nullptr) {
-        w.NotApplicable();
-      } else {
-        w.Real(mean->Value());
-      }
+      MeanCell(w, Find(means, column, CounterScope::kProcess, pid));
     }
     w.EndRow();
   }
