@@ -91,11 +91,7 @@ void ReserveTables(Model& model, uint64_t records) {
   m.row.reserve(slices);
   m.event_type.reserve(slices);
   m.domain.reserve(slices);
-  m.category.reserve(slices);
-  m.payload_type.reserve(slices);
-  m.payload.reserve(slices);
-  m.color_argb.reserve(slices);
-  m.end_thread.reserve(slices);
+  m.detail.reserve(slices);
   model.counters.series.reserve(rare);
   model.counters.ts.reserve(rare);
   model.counters.value.reserve(rare);

@@ -313,9 +313,9 @@ bool WriteTables(const model::Model& m, Db& db) {
     uint32_t track = instant ? m.instants.track[row] : s.track[row];
     int64_t start = instant ? m.instants.ts[row] : s.ts[row];
     int64_t tid = GlobalTid(m, m.tracks.thread[track]);
-    int64_t end_tid = mk.end_thread[i] == model::kNoRow ? tid : GlobalTid(m, mk.end_thread[i]);
+    int64_t end_tid = mk.end_thread(i) == model::kNoRow ? tid : GlobalTid(m, mk.end_thread(i));
     mstx.Add(start, instant ? start : s.end[row], int64_t{static_cast<uint8_t>(mk.event_type[i])},
-             instant ? int64_t{-1} : int64_t{row}, int64_t{mk.category[i]},
+             instant ? int64_t{-1} : int64_t{row}, int64_t{mk.category(i)},
              instant ? m.instants.name[row] : s.name[row], tid, end_tid, mk.domain[i], int64_t{-1});
   }
   auto* series = db.Prepare("INSERT INTO COUNTER_SERIES VALUES(?,?,?,?,?,?)");
