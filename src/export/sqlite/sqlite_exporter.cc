@@ -69,7 +69,7 @@ class Db {
     return Exec(
                "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
                "PRAGMA locking_mode=EXCLUSIVE; "
-               "PRAGMA cache_size=-32768;") &&
+               "PRAGMA cache_size=-8192;") &&
            rows_.Register(db_, &error_);
   }
   bool Exec(const char* sql) {
@@ -176,24 +176,23 @@ bool WriteSliceTables(const model::Model& m, Db& db,
     }
     return 0;
   };
-  // Task types are few: resolve each device slice's once.
-  std::vector<int64_t> task_type(s.size(), 0);
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    if (kind[row] == 1) task_type[row] = extra_id(analysis::TaskTypeOf(m, row));
-  }
-  bool ok = db.InsertAll(
-      "TASK", 11, EachRow(s.size(), [&](size_t row, Row& r) {
-        if (kind[row] != 1) return false;
-        uint32_t thread = m.ThreadOfSlice(row);
-        uint32_t process = m.threads.process[thread];
-        r.Int(s.ts[row]).Int(s.end[row]).Int(m.processes.device_id[process]).Int(-1);
-        r.Int(static_cast<int64_t>(row)).Int(GlobalPid(m, process)).Int(task_type[row]).Int(-1);
-        r.Int(m.threads.tid[thread]).Int(static_cast<int64_t>(row)).Int(-1);
-        return true;
-      }));
+  bool ok =
+      db.InsertAll("TASK", 11, EachRow(s.size(), [&](size_t row, Row& r) {
+                     if (kind[row] != 1) return false;
+                     uint32_t thread = m.ThreadOfSlice(row);
+                     uint32_t process = m.threads.process[thread];
+                     r.Int(s.ts[row]).Int(s.end[row]).Int(m.processes.device_id[process]).Int(-1);
+                     r.Int(static_cast<int64_t>(row))
+                         .Int(GlobalPid(m, process))
+                         .Int(extra_id(analysis::TaskTypeOf(m, static_cast<uint32_t>(row))))
+                         .Int(-1);
+                     r.Int(m.threads.tid[thread]).Int(static_cast<int64_t>(row)).Int(-1);
+                     return true;
+                   }));
   ok = ok && db.InsertAll("COMPUTE_TASK_INFO", 6, EachRow(s.size(), [&](size_t row, Row& r) {
                             if (kind[row] != 1) return false;
-                            r.Int(s.name[row]).Int(static_cast<int64_t>(row)).Int(task_type[row]);
+                            r.Int(s.name[row]).Int(static_cast<int64_t>(row));
+                            r.Int(extra_id(analysis::TaskTypeOf(m, static_cast<uint32_t>(row))));
                             r.Int(s.name[row]).Int(arg_value(s.args[row], input_dims));
                             r.Int(arg_value(s.args[row], input_type));
                             return true;
