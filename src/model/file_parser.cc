@@ -96,6 +96,8 @@ void ReserveTables(Model& model, uint64_t records) {
   m.payload.reserve(slices);
   m.color_argb.reserve(slices);
   m.end_thread.reserve(slices);
+  m.range_id.reserve(slices);
+  m.device_slice.reserve(slices);
   model.counters.series.reserve(rare);
   model.counters.ts.reserve(rare);
   model.counters.value.reserve(rare);

@@ -124,6 +124,10 @@ struct MarkerTable {
   std::vector<uint64_t> payload;
   std::vector<uint32_t> color_argb;
   std::vector<uint32_t> end_thread;  // ThreadTable row where a start/end range ended
+  std::vector<uint64_t> range_id;    // start/end ranges: the runtime's range id, else 0
+  // SliceTable row of the range's device-side span on its stream (mstx range given a
+  // stream, CUDA source), kNoRow when it has none.
+  std::vector<uint32_t> device_slice;
   size_t size() const { return row.size(); }
 };
 

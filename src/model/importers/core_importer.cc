@@ -70,6 +70,7 @@ class CoreImporter : public RecordImporter {
                                         range_category_);
         uint32_t marker = AddMarker(context, false, row, MarkerEventType::kStartEnd, h.aux,
                                     record.ExtAs<format::MarkerAttributes>(1));
+        context.model().markers.range_id[marker] = id->id;
         open_ranges_[id->id] = {row, marker};
         break;
       }
@@ -215,6 +216,8 @@ class CoreImporter : public RecordImporter {
     m.payload.push_back(has_payload ? attributes->payload : 0);
     m.color_argb.push_back(has_color ? attributes->color_argb : 0);
     m.end_thread.push_back(instant ? kNoRow : context.thread());
+    m.range_id.push_back(0);
+    m.device_slice.push_back(kNoRow);
     return static_cast<uint32_t>(m.size() - 1);
   }
 

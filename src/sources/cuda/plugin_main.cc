@@ -17,8 +17,12 @@
 #include "format/records_cuda.h"
 #include "sources/cuda/cuda_collector.h"
 #include "sources/cuda/cupti_api.h"
+#include "sources/cuda/driver_api.h"
+#include "sources/cuda/kernel_metrics.h"
 #include "sources/cuda/metric_catalog.h"
 #include "sources/cuda/nvml_sampler.h"
+#include "sources/cuda/profiler_api.h"
+#include "sources/cuda/stream_range_marker.h"
 
 namespace aiprof::cuda {
 namespace {
@@ -32,6 +36,9 @@ struct RuntimeEntryPoints {
   int (*register_source)(const aiprof_source*) = nullptr;
   const char* (*options_json)() = nullptr;
   void (*add_metadata)(const char*, const char*) = nullptr;
+  // Optional: a runtime without device-range hooks still gets the rest of the source.
+  void (*set_device_range_hooks)(aiprof_device_range_start_fn,
+                                 aiprof_device_range_end_fn) = nullptr;
 };
 
 template <typename Function>
@@ -41,12 +48,16 @@ bool Find(const char* symbol, Function* out) {
 }
 
 bool FindRuntime(RuntimeEntryPoints* runtime) {
-  return Find("aiprof_now", &runtime->host.now) && Find("aiprof_intern", &runtime->host.intern) &&
-         Find("aiprof_emit", &runtime->host.emit) &&
-         Find("aiprof_emit_for_thread", &runtime->host.emit_for_thread) &&
-         Find("aiprof_register_source", &runtime->register_source) &&
-         Find("aiprof_options_json", &runtime->options_json) &&
-         Find("aiprof_add_metadata", &runtime->add_metadata);
+  const bool required = Find("aiprof_now", &runtime->host.now) &&
+                        Find("aiprof_intern", &runtime->host.intern) &&
+                        Find("aiprof_emit", &runtime->host.emit) &&
+                        Find("aiprof_emit_for_thread", &runtime->host.emit_for_thread) &&
+                        Find("aiprof_register_source", &runtime->register_source) &&
+                        Find("aiprof_options_json", &runtime->options_json) &&
+                        Find("aiprof_add_metadata", &runtime->add_metadata);
+  if (!required) return false;
+  Find("aiprof_set_device_range_hooks", &runtime->set_device_range_hooks);
+  return true;
 }
 
 struct WindowOptions {
@@ -56,6 +67,7 @@ struct WindowOptions {
   bool ai_core = false;
   std::string aic_metrics;
   bool l2 = false;
+  bool msproftx = false;
 };
 
 WindowOptions ParseOptions(const char* json_text) {
@@ -76,6 +88,7 @@ WindowOptions ParseOptions(const char* json_text) {
   if (it != json.end() && it->is_number()) options.device_sys_freq_hz = it->get<double>();
   options.ai_core = get_bool("ai_core", false);
   options.l2 = get_bool("l2", false);
+  options.msproftx = get_bool("msproftx", true);  // the runtime's default
   it = json.find("aic_metrics");
   if (it != json.end() && it->is_string()) options.aic_metrics = it->get<std::string>();
   return options;
@@ -117,6 +130,7 @@ class CudaSource {
         {"activity_buffer_bytes", BufferPool::kDefaultBufferBytes},
         {"activity_buffer_limit", CollectorOptions{}.max_buffers}};
     runtime_.add_metadata("cuda", metadata.dump().c_str());
+    AttachStreamRanges();
     source_ = aiprof_source{
         AIPROF_PLUGIN_ABI_VERSION, "cuda", OnStart, OnStop, OnFlush, OnForkChild, this};
     if (runtime_.register_source(&source_) != 0) {
@@ -126,11 +140,30 @@ class CudaSource {
     return true;
   }
 
+  // mstx ranges given a stream: needs the driver (cuEventRecord) and a runtime with hooks.
+  void AttachStreamRanges() {
+    std::string error;
+    driver_loaded_ = LoadDriverApi(&driver_, &error);
+    if (!driver_loaded_) {
+      Log(error + "; mstx ranges get no device time");
+      return;
+    }
+    if (runtime_.set_device_range_hooks == nullptr) return;
+    stream_ranges_ = std::make_unique<StreamRangeMarker>(driver_, cupti_);
+    runtime_.set_device_range_hooks(OnDeviceRangeStart, OnDeviceRangeEnd);
+  }
+  static void OnDeviceRangeStart(uint64_t range_id, void* stream) {
+    Get().stream_ranges_->Start(range_id, stream);
+  }
+  static void OnDeviceRangeEnd(uint64_t range_id) { Get().stream_ranges_->End(range_id); }
+
   static void OnStart(void* user) { static_cast<CudaSource*>(user)->Start(); }
   static void OnStop(void* user) { static_cast<CudaSource*>(user)->Stop(); }
   static void OnFlush(void* user) {
     auto* self = static_cast<CudaSource*>(user);
-    if (!self->forked_child_) self->collector_->Flush();
+    if (self->forked_child_) return;
+    self->collector_->Flush();
+    if (self->metrics_) self->metrics_->Flush();
   }
   // CUPTI does not follow fork: the child keeps no usable CUPTI state, so its window
   // records no CUDA activity (the child's own cuInit, if any, injects afresh).
@@ -138,19 +171,23 @@ class CudaSource {
 
   void Start() {
     if (forked_child_) return;
-    const WindowOptions options = ParseOptions(runtime_.options_json());
+    WindowOptions options = ParseOptions(runtime_.options_json());
+    options.selection.device_markers = options.msproftx && stream_ranges_ != nullptr;
     if (options.activity) {
       std::string error, warnings;
       if (!collector_->Start(options.selection, &error, &warnings)) Log(error);
       if (!warnings.empty()) Log(warnings);
+      if (options.selection.device_markers) stream_ranges_->set_enabled(true);
     }
     if (options.device_sys_freq_hz > 0) StartNvml(options.device_sys_freq_hz);
-    if (options.ai_core || options.l2) ReportMetrics(options);
+    if (options.ai_core || options.l2) StartMetrics(options);
   }
 
   void Stop() {
     if (forked_child_) return;
     if (sampler_) sampler_->Stop();
+    if (stream_ranges_) stream_ranges_->set_enabled(false);
+    if (metrics_) metrics_->Stop();
     collector_->Stop();
   }
 
@@ -172,22 +209,33 @@ class CudaSource {
     sampler_->Start(frequency_hz);
   }
 
-  // Per-kernel hardware counters need the CUPTI range profiler, which this version does
-  // not drive (see docs/cuda.md "Metrics"). Say so in the data and on stderr instead of
-  // exporting empty columns silently.
-  void ReportMetrics(const WindowOptions& options) {
-    std::string message;
-    const MetricGroup* group = options.aic_metrics.empty() ? FindMetricGroup("PipeUtilization")
-                                                           : FindMetricGroup(options.aic_metrics);
-    if (group == nullptr) {
-      message =
-          "unknown aic_metrics '" + options.aic_metrics + "' (valid: " + MetricGroupNames() + ")";
-    } else {
-      message = std::string("per-kernel counters for ") + group->msprof_name +
-                (options.l2 ? " and L2Cache" : "") +
-                " are not collected: this build has no CUPTI range profiler path; metric "
-                "columns are exported as N/A (docs/cuda.md, Metrics)";
+  // Per-kernel hardware counters (CUPTI range profiler). Whatever stops them (unknown
+  // group, no profiler in libcupti, no driver, permissions, device) is said in the data
+  // (kMetricsStatus, shown as a cuda_metrics instant) and on stderr.
+  void StartMetrics(const WindowOptions& options) {
+    MetricSelection selection;
+    std::string error;
+    if (!SelectMetrics(options.ai_core, options.aic_metrics, options.l2, &selection, &error)) {
+      ReportMetricsUnavailable(error + "; no kernel counters are collected");
+      return;
     }
+    if (!metrics_) {
+      ProfilerApi profiler{};
+      if (!LoadProfilerApi(&profiler, &error)) {
+        ReportMetricsUnavailable(error + "; kernel metric columns are N/A");
+        return;
+      }
+      if (!driver_loaded_) {
+        ReportMetricsUnavailable(
+            "the CUDA driver (libcuda.so.1) is not loaded; kernel metric columns are N/A");
+        return;
+      }
+      metrics_ = std::make_unique<KernelMetrics>(profiler, cupti_, driver_, runtime_.host, Log);
+    }
+    metrics_->Start(selection);
+  }
+
+  void ReportMetricsUnavailable(const std::string& message) {
     Log(message);
     format::RecordHeader record{};
     record.ts = runtime_.host.now();
@@ -202,7 +250,11 @@ class CudaSource {
   bool forked_child_ = false;
   RuntimeEntryPoints runtime_;
   CuptiApi cupti_{};
+  DriverApi driver_{};
+  bool driver_loaded_ = false;
   std::unique_ptr<CudaCollector> collector_;
+  std::unique_ptr<StreamRangeMarker> stream_ranges_;
+  std::unique_ptr<KernelMetrics> metrics_;
   std::unique_ptr<NvmlSampler> sampler_;
   aiprof_source source_{};
 };
