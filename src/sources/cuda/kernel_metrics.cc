@@ -130,7 +130,9 @@ bool KernelMetrics::Start(const MetricSelection& selection) {
     if (result != CUPTI_SUCCESS) {
       Report(IsPrivilegeError(result) ? format::CudaMetricsStatus::kPermissionDenied
                                       : format::CudaMetricsStatus::kUnavailable,
-             "cuptiProfilerInitialize failed: " + Describe(result));
+             "per-kernel counters for " + selection_.label +
+                 " are not collected: cuptiProfilerInitialize failed (" + Describe(result) +
+                 "); kernel metric columns are N/A");
       return false;
     }
     initialized_ = true;

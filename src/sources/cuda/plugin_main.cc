@@ -65,6 +65,7 @@ struct WindowOptions {
   ActivitySelection selection;
   double device_sys_freq_hz = 0;
   bool ai_core = false;
+  bool ai_core_default = false;  // ai_core only because --task-time turned it on
   std::string aic_metrics;
   bool l2 = false;
   bool msproftx = false;
@@ -87,6 +88,7 @@ WindowOptions ParseOptions(const char* json_text) {
   it = json.find("device_sys_freq_hz");
   if (it != json.end() && it->is_number()) options.device_sys_freq_hz = it->get<double>();
   options.ai_core = get_bool("ai_core", false);
+  options.ai_core_default = get_bool("ai_core_default", false);
   options.l2 = get_bool("l2", false);
   options.msproftx = get_bool("msproftx", true);  // the runtime's default
   it = json.find("aic_metrics");
@@ -180,7 +182,11 @@ class CudaSource {
       if (options.selection.device_markers) stream_ranges_->set_enabled(true);
     }
     if (options.device_sys_freq_hz > 0) StartNvml(options.device_sys_freq_hz);
-    if (options.ai_core || options.l2) StartMetrics(options);
+    if (options.ai_core && options.ai_core_default) {
+      Log("per-kernel counters (--ai-core) replay every kernel on NVIDIA GPUs, so they are "
+          "not collected by default: pass --ai-core=on or --aic-metrics=<group> for them");
+    }
+    if ((options.ai_core && !options.ai_core_default) || options.l2) StartMetrics(options);
   }
 
   void Stop() {
@@ -215,19 +221,23 @@ class CudaSource {
   void StartMetrics(const WindowOptions& options) {
     MetricSelection selection;
     std::string error;
-    if (!SelectMetrics(options.ai_core, options.aic_metrics, options.l2, &selection, &error)) {
+    const bool ai_core = options.ai_core && !options.ai_core_default;
+    if (!SelectMetrics(ai_core, options.aic_metrics, options.l2, &selection, &error)) {
       ReportMetricsUnavailable(error + "; no kernel counters are collected");
       return;
     }
     if (!metrics_) {
+      const std::string not_collected =
+          "per-kernel counters for " + selection.label + " are not collected: ";
       ProfilerApi profiler{};
       if (!LoadProfilerApi(&profiler, &error)) {
-        ReportMetricsUnavailable(error + "; kernel metric columns are N/A");
+        ReportMetricsUnavailable(not_collected + error + "; kernel metric columns are N/A");
         return;
       }
       if (!driver_loaded_) {
-        ReportMetricsUnavailable(
-            "the CUDA driver (libcuda.so.1) is not loaded; kernel metric columns are N/A");
+        ReportMetricsUnavailable(not_collected +
+                                 "the CUDA driver (libcuda.so.1) is not loaded; kernel metric "
+                                 "columns are N/A");
         return;
       }
       metrics_ = std::make_unique<KernelMetrics>(profiler, cupti_, driver_, runtime_.host, Log);
