@@ -113,7 +113,7 @@ std::string KernelMetrics::Describe(CUptiResult result) const {
   return DescribeCuptiResult(cupti_, result);
 }
 
-bool KernelMetrics::Start(const MetricSelection& selection) {
+bool KernelMetrics::Start(const MetricSelection& selection, bool existing_contexts) {
   if (collecting_.load(std::memory_order_acquire)) return true;
   selection_ = selection;
   metric_names_.clear();
@@ -153,6 +153,7 @@ bool KernelMetrics::Start(const MetricSelection& selection) {
     }
   }
   collecting_.store(true, std::memory_order_release);
+  if (!existing_contexts) return true;
   // Contexts that already exist: the primary contexts the application made active.
   int devices = 0;
   if (driver_.device_get_count(&devices) != CUDA_SUCCESS) return true;  // cuInit not yet

@@ -59,10 +59,11 @@ class KernelMetrics {
   KernelMetrics(const KernelMetrics&) = delete;
   KernelMetrics& operator=(const KernelMetrics&) = delete;
 
-  // Starts counters on the active primary contexts and on every context created from now on
-  // until Stop. Returns false (and says why in the data and the log) if the profiler cannot
-  // be initialized at all.
-  bool Start(const MetricSelection& selection);
+  // Starts counters on the active primary contexts (unless `existing_contexts` is false:
+  // inside the driver's cuInit, where no context exists and driver calls are unsafe) and on
+  // every context created from now on until Stop. Returns false (and says why in the data
+  // and the log) if the profiler cannot be initialized at all.
+  bool Start(const MetricSelection& selection, bool existing_contexts = true);
   void Flush();
   void Stop();
 

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -26,6 +28,10 @@
 
 namespace aiprof::cuda {
 namespace {
+
+// True on the thread running InitializeInjection (inside the driver's cuInit): the source's
+// first window may start there, when no context exists and driver calls must wait.
+thread_local bool t_in_injection = false;
 
 void Log(const std::string& message) {
   std::fprintf(stderr, "aiprof: cuda: %s\n", message.c_str());
@@ -242,7 +248,7 @@ class CudaSource {
       }
       metrics_ = std::make_unique<KernelMetrics>(profiler, cupti_, driver_, runtime_.host, Log);
     }
-    metrics_->Start(selection);
+    metrics_->Start(selection, /*existing_contexts=*/!t_in_injection);
   }
 
   void ReportMetricsUnavailable(const std::string& message) {
@@ -270,7 +276,11 @@ class CudaSource {
 };
 
 __attribute__((constructor)) void AttachWhenLoaded() {
+  // Loaded by the driver through CUDA_INJECTION64_PATH: this runs inside cuInit.
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  t_in_injection = injection != nullptr && std::strstr(injection, "aiprof_cuda") != nullptr;
   CudaSource::Get().Attach();
+  t_in_injection = false;
 }
 
 }  // namespace
@@ -280,7 +290,10 @@ extern "C" {
 
 // Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this library.
 __attribute__((visibility("default"))) int InitializeInjection(void) {
-  return aiprof::cuda::CudaSource::Get().Attach() ? 1 : 0;
+  aiprof::cuda::t_in_injection = true;
+  const bool attached = aiprof::cuda::CudaSource::Get().Attach();
+  aiprof::cuda::t_in_injection = false;
+  return attached ? 1 : 0;
 }
 
 __attribute__((visibility("default"))) int aiprof_cuda_push_external_id(uint32_t kind,
