@@ -327,6 +327,21 @@ TEST_F(CudaDeviceFeatures, KernelCountersBecomeKernelArgsAndOpSummaryColumns) {
   EXPECT_NE(csv.find(",87.500,1.000,1.000\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",N/A,N/A,N/A\n"), std::string::npos) << "warm() has no counters\n" << csv;
 
+  // The generic op_summary puts the same columns after its fixed ones.
+  std::vector<std::string> written, errors;
+  const exporter::SummaryTarget target{output_.string(), "metrics", exporter::SummaryFormat::kCsv,
+                                       &written, &errors};
+  exporter::WriteOpSummaries(m, target);
+  ASSERT_FALSE(written.empty());
+  const std::string op_summary = ReadFile(written[0]);
+  EXPECT_TRUE(
+      op_summary.starts_with("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP "
+                             "State,Task Type,Task Start Time(us),Task Duration(us),Task "
+                             "Wait Time(us),l2_hit_rate(%),l2_read_hit_rate(%),"
+                             "l2_write_hit_rate(%)\n"))
+      << op_summary;
+  EXPECT_NE(op_summary.find(",42.25"), std::string::npos) << op_summary;
+
   // The window says counters were on and timing is distorted by replay.
   bool said = false;
   for (size_t i = 0; i < m.instants.size(); ++i) {
