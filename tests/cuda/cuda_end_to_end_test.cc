@@ -251,10 +251,7 @@ class CudaDeviceFeatures : public CudaEndToEnd {
           Active()->metrics->Stop();
           Active()->collector->Stop();
         },
-        [](void*) {
-          Active()->collector->Flush();
-          Active()->metrics->Flush();
-        },
+        [](void*) { Active()->collector->Flush(); },
         nullptr,
         nullptr};
     std::string error;

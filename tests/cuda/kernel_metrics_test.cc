@@ -1,13 +1,16 @@
 // Per-kernel counters through the range profiler test double and the CUDA driver test double:
-// metric selection → config → one kKernelMetrics record per kernel, in launch order, across
-// reads; contexts created later; dropped ranges; and the insufficient-privileges path.
+// metric selection → config → one kKernelMetrics record per kernel, in launch order, read at
+// the window's end; contexts created later; dropped ranges; the insufficient-privileges path;
+// contexts created and torn down while the window ends (for TSan).
 #include "sources/cuda/kernel_metrics.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda/cuda_driver_test_double.h"
@@ -88,7 +91,7 @@ TEST(MetricSelection, GroupPlusL2KeepsEachMetricOnceAndUnknownGroupsAreNamed) {
   EXPECT_NE(error.find("ResourceConflictRatio"), std::string::npos) << error;
 }
 
-TEST_F(KernelMetricsTest, EachKernelGetsOneRecordWithItsValuesInLaunchOrderAcrossReads) {
+TEST_F(KernelMetricsTest, EachKernelGetsOneRecordWithItsValuesInLaunchOrder) {
   Create();
   const MetricSelection selection = Select(true, "PipeUtilization", true);
   ASSERT_TRUE(metrics_->Start(selection));
@@ -101,9 +104,8 @@ TEST_F(KernelMetricsTest, EachKernelGetsOneRecordWithItsValuesInLaunchOrderAcros
 
   profiler_.LaunchKernel(context_, "_Z5scalePffi");
   profiler_.LaunchKernel(context_, "_Z6reducePKfPfi");
-  metrics_->Flush();
-  EXPECT_TRUE(profiler_.started(context_)) << "a read restarts collection";
   profiler_.LaunchKernel(context_, "_Z3addPKfS0_Pfi");
+  EXPECT_TRUE(Of(CudaRecordKind::kKernelMetrics).empty()) << "read once, at the window's end";
   metrics_->Stop();
   EXPECT_FALSE(profiler_.started(context_));
   EXPECT_EQ(profiler_.enabled_objects(), 0) << "Stop disables the range profiler";
@@ -158,15 +160,20 @@ TEST_F(KernelMetricsTest, ContextsCreatedAfterStartAreProfiledAndCollectedWhenDe
   metrics_->Stop();
 }
 
-TEST_F(KernelMetricsTest, RangesBeyondTheImageBetweenTwoReadsAreCountedAsDrops) {
+TEST_F(KernelMetricsTest, KernelsBeyondTheWindowsImageAreCountedAsDropsAndReported) {
   Create();
   ASSERT_TRUE(metrics_->Start(Select(false, "", true)));
-  for (size_t i = 0; i < KernelMetrics::kMaxRangesPerRead + 3; ++i) {
+  for (size_t i = 0; i < KernelMetrics::kMaxRangesPerWindow + 3; ++i) {
     profiler_.LaunchKernel(context_, "_Z1kv");
   }
   metrics_->Stop();
-  EXPECT_EQ(metrics_->ranges_emitted(), KernelMetrics::kMaxRangesPerRead);
+  EXPECT_EQ(metrics_->ranges_emitted(), KernelMetrics::kMaxRangesPerWindow);
   EXPECT_EQ(metrics_->ranges_dropped(), 3u);
+  const auto status = Of(CudaRecordKind::kMetricsStatus);
+  ASSERT_EQ(status.size(), 2u);
+  EXPECT_NE(host_.String(status[1].header.arg).find("3 kernels on GPU 0 got no counters"),
+            std::string::npos)
+      << host_.String(status[1].header.arg);
   const auto drops = host_.OfKind(static_cast<uint8_t>(format::RecordKind::kDrops));
   ASSERT_FALSE(drops.empty());
   EXPECT_EQ(drops.back().header.arg, static_cast<uint32_t>(CudaRecordKind::kMetricRangesDropped));
@@ -178,7 +185,6 @@ TEST_F(KernelMetricsTest, InsufficientPrivilegesSaysHowToAllowCountersAndCollect
   Create();
   metrics_->Start(Select(true, "Memory", false));
   profiler_.LaunchKernel(context_, "_Z5scalePffi");
-  metrics_->Flush();
   metrics_->Stop();
   EXPECT_TRUE(Of(CudaRecordKind::kKernelMetrics).empty());
   EXPECT_EQ(profiler_.enabled_objects(), 0);
@@ -203,6 +209,37 @@ TEST_F(KernelMetricsTest, UnsupportedDeviceIsNamed) {
   ASSERT_EQ(status.size(), 1u);
   EXPECT_EQ(status[0].header.aux, static_cast<uint16_t>(CudaMetricsStatus::kUnsupportedDevice));
   EXPECT_NE(host_.String(status[0].header.arg).find("GPU 0 (GH100)"), std::string::npos);
+}
+
+// Application threads create, use and destroy contexts while the window ends on another
+// thread: every kernel launched on a live session is read exactly once, whichever side reads.
+TEST_F(KernelMetricsTest, ContextsComingAndGoingWhileTheWindowEndsAreReadOnce) {
+  std::vector<CUcontext> contexts;
+  for (int device = 1; device <= 4; ++device) contexts.push_back(driver_.AddDevice(device, false));
+  Create();
+  ASSERT_TRUE(metrics_->Start(Select(false, "", true)));
+  std::atomic<int> launched{0};
+  std::vector<std::thread> threads;
+  for (CUcontext context : contexts) {
+    threads.emplace_back([&, context] {
+      profiler_.AnnounceContextCreated(context);
+      for (int i = 0; i < 50; ++i) {
+        if (profiler_.started(context)) {
+          profiler_.LaunchKernel(context, "_Z1kv");
+          launched.fetch_add(1);
+        }
+      }
+      profiler_.AnnounceContextDestroying(context);
+    });
+  }
+  metrics_->Stop();
+  for (std::thread& thread : threads) thread.join();
+  // A kernel counted as launched found its session started; it is read by the destroy
+  // callback or by Stop, never both, unless Stop came first and closed the object (then
+  // the launch found no started object and was not counted).
+  EXPECT_LE(metrics_->ranges_emitted(), static_cast<uint64_t>(launched.load()));
+  EXPECT_EQ(profiler_.enabled_objects(), 0);
+  EXPECT_EQ(profiler_.host_objects(), 0);
 }
 
 }  // namespace

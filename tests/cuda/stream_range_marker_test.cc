@@ -7,8 +7,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include "cuda/cuda_driver_test_double.h"
 #include "cuda/cupti_test_double.h"
@@ -114,6 +117,29 @@ TEST_F(StreamRangeMarkerTest, LegacyDefaultStreamUsesTheCurrentContext) {
   const auto events = host_.OfKind(static_cast<uint8_t>(CudaRecordKind::kCudaEvent));
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].As<format::CudaEventRecord>(0).stream, 7u);
+}
+
+// Threads marking ranges on streams of two contexts at once (for TSan): each context gets
+// one ring of events, and every range gets its start and end event.
+TEST_F(StreamRangeMarkerTest, ThreadsMarkingAtOnceShareOneRingPerContext) {
+  const CUcontext other = driver_.AddDevice(1, true);
+  const CUstream streams[] = {stream_, driver_.AddStream(other, 31)};
+  constexpr int kThreads = 4, kRanges = 40;
+  std::vector<std::thread> threads;
+  std::atomic<int> marked{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRanges; ++r) {
+        const uint64_t id = 1000 + static_cast<uint64_t>(t * kRanges + r);
+        if (marker_.Start(id, streams[(t + r) % 2]) && marker_.End(id)) marked.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(marked.load(), kThreads * kRanges);
+  EXPECT_EQ(marker_.dropped(), 0u);
+  EXPECT_EQ(driver_.events_created(), 2 * static_cast<int>(StreamRangeMarker::kEventsPerContext));
+  EXPECT_EQ(driver_.events_recorded(), 2 * kThreads * kRanges);
 }
 
 }  // namespace

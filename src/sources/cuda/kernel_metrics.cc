@@ -188,7 +188,7 @@ void KernelMetrics::OnContextDestroying(CUcontext context) {
   if (session == nullptr) return;
   std::unique_lock<std::mutex> lock(session->mutex, std::try_to_lock);
   if (!lock.owns_lock()) return;  // the writer is reading it; Stop sees the error
-  if (session->running) Read(*session, false);
+  if (session->running) Read(*session);
   Close(*session);
 }
 
@@ -197,7 +197,10 @@ void KernelMetrics::Enable(CUcontext context) {
   session->context = context;
   std::lock_guard<std::mutex> session_lock(session->mutex);
   {
+    // Under the list lock, which Stop takes to collect the sessions after it cleared
+    // collecting_: a session added here is one Stop will read and close.
     std::lock_guard<std::mutex> lock(sessions_mutex_);
+    if (!collecting_.load(std::memory_order_acquire)) return;
     for (const auto& existing : sessions_) {
       if (existing->context == context && !existing->closed) return;
     }
@@ -318,8 +321,8 @@ bool KernelMetrics::Open(Session& session, CUptiResult* failure, std::string* fa
   data_size.pRangeProfilerObject = session.object;
   data_size.pMetricNames = metric_names_.data();
   data_size.numMetrics = metric_names_.size();
-  data_size.maxNumOfRanges = kMaxRangesPerRead;
-  data_size.maxNumRangeTreeNodes = static_cast<uint32_t>(kMaxRangesPerRead);
+  data_size.maxNumOfRanges = kMaxRangesPerWindow;
+  data_size.maxNumRangeTreeNodes = static_cast<uint32_t>(kMaxRangesPerWindow);
   result = profiler_.range_get_counter_data_size(&data_size);
   if (result != CUPTI_SUCCESS) return fail(result, "cuptiRangeProfilerGetCounterDataSize");
   session.counter_data.resize(data_size.counterDataSize);
@@ -349,7 +352,7 @@ bool KernelMetrics::Arm(Session& session, CUptiResult* failure, std::string* fai
   config.pCounterDataImage = session.counter_data.data();
   config.range = CUPTI_AutoRange;
   config.replayMode = CUPTI_KernelReplay;
-  config.maxRangesPerPass = kMaxRangesPerRead;
+  config.maxRangesPerPass = kMaxRangesPerWindow;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
   config.passIndex = 0;
@@ -372,8 +375,8 @@ bool KernelMetrics::Arm(Session& session, CUptiResult* failure, std::string* fai
   return true;
 }
 
-// Stops, decodes and emits every range read so far; restarts with a fresh image if asked.
-void KernelMetrics::Read(Session& session, bool restart) {
+// Stops, decodes and emits every range of the window.
+void KernelMetrics::Read(Session& session) {
   CurrentContext current(driver_, session.context);
   auto stop = Make<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
   stop.pRangeProfilerObject = session.object;
@@ -391,6 +394,12 @@ void KernelMetrics::Read(Session& session, bool restart) {
   result = profiler_.range_decode_data(&decode);
   if (result == CUPTI_SUCCESS && decode.numOfRangeDropped > 0) {
     ranges_dropped_.fetch_add(decode.numOfRangeDropped, std::memory_order_relaxed);
+    Report(format::CudaMetricsStatus::kCollecting,
+           std::to_string(decode.numOfRangeDropped) + " kernels on GPU " +
+               std::to_string(session.device) + " got no counters: a window holds at most " +
+               std::to_string(kMaxRangesPerWindow) +
+               " profiled kernels per context; use a shorter window (--delay/--duration, "
+               "or fewer steps)");
   }
   auto info = Make<CUpti_RangeProfiler_GetCounterDataInfo_Params>(
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
@@ -443,14 +452,6 @@ void KernelMetrics::Read(Session& session, bool restart) {
   }
   session.ranges_read += ranges;
   ranges_emitted_.fetch_add(ranges, std::memory_order_relaxed);
-  if (!restart) return;
-  CUptiResult failure = CUPTI_SUCCESS;
-  std::string failed_call;
-  if (!Arm(session, &failure, &failed_call)) {
-    Report(format::CudaMetricsStatus::kUnavailable,
-           failed_call + " failed on GPU " + std::to_string(session.device) + ": " +
-               Describe(failure) + "; later kernels of this context get no counters");
-  }
 }
 
 void KernelMetrics::Close(Session& session) {
@@ -473,20 +474,6 @@ void KernelMetrics::Close(Session& session) {
   }
 }
 
-void KernelMetrics::Flush() {
-  if (!collecting_.load(std::memory_order_acquire)) return;
-  std::vector<std::shared_ptr<Session>> sessions;
-  {
-    std::lock_guard<std::mutex> lock(sessions_mutex_);
-    sessions = sessions_;
-  }
-  for (const auto& session : sessions) {
-    std::lock_guard<std::mutex> lock(session->mutex);
-    if (session->running && !session->closed) Read(*session, true);
-  }
-  EmitDrops();
-}
-
 void KernelMetrics::Stop() {
   if (!collecting_.exchange(false, std::memory_order_acq_rel)) return;
   std::vector<std::shared_ptr<Session>> sessions;
@@ -496,7 +483,7 @@ void KernelMetrics::Stop() {
   }
   for (const auto& session : sessions) {
     std::lock_guard<std::mutex> lock(session->mutex);
-    if (session->running && !session->closed) Read(*session, false);
+    if (session->running && !session->closed) Read(*session);
     Close(*session);
   }
   EmitDrops();

@@ -4,17 +4,19 @@
 //
 // A session per CUDA context: the host side (cuptiProfilerHost*) turns the metric names into
 // a config image for the context's chip; the range profiler object (cuptiRangeProfiler*)
-// collects into a counter data image of kMaxRangesPerRead ranges. Each flush stops the
-// session, decodes, evaluates every range's metrics to values (kKernelMetrics records: the
-// i-th range is the i-th kernel launched on the context) and starts it again with a fresh
-// image; ranges beyond the image's capacity between two reads are dropped by CUPTI and
-// counted (kDrops, arg kMetricRangesDropped).
+// collects into a counter data image of kMaxRangesPerWindow ranges. At the end of the window
+// (or when its context is about to be destroyed) the session is stopped, decoded and every
+// range's metrics evaluated to values (kKernelMetrics records: the i-th range is the i-th
+// kernel launched on the context). It is read only then, never stopped and restarted
+// mid-window: kernels launched between a stop and the next start would get no range and
+// shift the order that ties ranges to kernels. Kernels beyond the image's capacity are
+// dropped by CUPTI, counted (kDrops, arg kMetricRangesDropped) and reported.
 //
 // Contexts: the primary contexts active at Start, and every context created later (CUPTI
 // resource callback). Replay serializes kernels, so timing in such a window is distorted:
 // each session says so in a kMetricsStatus record and on stderr, like msprof and ncu.
 //
-// Threads: Start/Flush/Stop run on the runtime's threads, the context callbacks on the
+// Threads: Start/Stop run on the runtime's threads, the context callbacks on the
 // application thread creating or destroying a context. The session list lock is never held
 // across a CUPTI call; a session's own lock is, and the destroy callback only try-locks it,
 // so a context torn down while the writer reads it cannot deadlock against CUPTI's locks.
@@ -50,7 +52,7 @@ bool SelectMetrics(bool ai_core, const std::string& aic_metrics, bool l2,
 
 class KernelMetrics {
  public:
-  static constexpr size_t kMaxRangesPerRead = 2048;
+  static constexpr size_t kMaxRangesPerWindow = 8192;  // kernels per context and window
   using Log = std::function<void(const std::string&)>;
 
   KernelMetrics(const ProfilerApi& profiler, const CuptiApi& cupti, const DriverApi& driver,
@@ -64,7 +66,7 @@ class KernelMetrics {
   // every context created from now on until Stop. Returns false (and says why in the data
   // and the log) if the profiler cannot be initialized at all.
   bool Start(const MetricSelection& selection, bool existing_contexts = true);
-  void Flush();
+  // Reads every session and disables counters.
   void Stop();
 
   // CUPTI resource callbacks.
@@ -81,7 +83,7 @@ class KernelMetrics {
   void Enable(CUcontext context);
   bool Open(Session& session, CUptiResult* failure, std::string* failed_call);
   bool Arm(Session& session, CUptiResult* failure, std::string* failed_call);
-  void Read(Session& session, bool restart);
+  void Read(Session& session);
   void Close(Session& session);
   void Report(format::CudaMetricsStatus status, const std::string& message);
   std::string Describe(CUptiResult result) const;

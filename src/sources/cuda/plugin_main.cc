@@ -171,7 +171,6 @@ class CudaSource {
     auto* self = static_cast<CudaSource*>(user);
     if (self->forked_child_) return;
     self->collector_->Flush();
-    if (self->metrics_) self->metrics_->Flush();
   }
   // CUPTI does not follow fork: the child keeps no usable CUPTI state, so its window
   // records no CUDA activity (the child's own cuInit, if any, injects afresh).
