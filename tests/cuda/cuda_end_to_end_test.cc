@@ -349,6 +349,40 @@ TEST_F(CudaDeviceFeatures, KernelCountersBecomeKernelArgsAndOpSummaryColumns) {
   EXPECT_TRUE(said);
 }
 
+TEST_F(CudaDeviceFeatures, RangesNotNamedAfterKernelsFollowLaunchOrder) {
+  const CUcontext context = driver_.AddDevice(0, true);
+  profiler_.set_values([](const std::string& range, const std::string&) {
+    return range == "range 0" ? 10.0 : 20.0;
+  });
+  CudaCollector collector(cupti_.api(), RuntimeHost(), {});
+  KernelMetrics metrics(profiler_.api(), cupti_.api(), driver_.api(), RuntimeHost(), nullptr);
+  StreamRangeMarker marker(driver_.api(), cupti_.api());
+  Marker() = &marker;
+  MetricSelection selection;
+  std::string error;
+  ASSERT_TRUE(SelectMetrics(false, "", true, &selection, &error));
+  Parts parts{&collector, &metrics, selection};
+  const Model m = model::ParseProfDir(Window(&parts, [&] {
+    const uint64_t base = cupti_.cupti_now() - 5'000'000;
+    // Recorded out of order: the importer orders kernels by start time.
+    cupti_.Record(testing::MakeKernel("_Z3addPKfS0_Pfi", 14, 702, base + 90'000, base + 95'000, 64,
+                                      256, 32, 0));
+    cupti_.Record(
+        testing::MakeKernel("_Z5scalePffi", 13, 701, base + 10'000, base + 20'000, 64, 256, 32, 0));
+    profiler_.LaunchKernel(context, "range 0");
+    profiler_.LaunchKernel(context, "range 1");
+  }));
+  std::map<std::string, double> hit_rate;
+  for (size_t s = 0; s < m.slices.size(); ++s) {
+    if (m.Str(m.slices.category[s]) != "kernel") continue;
+    const auto value = UIntArg(m, m.slices.args[s], "metric.l2_hit_rate(%)");
+    ASSERT_TRUE(value.has_value());
+    hit_rate[std::string(m.Str(m.slices.name[s]))] = std::bit_cast<double>(*value);
+  }
+  EXPECT_EQ(hit_rate["scale(float*, float, int)"], 10.0);
+  EXPECT_EQ(hit_rate["add(float const*, float const*, float*, int)"], 20.0);
+}
+
 TEST_F(CudaDeviceFeatures, InsufficientPrivilegesShowsInTheModel) {
   driver_.AddDevice(0, true);
   profiler_.FailWith("cuptiRangeProfilerSetConfig", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);

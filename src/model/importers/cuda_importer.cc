@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "format/records_cuda.h"
@@ -256,7 +257,7 @@ class CudaImporter : public RecordImporter {
   struct MetricRange {
     uint64_t index;
     uint16_t device;
-    std::string name;
+    StringId name;                                    // demangled like kernel slice names
     std::vector<std::pair<StringId, double>> values;  // arg key "metric.<column>", value
   };
 
@@ -299,8 +300,7 @@ class CudaImporter : public RecordImporter {
     const auto* range = record.ExtAs<format::CudaMetricRange>(0);
     if (range == nullptr) return;
     const std::vector<StringId>& keys = MetricKeys(context, range->metric_set);
-    MetricRange out{
-        range->range_index, h.aux, std::string(context.model().Str(context.FileString(h.arg))), {}};
+    MetricRange out{range->range_index, h.aux, KernelName(context, h.arg), {}};
     for (uint32_t v = 0; v < range->value_count && v < keys.size(); ++v) {
       const auto* pair = record.ExtAs<format::ExtWord>(1 + v / 2);
       if (pair == nullptr) break;
@@ -332,8 +332,10 @@ class CudaImporter : public RecordImporter {
   // The range profiler's auto ranges are the kernels of a context in launch order (kernel
   // replay serializes them), so the i-th range of a device is the i-th kernel that ran on it
   // since counters were on. A range named like a kernel (the range profiler names auto
-  // ranges after the kernel) skips kernels launched before counters started.
+  // ranges after the kernel) skips, within a bounded look-ahead, kernels launched before
+  // counters started; ranges named otherwise follow the order alone.
   std::unordered_map<uint32_t, const MetricRange*> MatchMetricsToKernels(ImportContext& context) {
+    constexpr size_t kMaxSkipped = 1024;
     std::unordered_map<uint32_t, const MetricRange*> matched;
     if (metric_ranges_.empty()) return matched;
     std::unordered_map<uint16_t, std::vector<const Pending*>> kernels;
@@ -344,22 +346,24 @@ class CudaImporter : public RecordImporter {
     }
     std::unordered_map<uint16_t, std::vector<const MetricRange*>> ranges;
     for (const MetricRange& range : metric_ranges_) ranges[range.device].push_back(&range);
-    const Model& model = context.model();
+    const SliceTable& slices = context.model().slices;
     for (auto& [device, list] : ranges) {
       std::sort(list.begin(), list.end(),
                 [](const MetricRange* a, const MetricRange* b) { return a->index < b->index; });
       std::vector<const Pending*>& launched = kernels[device];
       std::sort(launched.begin(), launched.end(),
                 [](const Pending* a, const Pending* b) { return a->header.ts < b->header.ts; });
+      std::unordered_set<StringId> kernel_names;
+      for (const Pending* p : launched) kernel_names.insert(slices.name[p->slice]);
       size_t next = 0;
       for (const MetricRange* range : list) {
         size_t candidate = next;
-        if (!range->name.empty()) {
-          while (candidate < launched.size() &&
-                 !SameKernel(model, launched[candidate]->slice, range->name)) {
+        if (kernel_names.contains(range->name)) {
+          const size_t limit = std::min(launched.size(), next + kMaxSkipped);
+          while (candidate < limit && slices.name[launched[candidate]->slice] != range->name) {
             ++candidate;
           }
-          if (candidate == launched.size()) candidate = next;  // names differ: keep order
+          if (candidate == limit) candidate = next;  // not near: keep the order
         }
         if (candidate >= launched.size()) break;
         matched[launched[candidate]->slice] = range;
@@ -367,13 +371,6 @@ class CudaImporter : public RecordImporter {
       }
     }
     return matched;
-  }
-
-  bool SameKernel(const Model& model, uint32_t slice, const std::string& range_name) const {
-    const std::string_view kernel = model.Str(model.slices.name[slice]);
-    if (kernel == range_name) return true;
-    const std::string demangled = Demangle(range_name);
-    return kernel == demangled || kernel.starts_with(demangled + "(");
   }
 
   uint64_t FlowKey(ImportContext& context, uint32_t correlation) const {
