@@ -121,9 +121,9 @@ bool FilterToSteps(const Model& in, const StepRange& range, Model* out, std::str
     m.markers.payload.push_back(mk.payload[i]);
     m.markers.color_argb.push_back(mk.color_argb[i]);
     m.markers.end_thread.push_back(mk.end_thread[i]);
-    m.markers.range_id.push_back(mk.range_id[i]);
-    m.markers.device_slice.push_back(mk.device_slice[i] == kNoRow ? kNoRow
-                                                                  : slice_map[mk.device_slice[i]]);
+    const uint32_t device = i < mk.device_slice.size() ? mk.device_slice[i] : kNoRow;
+    m.markers.range_id.push_back(i < mk.range_id.size() ? mk.range_id[i] : 0);
+    m.markers.device_slice.push_back(device == kNoRow ? kNoRow : slice_map[device]);
   }
   for (size_t i = 0; i < in.flows.size(); ++i) {
     uint32_t from = slice_map[in.flows.from_slice[i]], to = slice_map[in.flows.to_slice[i]];

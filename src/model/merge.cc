@@ -182,10 +182,11 @@ class Merger {
       om.row.push_back(m.row[i] + (m.is_instant[i] ? r.instants : r.slices));
       om.domain.push_back(r.S(m.domain[i]));
       om.end_thread.push_back(m.end_thread[i] == kNoRow ? kNoRow : r.threads[m.end_thread[i]]);
-      om.device_slice.push_back(m.device_slice[i] == kNoRow ? kNoRow
-                                                            : m.device_slice[i] + r.slices);
+      // Tables built without these columns (an importer that predates them) get none.
+      const uint32_t device = i < m.device_slice.size() ? m.device_slice[i] : kNoRow;
+      om.device_slice.push_back(device == kNoRow ? kNoRow : device + r.slices);
+      om.range_id.push_back(i < m.range_id.size() ? m.range_id[i] : 0);
     }
-    Append(om.range_id, m.range_id);
     Append(om.event_type, m.event_type);
     Append(om.category, m.category);
     Append(om.payload_type, m.payload_type);

@@ -279,7 +279,8 @@ class CudaImporter : public RecordImporter {
     if (ranges.empty()) return;
     MarkerTable& markers = context.model().markers;
     const StringId category = context.Intern("mstx_device");
-    for (size_t i = 0; i < markers.size(); ++i) {
+    const size_t marked = std::min(markers.range_id.size(), markers.device_slice.size());
+    for (size_t i = 0; i < markers.size() && i < marked; ++i) {
       auto found = markers.range_id[i] == 0 ? ranges.end() : ranges.find(markers.range_id[i]);
       if (found == ranges.end() || found->second.start == nullptr || found->second.end == nullptr) {
         continue;
