@@ -71,6 +71,9 @@ enum class CudaRecordKind : uint8_t {
   // Used only as the `arg` of a core kDrops record: kernels whose counters the range
   // profiler dropped (counter data image full between two reads). Never a record kind.
   kMetricRangesDropped = 95,
+  // Used only as the `arg` of a core kDrops record: mstx ranges given a stream that got no
+  // device time (range table slot taken, no events for the context, a failed record).
+  kStreamRangesDropped = 96,
 };
 
 enum class CudaApiDomain : uint16_t { kRuntime = 0, kDriver = 1 };
@@ -290,6 +293,8 @@ inline const char* CudaKindName(uint8_t kind) {
       return "cuda_kernel_metrics";
     case CudaRecordKind::kMetricRangesDropped:
       return "cuda_metric_ranges_dropped";
+    case CudaRecordKind::kStreamRangesDropped:
+      return "cuda_stream_ranges_dropped";
     default:
       return nullptr;
   }

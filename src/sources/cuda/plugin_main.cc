@@ -171,6 +171,7 @@ class CudaSource {
     auto* self = static_cast<CudaSource*>(user);
     if (self->forked_child_) return;
     self->collector_->Flush();
+    self->EmitStreamRangeDrops();
   }
   // CUPTI does not follow fork: the child keeps no usable CUPTI state, so its window
   // records no CUDA activity (the child's own cuInit, if any, injects afresh).
@@ -200,6 +201,22 @@ class CudaSource {
     if (stream_ranges_) stream_ranges_->set_enabled(false);
     if (metrics_) metrics_->Stop();
     collector_->Stop();
+    EmitStreamRangeDrops();
+  }
+
+  // Cumulative, like the other drop counts, so every export shows it.
+  void EmitStreamRangeDrops() {
+    if (!stream_ranges_ || stream_ranges_->dropped() == 0) return;
+    struct {
+      format::RecordHeader header;
+      format::DropCount drops;
+    } record{};
+    record.header.ts = runtime_.host.now();
+    record.header.kind = static_cast<uint8_t>(format::RecordKind::kDrops);
+    record.header.ext_words = 1;
+    record.header.arg = static_cast<uint32_t>(format::CudaRecordKind::kStreamRangesDropped);
+    record.drops.count = stream_ranges_->dropped();
+    runtime_.host.emit(&record, 2);
   }
 
   void StartNvml(double frequency_hz) {
