@@ -104,6 +104,10 @@ TEST_F(StreamRangeMarkerTest, RangesWithoutStreamOrSlotOrStartGetNoDeviceTime) {
   marker_.set_enabled(false);
   EXPECT_FALSE(marker_.Start(9, stream_)) << "off outside a window";
   EXPECT_EQ(driver_.events_recorded(), 3);
+  // Range 7 + 4096 was never ended; the next window reuses its slot.
+  marker_.set_enabled(true);
+  EXPECT_TRUE(marker_.Start(7 + 2 * StreamRangeMarker::kRangeSlots, stream_));
+  EXPECT_EQ(marker_.dropped(), 1u);
 }
 
 TEST_F(StreamRangeMarkerTest, LegacyDefaultStreamUsesTheCurrentContext) {

@@ -16,20 +16,28 @@ bool StreamRangeMarker::Start(uint64_t range_id, void* stream_handle) {
   if (range_id == 0 || stream_handle == nullptr || !enabled()) return false;
   const auto stream = static_cast<CUstream>(stream_handle);
   CUcontext context = nullptr;
-  if (driver_.stream_get_ctx(stream, &context) != CUDA_SUCCESS || context == nullptr) {
+  if (range_id > kIdMask || driver_.stream_get_ctx(stream, &context) != CUDA_SUCCESS ||
+      context == nullptr) {
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
+  const uint64_t window = window_.load(std::memory_order_acquire) & 0xffff;
+  const uint64_t key = (window << kIdBits) | range_id;
   RangeSlot& slot = ranges_[range_id % kRangeSlots];
   uint64_t expected = 0;
-  if (!slot.range_id.compare_exchange_strong(expected, range_id, std::memory_order_acq_rel)) {
-    dropped_.fetch_add(1, std::memory_order_relaxed);
-    return false;
+  if (!slot.key.compare_exchange_strong(expected, key, std::memory_order_acq_rel)) {
+    // Taken by a range an earlier window never ended: that range is over, reuse the slot.
+    const bool stale = (expected >> kIdBits) != window;
+    if (!stale || !slot.key.compare_exchange_strong(expected, key, std::memory_order_acq_rel)) {
+      dropped_.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
   }
   slot.stream.store(stream, std::memory_order_relaxed);
   slot.context.store(context, std::memory_order_relaxed);
   if (!Record(context, stream, StartId(range_id))) {
-    slot.range_id.store(0, std::memory_order_release);
+    uint64_t mine = key;
+    slot.key.compare_exchange_strong(mine, 0, std::memory_order_acq_rel);
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return false;
   }
@@ -37,14 +45,14 @@ bool StreamRangeMarker::Start(uint64_t range_id, void* stream_handle) {
 }
 
 bool StreamRangeMarker::End(uint64_t range_id) {
-  if (range_id == 0) return false;
+  if (range_id == 0 || range_id > kIdMask) return false;
   RangeSlot& slot = ranges_[range_id % kRangeSlots];
-  if (slot.range_id.load(std::memory_order_acquire) != range_id) return false;
+  uint64_t key = slot.key.load(std::memory_order_acquire);
+  if ((key & kIdMask) != range_id) return false;
   CUstream stream = slot.stream.load(std::memory_order_relaxed);
   CUcontext context = slot.context.load(std::memory_order_relaxed);
-  uint64_t expected = range_id;
   // Another thread ending the same range at once gets nothing (one end per range).
-  if (!slot.range_id.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return false;
+  if (!slot.key.compare_exchange_strong(key, 0, std::memory_order_acq_rel)) return false;
   if (Record(context, stream, EndId(range_id))) return true;
   dropped_.fetch_add(1, std::memory_order_relaxed);
   return false;

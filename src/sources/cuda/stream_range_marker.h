@@ -33,7 +33,11 @@ class StreamRangeMarker {
   StreamRangeMarker(const StreamRangeMarker&) = delete;
   StreamRangeMarker& operator=(const StreamRangeMarker&) = delete;
 
-  void set_enabled(bool enabled) { enabled_.store(enabled, std::memory_order_release); }
+  // Each enable starts a new window: slots of ranges a past window never ended are reused.
+  void set_enabled(bool enabled) {
+    if (enabled) window_.fetch_add(1, std::memory_order_acq_rel);
+    enabled_.store(enabled, std::memory_order_release);
+  }
   bool enabled() const { return enabled_.load(std::memory_order_acquire); }
 
   // True when the start event was recorded on `stream` (a CUstream; CU_STREAM_LEGACY for
@@ -49,8 +53,12 @@ class StreamRangeMarker {
   static uint64_t EndId(uint64_t range_id) { return range_id * 2 + 1; }
 
  private:
+  // A slot's key packs the window that started the range (high 16 bits) with the range id
+  // (low 48 bits), so claiming a slot and telling it stale is one atomic word.
+  static constexpr int kIdBits = 48;
+  static constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
   struct RangeSlot {
-    std::atomic<uint64_t> range_id{0};
+    std::atomic<uint64_t> key{0};
     std::atomic<CUstream> stream{nullptr};
     std::atomic<CUcontext> context{nullptr};
   };
@@ -67,6 +75,7 @@ class StreamRangeMarker {
   const DriverApi driver_;
   const CuptiApi cupti_;
   std::atomic<bool> enabled_{false};
+  std::atomic<uint32_t> window_{0};
   std::atomic<uint64_t> dropped_{0};
   RangeSlot ranges_[kRangeSlots];
   ContextEvents contexts_[kContexts];
