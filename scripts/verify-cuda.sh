@@ -6,10 +6,17 @@
 #
 # 1. examples/cuda/cuda_workload under aiprof: kernel count, names, streams, graph kernels
 #    and copy sizes match what the program launched; kernel durations agree with CUDA
-#    events within 5% (timing pass: each kernel alone between two events).
+#    events within 5% (timing pass: each kernel alone between two events); each
+#    iteration's mstx range given stream A has device time on stream A enclosing that
+#    iteration's stream-A kernels (and msprof_tx's Device Start/End are filled).
 # 2. examples/cuda/train_cuda.py three times (no profiler, torch.profiler, aiprof): every
 #    kernel attributed to an operator; kernels per step equal to torch.profiler's; the
 #    step-time overhead of aiprof against torch.profiler's.
+# 3. cuda_workload with --ai-core=on --aic-metrics=PipeUtilization --l2=on: every kernel has
+#    the group's metrics and the L2 hit rate, in range (percentages 0..100, SM throughput
+#    > 0 for these compute kernels), and the window says that replay distorts timing; if
+#    the driver forbids counters, the reason (NVreg_RestrictProfilingToAdminUsers) is in
+#    the data and the check fails with it.
 # Prints PASS/FAIL per check and writes the figures to <work_dir>/results.md; exits 1 on
 # any failure.
 set -euo pipefail
@@ -28,11 +35,26 @@ for needed in "$BUILD/lib/libaiprof.so" "$BUILD/lib/libaiprof_cuda.so" \
   [[ -e $needed ]] || { echo "verify-cuda: $needed is missing; run make build (with nvcc)" >&2; exit 2; }
 done
 
+# Runs "$@" under aiprof with per-kernel counters on, writing PROF_* directories into $1.
+profile_metrics() {
+  local output=$1; shift
+  if [[ -x $BUILD/bin/aiprof ]]; then
+    "$BUILD/bin/aiprof" collect --output="$output" --task-time=l1 --ai-core=on \
+      --aic-metrics=PipeUtilization --l2=on "$@"
+  else
+    LD_PRELOAD="$BUILD/lib/libaiprof.so${LD_PRELOAD:+:$LD_PRELOAD}" \
+    CUDA_INJECTION64_PATH="$BUILD/lib/libaiprof_cuda.so" \
+    AIPROF_OPTIONS="{\"output\":\"$output\",\"mode\":\"launch\",\"task_time\":\"l1\",\"ai_core\":true,\"aic_metrics\":\"PipeUtilization\",\"l2\":true}" \
+      "$@"
+  fi
+}
+
 # Runs "$@" under aiprof, writing PROF_* directories into $1.
 profile() {
   local output=$1; shift
   if [[ -x $BUILD/bin/aiprof ]]; then
-    "$BUILD/bin/aiprof" collect --output="$output" --runtime-api=on --task-time=l1 "$@"
+    "$BUILD/bin/aiprof" collect --output="$output" --runtime-api=on --task-time=l1 \
+      --msproftx=on "$@"
   else
     # The launcher's environment (docs/cli.md), for builds without the CLI.
     LD_PRELOAD="$BUILD/lib/libaiprof.so${LD_PRELOAD:+:$LD_PRELOAD}" \
@@ -46,6 +68,9 @@ echo "== 1. cuda_workload"
 profile "$WORK/workload" "$BUILD/bin/cuda_workload" --iterations 5 --report "$WORK/workload_launched.json"
 "$BUILD/bin/aiprof_cuda_report" "$WORK/workload" --csv-dir "$WORK/workload" > "$WORK/workload_aiprof.json"
 
+# msprof_tx (Device Start/End of the stream ranges) comes from the CLI's export.
+[[ -x $BUILD/bin/aiprof ]] && "$BUILD/bin/aiprof" export --output="$WORK/workload" >/dev/null
+
 echo "== 2. train_cuda.py"
 python3 "$ROOT/examples/cuda/train_cuda.py" --report "$WORK/train_baseline.json" >/dev/null
 python3 "$ROOT/examples/cuda/train_cuda.py" --profiler torch --trace "$WORK/torch_trace.json" \
@@ -53,8 +78,13 @@ python3 "$ROOT/examples/cuda/train_cuda.py" --profiler torch --trace "$WORK/torc
 profile "$WORK/train" python3 "$ROOT/examples/cuda/train_cuda.py" --report "$WORK/train_aiprof.json" >/dev/null
 "$BUILD/bin/aiprof_cuda_report" "$WORK/train" --csv-dir "$WORK/train" > "$WORK/train_aiprof_data.json"
 
+echo "== 3. cuda_workload with per-kernel counters"
+profile_metrics "$WORK/metrics" "$BUILD/bin/cuda_workload" --iterations 2 \
+  --report "$WORK/metrics_launched.json" 2> "$WORK/metrics_stderr.txt" || true
+"$BUILD/bin/aiprof_cuda_report" "$WORK/metrics" > "$WORK/metrics_aiprof.json"
+
 python3 - "$WORK" <<'PY'
-import collections, json, statistics, subprocess, sys
+import collections, glob, json, statistics, subprocess, sys
 work = sys.argv[1]
 load = lambda name: json.load(open(f"{work}/{name}"))
 failures, lines = [], []
@@ -96,6 +126,33 @@ for event, kernel in zip(timed, kernels[-len(timed):]):
 check(worst <= 0.05, f"kernel durations vs CUDA events: worst difference {worst * 100:.2f}% (<= 5%)")
 check(data["ac2g_flows"] >= len(kernels), f"ac2g flows {data['ac2g_flows']} >= kernels {len(kernels)}")
 
+# mstx ranges given stream A: device time on stream A around each iteration's A kernels.
+marked = launched["stream_range"]
+if marked["marked"]:
+    ranges = [r for r in data["mstx_ranges"] if r["name"] == marked["name"]]
+    with_device = [r for r in ranges if r["device"]]
+    check(len(ranges) == n and len(with_device) == n,
+          f"mstx ranges on stream A: {len(with_device)}/{len(ranges)} with device time, {n} expected")
+    a_kernels = [k for k in kernels[:len(kernels) - len(timed)] if k["stream"] == marked["stream"]]
+    enclosed_ok = True
+    for r in with_device:
+        d = r["device"]
+        inside = [k for k in a_kernels
+                  if d["start_ns"] <= k["start_ns"] and k["start_ns"] + k["dur_ns"] <= d["end_ns"]]
+        enclosed_ok &= d["stream"] == marked["stream"] and len(inside) == per["stream_a_kernels"]
+        enclosed_ok &= d["start_ns"] >= r["start_ns"]  # the GPU reaches the event after the call
+    covered = sum(1 for k in a_kernels if any(
+        r["device"]["start_ns"] <= k["start_ns"] <= r["device"]["end_ns"] for r in with_device))
+    check(enclosed_ok and covered == len(a_kernels),
+          f"device ranges enclose their iteration's stream-A kernels ({covered}/{len(a_kernels)} covered)")
+    tx = glob.glob(f"{work}/workload/PROF_*/aiprof_output/msprof_tx_*.csv")
+    if tx:
+        rows = [l for l in open(tx[0]) if marked["name"] in l]
+        check(rows and all(not l.rstrip().endswith("N/A,N/A") for l in rows),
+              f"msprof_tx Device Start/End filled for {len(rows)} ranges")
+else:
+    check(False, "cuda_workload did not find mstxRangeStartA (libaiprof.so not preloaded?)")
+
 base, torch_run, aiprof_run = load("train_baseline.json"), load("train_torch.json"), load("train_aiprof.json")
 train = load("train_aiprof_data.json")
 check(not train["problems"], f"training raw data intact {train['problems']}")
@@ -115,6 +172,30 @@ check(abs(aiprof_per_step - torch_per_step) < 1e-9,
 b, t, a = base["median_step_ms"], torch_run["median_step_ms"], aiprof_run["median_step_ms"]
 over_t, over_a = (t / b - 1) * 100, (a / b - 1) * 100
 check(over_a <= over_t, f"step-time overhead: aiprof {over_a:+.2f}%, torch.profiler {over_t:+.2f}% (median of {base['steps']} steps; baseline {b:.3f} ms)")
+
+# Per-kernel counters: every profiled kernel has the group's metrics, in range.
+mdata = load("metrics_aiprof.json")
+status = mdata["metrics_status"]
+denied = [s for s in status if s["status"] == 1]
+if denied:
+    check(False, "counters denied by the driver: " + denied[0]["message"])
+else:
+    mkernels = mdata["kernels"]
+    with_metrics = [k for k in mkernels if k["metrics"]]
+    check(mkernels and len(with_metrics) == len(mkernels),
+          f"kernels with counters: {len(with_metrics)}/{len(mkernels)}")
+    expected_columns = {"sm_throughput(%)", "tensor_pipe_ratio(%)", "fma_pipe_ratio(%)",
+                        "achieved_occupancy(%)", "l2_hit_rate(%)"}
+    have = set().union(*(k["metrics"].keys() for k in with_metrics)) if with_metrics else set()
+    check(expected_columns <= have, f"metric columns present: {sorted(have)}")
+    pct_ok = all(0.0 <= v <= 100.0 + 1e-6 for k in with_metrics for c, v in k["metrics"].items()
+                 if c.endswith("(%)"))
+    busy = [k["metrics"].get("sm_throughput(%)", 0) for k in with_metrics
+            if k["name"].split("(")[0] in ("scale", "add")]
+    check(pct_ok and busy and min(busy) > 0,
+          f"percentages within 0..100; scale/add SM throughput min {min(busy) if busy else 0:.1f}%")
+    check(any("distorted" in s["message"] for s in status),
+          "the window says replay distorts timing: " + (status[0]["message"] if status else "no status"))
 
 gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                      capture_output=True, text=True).stdout.strip()

@@ -1,14 +1,17 @@
 // A small CUDA program with known activity, for checking the CUDA source on a GPU
 // (scripts/verify-cuda.sh): per iteration, an HtoD copy (pageable), three kernels on two
 // streams, a memset, a two-kernel CUDA graph launch, a DtoH copy (pinned), all inside
-// NVTX ranges; then a timing pass of 3 x 3 kernels, each alone between two CUDA events.
+// NVTX ranges, and one mstx range given stream A (device time on that stream when run
+// under aiprof); then a timing pass of 3 x 3 kernels, each alone between two CUDA events.
 // It writes what it launched, with the CUDA-event durations, as JSON to the path given by
 // --report, for comparison with aiprof's data (scripts/verify-cuda.sh).
 //
 //   cuda_workload [--iterations N] [--report launched.json]
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -109,7 +112,15 @@ int main(int argc, char** argv) {
   CHECK(cudaStreamEndCapture(stream_b, &graph));
   CHECK(cudaGraphInstantiate(&graph_exec, graph, 0));
 
+  // aiprof's mstx API, looked up at run time so the program runs without aiprof too. The
+  // range is given stream A: its device time must enclose the iteration's stream-A work.
+  using MstxRangeStart = uint64_t (*)(const char*, void*);
+  using MstxRangeEnd = void (*)(uint64_t);
+  const auto mstx_start = reinterpret_cast<MstxRangeStart>(dlsym(RTLD_DEFAULT, "mstxRangeStartA"));
+  const auto mstx_end = reinterpret_cast<MstxRangeEnd>(dlsym(RTLD_DEFAULT, "mstxRangeEnd"));
+
   for (int iteration = 0; iteration < iterations; ++iteration) {
+    const uint64_t stream_range = mstx_start ? mstx_start("iteration on stream A", stream_a) : 0;
     nvtxRangePushA("iteration");
     nvtxRangePushA("h2d");
     CHECK(cudaMemcpyAsync(x, pageable.data(), kBytes, cudaMemcpyHostToDevice, stream_a));
@@ -125,6 +136,7 @@ int main(int argc, char** argv) {
     nvtxRangePushA("d2h");
     CHECK(cudaStreamSynchronize(stream_b));
     CHECK(cudaMemcpyAsync(pinned, z, kBytes, cudaMemcpyDeviceToHost, stream_a));
+    if (mstx_end != nullptr) mstx_end(stream_range);  // before the wait: ends in stream order
     CHECK(cudaStreamSynchronize(stream_a));
     nvtxRangePop();
     nvtxRangePop();
@@ -167,8 +179,10 @@ int main(int argc, char** argv) {
     std::fprintf(report,
                  "{\"iterations\": %d, \"streams\": [%llu, %llu], \"copy_bytes\": %zu,\n"
                  " \"per_iteration\": {\"kernels\": 5, \"graph_kernels\": 2, \"htod\": 2, "
-                 "\"dtoh\": 1, \"memsets\": 1},\n \"timed_kernels\": [\n",
-                 iterations, id_a, id_b, kBytes);
+                 "\"dtoh\": 1, \"memsets\": 1, \"stream_a_kernels\": 2},\n"
+                 " \"stream_range\": {\"name\": \"iteration on stream A\", \"stream\": %llu, "
+                 "\"marked\": %s},\n \"timed_kernels\": [\n",
+                 iterations, id_a, id_b, kBytes, id_a, mstx_start != nullptr ? "true" : "false");
     for (size_t i = 0; i < timings.size(); ++i) {
       float ms = 0;
       CHECK(cudaEventElapsedTime(&ms, timings[i].start, timings[i].stop));

@@ -5,8 +5,11 @@
  *
  * Collected while a window is open and the `msproftx` option is on (default on), filtered
  * by `mstx_domain_include` / `mstx_domain_exclude` (the default domain is "default").
- * When not collecting every call costs one relaxed load. The `stream` argument names a
- * device stream for device-side markers; it is accepted and not yet used. */
+ * When not collecting every call costs one relaxed load. The `stream` argument of the
+ * range-start calls names a device stream (a CUstream / cudaStream_t; CU_STREAM_LEGACY,
+ * (void*)1, for the legacy default stream): when the CUDA source is loaded the range also
+ * marks device time on that stream (CUDA events recorded at start and end, never waited
+ * for; docs/cuda.md). Marks and push/pop ranges ignore it. */
 #ifndef AIPROF_MSTX_H_
 #define AIPROF_MSTX_H_
 

@@ -65,6 +65,15 @@ const char* aiprof_options_json(void);
  * properties from the CUDA source as a JSON value). `json_value` must be valid JSON. */
 void aiprof_add_metadata(const char* key, const char* json_value);
 
+/* Device-side marking of mstx ranges given a stream (mstxRangeStartA(message, stream)):
+ * the CUDA source registers these; the runtime calls `start` after it recorded a range
+ * start with a non-NULL stream, and `end` for every range end (the source ignores ranges it
+ * did not mark). Both run on the calling thread and must not block. NULL unregisters. */
+typedef void (*aiprof_device_range_start_fn)(uint64_t range_id, void* stream);
+typedef void (*aiprof_device_range_end_fn)(uint64_t range_id);
+void aiprof_set_device_range_hooks(aiprof_device_range_start_fn start,
+                                   aiprof_device_range_end_fn end);
+
 #ifdef __cplusplus
 }
 #endif

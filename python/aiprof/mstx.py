@@ -2,9 +2,11 @@
 while a collection window is open (msprof_tx=True / `aiprof --msproftx=on`).
 
 Markers go through the runtime's mstx API, so the msprof_tx switch and the
-mstx_domain_include / mstx_domain_exclude filters apply. `stream` is accepted for API
-compatibility; device-side marking needs the CUDA source and is ignored on CPU-only
-machines.
+mstx_domain_include / mstx_domain_exclude filters apply. A range started with a `stream`
+(a torch.cuda.Stream, or a raw cudaStream_t as int) also marks device time on that stream
+when the CUDA source is loaded: CUDA events recorded at start and end, never waited for,
+fill msprof_tx's Device Start/End columns and a range on the stream's timeline track.
+Marks ignore `stream`.
 """
 
 import contextlib
@@ -27,10 +29,28 @@ def mark(message, stream=None, domain=None):
         native.mark(str(message), domain or "")
 
 
+_CU_STREAM_LEGACY = 1  # cuda.h: the legacy default stream's handle
+
+
+def _stream_handle(stream):
+    """cudaStream_t of `stream` as int (0: no device marking)."""
+    if stream is None:
+        return 0
+    handle = getattr(stream, "cuda_stream", stream)
+    try:
+        handle = int(handle)
+    except (TypeError, ValueError):
+        return 0
+    # The default stream's handle is NULL, which the C API reads as "no stream".
+    return handle if handle != 0 else _CU_STREAM_LEGACY
+
+
 def range_start(message, stream=None, domain=None):
     """Starts a range that may end on any thread; returns its id (0 when not collecting)."""
     native = _native()
-    return native.range_start(str(message), domain or "") if native is not None else 0
+    if native is None:
+        return 0
+    return native.range_start(str(message), domain or "", _stream_handle(stream))
 
 
 def range_end(range_id, domain=None):

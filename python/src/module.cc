@@ -156,7 +156,8 @@ PYBIND11_MODULE(_aiprof, m) {
   m.attr("TYPE_STACK") = AIPROF_TYPE_STACK;
 
   m.def("mark", &EmitMark, py::arg("message"), py::arg("domain") = "");
-  m.def("range_start", &EmitRangeStart, py::arg("message"), py::arg("domain") = "");
+  m.def("range_start", &EmitRangeStart, py::arg("message"), py::arg("domain") = "",
+        py::arg("stream") = 0);
   m.def("range_end", &EmitRangeEnd, py::arg("range_id"), py::arg("domain") = "");
   m.def("module_begin", &EmitModuleBegin);
   m.def("module_end", &EmitModuleEnd);

@@ -47,10 +47,12 @@ void EmitMark(const std::string& message, const std::string& domain) {
   }
 }
 
-uint64_t EmitRangeStart(const std::string& message, const std::string& domain) {
+uint64_t EmitRangeStart(const std::string& message, const std::string& domain, uintptr_t stream) {
   if (!RuntimeLoaded()) return 0;
-  return domain.empty() ? Runtime().range_start(message.c_str(), nullptr)
-                        : Runtime().domain_range_start(Domain(domain), message.c_str(), nullptr);
+  void* device_stream = reinterpret_cast<void*>(stream);
+  return domain.empty()
+             ? Runtime().range_start(message.c_str(), device_stream)
+             : Runtime().domain_range_start(Domain(domain), message.c_str(), device_stream);
 }
 
 void EmitRangeEnd(uint64_t range_id, const std::string& domain) {

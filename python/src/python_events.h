@@ -9,7 +9,9 @@ namespace aiprof::python {
 
 // mstx markers through the runtime's mstx API; an empty domain is the default domain.
 void EmitMark(const std::string& message, const std::string& domain);
-uint64_t EmitRangeStart(const std::string& message, const std::string& domain);  // 0: not recorded
+// `stream`: a CUstream handle (0: none) whose device time the range also marks.
+uint64_t EmitRangeStart(const std::string& message, const std::string& domain,
+                        uintptr_t stream = 0);  // 0: not recorded
 void EmitRangeEnd(uint64_t range_id, const std::string& domain);
 void EmitModuleBegin(const std::string& name);
 void EmitModuleEnd();

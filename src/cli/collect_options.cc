@@ -332,6 +332,7 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
 
   if (args.ai_core.empty()) {
     c->ai_core = c->task_time == "l1" || c->task_time == "l2";
+    c->ai_core_default = !Given(args, "aic-metrics");
   } else if (!OnOff("ai-core", args.ai_core, &c->ai_core, error)) {
     return false;
   }
@@ -460,6 +461,7 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
       {"with_stack", false},
       {"with_modules", c.task_time == "l2"},
       {"ai_core", c.ai_core},
+      {"ai_core_default", c.ai_core_default},
       {"aic_mode", c.aic_mode},
       {"aic_metrics", c.aic_metrics},
       {"aic_freq", c.aic_freq},

@@ -69,6 +69,9 @@ struct CollectConfig {
   bool runtime_api = false;
   bool hccl = false;
   bool ai_core = false;
+  // ai_core follows --task-time (neither --ai-core nor --aic-metrics given): on NVIDIA GPUs
+  // counters replay kernels, so the CUDA source collects them only when asked for.
+  bool ai_core_default = false;
   std::string aic_mode, aic_metrics;
   int aic_freq = 100;
   bool l2 = false;

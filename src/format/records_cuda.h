@@ -57,6 +57,23 @@ enum class CudaRecordKind : uint8_t {
   // Counter-collection status for --ai-core metrics (permission denied, unsupported device,
   // ...). arg: message string id. aux: CudaMetricsStatus. ext: none.
   kMetricsStatus = 92,
+  // A CUDA event recorded on a stream, with its device-side timestamp (CUPTI CUDA_EVENT
+  // activity with cuptiActivityEnableCudaEventDeviceTimestamps). The source records such
+  // events at the start and end of mstx ranges given a stream; an external correlation of
+  // kind kCudaExternalDeviceMarker ties each to its range. ts: device timestamp (process
+  // clock). aux: device. ext 0: CudaEventRecord.
+  kCudaEvent = 93,
+  // Hardware counters of one kernel (CUPTI range profiler, auto range = one range per
+  // kernel, kernel replay). ts: when the range was read. aux: device. arg: range name string
+  // id (the kernel). ext 0: CudaMetricRange; ext 1..: the values as doubles, two per word,
+  // in the order of the metric set named by CudaMetricRange::metric_set.
+  kKernelMetrics = 94,
+  // Used only as the `arg` of a core kDrops record: kernels whose counters the range
+  // profiler dropped (counter data image full between two reads). Never a record kind.
+  kMetricRangesDropped = 95,
+  // Used only as the `arg` of a core kDrops record: mstx ranges given a stream that got no
+  // device time (range table slot taken, no events for the context, a failed record).
+  kStreamRangesDropped = 96,
 };
 
 enum class CudaApiDomain : uint16_t { kRuntime = 0, kDriver = 1 };
@@ -174,6 +191,9 @@ enum CudaExternalKind : uint32_t {
   kCudaExternalOperator = 0,  // framework operator (CUPTI CUSTOM0)
   kCudaExternalRange = 1,     // mstx / NVTX range (CUPTI CUSTOM1)
   kCudaExternalOther = 2,
+  // The start (external id = 2 * range id) or end (2 * range id + 1) event of an mstx
+  // range on a stream (CUPTI CUSTOM2).
+  kCudaExternalDeviceMarker = 3,
 };
 
 struct CudaExternalCorrelation {
@@ -213,6 +233,25 @@ struct CudaClockSample {
 };
 static_assert(sizeof(CudaClockSample) == 16);
 
+struct CudaEventRecord {
+  uint32_t correlation;  // of the cuEventRecord call
+  uint32_t stream;
+  uint32_t context;
+  uint32_t event_id;
+};
+static_assert(sizeof(CudaEventRecord) == 16);
+
+struct CudaMetricRange {
+  // Position of the range (kernel) among those profiled on its context since collection
+  // started: the i-th kernel launched on the context with counters on.
+  uint64_t range_index;
+  // String id of the metric set: "column=metric;column=metric;..." (metric_catalog.h).
+  uint32_t metric_set;
+  uint16_t value_count;
+  uint16_t context;  // CUPTI context id, truncated
+};
+static_assert(sizeof(CudaMetricRange) == 16);
+
 enum class CudaMetricsStatus : uint16_t {
   kCollecting = 0,
   kPermissionDenied = 1,  // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES / ERR_NVGPUCTRPERM
@@ -248,6 +287,14 @@ inline const char* CudaKindName(uint8_t kind) {
       return "cupti_dropped";
     case CudaRecordKind::kMetricsStatus:
       return "cuda_metrics_status";
+    case CudaRecordKind::kCudaEvent:
+      return "cuda_event";
+    case CudaRecordKind::kKernelMetrics:
+      return "cuda_kernel_metrics";
+    case CudaRecordKind::kMetricRangesDropped:
+      return "cuda_metric_ranges_dropped";
+    case CudaRecordKind::kStreamRangesDropped:
+      return "cuda_stream_ranges_dropped";
     default:
       return nullptr;
   }

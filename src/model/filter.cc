@@ -126,6 +126,9 @@ bool FilterToSteps(const Model& in, const StepRange& range, Model* out, std::str
       d.payload.push_back(mk.payload(i));
       d.color_argb.push_back(mk.color_argb(i));
       d.end_thread.push_back(mk.end_thread(i));
+      d.range_id.push_back(mk.range_id(i));
+      const uint32_t device = mk.device_slice(i);
+      d.device_slice.push_back(device == kNoRow ? kNoRow : slice_map[device]);
     }
   }
   for (size_t i = 0; i < in.flows.size(); ++i) {

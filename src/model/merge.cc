@@ -194,6 +194,10 @@ class Merger {
     for (uint32_t thread : md.end_thread) {
       omd.end_thread.push_back(thread == kNoRow ? kNoRow : r.threads[thread]);
     }
+    Append(omd.range_id, md.range_id);
+    for (uint32_t device : md.device_slice) {
+      omd.device_slice.push_back(device == kNoRow ? kNoRow : device + r.slices);
+    }
 
     StepTable& os = out_.steps;
     const StepTable& s = in.steps;

@@ -116,14 +116,18 @@ struct FlowTable {
 enum class MarkerEventType : uint8_t { kMarker = 0, kPushPop = 1, kStartEnd = 2 };
 
 // What only some markers carry: attributes (category, payload, color) and, for start/end
-// ranges, the thread where the range ended. Kept apart so that the common marker without
-// attributes costs 14 bytes instead of 29.
+// ranges, the thread where the range ended, the runtime's range id and the range's device
+// span. Kept apart so that the common marker without attributes costs 14 bytes instead of 41.
 struct MarkerDetailTable {
   std::vector<uint16_t> category;
   std::vector<uint8_t> payload_type;  // format::MarkerPayloadType
   std::vector<uint64_t> payload;
   std::vector<uint32_t> color_argb;
   std::vector<uint32_t> end_thread;  // ThreadTable row where a start/end range ended
+  std::vector<uint64_t> range_id;    // start/end ranges: the runtime's range id, else 0
+  // SliceTable row of the range's span on its stream (an mstx range given a stream, CUDA
+  // source), kNoRow when it has none.
+  std::vector<uint32_t> device_slice;
   size_t size() const { return category.size(); }
 };
 
@@ -142,6 +146,10 @@ struct MarkerTable {
   uint32_t color_argb(size_t i) const { return Has(i) ? details.color_argb[detail[i]] : 0; }
   // kNoRow: an instant, or a range that ended on the thread where it started.
   uint32_t end_thread(size_t i) const { return Has(i) ? details.end_thread[detail[i]] : kNoRow; }
+  uint64_t range_id(size_t i) const { return Has(i) ? details.range_id[detail[i]] : 0; }
+  uint32_t device_slice(size_t i) const {
+    return Has(i) ? details.device_slice[detail[i]] : kNoRow;
+  }
 
  private:
   bool Has(size_t i) const { return detail[i] != kNoRow; }

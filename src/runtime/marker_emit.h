@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "aiprof/plugin.h"
 #include "format/records.h"
 #include "runtime/clock.h"
 #include "runtime/runtime.h"
@@ -14,6 +15,9 @@ namespace aiprof::runtime {
 using format::MarkerAttributes;
 using format::RecordHeader;
 using format::RecordKind;
+
+// Installed by the CUDA source through aiprof_set_device_range_hooks (markers.cc).
+void SetDeviceRangeHooks(aiprof_device_range_start_fn start, aiprof_device_range_end_fn end);
 
 inline void WriteHeader(uint8_t* at, uint64_t ts, RecordKind kind, uint8_t ext_words, uint16_t aux,
                         uint32_t arg) {

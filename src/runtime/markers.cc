@@ -1,7 +1,10 @@
 // The mstx API (include/aiprof/mstx.h). The header's inline-check macros would rename the
 // definitions below, so this file sees the plain declarations.
 #define AIPROF_MSTX_NO_INLINE_CHECK
+#include <atomic>
+
 #include "aiprof/mstx.h"
+#include "aiprof/plugin.h"
 #include "runtime/domains.h"
 #include "runtime/marker_emit.h"
 
@@ -9,6 +12,10 @@
 
 namespace aiprof::runtime {
 namespace {
+
+// Set by the CUDA source (aiprof_set_device_range_hooks) when it is loaded.
+std::atomic<aiprof_device_range_start_fn> g_device_range_start{nullptr};
+std::atomic<aiprof_device_range_end_fn> g_device_range_end{nullptr};
 
 inline bool MarkersOn() {
   return __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0;
@@ -79,15 +86,25 @@ void Pop(mstxDomainHandle_t domain) {
   EmitSimple(state, RecordKind::kRangePop, DomainId(domain), 0);
 }
 
+// A range given a stream also marks device time on it when the CUDA source is loaded.
+mstxRangeId MarkDevice(mstxRangeId id, void* stream) {
+  if (id != 0 && stream != nullptr) {
+    if (auto start = g_device_range_start.load(std::memory_order_acquire)) start(id, stream);
+  }
+  return id;
+}
+
 mstxRangeId Start(mstxDomainHandle_t domain, const char* message,
-                  const mstxEventAttributes* attributes) {
+                  const mstxEventAttributes* attributes, void* stream) {
   if (!MarkersOn() || !DomainOn(domain)) return 0;
   ThreadState* state = CurrentThread();
   if (state == nullptr) return 0;
   uint32_t name = InternCString(state, message);
-  if (attributes == nullptr) return EmitRangeStart(state, DomainId(domain), name, nullptr);
+  if (attributes == nullptr) {
+    return MarkDevice(EmitRangeStart(state, DomainId(domain), name, nullptr), stream);
+  }
   MarkerAttributes converted = ToRecordAttributes(attributes);
-  return EmitRangeStart(state, DomainId(domain), name, &converted);
+  return MarkDevice(EmitRangeStart(state, DomainId(domain), name, &converted), stream);
 }
 
 void End(mstxDomainHandle_t domain, mstxRangeId id) {
@@ -95,9 +112,16 @@ void End(mstxDomainHandle_t domain, mstxRangeId id) {
   ThreadState* state = CurrentThread();
   if (state == nullptr) return;
   EmitRangeEnd(state, DomainId(domain), id);
+  if (auto end = g_device_range_end.load(std::memory_order_acquire)) end(id);
 }
 
 }  // namespace
+
+void SetDeviceRangeHooks(aiprof_device_range_start_fn start, aiprof_device_range_end_fn end) {
+  g_device_range_start.store(start, std::memory_order_release);
+  g_device_range_end.store(end, std::memory_order_release);
+}
+
 }  // namespace aiprof::runtime
 
 using namespace aiprof::runtime;
@@ -105,8 +129,8 @@ using namespace aiprof::runtime;
 AIPROF_EXPORT void mstxMarkA(const char* message, void*) {
   Mark(nullptr, message, nullptr);
 }
-AIPROF_EXPORT mstxRangeId mstxRangeStartA(const char* message, void*) {
-  return Start(nullptr, message, nullptr);
+AIPROF_EXPORT mstxRangeId mstxRangeStartA(const char* message, void* stream) {
+  return Start(nullptr, message, nullptr, stream);
 }
 AIPROF_EXPORT void mstxRangeEnd(mstxRangeId id) {
   End(nullptr, id);
@@ -121,8 +145,8 @@ AIPROF_EXPORT void mstxMarkExA(const char* message, const mstxEventAttributes* a
   Mark(nullptr, message, attributes);
 }
 AIPROF_EXPORT mstxRangeId mstxRangeStartExA(const char* message,
-                                            const mstxEventAttributes* attributes, void*) {
-  return Start(nullptr, message, attributes);
+                                            const mstxEventAttributes* attributes, void* stream) {
+  return Start(nullptr, message, attributes, stream);
 }
 AIPROF_EXPORT void mstxRangePushExA(const char* message, const mstxEventAttributes* attributes,
                                     void*) {
@@ -138,8 +162,8 @@ AIPROF_EXPORT void mstxDomainMarkA(mstxDomainHandle_t domain, const char* messag
   Mark(domain, message, nullptr);
 }
 AIPROF_EXPORT mstxRangeId mstxDomainRangeStartA(mstxDomainHandle_t domain, const char* message,
-                                                void*) {
-  return Start(domain, message, nullptr);
+                                                void* stream) {
+  return Start(domain, message, nullptr, stream);
 }
 AIPROF_EXPORT void mstxDomainRangeEnd(mstxDomainHandle_t domain, mstxRangeId id) {
   End(domain, id);
@@ -155,8 +179,9 @@ AIPROF_EXPORT void mstxDomainMarkExA(mstxDomainHandle_t domain, const char* mess
   Mark(domain, message, attributes);
 }
 AIPROF_EXPORT mstxRangeId mstxDomainRangeStartExA(mstxDomainHandle_t domain, const char* message,
-                                                  const mstxEventAttributes* attributes, void*) {
-  return Start(domain, message, attributes);
+                                                  const mstxEventAttributes* attributes,
+                                                  void* stream) {
+  return Start(domain, message, attributes, stream);
 }
 AIPROF_EXPORT void mstxDomainRangePushExA(mstxDomainHandle_t domain, const char* message,
                                           const mstxEventAttributes* attributes, void*) {
@@ -179,11 +204,11 @@ AIPROF_EXPORT void mstxDomainMarkR(mstxDomainHandle_t domain, mstxStringHandle_t
 }
 
 AIPROF_EXPORT mstxRangeId mstxDomainRangeStartR(mstxDomainHandle_t domain,
-                                                mstxStringHandle_t message, void*) {
+                                                mstxStringHandle_t message, void* stream) {
   if (!MarkersOn() || !DomainOn(domain)) return 0;
   ThreadState* state = CurrentThread();
   if (state == nullptr) return 0;
-  return EmitRangeStart(state, DomainId(domain), HandleToId(message), nullptr);
+  return MarkDevice(EmitRangeStart(state, DomainId(domain), HandleToId(message), nullptr), stream);
 }
 
 AIPROF_EXPORT void mstxDomainRangePushR(mstxDomainHandle_t domain, mstxStringHandle_t message,

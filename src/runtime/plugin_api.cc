@@ -70,6 +70,11 @@ AIPROF_EXPORT const char* aiprof_options_json(void) {
   return OptionsJsonCString();
 }
 
+AIPROF_EXPORT void aiprof_set_device_range_hooks(aiprof_device_range_start_fn start,
+                                                 aiprof_device_range_end_fn end) {
+  SetDeviceRangeHooks(start, end);
+}
+
 AIPROF_EXPORT void aiprof_add_metadata(const char* key, const char* json_value) {
   if (key == nullptr || json_value == nullptr) return;
   nlohmann::json value = nlohmann::json::parse(json_value, nullptr, false);

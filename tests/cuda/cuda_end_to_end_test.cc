@@ -9,18 +9,25 @@
 #include <algorithm>
 #include <bit>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "aiprof/aiprof.h"
+#include "aiprof/mstx.h"
 #include "aiprof/plugin.h"
+#include "cuda/cuda_driver_test_double.h"
 #include "cuda/cupti_test_double.h"
+#include "cuda/range_profiler_test_double.h"
 #include "cuda/recorded_session.h"
+#include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
 #include "format/records_cuda.h"
 #include "model/parser.h"
 #include "sources/cuda/cuda_collector.h"
+#include "sources/cuda/kernel_metrics.h"
+#include "sources/cuda/stream_range_marker.h"
 
 namespace aiprof::cuda {
 namespace {
@@ -204,6 +211,261 @@ TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
   ASSERT_EQ(written.size(), 4u);
   for (const std::string& path : written) EXPECT_TRUE(fs::exists(path)) << path;
   EXPECT_TRUE(written[0].ends_with("kernel_details_test.csv"));
+}
+
+// The CUDA source's window with kernel counters and stream ranges on, as plugin_main.cc
+// drives it: collector, range profiler and stream markers, all behind test doubles.
+class CudaDeviceFeatures : public CudaEndToEnd {
+ protected:
+  struct Parts {
+    CudaCollector* collector;
+    KernelMetrics* metrics;
+    MetricSelection selection;
+  };
+  static Parts*& Active() {
+    static Parts* parts = nullptr;
+    return parts;
+  }
+  static void OnRangeStart(uint64_t id, void* stream) { Marker()->Start(id, stream); }
+  static void OnRangeEnd(uint64_t id) { Marker()->End(id); }
+  static StreamRangeMarker*& Marker() {
+    static StreamRangeMarker* marker = nullptr;
+    return marker;
+  }
+
+  // Opens a window, runs `work` inside it, returns the PROF dir.
+  template <typename Work>
+  std::string Window(Parts* parts, Work work) {
+    Active() = parts;
+    static const aiprof_source source{
+        AIPROF_PLUGIN_ABI_VERSION,
+        "cuda-device-test",
+        [](void*) {
+          std::string error, warnings;
+          Active()->collector->Start(ActivitySelection{.device_markers = true}, &error, &warnings);
+          Marker()->set_enabled(true);
+          Active()->metrics->Start(Active()->selection);
+        },
+        [](void*) {
+          Marker()->set_enabled(false);
+          Active()->metrics->Stop();
+          Active()->collector->Stop();
+        },
+        [](void*) { Active()->collector->Flush(); },
+        nullptr,
+        nullptr};
+    std::string error;
+    EXPECT_TRUE(parts->collector->Attach(&error)) << error;
+    EXPECT_EQ(aiprof_register_source(&source), 0);
+    aiprof_set_device_range_hooks(OnRangeStart, OnRangeEnd);
+    aiprofConfig* config = aiprofCreateConfig(nullptr, 0, AIPROF_TYPE_DEFAULT);
+    EXPECT_EQ(aiprofStart(config), 0) << aiprofLastError();
+    work();
+    const std::string dir = aiprofCurrentDir();
+    EXPECT_EQ(aiprofStop(config), 0) << aiprofLastError();
+    aiprofDestroyConfig(config);
+    aiprof_set_device_range_hooks(nullptr, nullptr);
+    return dir;
+  }
+
+  std::string ReadFile(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+
+  testing::CuptiTestDouble cupti_;
+  testing::CudaDriverTestDouble driver_{&cupti_};
+  testing::RangeProfilerTestDouble profiler_;
+};
+
+TEST_F(CudaDeviceFeatures, KernelCountersBecomeKernelArgsAndOpSummaryColumns) {
+  const CUcontext context = driver_.AddDevice(0, true);
+  profiler_.set_values([](const std::string& kernel, const std::string& metric) {
+    if (metric == "lts__t_sector_hit_rate.pct") return kernel == "_Z5scalePffi" ? 87.5 : 42.25;
+    return 1.0;
+  });
+  CudaCollector collector(cupti_.api(), RuntimeHost(), {});
+  KernelMetrics metrics(profiler_.api(), cupti_.api(), driver_.api(), RuntimeHost(), nullptr);
+  StreamRangeMarker marker(driver_.api(), cupti_.api());
+  Marker() = &marker;
+  MetricSelection selection;
+  std::string error;
+  ASSERT_TRUE(SelectMetrics(false, "", true, &selection, &error));
+  Parts parts{&collector, &metrics, selection};
+  const std::string dir = Window(&parts, [&] {
+    const uint64_t base = cupti_.cupti_now() - 5'000'000;
+    // A kernel that ran before counters were on (no range), then two profiled ones.
+    cupti_.Record(testing::MakeKernel("_Z4warmv", 13, 501, base, base + 10'000, 1, 32, 16, 0));
+    cupti_.Record(testing::MakeKernel("_Z5scalePffi", 13, 502, base + 100'000, base + 150'000, 64,
+                                      256, 32, 0));
+    profiler_.LaunchKernel(context, "_Z5scalePffi");
+    cupti_.Record(testing::MakeKernel("_Z6reducePKfPfi", 13, 503, base + 200'000, base + 260'000,
+                                      64, 256, 32, 0));
+    profiler_.LaunchKernel(context, "_Z6reducePKfPfi");
+  });
+  const Model m = model::ParseProfDir(dir);
+  std::map<std::string, std::optional<double>> hit_rate;
+  for (size_t s = 0; s < m.slices.size(); ++s) {
+    if (m.Str(m.slices.category[s]) != "kernel") continue;
+    const auto value = UIntArg(m, m.slices.args[s], "metric.l2_hit_rate(%)");
+    hit_rate[std::string(m.Str(m.slices.name[s]))] =
+        value ? std::optional<double>(std::bit_cast<double>(*value)) : std::nullopt;
+  }
+  ASSERT_EQ(hit_rate.size(), 3u);
+  EXPECT_FALSE(hit_rate["warm()"].has_value()) << "ran before counters were on";
+  EXPECT_EQ(hit_rate["scale(float*, float, int)"], 87.5);
+  EXPECT_EQ(hit_rate["reduce(float const*, float*, int)"], 42.25);
+
+  const std::string csv = exporting::CudaKernelDetailsCsv(m);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_TRUE(
+      header.ends_with("Graph Node ID,l2_hit_rate(%),l2_read_hit_rate(%),l2_write_hit_rate(%)"))
+      << header;
+  EXPECT_NE(csv.find(",87.500,1.000,1.000\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",N/A,N/A,N/A\n"), std::string::npos) << "warm() has no counters\n" << csv;
+
+  // The generic op_summary puts the same columns after its fixed ones.
+  std::vector<std::string> written, errors;
+  const exporter::SummaryTarget target{output_.string(), "metrics", exporter::SummaryFormat::kCsv,
+                                       &written, &errors};
+  exporter::WriteOpSummaries(m, target);
+  ASSERT_FALSE(written.empty());
+  const std::string op_summary = ReadFile(written[0]);
+  EXPECT_TRUE(
+      op_summary.starts_with("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP "
+                             "State,Task Type,Task Start Time(us),Task Duration(us),Task "
+                             "Wait Time(us),l2_hit_rate(%),l2_read_hit_rate(%),"
+                             "l2_write_hit_rate(%)\n"))
+      << op_summary;
+  EXPECT_NE(op_summary.find(",42.25"), std::string::npos) << op_summary;
+
+  // The window says counters were on and timing is distorted by replay.
+  bool said = false;
+  for (size_t i = 0; i < m.instants.size(); ++i) {
+    if (m.Str(m.instants.category[i]) == "cuda_metrics") {
+      said = m.Str(m.instants.name[i]).find("distorted") != std::string_view::npos;
+    }
+  }
+  EXPECT_TRUE(said);
+}
+
+TEST_F(CudaDeviceFeatures, RangesNotNamedAfterKernelsFollowLaunchOrder) {
+  const CUcontext context = driver_.AddDevice(0, true);
+  profiler_.set_values([](const std::string& range, const std::string&) {
+    return range == "range 0" ? 10.0 : 20.0;
+  });
+  CudaCollector collector(cupti_.api(), RuntimeHost(), {});
+  KernelMetrics metrics(profiler_.api(), cupti_.api(), driver_.api(), RuntimeHost(), nullptr);
+  StreamRangeMarker marker(driver_.api(), cupti_.api());
+  Marker() = &marker;
+  MetricSelection selection;
+  std::string error;
+  ASSERT_TRUE(SelectMetrics(false, "", true, &selection, &error));
+  Parts parts{&collector, &metrics, selection};
+  const Model m = model::ParseProfDir(Window(&parts, [&] {
+    const uint64_t base = cupti_.cupti_now() - 5'000'000;
+    // Recorded out of order: the importer orders kernels by start time.
+    cupti_.Record(testing::MakeKernel("_Z3addPKfS0_Pfi", 14, 702, base + 90'000, base + 95'000, 64,
+                                      256, 32, 0));
+    cupti_.Record(
+        testing::MakeKernel("_Z5scalePffi", 13, 701, base + 10'000, base + 20'000, 64, 256, 32, 0));
+    profiler_.LaunchKernel(context, "range 0");
+    profiler_.LaunchKernel(context, "range 1");
+  }));
+  std::map<std::string, double> hit_rate;
+  for (size_t s = 0; s < m.slices.size(); ++s) {
+    if (m.Str(m.slices.category[s]) != "kernel") continue;
+    const auto value = UIntArg(m, m.slices.args[s], "metric.l2_hit_rate(%)");
+    ASSERT_TRUE(value.has_value());
+    hit_rate[std::string(m.Str(m.slices.name[s]))] = std::bit_cast<double>(*value);
+  }
+  EXPECT_EQ(hit_rate["scale(float*, float, int)"], 10.0);
+  EXPECT_EQ(hit_rate["add(float const*, float const*, float*, int)"], 20.0);
+}
+
+TEST_F(CudaDeviceFeatures, InsufficientPrivilegesShowsInTheModel) {
+  driver_.AddDevice(0, true);
+  profiler_.FailWith("cuptiRangeProfilerSetConfig", CUPTI_ERROR_INSUFFICIENT_PRIVILEGES);
+  CudaCollector collector(cupti_.api(), RuntimeHost(), {});
+  KernelMetrics metrics(profiler_.api(), cupti_.api(), driver_.api(), RuntimeHost(), nullptr);
+  StreamRangeMarker marker(driver_.api(), cupti_.api());
+  Marker() = &marker;
+  MetricSelection selection;
+  std::string error;
+  ASSERT_TRUE(SelectMetrics(true, "PipeUtilization", false, &selection, &error));
+  Parts parts{&collector, &metrics, selection};
+  const Model m = model::ParseProfDir(Window(&parts, [] {}));
+  bool denied = false;
+  for (size_t i = 0; i < m.instants.size(); ++i) {
+    if (m.Str(m.instants.category[i]) != "cuda_metrics") continue;
+    denied = m.Str(m.instants.name[i]).find("NVreg_RestrictProfilingToAdminUsers=0") !=
+             std::string_view::npos;
+    EXPECT_EQ(UIntArg(m, m.instants.args[i], "status"),
+              static_cast<uint64_t>(format::CudaMetricsStatus::kPermissionDenied));
+  }
+  EXPECT_TRUE(denied);
+}
+
+TEST_F(CudaDeviceFeatures, MstxRangeOnAStreamGetsDeviceTimeEnclosingItsKernels) {
+  const CUcontext context = driver_.AddDevice(0, true);
+  const CUstream stream = driver_.AddStream(context, 13);
+  driver_.set_app_tid(static_cast<uint32_t>(syscall(SYS_gettid)));
+  CudaCollector collector(cupti_.api(), RuntimeHost(), {});
+  KernelMetrics metrics(profiler_.api(), cupti_.api(), driver_.api(), RuntimeHost(), nullptr);
+  StreamRangeMarker marker(driver_.api(), cupti_.api());
+  Marker() = &marker;
+  Parts parts{&collector, &metrics, MetricSelection{}};
+  const std::string dir = Window(&parts, [&] {
+    const uint64_t base = cupti_.cupti_now() - 5'000'000;
+    driver_.SetDeviceTime(stream, base);
+    const mstxRangeId id = mstxRangeStartA("forward", stream);
+    EXPECT_NE(id, 0u);
+    cupti_.Record(testing::MakeKernel("_Z5scalePffi", 13, 601, base + 50'000, base + 300'000, 64,
+                                      256, 32, 0));
+    driver_.SetDeviceTime(stream, base + 400'000);
+    mstxRangeEnd(id);
+    const mstxRangeId host_only = mstxRangeStartA("host only", nullptr);
+    mstxRangeEnd(host_only);
+  });
+  const Model m = model::ParseProfDir(dir);
+  uint32_t kernel = model::kNoRow;
+  for (uint32_t s = 0; s < m.slices.size(); ++s) {
+    if (m.Str(m.slices.category[s]) == "kernel") kernel = s;
+  }
+  ASSERT_NE(kernel, model::kNoRow);
+  int with_device = 0;
+  for (size_t i = 0; i < m.markers.size(); ++i) {
+    const std::string_view name = m.Str(m.slices.name[m.markers.row[i]]);
+    const uint32_t device = m.markers.device_slice(i);
+    if (name == "host only") {
+      EXPECT_EQ(device, model::kNoRow);
+      continue;
+    }
+    ASSERT_EQ(name, "forward");
+    ASSERT_NE(device, model::kNoRow);
+    ++with_device;
+    EXPECT_EQ(m.Str(m.slices.name[device]), "forward");
+    EXPECT_EQ(m.Str(m.slices.category[device]), "mstx_device");
+    EXPECT_EQ(m.ThreadOfSlice(device), m.ThreadOfSlice(kernel)) << "on the stream's track";
+    EXPECT_LE(m.slices.ts[device], m.slices.ts[kernel]);
+    EXPECT_GE(m.slices.end[device], m.slices.end[kernel]);
+    EXPECT_NEAR(static_cast<double>(m.slices.dur(device)), 400'000.0, 8'000.0);
+  }
+  EXPECT_EQ(with_device, 1);
+
+  std::vector<std::string> written, errors;
+  const exporter::SummaryTarget target{output_.string(), "tx", exporter::SummaryFormat::kCsv,
+                                       &written, &errors};
+  exporter::WriteMsprofTx(m, target);
+  ASSERT_EQ(written.size(), 1u);
+  const std::string tx = ReadFile(written[0]);
+  size_t forward = tx.find(",forward,");
+  ASSERT_NE(forward, std::string::npos) << tx;
+  const std::string row = tx.substr(forward, tx.find('\n', forward) - forward);
+  EXPECT_EQ(row.find("N/A"), std::string::npos) << "Device Start/End filled: " << row;
+  const size_t host_only = tx.find(",host only,");
+  ASSERT_NE(host_only, std::string::npos);
+  EXPECT_TRUE(tx.substr(host_only, tx.find('\n', host_only) - host_only).ends_with(",N/A,N/A"));
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 
+#include "sources/cuda/profiler_api.h"
+
 namespace aiprof::cuda {
 namespace {
 
@@ -19,6 +21,18 @@ TEST(CuptiApi, ResolvesEveryEntryFromTheRealLibrary) {
   EXPECT_STREQ(name, "cudaLaunchKernel_v7000");
   EXPECT_EQ(DescribeCuptiResult(api, CUPTI_ERROR_INSUFFICIENT_PRIVILEGES),
             "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+}
+
+TEST(CuptiApi, CudaEventDeviceTimestampsAndTheRangeProfilerResolveFromTheRealLibrary) {
+  CuptiApi api{};
+  std::string error;
+  if (!LoadCuptiApi(&api, &error)) GTEST_SKIP() << error;
+  EXPECT_NE(api.activity_enable_cuda_event_device_timestamps, nullptr)
+      << "CUPTI 13 has cuptiActivityEnableCudaEventDeviceTimestamps";
+  ProfilerApi profiler{};
+  EXPECT_TRUE(LoadProfilerApi(&profiler, &error)) << error;
+  EXPECT_NE(profiler.range_counter_data_get_range_info, nullptr);
+  EXPECT_NE(profiler.host_evaluate_to_gpu_values, nullptr);
 }
 
 TEST(CuptiApi, NamesTheOverrideItCouldNotLoad) {

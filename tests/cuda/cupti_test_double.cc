@@ -45,6 +45,7 @@ CuptiApi CuptiTestDouble::api() const {
   api.get_timestamp = GetTimestamp;
   api.get_callback_name = GetCallbackName;
   api.get_result_string = GetResultString;
+  api.activity_enable_cuda_event_device_timestamps = EnableCudaEventDeviceTimestamps;
   return api;
 }
 
@@ -72,6 +73,8 @@ size_t CuptiTestDouble::RecordSize(CUpti_ActivityKind kind) {
       return sizeof(CUpti_ActivityDevice5);
     case CUPTI_ACTIVITY_KIND_CONTEXT:
       return sizeof(CUpti_ActivityContext3);
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      return sizeof(CUpti_ActivityCudaEvent2);
     default:
       return sizeof(CUpti_Activity);
   }
@@ -306,6 +309,13 @@ CUptiResult CuptiTestDouble::GetResultString(CUptiResult result, const char** te
   CuptiTestDouble* self = instance();
   if (self->have_real_) return self->real_.get_result_string(result, text);
   *text = "CUPTI error (test double without libcupti)";
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult CuptiTestDouble::EnableCudaEventDeviceTimestamps(uint8_t enable) {
+  CuptiTestDouble* self = instance();
+  std::lock_guard<std::mutex> lock(self->mutex_);
+  self->cuda_event_device_timestamps_ = enable != 0;
   return CUPTI_SUCCESS;
 }
 

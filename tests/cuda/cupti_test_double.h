@@ -69,6 +69,7 @@ class CuptiTestDouble {
   int flush_calls() const { return flush_calls_; }
   int forced_flush_calls() const { return forced_flush_calls_; }
   bool timestamp_callback_registered() const { return timestamp_callback_ != nullptr; }
+  bool cuda_event_device_timestamps() const { return cuda_event_device_timestamps_; }
   CUpti_ActivityThreadIdType thread_id_type() const { return thread_id_type_; }
   size_t external_depth(CUpti_ExternalCorrelationKind kind) const;
 
@@ -90,6 +91,7 @@ class CuptiTestDouble {
   static CUptiResult GetTimestamp(uint64_t* timestamp);
   static CUptiResult GetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char** name);
   static CUptiResult GetResultString(CUptiResult result, const char** text);
+  static CUptiResult EnableCudaEventDeviceTimestamps(uint8_t enable);
 
   // Real CUPTI reads the callback when each event happens. The double records events after
   // the fact, so it places them on the callback's clock by their age on the CUPTI clock,
@@ -110,6 +112,8 @@ class CuptiTestDouble {
       move(&activity->end);
     } else if constexpr (requires { activity->timestamp; }) {
       move(&activity->timestamp);
+    } else if constexpr (requires { activity->deviceTimestamp; }) {
+      move(&activity->deviceTimestamp);
     }
   }
   void Queue(const void* activity, size_t size);
@@ -119,6 +123,7 @@ class CuptiTestDouble {
   CuptiApi real_{};  // the real libcupti, for what works without a GPU
   bool have_real_ = false;
   bool timestamp_callback_supported_ = true;
+  bool cuda_event_device_timestamps_ = false;
   std::set<CUpti_ActivityKind> enabled_;
   CUpti_BuffersCallbackRequestFunc requested_ = nullptr;
   CUpti_BuffersCallbackCompleteFunc completed_ = nullptr;

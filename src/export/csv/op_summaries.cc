@@ -1,5 +1,9 @@
+#include <algorithm>
+#include <bit>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/op_statistics.h"
 #include "export/csv/summaries.h"
@@ -60,6 +64,43 @@ void WriteTaskTime(const model::Model& m, const analysis::ComputeTasks& tasks,
   }
 }
 
+// Hardware counters of kernels (CUDA source: kernel args "metric.<column>"), as msprof's
+// metric group columns after the fixed ones, in first-seen order.
+constexpr std::string_view kMetricPrefix = "metric.";
+
+std::vector<std::string_view> MetricColumns(const model::Model& m,
+                                            const std::vector<uint32_t>& rows) {
+  std::vector<std::string_view> columns;
+  for (uint32_t row : rows) {
+    const uint32_t set = m.slices.args[row];
+    if (set == 0 || set + 1 >= m.args.set_begin.size()) continue;
+    for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
+      const std::string_view key = m.Str(m.args.key[i]);
+      if (key.starts_with(kMetricPrefix) &&
+          std::find(columns.begin(), columns.end(), key) == columns.end()) {
+        columns.push_back(key);
+      }
+    }
+  }
+  return columns;
+}
+
+void WriteMetricCells(const model::Model& m, uint32_t row,
+                      const std::vector<std::string_view>& columns, SummaryWriter& w) {
+  const uint32_t set = m.slices.args[row];
+  for (std::string_view column : columns) {
+    bool found = false;
+    if (set != 0 && set + 1 < m.args.set_begin.size()) {
+      for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1] && !found; ++i) {
+        if (m.Str(m.args.key[i]) != column) continue;
+        w.Real(std::bit_cast<double>(m.args.value[i]));
+        found = true;
+      }
+    }
+    if (!found) w.NotApplicable();
+  }
+}
+
 }  // namespace
 
 void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
@@ -67,11 +108,15 @@ void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
   if (tasks.rows.empty()) return;
   const model::SliceTable& s = m.slices;
   {
-    SummaryWriter w(
-        target, "op_summary",
-        {"Device_id", "Model ID", "Task ID", "Stream ID", "Op Name", "OP Type", "OP State",
-         "Task Type", "Task Start Time(us)", "Task Duration(us)", "Task Wait Time(us)"},
-        tasks.rows.size());
+    const std::vector<std::string_view> metrics = MetricColumns(m, tasks.rows);
+    std::vector<std::string> headers = {
+        "Device_id",         "Model ID", "Task ID",   "Stream ID",           "Op Name",
+        "OP Type",           "OP State", "Task Type", "Task Start Time(us)", "Task Duration(us)",
+        "Task Wait Time(us)"};
+    for (std::string_view column : metrics) {
+      headers.emplace_back(column.substr(kMetricPrefix.size()));
+    }
+    SummaryWriter w(target, "op_summary", std::move(headers), tasks.rows.size());
     std::unordered_map<uint32_t, int64_t> previous_end;  // per thread/stream
     uint64_t task_id = 0;
     for (uint32_t row : tasks.rows) {
@@ -85,6 +130,7 @@ void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
           .Unsigned(m.threads.tid[thread]);
       w.Text(m.Str(s.name[row])).Text(m.Str(s.name[row])).NotApplicable();
       w.Text(analysis::TaskTypeOf(m, row)).Micros(s.ts[row]).Micros(s.dur(row)).Micros(wait);
+      WriteMetricCells(m, row, metrics, w);
       w.EndRow();
     }
   }

@@ -109,7 +109,14 @@ void WriteMsprofTx(const model::Model& m, const SummaryTarget& target) {
     w.Micros(start).Micros(end).PlainText("ascii");
     text(w, message);
     text(w, mk.domain[i]);
-    w.NotApplicable().NotApplicable().EndRow();
+    // Device time of a range given a stream (CUDA source): its span on the stream.
+    const uint32_t device = mk.device_slice(i);
+    if (device == model::kNoRow) {
+      w.NotApplicable().NotApplicable();
+    } else {
+      w.Micros(m.slices.ts[device]).Micros(m.slices.end[device]);
+    }
+    w.EndRow();
   }
 }
 

@@ -4,6 +4,7 @@
 // examples/cuda/cuda_workload and examples/cuda/train_cuda.py say they launched.
 //
 //   aiprof_cuda_report <PROF_dir or parent> [--csv-dir DIR]
+#include <bit>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -53,6 +54,16 @@ nlohmann::json Report(const Model& m) {
       row["external_id"] = external ? nlohmann::json(*external) : nlohmann::json(nullptr);
       row["operator_found"] = external.has_value() && operator_ids.contains(*external);
       row["graph_node"] = Arg(m, args, "graph node id").value_or(0);
+      nlohmann::json metrics = nlohmann::json::object();
+      if (args != 0) {
+        for (uint32_t i = m.args.set_begin[args]; i < m.args.set_begin[args + 1]; ++i) {
+          const std::string_view key = m.Str(m.args.key[i]);
+          if (key.starts_with("metric.")) {
+            metrics[std::string(key.substr(7))] = std::bit_cast<double>(m.args.value[i]);
+          }
+        }
+      }
+      row["metrics"] = metrics;
       kernels.push_back(row);
     } else {
       row["bytes"] = Arg(m, args, "bytes").value_or(0);
@@ -63,6 +74,29 @@ nlohmann::json Report(const Model& m) {
   for (size_t i = 0; i < m.steps.size(); ++i) {
     steps.push_back(
         {{"step", m.steps.step[i]}, {"start_ns", m.steps.ts[i]}, {"end_ns", m.steps.end[i]}});
+  }
+  // mstx ranges and their device time on a stream (null when they have none).
+  nlohmann::json ranges = nlohmann::json::array();
+  for (size_t i = 0; i < m.markers.size(); ++i) {
+    if (m.markers.is_instant[i]) continue;
+    const uint32_t row = m.markers.row[i];
+    const uint32_t device = m.markers.device_slice(i);
+    nlohmann::json range = {{"name", m.Str(m.slices.name[row])},
+                            {"start_ns", m.slices.ts[row]},
+                            {"end_ns", m.slices.end[row]},
+                            {"device", nullptr}};
+    if (device != aiprof::model::kNoRow) {
+      range["device"] = {{"stream", Arg(m, m.slices.args[device], "stream").value_or(0)},
+                         {"start_ns", m.slices.ts[device]},
+                         {"end_ns", m.slices.end[device]}};
+    }
+    ranges.push_back(range);
+  }
+  nlohmann::json metrics_status = nlohmann::json::array();
+  for (size_t i = 0; i < m.instants.size(); ++i) {
+    if (m.Str(m.instants.category[i]) != "cuda_metrics") continue;
+    metrics_status.push_back({{"status", Arg(m, m.instants.args[i], "status").value_or(0)},
+                              {"message", m.Str(m.instants.name[i])}});
   }
   size_t ac2g = 0;
   for (size_t f = 0; f < m.flows.size(); ++f) ac2g += m.Str(m.flows.category[f]) == "ac2g";
@@ -77,6 +111,8 @@ nlohmann::json Report(const Model& m) {
           {"driver_calls", driver_calls},
           {"ac2g_flows", ac2g},
           {"steps", steps},
+          {"mstx_ranges", ranges},
+          {"metrics_status", metrics_status},
           {"cpu_ops_with_external_id", operator_ids.size()},
           {"dropped_records", m.drops.total()},
           {"problems", problems}};

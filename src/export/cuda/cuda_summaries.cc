@@ -117,19 +117,42 @@ uint64_t ParseGridProduct(const std::string& json) {
   return any ? product : 0;
 }
 
+// Hardware counter columns (the importer's "metric.<column>" kernel args, CUPTI range
+// profiler), in first-seen order: msprof puts the metric group's columns after the fixed ones.
+std::vector<std::string_view> MetricColumns(const Model& model,
+                                            const std::vector<uint32_t>& kernels) {
+  constexpr std::string_view kPrefix = "metric.";
+  std::vector<std::string_view> columns;
+  for (uint32_t s : kernels) {
+    const uint32_t set = model.slices.args[s];
+    if (set == 0 || set + 1 >= model.args.set_begin.size()) continue;
+    for (uint32_t i = model.args.set_begin[set]; i < model.args.set_begin[set + 1]; ++i) {
+      const std::string_view key = model.Str(model.args.key[i]);
+      if (key.starts_with(kPrefix) &&
+          std::find(columns.begin(), columns.end(), key) == columns.end()) {
+        columns.push_back(key);
+      }
+    }
+  }
+  return columns;
+}
+
 }  // namespace
 
 std::string CudaKernelDetailsCsv(const Model& model) {
   const auto kernels = SlicesOf(model, "kernel");
   if (kernels.empty()) return "";
   const auto operators = OperatorsByExternalId(model);
+  const auto metric_columns = MetricColumns(model, kernels);
   std::string out =
       "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,"
       "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num,Mix Block Num,"
       "HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
       "Output Data Types,Output Formats,Context ID,Grid,Block,Registers Per Thread,"
       "Shared Memory(B),Theoretical Occupancy(%),Est. Achieved Occupancy(%),Graph ID,"
-      "Graph Node ID\n";
+      "Graph Node ID";
+  for (std::string_view column : metric_columns) out += "," + Field(column.substr(7));
+  out += "\n";
   std::map<int32_t, int64_t> previous_end;  // per device
   for (uint32_t s : kernels) {
     const Args args{model, model.slices.args[s]};
@@ -153,7 +176,9 @@ std::string CudaKernelDetailsCsv(const Model& model) {
            Field(args.Text("block")) + "," + args.UInt("registers per thread") + "," +
            args.UInt("shared memory") + "," + args.Double("theoretical occupancy %", 2) + "," +
            args.UInt("est. achieved occupancy %") + "," + args.UInt("graph id") + "," +
-           args.UInt("graph node id") + "\n";
+           args.UInt("graph node id");
+    for (std::string_view column : metric_columns) out += "," + args.Double(column);
+    out += "\n";
   }
   return out;
 }

@@ -70,6 +70,8 @@ class CoreImporter : public RecordImporter {
                                         range_category_);
         uint32_t marker = AddMarker(context, false, row, MarkerEventType::kStartEnd, h.aux,
                                     record.ExtAs<format::MarkerAttributes>(1));
+        MarkerTable& markers = context.model().markers;
+        markers.details.range_id[markers.detail[marker]] = id->id;
         open_ranges_[id->id] = {row, marker};
         break;
       }
@@ -221,6 +223,8 @@ class CoreImporter : public RecordImporter {
       d.payload.push_back(has_payload ? attributes->payload : 0);
       d.color_argb.push_back(has_color ? attributes->color_argb : 0);
       d.end_thread.push_back(kNoRow);  // set by the range's end
+      d.range_id.push_back(0);         // set by the range's start
+      d.device_slice.push_back(kNoRow);
     }
     return static_cast<uint32_t>(m.size() - 1);
   }

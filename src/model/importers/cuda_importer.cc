@@ -10,12 +10,15 @@
 // CUPTI may deliver after the activity, and bandwidths need the file's tick rate.
 #include <cxxabi.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "format/records_cuda.h"
@@ -115,7 +118,7 @@ class CudaImporter : public RecordImporter {
  public:
   bool Handles(uint8_t kind) const override {
     return kind >= static_cast<uint8_t>(CudaRecordKind::kKernel) &&
-           kind <= static_cast<uint8_t>(CudaRecordKind::kMetricsStatus) &&
+           kind <= static_cast<uint8_t>(CudaRecordKind::kKernelMetrics) &&
            kind != static_cast<uint8_t>(CudaRecordKind::kCuptiDropped);
   }
 
@@ -167,6 +170,10 @@ class CudaImporter : public RecordImporter {
         break;
       case CudaRecordKind::kExternalCorrelation:
         if (const auto* link = record.ExtAs<format::CudaExternalCorrelation>(0)) {
+          if (link->external_kind == format::kCudaExternalDeviceMarker) {
+            device_marks_[link->correlation] = link->external_id;
+            break;
+          }
           auto& ids =
               link->external_kind == format::kCudaExternalRange ? range_ids_ : operator_ids_;
           ids[link->correlation] = link->external_id;
@@ -180,6 +187,14 @@ class CudaImporter : public RecordImporter {
                            context.Intern("cuda_metrics"),
                            context.Args().UInt("status", h.aux).Commit());
         break;
+      case CudaRecordKind::kCudaEvent:
+        if (const auto* event = record.ExtAs<format::CudaEventRecord>(0)) {
+          events_.push_back({h.ts, h.aux, event->stream, event->correlation});
+        }
+        break;
+      case CudaRecordKind::kKernelMetrics:
+        AddMetricRange(record, context);
+        break;
       case CudaRecordKind::kClockOffset:  // for checking the clock offline (docs/cuda.md)
       case CudaRecordKind::kContext:
       default:
@@ -189,11 +204,16 @@ class CudaImporter : public RecordImporter {
 
   void Finish(ImportContext& context, uint64_t) override {
     const double ns_per_tick = NsPerTick(context);
+    AddDeviceRanges(context);
+    const std::unordered_map<uint32_t, const MetricRange*> metrics = MatchMetricsToKernels(context);
     for (const Pending& p : pending_) {
       switch (static_cast<CudaRecordKind>(p.header.kind)) {
-        case CudaRecordKind::kKernel:
-          context.SetSliceArgs(p.slice, KernelArgs(p, context));
+        case CudaRecordKind::kKernel: {
+          auto found = metrics.find(p.slice);
+          context.SetSliceArgs(
+              p.slice, KernelArgs(p, context, found == metrics.end() ? nullptr : found->second));
           break;
+        }
         case CudaRecordKind::kMemcpy:
         case CudaRecordKind::kMemset:
           context.SetSliceArgs(p.slice, TransferArgs(p, context, ns_per_tick));
@@ -228,6 +248,132 @@ class CudaImporter : public RecordImporter {
   }
 
  private:
+  struct DeviceEvent {
+    uint64_t ts;
+    uint16_t device;
+    uint32_t stream;
+    uint32_t correlation;
+  };
+  struct MetricRange {
+    uint64_t index;
+    uint16_t device;
+    StringId name;                                    // demangled like kernel slice names
+    std::vector<std::pair<StringId, double>> values;  // arg key "metric.<column>", value
+  };
+
+  // mstx ranges given a stream: the CUDA events recorded at their start and end, joined to
+  // the range through the cuEventRecord call's correlation id, become a slice on the
+  // stream's track named like the range and linked from its marker (Device Start/End).
+  void AddDeviceRanges(ImportContext& context) {
+    struct Ends {
+      const DeviceEvent* start = nullptr;
+      const DeviceEvent* end = nullptr;
+    };
+    std::unordered_map<uint64_t, Ends> ranges;
+    for (const DeviceEvent& event : events_) {
+      auto mark = device_marks_.find(event.correlation);
+      if (mark == device_marks_.end()) continue;  // an event of the application's own
+      Ends& ends = ranges[mark->second / 2];
+      (mark->second % 2 == 0 ? ends.start : ends.end) = &event;
+    }
+    if (ranges.empty()) return;
+    MarkerTable& markers = context.model().markers;
+    const StringId category = context.Intern("mstx_device");
+    for (size_t i = 0; i < markers.size(); ++i) {
+      const uint64_t range_id = markers.range_id(i);
+      auto found = range_id == 0 ? ranges.end() : ranges.find(range_id);
+      if (found == ranges.end() || found->second.start == nullptr || found->second.end == nullptr) {
+        continue;
+      }
+      const DeviceEvent& start = *found->second.start;
+      const DeviceEvent& end = *found->second.end;
+      const uint32_t slice = context.AddSlice(
+          StreamTrack(context, start.device, start.stream), start.ts,
+          static_cast<int64_t>(std::max(end.ts, start.ts)),
+          context.model().slices.name[markers.row[i]], category,
+          context.Args().UInt("Range id", found->first).UInt("stream", start.stream).Commit());
+      markers.details.device_slice[markers.detail[i]] = slice;
+    }
+  }
+
+  void AddMetricRange(const format::RecordView& record, ImportContext& context) {
+    const format::RecordHeader& h = *record.header;
+    const auto* range = record.ExtAs<format::CudaMetricRange>(0);
+    if (range == nullptr) return;
+    const std::vector<StringId>& keys = MetricKeys(context, range->metric_set);
+    MetricRange out{range->range_index, h.aux, KernelName(context, h.arg), {}};
+    for (uint32_t v = 0; v < range->value_count && v < keys.size(); ++v) {
+      const auto* pair = record.ExtAs<format::ExtWord>(1 + v / 2);
+      if (pair == nullptr) break;
+      double value;
+      std::memcpy(&value, reinterpret_cast<const uint8_t*>(pair) + (v % 2) * sizeof(double),
+                  sizeof(double));
+      if (!std::isnan(value)) out.values.emplace_back(keys[v], value);
+    }
+    metric_ranges_.push_back(std::move(out));
+  }
+
+  // "column=metric;column=metric" → the arg keys "metric.column", parsed once per set.
+  const std::vector<StringId>& MetricKeys(ImportContext& context, uint32_t file_id) {
+    auto [it, inserted] = metric_sets_.emplace(file_id, std::vector<StringId>{});
+    if (!inserted) return it->second;
+    const std::string_view set = context.model().Str(context.FileString(file_id));
+    size_t begin = 0;
+    while (begin < set.size()) {
+      size_t end = set.find(';', begin);
+      if (end == std::string_view::npos) end = set.size();
+      const std::string_view entry = set.substr(begin, end - begin);
+      const std::string_view column = entry.substr(0, entry.find('='));
+      it->second.push_back(context.Intern("metric." + std::string(column)));
+      begin = end + 1;
+    }
+    return it->second;
+  }
+
+  // The range profiler's auto ranges are the kernels of a context in launch order (kernel
+  // replay serializes them), so the i-th range of a device is the i-th kernel that ran on it
+  // since counters were on. A range named like a kernel (the range profiler names auto
+  // ranges after the kernel) skips, within a bounded look-ahead, kernels launched before
+  // counters started; ranges named otherwise follow the order alone.
+  std::unordered_map<uint32_t, const MetricRange*> MatchMetricsToKernels(ImportContext& context) {
+    constexpr size_t kMaxSkipped = 1024;
+    std::unordered_map<uint32_t, const MetricRange*> matched;
+    if (metric_ranges_.empty()) return matched;
+    std::unordered_map<uint16_t, std::vector<const Pending*>> kernels;
+    for (const Pending& p : pending_) {
+      if (p.header.kind == static_cast<uint8_t>(CudaRecordKind::kKernel)) {
+        kernels[p.header.aux].push_back(&p);
+      }
+    }
+    std::unordered_map<uint16_t, std::vector<const MetricRange*>> ranges;
+    for (const MetricRange& range : metric_ranges_) ranges[range.device].push_back(&range);
+    const SliceTable& slices = context.model().slices;
+    for (auto& [device, list] : ranges) {
+      std::sort(list.begin(), list.end(),
+                [](const MetricRange* a, const MetricRange* b) { return a->index < b->index; });
+      std::vector<const Pending*>& launched = kernels[device];
+      std::sort(launched.begin(), launched.end(),
+                [](const Pending* a, const Pending* b) { return a->header.ts < b->header.ts; });
+      std::unordered_set<StringId> kernel_names;
+      for (const Pending* p : launched) kernel_names.insert(slices.name[p->slice]);
+      size_t next = 0;
+      for (const MetricRange* range : list) {
+        size_t candidate = next;
+        if (kernel_names.contains(range->name)) {
+          const size_t limit = std::min(launched.size(), next + kMaxSkipped);
+          while (candidate < limit && slices.name[launched[candidate]->slice] != range->name) {
+            ++candidate;
+          }
+          if (candidate == limit) candidate = next;  // not near: keep the order
+        }
+        if (candidate >= launched.size()) break;
+        matched[launched[candidate]->slice] = range;
+        next = candidate + 1;
+      }
+    }
+    return matched;
+  }
+
   uint64_t FlowKey(ImportContext& context, uint32_t correlation) const {
     const uint32_t pid =
         context.process() == kNoRow ? 0 : context.model().processes.pid[context.process()];
@@ -341,7 +487,7 @@ class CudaImporter : public RecordImporter {
     }
   }
 
-  uint32_t KernelArgs(const Pending& p, ImportContext& context) const {
+  uint32_t KernelArgs(const Pending& p, ImportContext& context, const MetricRange* metrics) const {
     const auto span = p.Ext<format::CudaSpan>(0);
     const auto geometry = p.Ext<format::CudaKernelGeometry>(1);
     const auto resources = p.Ext<format::CudaKernelResources>(2);
@@ -385,6 +531,9 @@ class CudaImporter : public RecordImporter {
     }
     if (graph.graph_id != 0) {
       args.UInt("graph id", graph.graph_id).UInt("graph node id", graph.graph_node_id);
+    }
+    if (metrics != nullptr) {
+      for (const auto& [key, value] : metrics->values) args.Double(context.model().Str(key), value);
     }
     return args.Commit();
   }
@@ -442,6 +591,10 @@ class CudaImporter : public RecordImporter {
   std::vector<Pending> pending_;
   std::unordered_map<uint32_t, uint64_t> operator_ids_;  // correlation → operator id
   std::unordered_map<uint32_t, uint64_t> range_ids_;     // correlation → mstx range id
+  std::unordered_map<uint32_t, uint64_t> device_marks_;  // correlation → 2 * range id (+1: end)
+  std::vector<DeviceEvent> events_;
+  std::vector<MetricRange> metric_ranges_;
+  std::unordered_map<uint32_t, std::vector<StringId>> metric_sets_;
   std::unordered_map<uint16_t, DeviceInfo> devices_;
   std::unordered_map<uint32_t, StringId> kernel_names_;
   std::unordered_map<uint16_t, int64_t> allocated_;

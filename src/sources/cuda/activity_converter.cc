@@ -80,6 +80,9 @@ void ActivityConverter::Convert(const CUpti_Activity& record) {
     case CUPTI_ACTIVITY_KIND_CONTEXT:
       Context(reinterpret_cast<const CUpti_ActivityContext3&>(record));
       break;
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      CudaEvent(reinterpret_cast<const CUpti_ActivityCudaEvent2&>(record));
+      break;
     default:
       ++stats_.unhandled;
       break;
@@ -207,9 +210,25 @@ void ActivityConverter::ExternalCorrelation(const CUpti_ActivityExternalCorrelat
     kind = format::kCudaExternalOperator;
   } else if (link.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1) {
     kind = format::kCudaExternalRange;
+  } else if (link.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM2) {
+    kind = format::kCudaExternalDeviceMarker;
   }
   Record<1> out(CudaRecordKind::kExternalCorrelation, host_.now(), 0, 0);
   out.Set(0, format::CudaExternalCorrelation{link.externalId, link.correlationId, kind});
+  Emit(&out, out.words());
+}
+
+// Only events with a device timestamp place anything on the device timeline; the others
+// (device timestamps off) carry nothing the importer uses.
+void ActivityConverter::CudaEvent(const CUpti_ActivityCudaEvent2& event) {
+  if (event.deviceTimestamp == 0) {
+    ++stats_.unhandled;
+    return;
+  }
+  Record<1> out(CudaRecordKind::kCudaEvent, clock_.ToProcess(event.deviceTimestamp),
+                Device16(event.deviceId), 0);
+  out.Set(0, format::CudaEventRecord{event.correlationId, event.streamId, event.contextId,
+                                     event.eventId});
   Emit(&out, out.words());
 }
 

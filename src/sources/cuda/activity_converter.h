@@ -43,6 +43,7 @@ class ActivityConverter {
   void ExternalCorrelation(const CUpti_ActivityExternalCorrelation& correlation);
   void Device(const CUpti_ActivityDevice5& device);
   void Context(const CUpti_ActivityContext3& context);
+  void CudaEvent(const CUpti_ActivityCudaEvent2& event);
 
   bool Complete(uint64_t start, uint64_t end);
   uint32_t ApiName(CUpti_CallbackDomain domain, uint32_t cbid);

@@ -64,6 +64,8 @@ const char* ActivityKindName(CUpti_ActivityKind kind) {
       return "DRIVER";
     case CUPTI_ACTIVITY_KIND_MEMORY2:
       return "MEMORY2";
+    case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+      return "CUDA_EVENT";
     default:
       return "other";
   }
@@ -146,8 +148,21 @@ void CudaCollector::SetKinds(bool enable, std::string* warnings) {
   };
   for (CUpti_ActivityKind kind : kBaseKinds) set(kind);
   if (selection_.runtime_api) set(CUPTI_ACTIVITY_KIND_RUNTIME);
-  if (selection_.driver_api) set(CUPTI_ACTIVITY_KIND_DRIVER);
+  if (selection_.driver_api || selection_.device_markers) set(CUPTI_ACTIVITY_KIND_DRIVER);
   if (selection_.memory) set(CUPTI_ACTIVITY_KIND_MEMORY2);
+  if (selection_.device_markers) {
+    if (api_.activity_enable_cuda_event_device_timestamps == nullptr) {
+      ++requested;
+      ++refused;
+      refused_kinds += std::string(refused_kinds.empty() ? "" : ", ") +
+                       "CUDA event device timestamps (this libcupti lacks "
+                       "cuptiActivityEnableCudaEventDeviceTimestamps; mstx ranges get no "
+                       "device time)";
+    } else {
+      api_.activity_enable_cuda_event_device_timestamps(enable ? 1 : 0);
+      set(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+    }
+  }
   if (warnings == nullptr || refused == 0) return;
   if (refused == requested) {
     *warnings = "CUPTI refused every activity kind (" + DescribeCuptiResult(api_, last_error) +

@@ -30,6 +30,9 @@ struct ActivitySelection {
   bool runtime_api = true;  // RUNTIME activity: the API→kernel flows need it
   bool driver_api = true;   // DRIVER activity (cuLaunchKernel of Triton, NCCL, ...)
   bool memory = false;      // MEMORY2 allocations (profile_memory option)
+  // CUDA_EVENT with device timestamps, for mstx ranges given a stream (msproftx option).
+  // Also enables DRIVER: CUPTI ties external ids to the cuEventRecord calls' API records.
+  bool device_markers = false;
 };
 
 struct CollectorStats {

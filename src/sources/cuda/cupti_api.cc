@@ -5,10 +5,9 @@
 #include <cstdlib>
 
 namespace aiprof::cuda {
-namespace {
 
 // AIPROF_CUPTI_PATH, when set, is the only candidate: the user chose that library.
-void* OpenCupti(std::string* tried) {
+void* OpenCuptiLibrary(std::string* tried) {
   const char* override_path = std::getenv("AIPROF_CUPTI_PATH");
   if (override_path != nullptr && *override_path != '\0') {
     *tried = override_path;
@@ -30,6 +29,8 @@ void* OpenCupti(std::string* tried) {
   return nullptr;
 }
 
+namespace {
+
 template <typename Function>
 bool Resolve(void* handle, const char* symbol, Function* out, std::string* error) {
   void* address = dlsym(handle, symbol);
@@ -45,7 +46,7 @@ bool Resolve(void* handle, const char* symbol, Function* out, std::string* error
 
 bool LoadCuptiApi(CuptiApi* api, std::string* error) {
   std::string tried;
-  void* handle = OpenCupti(&tried);
+  void* handle = OpenCuptiLibrary(&tried);
   if (handle == nullptr) {
     *error = "cannot load libcupti (tried " + tried +
              "); set AIPROF_CUPTI_PATH to libcupti.so of the CUDA toolkit in use";
@@ -72,6 +73,8 @@ bool LoadCuptiApi(CuptiApi* api, std::string* error) {
       Resolve(handle, "cuptiGetCallbackName", &loaded.get_callback_name, error) &&
       Resolve(handle, "cuptiGetResultString", &loaded.get_result_string, error);
   if (!ok) return false;
+  loaded.activity_enable_cuda_event_device_timestamps = reinterpret_cast<CUptiResult (*)(uint8_t)>(
+      dlsym(handle, "cuptiActivityEnableCudaEventDeviceTimestamps"));
   *api = loaded;
   return true;
 }

@@ -29,12 +29,19 @@ struct CuptiApi {
   CUptiResult (*get_timestamp)(uint64_t* timestamp);
   CUptiResult (*get_callback_name)(CUpti_CallbackDomain domain, uint32_t cbid, const char** name);
   CUptiResult (*get_result_string)(CUptiResult result, const char** text);
+  // Optional (nullptr when this libcupti lacks it): device timestamps in CUDA_EVENT records,
+  // which place mstx ranges given a stream on the device timeline.
+  CUptiResult (*activity_enable_cuda_event_device_timestamps)(uint8_t enable);
 };
 
 // dlopen()s libcupti (AIPROF_CUPTI_PATH, then libcupti.so.13, libcupti.so, then the
 // CUDA toolkit's lib directories) and resolves every entry. On failure returns false and
 // says which library or symbol was missing in `error`. The library stays loaded.
 bool LoadCuptiApi(CuptiApi* api, std::string* error);
+
+// dlopen()s libcupti as LoadCuptiApi does (a second open returns the same handle); nullptr
+// with the candidates tried in `tried`.
+void* OpenCuptiLibrary(std::string* tried);
 
 // "CUPTI_ERROR_...: message" for logs.
 std::string DescribeCuptiResult(const CuptiApi& api, CUptiResult result);

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -17,11 +19,19 @@
 #include "format/records_cuda.h"
 #include "sources/cuda/cuda_collector.h"
 #include "sources/cuda/cupti_api.h"
+#include "sources/cuda/driver_api.h"
+#include "sources/cuda/kernel_metrics.h"
 #include "sources/cuda/metric_catalog.h"
 #include "sources/cuda/nvml_sampler.h"
+#include "sources/cuda/profiler_api.h"
+#include "sources/cuda/stream_range_marker.h"
 
 namespace aiprof::cuda {
 namespace {
+
+// True on the thread running InitializeInjection (inside the driver's cuInit): the source's
+// first window may start there, when no context exists and driver calls must wait.
+thread_local bool t_in_injection = false;
 
 void Log(const std::string& message) {
   std::fprintf(stderr, "aiprof: cuda: %s\n", message.c_str());
@@ -32,6 +42,9 @@ struct RuntimeEntryPoints {
   int (*register_source)(const aiprof_source*) = nullptr;
   const char* (*options_json)() = nullptr;
   void (*add_metadata)(const char*, const char*) = nullptr;
+  // Optional: a runtime without device-range hooks still gets the rest of the source.
+  void (*set_device_range_hooks)(aiprof_device_range_start_fn,
+                                 aiprof_device_range_end_fn) = nullptr;
 };
 
 template <typename Function>
@@ -41,12 +54,16 @@ bool Find(const char* symbol, Function* out) {
 }
 
 bool FindRuntime(RuntimeEntryPoints* runtime) {
-  return Find("aiprof_now", &runtime->host.now) && Find("aiprof_intern", &runtime->host.intern) &&
-         Find("aiprof_emit", &runtime->host.emit) &&
-         Find("aiprof_emit_for_thread", &runtime->host.emit_for_thread) &&
-         Find("aiprof_register_source", &runtime->register_source) &&
-         Find("aiprof_options_json", &runtime->options_json) &&
-         Find("aiprof_add_metadata", &runtime->add_metadata);
+  const bool required = Find("aiprof_now", &runtime->host.now) &&
+                        Find("aiprof_intern", &runtime->host.intern) &&
+                        Find("aiprof_emit", &runtime->host.emit) &&
+                        Find("aiprof_emit_for_thread", &runtime->host.emit_for_thread) &&
+                        Find("aiprof_register_source", &runtime->register_source) &&
+                        Find("aiprof_options_json", &runtime->options_json) &&
+                        Find("aiprof_add_metadata", &runtime->add_metadata);
+  if (!required) return false;
+  Find("aiprof_set_device_range_hooks", &runtime->set_device_range_hooks);
+  return true;
 }
 
 struct WindowOptions {
@@ -54,8 +71,10 @@ struct WindowOptions {
   ActivitySelection selection;
   double device_sys_freq_hz = 0;
   bool ai_core = false;
+  bool ai_core_default = false;  // ai_core only because --task-time turned it on
   std::string aic_metrics;
   bool l2 = false;
+  bool msproftx = false;
 };
 
 WindowOptions ParseOptions(const char* json_text) {
@@ -75,7 +94,9 @@ WindowOptions ParseOptions(const char* json_text) {
   it = json.find("device_sys_freq_hz");
   if (it != json.end() && it->is_number()) options.device_sys_freq_hz = it->get<double>();
   options.ai_core = get_bool("ai_core", false);
+  options.ai_core_default = get_bool("ai_core_default", false);
   options.l2 = get_bool("l2", false);
+  options.msproftx = get_bool("msproftx", true);  // the runtime's default
   it = json.find("aic_metrics");
   if (it != json.end() && it->is_string()) options.aic_metrics = it->get<std::string>();
   return options;
@@ -117,6 +138,7 @@ class CudaSource {
         {"activity_buffer_bytes", BufferPool::kDefaultBufferBytes},
         {"activity_buffer_limit", CollectorOptions{}.max_buffers}};
     runtime_.add_metadata("cuda", metadata.dump().c_str());
+    AttachStreamRanges();
     source_ = aiprof_source{
         AIPROF_PLUGIN_ABI_VERSION, "cuda", OnStart, OnStop, OnFlush, OnForkChild, this};
     if (runtime_.register_source(&source_) != 0) {
@@ -126,11 +148,30 @@ class CudaSource {
     return true;
   }
 
+  // mstx ranges given a stream: needs the driver (cuEventRecord) and a runtime with hooks.
+  void AttachStreamRanges() {
+    std::string error;
+    driver_loaded_ = LoadDriverApi(&driver_, &error);
+    if (!driver_loaded_) {
+      Log(error + "; mstx ranges get no device time");
+      return;
+    }
+    if (runtime_.set_device_range_hooks == nullptr) return;
+    stream_ranges_ = std::make_unique<StreamRangeMarker>(driver_, cupti_);
+    runtime_.set_device_range_hooks(OnDeviceRangeStart, OnDeviceRangeEnd);
+  }
+  static void OnDeviceRangeStart(uint64_t range_id, void* stream) {
+    Get().stream_ranges_->Start(range_id, stream);
+  }
+  static void OnDeviceRangeEnd(uint64_t range_id) { Get().stream_ranges_->End(range_id); }
+
   static void OnStart(void* user) { static_cast<CudaSource*>(user)->Start(); }
   static void OnStop(void* user) { static_cast<CudaSource*>(user)->Stop(); }
   static void OnFlush(void* user) {
     auto* self = static_cast<CudaSource*>(user);
-    if (!self->forked_child_) self->collector_->Flush();
+    if (self->forked_child_) return;
+    self->collector_->Flush();
+    self->EmitStreamRangeDrops();
   }
   // CUPTI does not follow fork: the child keeps no usable CUPTI state, so its window
   // records no CUDA activity (the child's own cuInit, if any, injects afresh).
@@ -138,20 +179,44 @@ class CudaSource {
 
   void Start() {
     if (forked_child_) return;
-    const WindowOptions options = ParseOptions(runtime_.options_json());
+    WindowOptions options = ParseOptions(runtime_.options_json());
+    options.selection.device_markers = options.msproftx && stream_ranges_ != nullptr;
     if (options.activity) {
       std::string error, warnings;
       if (!collector_->Start(options.selection, &error, &warnings)) Log(error);
       if (!warnings.empty()) Log(warnings);
+      if (options.selection.device_markers) stream_ranges_->set_enabled(true);
     }
     if (options.device_sys_freq_hz > 0) StartNvml(options.device_sys_freq_hz);
-    if (options.ai_core || options.l2) ReportMetrics(options);
+    if (options.ai_core && options.ai_core_default) {
+      Log("per-kernel counters (--ai-core) replay every kernel on NVIDIA GPUs, so they are "
+          "not collected by default: pass --ai-core=on or --aic-metrics=<group> for them");
+    }
+    if ((options.ai_core && !options.ai_core_default) || options.l2) StartMetrics(options);
   }
 
   void Stop() {
     if (forked_child_) return;
     if (sampler_) sampler_->Stop();
+    if (stream_ranges_) stream_ranges_->set_enabled(false);
+    if (metrics_) metrics_->Stop();
     collector_->Stop();
+    EmitStreamRangeDrops();
+  }
+
+  // Cumulative, like the other drop counts, so every export shows it.
+  void EmitStreamRangeDrops() {
+    if (!stream_ranges_ || stream_ranges_->dropped() == 0) return;
+    struct {
+      format::RecordHeader header;
+      format::DropCount drops;
+    } record{};
+    record.header.ts = runtime_.host.now();
+    record.header.kind = static_cast<uint8_t>(format::RecordKind::kDrops);
+    record.header.ext_words = 1;
+    record.header.arg = static_cast<uint32_t>(format::CudaRecordKind::kStreamRangesDropped);
+    record.drops.count = stream_ranges_->dropped();
+    runtime_.host.emit(&record, 2);
   }
 
   void StartNvml(double frequency_hz) {
@@ -172,22 +237,37 @@ class CudaSource {
     sampler_->Start(frequency_hz);
   }
 
-  // Per-kernel hardware counters need the CUPTI range profiler, which this version does
-  // not drive (see docs/cuda.md "Metrics"). Say so in the data and on stderr instead of
-  // exporting empty columns silently.
-  void ReportMetrics(const WindowOptions& options) {
-    std::string message;
-    const MetricGroup* group = options.aic_metrics.empty() ? FindMetricGroup("PipeUtilization")
-                                                           : FindMetricGroup(options.aic_metrics);
-    if (group == nullptr) {
-      message =
-          "unknown aic_metrics '" + options.aic_metrics + "' (valid: " + MetricGroupNames() + ")";
-    } else {
-      message = std::string("per-kernel counters for ") + group->msprof_name +
-                (options.l2 ? " and L2Cache" : "") +
-                " are not collected: this build has no CUPTI range profiler path; metric "
-                "columns are exported as N/A (docs/cuda.md, Metrics)";
+  // Per-kernel hardware counters (CUPTI range profiler). Whatever stops them (unknown
+  // group, no profiler in libcupti, no driver, permissions, device) is said in the data
+  // (kMetricsStatus, shown as a cuda_metrics instant) and on stderr.
+  void StartMetrics(const WindowOptions& options) {
+    MetricSelection selection;
+    std::string error;
+    const bool ai_core = options.ai_core && !options.ai_core_default;
+    if (!SelectMetrics(ai_core, options.aic_metrics, options.l2, &selection, &error)) {
+      ReportMetricsUnavailable(error + "; no kernel counters are collected");
+      return;
     }
+    if (!metrics_) {
+      const std::string not_collected =
+          "per-kernel counters for " + selection.label + " are not collected: ";
+      ProfilerApi profiler{};
+      if (!LoadProfilerApi(&profiler, &error)) {
+        ReportMetricsUnavailable(not_collected + error + "; kernel metric columns are N/A");
+        return;
+      }
+      if (!driver_loaded_) {
+        ReportMetricsUnavailable(not_collected +
+                                 "the CUDA driver (libcuda.so.1) is not loaded; kernel metric "
+                                 "columns are N/A");
+        return;
+      }
+      metrics_ = std::make_unique<KernelMetrics>(profiler, cupti_, driver_, runtime_.host, Log);
+    }
+    metrics_->Start(selection, /*existing_contexts=*/!t_in_injection);
+  }
+
+  void ReportMetricsUnavailable(const std::string& message) {
     Log(message);
     format::RecordHeader record{};
     record.ts = runtime_.host.now();
@@ -202,13 +282,21 @@ class CudaSource {
   bool forked_child_ = false;
   RuntimeEntryPoints runtime_;
   CuptiApi cupti_{};
+  DriverApi driver_{};
+  bool driver_loaded_ = false;
   std::unique_ptr<CudaCollector> collector_;
+  std::unique_ptr<StreamRangeMarker> stream_ranges_;
+  std::unique_ptr<KernelMetrics> metrics_;
   std::unique_ptr<NvmlSampler> sampler_;
   aiprof_source source_{};
 };
 
 __attribute__((constructor)) void AttachWhenLoaded() {
+  // Loaded by the driver through CUDA_INJECTION64_PATH: this runs inside cuInit.
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  t_in_injection = injection != nullptr && std::strstr(injection, "aiprof_cuda") != nullptr;
   CudaSource::Get().Attach();
+  t_in_injection = false;
 }
 
 }  // namespace
@@ -218,7 +306,10 @@ extern "C" {
 
 // Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this library.
 __attribute__((visibility("default"))) int InitializeInjection(void) {
-  return aiprof::cuda::CudaSource::Get().Attach() ? 1 : 0;
+  aiprof::cuda::t_in_injection = true;
+  const bool attached = aiprof::cuda::CudaSource::Get().Attach();
+  aiprof::cuda::t_in_injection = false;
+  return attached ? 1 : 0;
 }
 
 __attribute__((visibility("default"))) int aiprof_cuda_push_external_id(uint32_t kind,
