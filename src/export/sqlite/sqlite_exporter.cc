@@ -9,6 +9,7 @@
 
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
+#include "export/sqlite/communication_table.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -341,6 +342,10 @@ bool WriteTables(const model::Model& m, Db& db) {
   auto* drops = db.Prepare("INSERT INTO DROPS VALUES(?,?,?)");
   for (size_t i = 0; i < m.drops.size(); ++i) {
     db.Insert(drops, GlobalTid(m, m.drops.thread[i]), uint32_t{m.drops.kind[i]}, m.drops.count[i]);
+  }
+  std::string communication_error;
+  if (!WriteCommunicationOpTable(db.handle(), m, extra_id, &communication_error)) {
+    return db.Fail(communication_error);
   }
   for (size_t i = 0; i < extra.size(); ++i) {
     strings.Add(static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));

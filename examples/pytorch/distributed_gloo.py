@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""A small data-parallel PyTorch job on CPU: two (or more) ranks talk through gloo.
+
+Run without --rank, it starts --world-size rank processes itself the way torchrun does
+(RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT in each one's environment) and
+waits for them. Every rank trains a small MLP, averages its gradients with all_reduce and
+issues one of each other collective per step, then prints what it issued as one JSON line
+("issued": op type -> count), so tests can check a profile against it.
+
+    aiprof --output=out --task-time=l1 python3 examples/pytorch/distributed_gloo.py --steps=3
+"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--world-size", type=int, default=2)
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--rank", type=int, default=None, help="run as this rank (set by the launcher)")
+    return parser.parse_args(argv)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def launch_ranks(args):
+    port = str(free_port())
+    ranks = []
+    for rank in range(args.world_size):
+        env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(args.world_size),
+                   MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+        command = [sys.executable, os.path.abspath(__file__), "--rank", str(rank),
+                   "--world-size", str(args.world_size), "--steps", str(args.steps)]
+        ranks.append(subprocess.Popen(command, env=env))
+    codes = [rank.wait() for rank in ranks]
+    return max(codes, key=abs)
+
+
+def run_rank(args):
+    import torch
+    import torch.distributed as dist
+    from torch import nn
+
+    dist.init_process_group("gloo", init_method="env://", rank=args.rank, world_size=args.world_size)
+    rank, world = dist.get_rank(), dist.get_world_size()
+    torch.manual_seed(rank)
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    issued = {}
+
+    def count(op_type, times=1):
+        issued[op_type] = issued.get(op_type, 0) + times
+
+    for _ in range(args.steps):
+        inputs, labels = torch.randn(32, 64), torch.randint(0, 10, (32,))
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(inputs), labels).backward()
+        for parameter in model.parameters():  # data-parallel gradient averaging
+            dist.all_reduce(parameter.grad)
+            parameter.grad /= world
+            count("allreduce")
+        optimizer.step()
+
+        weights = model[0].weight.detach().clone()
+        dist.broadcast(weights, src=0)
+        count("broadcast")
+        gathered = [torch.empty(16) for _ in range(world)]
+        dist.all_gather(gathered, torch.full((16,), float(rank)))
+        count("allgather")
+        total = torch.ones(256)
+        dist.reduce(total, dst=0)
+        count("reduce")
+        if rank == 0:
+            dist.send(torch.arange(8.0), dst=1)
+            count("send")
+        elif rank == 1:
+            received = torch.empty(8)
+            dist.recv(received, src=0)
+            count("recv")
+        dist.barrier()
+        count("barrier")
+
+    dist.destroy_process_group()
+    print(json.dumps({"rank": rank, "world_size": world, "issued": issued}), flush=True)
+    return 0
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.rank is None and "RANK" in os.environ and "MASTER_PORT" in os.environ:
+        args.rank = int(os.environ["RANK"])  # started by torchrun
+    return launch_ranks(args) if args.rank is None else run_rank(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
