@@ -111,7 +111,9 @@ NameClass ClassifyNcclKernel(std::string_view name) {
   size_t start = 0;
   while (start <= rest.size() && !c.kernel_dtype) {
     const size_t end = std::min(rest.find('_', start), rest.size());
+    // Old names end in a C type that holds '_' itself ("int8_t"): try the tail too.
     c.kernel_dtype = ScalarTypeOfNcclToken(rest.substr(start, end - start));
+    if (!c.kernel_dtype) c.kernel_dtype = ScalarTypeOfNcclToken(rest.substr(start));
     start = end + 1;
   }
   return c;
