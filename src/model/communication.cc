@@ -251,9 +251,13 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
       backend_names.emplace(id, std::move(backend));
     }
   }
+  if (std::find(name_kind.begin(), name_kind.end(), 1) == name_kind.end() &&
+      std::find(name_kind.begin(), name_kind.end(), 2) == name_kind.end()) {
+    return ops;  // most traces: no name is a communication name; skip the slice scans
+  }
   std::vector<uint8_t> nccl_api_slice(s.size(), 0);
   const StringId nccl_domain = m.strings.Find("NCCL");
-  for (size_t i = 0; i < m.markers.size(); ++i) {
+  for (size_t i = 0; nccl_domain != StringPool::kMissing && i < m.markers.size(); ++i) {
     if (!m.markers.is_instant[i] && m.markers.domain[i] == nccl_domain) {
       nccl_api_slice[m.markers.row[i]] = 1;
     }

@@ -11,7 +11,6 @@ CREATE TABLE COMMUNICATION_OP(opName INTEGER, startNs INTEGER, endNs INTEGER,
                               count INTEGER, opType INTEGER, deviceId INTEGER, rankSize INTEGER,
                               globalTid INTEGER, rankId INTEGER, outCount INTEGER, bytes INTEGER,
                               source INTEGER, backend INTEGER, algBandwidth REAL);
-CREATE INDEX CommunicationOpStartIndex ON COMMUNICATION_OP(startNs);
 )sql";
 
 namespace {
