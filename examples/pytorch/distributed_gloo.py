@@ -3,7 +3,8 @@
 
 Run without --rank, it starts --world-size rank processes itself the way torchrun does
 (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT in each one's environment) and
-waits for them. Every rank trains a small MLP, averages its gradients with all_reduce and
+waits for them; with --spawn it uses torch.multiprocessing.spawn instead (the ranks learn
+their rank from an argument, not from the environment). Every rank trains a small MLP, averages its gradients with all_reduce and
 issues one of each other collective per step, then prints what it issued as one JSON line
 ("issued": op type -> count), so tests can check a profile against it.
 
@@ -22,6 +23,7 @@ def parse_args(argv):
     parser.add_argument("--world-size", type=int, default=2)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--rank", type=int, default=None, help="run as this rank (set by the launcher)")
+    parser.add_argument("--spawn", action="store_true", help="start the ranks with torch.multiprocessing.spawn")
     return parser.parse_args(argv)
 
 
@@ -44,12 +46,25 @@ def launch_ranks(args):
     return max(codes, key=abs)
 
 
-def run_rank(args):
+def spawn_ranks(args):
+    import torch.multiprocessing
+
+    port = str(free_port())
+    torch.multiprocessing.spawn(spawned_rank, args=(args, port), nprocs=args.world_size)
+    return 0
+
+
+def spawned_rank(rank, args, port):
+    args.rank = rank
+    run_rank(args, init_method="tcp://127.0.0.1:" + port)
+
+
+def run_rank(args, init_method="env://"):
     import torch
     import torch.distributed as dist
     from torch import nn
 
-    dist.init_process_group("gloo", init_method="env://", rank=args.rank, world_size=args.world_size)
+    dist.init_process_group("gloo", init_method=init_method, rank=args.rank, world_size=args.world_size)
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(rank)
     model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
@@ -97,7 +112,9 @@ def main(argv):
     args = parse_args(argv)
     if args.rank is None and "RANK" in os.environ and "MASTER_PORT" in os.environ:
         args.rank = int(os.environ["RANK"])  # started by torchrun
-    return launch_ranks(args) if args.rank is None else run_rank(args)
+    if args.rank is not None:
+        return run_rank(args)
+    return spawn_ranks(args) if args.spawn else launch_ranks(args)
 
 
 if __name__ == "__main__":

@@ -55,13 +55,21 @@ struct OpBeginNoInputs {
 //   gloo worker: gloo:all_reduce float[256,4] [200, 2200), gloo:all_reduce float[10]
 //                [3000, 4000), gloo:all_gather half[16] [5000, 5500), gloo:barrier
 //                [6000, 6100)
-std::string WriteGlooRankProfDir(const std::string& parent) {
+// With identity_from_process_group, the environment gave no rank (torch.multiprocessing
+// spawn) and the Python package added the process group's "distributed" metadata.
+std::string WriteGlooRankProfDir(const std::string& parent,
+                                 bool identity_from_process_group = false) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(parent) / "PROF_000001_20260101000000000_COMMUNICATION001";
   fs::create_directories(dir / "host" / "data");
   auto metadata = nlohmann::json::parse(testing::MetadataJson(
       kPid, "node1", false, 0, 1, kRealtimeOffset + kBase, kRealtimeOffset + kBase + 10'000));
   metadata["world_size"] = 4;
+  if (identity_from_process_group) {
+    metadata["rank"] = nullptr;
+    metadata["world_size"] = nullptr;
+    metadata["metadata"] = {{"distributed", {{"backend", "gloo"}, {"rank", 1}, {"world_size", 4}}}};
+  }
   testing::RawProcessWriter w((dir / "host" / "data" / "aiprof.888.data").string(), kPid,
                               metadata.dump());
   w.ClockSync(kBase, kBase, kRealtimeOffset + kBase);
@@ -175,6 +183,19 @@ TEST_F(GlooRankTest, BackendRangesAreTheOperationsWithSizesFromTheirInputs) {
   }
   EXPECT_DOUBLE_EQ(model::AlgorithmBandwidthGBps(*by_start[0], 2000), 2.048);
   EXPECT_LT(model::AlgorithmBandwidthGBps(*by_start[3], 100), 0);  // barrier: no bytes
+}
+
+TEST_F(GlooRankTest, RankAndWorldSizeFromTheProcessGroupWhenTheEnvironmentHadNone) {
+  std::filesystem::remove_all(root_);
+  const model::Model m = model::ParseProfDir(WriteGlooRankProfDir(root_, true));
+  ASSERT_EQ(m.processes.size(), 1u);
+  EXPECT_EQ(m.processes.rank[0], 1);
+  const auto ops = model::ClassifyCommunication(m);
+  ASSERT_EQ(ops.size(), 5u);
+  for (const auto& op : ops) {
+    EXPECT_EQ(op.rank, 1);
+    EXPECT_EQ(op.group_size, 4);
+  }
 }
 
 TEST_F(GlooRankTest, AnnotationIsIdempotentAndUsesKinetoArgNames) {

@@ -125,5 +125,39 @@ class DistributedGlooTest(unittest.TestCase):
             self.assertIn(("reduce", 256), sizes)
 
 
+@unittest.skipIf(gloo_unavailable(), gloo_unavailable() or "")
+@unittest.skipUnless(os.path.exists(AIPROF), "aiprof CLI not built")
+class SpawnedRanksTest(unittest.TestCase):
+    """Ranks started by torch.multiprocessing.spawn have no RANK in their environment: the
+    launch hook records the process group's rank once init_process_group returns."""
+
+    def test_rank_comes_from_the_process_group(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            output = os.path.join(tmp, "out")
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RANK")}
+            job = subprocess.run([AIPROF, "--task-time=on", "--output=" + output,
+                                  sys.executable, EXAMPLE, "--steps=1", "--spawn"], env=env,
+                                 capture_output=True, text=True, timeout=120)
+            self.assertEqual(job.returncode, 0, job.stdout + job.stderr)
+            issued = {}
+            for line in job.stdout.splitlines():
+                if line.startswith("{"):
+                    report = json.loads(line)
+                    issued[report["rank"]] = report["issued"]
+            self.assertEqual(sorted(issued), [0, 1])
+            export = subprocess.run([AIPROF, "export", "--output=" + output, "--type=db"],
+                                    capture_output=True, text=True, timeout=120)
+            self.assertEqual(export.returncode, 0, export.stderr)
+            found = {}
+            for database in glob.glob(os.path.join(output, "PROF_*", "aiprof_*.db")):
+                db = sqlite3.connect(database)
+                for rank, op_type, count in db.execute(
+                        "SELECT c.rankId, t.value, count(*) FROM COMMUNICATION_OP c "
+                        "JOIN STRING_IDS t ON t.id = c.opType GROUP BY c.rankId, c.opType"):
+                    found.setdefault(rank, {})[op_type] = count
+                db.close()
+            self.assertEqual(found, issued)
+
+
 if __name__ == "__main__":
     unittest.main()
