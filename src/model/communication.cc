@@ -136,16 +136,8 @@ struct TensorInputs {
   std::optional<uint8_t> scalar_type;
 };
 
-TensorInputs ReadTensorInputs(const Model& m, uint32_t set) {
+TensorInputs ParseTensorInputs(std::string_view dims_text, std::string_view types_text) {
   TensorInputs result;
-  std::string_view dims_text, types_text;
-  for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
-    if (m.args.type[i] != ArgType::kJson) continue;
-    const std::string_view key = m.Str(m.args.key[i]);
-    if (key == "Input Dims") dims_text = m.Str(static_cast<StringId>(m.args.value[i]));
-    if (key == "Input type") types_text = m.Str(static_cast<StringId>(m.args.value[i]));
-  }
-  if (dims_text.empty() || types_text.empty()) return result;
   const auto dims = nlohmann::json::parse(dims_text, nullptr, false);
   const auto types = nlohmann::json::parse(types_text, nullptr, false);
   if (!dims.is_array() || !types.is_array() || dims.size() != types.size()) return result;
@@ -161,6 +153,31 @@ TensorInputs ReadTensorInputs(const Model& m, uint32_t set) {
   }
   return result;
 }
+
+// Collectives repeat the same few shapes: each (Input Dims, Input type) pair is parsed once.
+class TensorInputReader {
+ public:
+  explicit TensorInputReader(const Model& m)
+      : m_(m), dims_key_(m.strings.Find("Input Dims")), types_key_(m.strings.Find("Input type")) {}
+
+  TensorInputs Read(uint32_t set) {
+    StringId dims = kNoString, types = kNoString;
+    for (uint32_t i = m_.args.set_begin[set]; i < m_.args.set_begin[set + 1]; ++i) {
+      if (m_.args.type[i] != ArgType::kJson) continue;
+      if (m_.args.key[i] == dims_key_) dims = static_cast<StringId>(m_.args.value[i]);
+      if (m_.args.key[i] == types_key_) types = static_cast<StringId>(m_.args.value[i]);
+    }
+    if (dims == kNoString || types == kNoString) return {};
+    auto [it, inserted] = parsed_.try_emplace(uint64_t{dims} << 32 | types);
+    if (inserted) it->second = ParseTensorInputs(m_.Str(dims), m_.Str(types));
+    return it->second;
+  }
+
+ private:
+  const Model& m_;
+  StringId dims_key_, types_key_;
+  std::unordered_map<uint64_t, TensorInputs> parsed_;
+};
 
 int32_t WorldSizeOf(const std::string& metadata) {
   if (metadata.empty()) return -1;
@@ -264,6 +281,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
   }
 
   const std::vector<int32_t> world_sizes = WorldSizes(m);
+  TensorInputReader tensor_inputs(m);
   std::vector<uint8_t> has_backend_ranges(m.processes.size(), 0);
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (name_kind[s.name[row]] == 1)
@@ -299,7 +317,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
     op.rank = m.processes.rank[process];
     op.device_id = m.processes.device_id[process];
     if (source == CommSource::kBackendRange) {
-      const TensorInputs inputs = ReadTensorInputs(m, s.args[row]);
+      const TensorInputs inputs = tensor_inputs.Read(s.args[row]);
       FillSizes(op, inputs.known ? inputs.nelems : kCommUnknown, inputs.scalar_type);
     } else {
       FillSizes(op, kCommUnknown, name_class->kernel_dtype);
