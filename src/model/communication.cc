@@ -9,7 +9,6 @@
 #include <unordered_set>
 
 #include "format/records_torch.h"
-#include "model/importer.h"
 
 namespace aiprof::model {
 namespace {
@@ -332,52 +331,75 @@ double AlgorithmBandwidthGBps(const CommOp& op, int64_t duration_ns) {
   return static_cast<double>(op.bytes) / static_cast<double>(duration_ns);
 }
 
+// Appends one argument set to the ArgTable by key id (the keys are interned once per
+// annotation run, not per operation).
+class ArgSetAppender {
+ public:
+  explicit ArgSetAppender(ArgTable& args) : args_(args) {}
+  void Add(StringId key, ArgType type, uint64_t value) {
+    args_.key.push_back(key);
+    args_.type.push_back(type);
+    args_.value.push_back(value);
+  }
+  void Int(StringId key, int64_t value) { Add(key, ArgType::kInt, static_cast<uint64_t>(value)); }
+  uint32_t Commit() {
+    args_.set_begin.push_back(static_cast<uint32_t>(args_.key.size()));
+    return static_cast<uint32_t>(args_.sets() - 1);
+  }
+
+ private:
+  ArgTable& args_;
+};
+
+constexpr size_t kAddedArgsAtMost = 9;
+
 void AnnotateCommunication(Model& m) {
   const std::vector<CommOp> ops = ClassifyCommunication(m);
   if (ops.empty()) return;
-  const StringId collective_key = m.strings.Intern("Collective name");
-  const StringId collective_comm = m.strings.Intern("collective_comm");
+  StringPool& strings = m.strings;
+  const StringId collective_key = strings.Intern("Collective name");
+  const StringId dtype_key = strings.Intern("dtype");
+  const StringId in_nelems_key = strings.Intern("In msg nelems");
+  const StringId out_nelems_key = strings.Intern("Out msg nelems");
+  const StringId in_size_key = strings.Intern("In msg size");
+  const StringId out_size_key = strings.Intern("Out msg size");
+  const StringId group_size_key = strings.Intern("Group size");
+  const StringId rank_key = strings.Intern("Rank");
+  const StringId algbw_key = strings.Intern("algbw (GB/s)");
+  const StringId collective_comm = strings.Intern("collective_comm");
+  ArgTable& table = m.args;
+  // One reallocation of the argument columns for every new set instead of a doubling chain.
+  size_t added = 0;
+  for (const CommOp& op : ops) {
+    const uint32_t set = m.slices.args[op.slice];
+    added += table.set_begin[set + 1] - table.set_begin[set] + kAddedArgsAtMost;
+  }
+  table.key.reserve(table.key.size() + added);
+  table.type.reserve(table.type.size() + added);
+  table.value.reserve(table.value.size() + added);
+  table.set_begin.reserve(table.set_begin.size() + ops.size());
+  ArgSetAppender args(table);
   for (const CommOp& op : ops) {
     const uint32_t old_set = m.slices.args[op.slice];
-    const uint32_t begin = m.args.set_begin[old_set], end = m.args.set_begin[old_set + 1];
-    if (std::find(m.args.key.begin() + begin, m.args.key.begin() + end, collective_key) !=
-        m.args.key.begin() + end) {
+    const uint32_t begin = table.set_begin[old_set], end = table.set_begin[old_set + 1];
+    if (std::find(table.key.begin() + begin, table.key.begin() + end, collective_key) !=
+        table.key.begin() + end) {
       continue;  // annotated already
     }
-    ArgSetBuilder args(&m);
-    for (uint32_t i = begin; i < end; ++i) {
-      const std::string key(m.Str(m.args.key[i]));
-      const uint64_t value = m.args.value[i];
-      switch (m.args.type[i]) {
-        case ArgType::kInt:
-          args.Int(key, static_cast<int64_t>(value));
-          break;
-        case ArgType::kUInt:
-          args.UInt(key, value);
-          break;
-        case ArgType::kDouble:
-          args.Double(key, std::bit_cast<double>(value));
-          break;
-        case ArgType::kString:
-          args.String(key, static_cast<StringId>(value));
-          break;
-        case ArgType::kJson:
-          args.Json(key, std::string(m.Str(static_cast<StringId>(value))));
-          break;
-      }
-    }
-    args.String("Collective name", CommOpTypeName(op.type));
-    if (!op.dtype.empty()) args.String("dtype", op.dtype);
-    if (op.in_nelems >= 0) args.Int("In msg nelems", op.in_nelems);
-    if (op.out_nelems >= 0) args.Int("Out msg nelems", op.out_nelems);
+    // The operation's own arguments first (a set is one contiguous run), then Kineto's.
+    for (uint32_t i = begin; i < end; ++i) args.Add(table.key[i], table.type[i], table.value[i]);
+    args.Add(collective_key, ArgType::kString, strings.Intern(CommOpTypeName(op.type)));
+    if (!op.dtype.empty()) args.Add(dtype_key, ArgType::kString, strings.Intern(op.dtype));
+    if (op.in_nelems >= 0) args.Int(in_nelems_key, op.in_nelems);
+    if (op.out_nelems >= 0) args.Int(out_nelems_key, op.out_nelems);
     if (op.element_bytes > 0 && op.in_nelems >= 0) {
-      args.Int("In msg size", op.in_nelems * op.element_bytes);
-      if (op.out_nelems >= 0) args.Int("Out msg size", op.out_nelems * op.element_bytes);
+      args.Int(in_size_key, op.in_nelems * op.element_bytes);
+      if (op.out_nelems >= 0) args.Int(out_size_key, op.out_nelems * op.element_bytes);
     }
-    if (op.group_size > 0) args.Int("Group size", op.group_size);
-    if (op.rank >= 0) args.Int("Rank", op.rank);
+    if (op.group_size > 0) args.Int(group_size_key, op.group_size);
+    if (op.rank >= 0) args.Int(rank_key, op.rank);
     const double algbw = AlgorithmBandwidthGBps(op, m.slices.dur(op.slice));
-    if (algbw >= 0) args.Double("algbw (GB/s)", algbw);
+    if (algbw >= 0) args.Add(algbw_key, ArgType::kDouble, std::bit_cast<uint64_t>(algbw));
     m.slices.args[op.slice] = args.Commit();
     if (op.source == CommSource::kBackendRange) m.slices.category[op.slice] = collective_comm;
   }
