@@ -8,8 +8,13 @@ their rank from an argument, not from the environment). Every rank trains a smal
 issues one of each other collective per step, then prints what it issued as one JSON line
 ("issued": op type -> count), so tests can check a profile against it.
 
-    aiprof --output=out --task-time=l1 python3 examples/pytorch/distributed_gloo.py --steps=3
+    aiprof --output=out --task-time=on python3 examples/pytorch/distributed_gloo.py --steps=3
+
+or, profiling each rank with the Python API instead (PYTHONPATH=build/python):
+
+    python3 examples/pytorch/distributed_gloo.py --steps=3 --profile-dir=traces
 """
+import contextlib
 import argparse
 import json
 import os
@@ -24,6 +29,8 @@ def parse_args(argv):
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--rank", type=int, default=None, help="run as this rank (set by the launcher)")
     parser.add_argument("--spawn", action="store_true", help="start the ranks with torch.multiprocessing.spawn")
+    parser.add_argument("--profile-dir", default=None,
+                        help="profile each rank with aiprof.profiler into this directory")
     return parser.parse_args(argv)
 
 
@@ -41,6 +48,8 @@ def launch_ranks(args):
                    MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
         command = [sys.executable, os.path.abspath(__file__), "--rank", str(rank),
                    "--world-size", str(args.world_size), "--steps", str(args.steps)]
+        if args.profile_dir:
+            command.append("--profile-dir=" + args.profile_dir)
         ranks.append(subprocess.Popen(command, env=env))
     codes = [rank.wait() for rank in ranks]
     return max(codes, key=abs)
@@ -74,38 +83,60 @@ def run_rank(args, init_method="env://"):
     def count(op_type, times=1):
         issued[op_type] = issued.get(op_type, 0) + times
 
-    for _ in range(args.steps):
-        inputs, labels = torch.randn(32, 64), torch.randint(0, 10, (32,))
-        optimizer.zero_grad()
-        nn.functional.cross_entropy(model(inputs), labels).backward()
-        for parameter in model.parameters():  # data-parallel gradient averaging
-            dist.all_reduce(parameter.grad)
-            parameter.grad /= world
-            count("allreduce")
-        optimizer.step()
-
-        weights = model[0].weight.detach().clone()
-        dist.broadcast(weights, src=0)
-        count("broadcast")
-        gathered = [torch.empty(16) for _ in range(world)]
-        dist.all_gather(gathered, torch.full((16,), float(rank)))
-        count("allgather")
-        total = torch.ones(256)
-        dist.reduce(total, dst=0)
-        count("reduce")
-        if rank == 0:
-            dist.send(torch.arange(8.0), dst=1)
-            count("send")
-        elif rank == 1:
-            received = torch.empty(8)
-            dist.recv(received, src=0)
-            count("recv")
-        dist.barrier()
-        count("barrier")
+    with rank_profiler(args, rank) as profiler:
+        for _ in range(args.steps):
+            train_step(model, optimizer, rank, world, count)
+            if profiler is not None:
+                profiler.step()
 
     dist.destroy_process_group()
     print(json.dumps({"rank": rank, "world_size": world, "issued": issued}), flush=True)
     return 0
+
+
+def rank_profiler(args, rank):
+    if not args.profile_dir:
+        return contextlib.nullcontext()
+    import aiprof.profiler
+
+    handler = aiprof.profiler.tensorboard_trace_handler(args.profile_dir, worker_name="rank%d" % rank)
+    return aiprof.profiler.profile(activities=[aiprof.profiler.ProfilerActivity.CPU],
+                                   record_shapes=True, on_trace_ready=handler)
+
+
+def train_step(model, optimizer, rank, world, count):
+    """One data-parallel step plus one of each other collective; `count` tallies them."""
+    import torch
+    import torch.distributed as dist
+    from torch import nn
+
+    inputs, labels = torch.randn(32, 64), torch.randint(0, 10, (32,))
+    optimizer.zero_grad()
+    nn.functional.cross_entropy(model(inputs), labels).backward()
+    for parameter in model.parameters():  # data-parallel gradient averaging
+        dist.all_reduce(parameter.grad)
+        parameter.grad /= world
+        count("allreduce")
+    optimizer.step()
+
+    weights = model[0].weight.detach().clone()
+    dist.broadcast(weights, src=0)
+    count("broadcast")
+    gathered = [torch.empty(16) for _ in range(world)]
+    dist.all_gather(gathered, torch.full((16,), float(rank)))
+    count("allgather")
+    total = torch.ones(256)
+    dist.reduce(total, dst=0)
+    count("reduce")
+    if rank == 0:
+        dist.send(torch.arange(8.0), dst=1)
+        count("send")
+    elif rank == 1:
+        received = torch.empty(8)
+        dist.recv(received, src=0)
+        count("recv")
+    dist.barrier()
+    count("barrier")
 
 
 def main(argv):

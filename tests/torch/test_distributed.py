@@ -45,11 +45,7 @@ class DistributedGlooTest(unittest.TestCase):
                              text=True, timeout=120)
         if job.returncode != 0:
             raise AssertionError("the gloo job failed:\n" + job.stdout + job.stderr)
-        cls.issued = {}
-        for line in job.stdout.splitlines():
-            if line.startswith("{"):
-                report = json.loads(line)
-                cls.issued[report["rank"]] = report["issued"]
+        cls.issued = issued_by_rank(job.stdout)
         for export_type in ("text", "db"):
             export = subprocess.run([AIPROF, "export", "--output=" + cls.output,
                                      "--type=" + export_type], capture_output=True, text=True,
@@ -93,7 +89,7 @@ class DistributedGlooTest(unittest.TestCase):
             self.assertEqual({row[0] for row in rows[1:]}, {"host"})
             self.assertAlmostEqual(sum(float(row[7]) for row in rows[1:]), 100.0, places=6)
 
-    def test_database_rows_carry_sizes_rank_and_group(self):
+    def test_database_rows_carry_sizes_rank_and_world_size(self):
         for rank, prof in self.rank_dirs.items():
             databases = glob.glob(os.path.join(prof, "aiprof_*.db"))
             self.assertEqual(len(databases), 1, prof)
@@ -139,11 +135,7 @@ class SpawnedRanksTest(unittest.TestCase):
                                   sys.executable, EXAMPLE, "--steps=1", "--spawn"], env=env,
                                  capture_output=True, text=True, timeout=120)
             self.assertEqual(job.returncode, 0, job.stdout + job.stderr)
-            issued = {}
-            for line in job.stdout.splitlines():
-                if line.startswith("{"):
-                    report = json.loads(line)
-                    issued[report["rank"]] = report["issued"]
+            issued = issued_by_rank(job.stdout)
             self.assertEqual(sorted(issued), [0, 1])
             export = subprocess.run([AIPROF, "export", "--output=" + output, "--type=db"],
                                     capture_output=True, text=True, timeout=120)
@@ -157,6 +149,44 @@ class SpawnedRanksTest(unittest.TestCase):
                     found.setdefault(rank, {})[op_type] = count
                 db.close()
             self.assertEqual(found, issued)
+
+
+def issued_by_rank(stdout):
+    issued = {}
+    for line in stdout.splitlines():
+        if line.startswith("{"):
+            report = json.loads(line)
+            issued[report["rank"]] = report["issued"]
+    return issued
+
+
+@unittest.skipIf(gloo_unavailable(), gloo_unavailable() or "")
+@unittest.skipUnless(os.path.exists(AIPROF), "aiprof CLI not built")
+class PythonApiRanksTest(unittest.TestCase):
+    """Each rank profiled with aiprof.profiler.profile and tensorboard_trace_handler (no
+    launcher): the handler's export holds the rank's collectives and its rank id."""
+
+    def test_each_trace_directory_holds_its_ranks_collectives(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            traces = os.path.join(tmp, "traces")
+            env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "AIPROF_OPTIONS")}
+            job = subprocess.run([sys.executable, EXAMPLE, "--steps=%d" % STEPS,
+                                  "--profile-dir=" + traces], env=env, capture_output=True,
+                                 text=True, timeout=120)
+            self.assertEqual(job.returncode, 0, job.stdout + job.stderr)
+            issued = issued_by_rank(job.stdout)
+            self.assertEqual(sorted(issued), [0, 1])
+            for rank in (0, 1):
+                directories = glob.glob(os.path.join(traces, "rank%d_*_aiprof_pt" % rank))
+                self.assertEqual(len(directories), 1, os.listdir(traces))
+                with open(os.path.join(directories[0], "profiler_info.json")) as handle:
+                    self.assertEqual(json.load(handle)["rank_id"], rank)
+                files = glob.glob(os.path.join(directories[0], "aiprof_output",
+                                               "communication_statistic_*.csv"))
+                self.assertEqual(len(files), 1, directories[0])
+                with open(files[0], newline="") as handle:
+                    counts = {row[1]: int(row[2]) for row in list(csv.reader(handle))[1:]}
+                self.assertEqual(counts, issued[rank])
 
 
 if __name__ == "__main__":
