@@ -90,7 +90,10 @@ def run_rank(args, init_method="env://"):
                 profiler.step()
 
     dist.destroy_process_group()
-    print(json.dumps({"rank": rank, "world_size": world, "issued": issued}), flush=True)
+    # One write() of less than PIPE_BUF bytes: ranks sharing a pipe never interleave lines.
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(),
+             (json.dumps({"rank": rank, "world_size": world, "issued": issued}) + "\n").encode())
     return 0
 
 

@@ -152,11 +152,17 @@ class SpawnedRanksTest(unittest.TestCase):
 
 
 def issued_by_rank(stdout):
-    issued = {}
-    for line in stdout.splitlines():
-        if line.startswith("{"):
-            report = json.loads(line)
-            issued[report["rank"]] = report["issued"]
+    """The ranks' {"rank", "issued"} reports, wherever they are in the output."""
+    issued, decoder, position = {}, json.JSONDecoder(), stdout.find("{")
+    while position >= 0:
+        try:
+            report, end = decoder.raw_decode(stdout, position)
+        except ValueError:
+            end = position + 1
+        else:
+            if isinstance(report, dict) and "rank" in report and "issued" in report:
+                issued[report["rank"]] = report["issued"]
+        position = stdout.find("{", end)
     return issued
 
 
