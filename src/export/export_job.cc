@@ -82,7 +82,7 @@ void PrintShortSummary(const model::Model& m, std::ostream& out) {
     total += steps[i].iteration_time_ns();
     if (steps[i].iteration_time_ns() > steps[longest].iteration_time_ns()) longest = i;
   }
-  std::snprintf(line, sizeof(line), "  steps: %zu, mean %.3f us, longest step %llu %.3f us\n",
+  std::snprintf(line, sizeof(line), "  steps: %zu, mean %.3f us, longest: step %llu (%.3f us)\n",
                 steps.size(), static_cast<double>(total) / static_cast<double>(steps.size()) / 1e3,
                 static_cast<unsigned long long>(steps[longest].step),
                 static_cast<double>(steps[longest].iteration_time_ns()) / 1e3);
