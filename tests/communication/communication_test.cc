@@ -3,8 +3,9 @@
 //     backend work ranges become communication ops with sizes from their input shapes,
 //     the c10d:: dispatcher ops around them do not; communication_statistic and
 //     COMMUNICATION_OP hold the hand-computed figures; the timeline args are Kineto's.
-//   - a model with NCCL kernels and NCCL NVTX ranges: kernel names give type and dtype,
-//     NVTX API ranges count only where no backend ranges exist.
+//   - a model with NCCL kernels: kernel names give type and dtype; per-device statistics.
+//   - generated raw data with NVTX ranges of domain NCCL: they count only in a process
+//     without backend ranges.
 #include "model/communication.h"
 
 #include <gtest/gtest.h>
@@ -319,12 +320,7 @@ TEST_F(GlooRankTest, CommunicationOpTableRowsByValue) {
   sqlite3_close(db);
 }
 
-// ---- NCCL kernels and NVTX ranges (model built directly) ------------------------------
-
-struct NcclModel {
-  model::Model m;
-  uint32_t host_track = 0, stream_track = 0;
-};
+// ---- NCCL kernels (model built directly) and NCCL NVTX ranges (generated raw data) ----
 
 void AddProcess(model::Model& m, uint32_t pid, int32_t device, int32_t rank,
                 const std::string& metadata) {
@@ -338,41 +334,22 @@ void AddProcess(model::Model& m, uint32_t pid, int32_t device, int32_t rank,
   m.processes.metadata.push_back(metadata);
 }
 
-// Host process (rank 3 of 8) with NVTX ranges of domain NCCL, device 0 with kernels.
-NcclModel MakeNcclModel(bool with_backend_range) {
-  NcclModel n;
-  model::Model& m = n.m;
+// Host process (rank 3 of 8) with an nccl:all_reduce work range [400, 900); device 0 with
+// NCCL kernels and one compute kernel.
+model::Model MakeNcclModel() {
+  model::Model m;
   model::ImportContext context(&m);
   AddProcess(m, 50, -1, 3, R"({"rank": 3, "world_size": 8})");
   AddProcess(m, 0, 0, 3, "");
   context.SetProcess(0);
-  n.host_track = context.MainTrack(context.Thread(0, 50));
+  const uint32_t host_track = context.MainTrack(context.Thread(0, 50));
   context.SetProcess(1);
-  n.stream_track = context.MainTrack(context.Thread(1, 7));
+  const uint32_t stream_track = context.MainTrack(context.Thread(1, 7));
   const model::StringId kernel = m.strings.Intern("kernel");
-  const model::StringId annotation = m.strings.Intern("user_annotation");
-  const model::StringId nccl = m.strings.Intern("NCCL");
-  auto nvtx = [&](uint64_t ts, uint64_t end, const char* name) {
-    const uint32_t row =
-        context.AddSlice(n.host_track, ts, end, m.strings.Intern(name), annotation);
-    m.markers.is_instant.push_back(0);
-    m.markers.row.push_back(row);
-    m.markers.event_type.push_back(model::MarkerEventType::kPushPop);
-    m.markers.domain.push_back(nccl);
-    m.markers.category.push_back(0);
-    m.markers.payload_type.push_back(0);
-    m.markers.payload.push_back(0);
-    m.markers.color_argb.push_back(0);
-    m.markers.end_thread.push_back(model::kNoRow);
-  };
-  nvtx(100, 110, "ncclAllReduce");
-  nvtx(200, 205, "ncclGroupStart");  // not an operation
-  nvtx(300, 320, "ncclReduceScatter");
-  if (with_backend_range) {
-    context.AddSlice(n.host_track, 400, 900, m.strings.Intern("nccl:all_reduce"), annotation);
-  }
+  context.AddSlice(host_track, 400, 900, m.strings.Intern("nccl:all_reduce"),
+                   m.strings.Intern("user_annotation"));
   auto launch = [&](uint64_t ts, uint64_t end, const char* name) {
-    context.AddSlice(n.stream_track, ts, end, m.strings.Intern(name), kernel);
+    context.AddSlice(stream_track, ts, end, m.strings.Intern(name), kernel);
   };
   launch(1000, 3000, "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
   launch(4000, 4500, "ncclKernel_AllGather_RING_LL_Sum_int8_t");
@@ -380,51 +357,93 @@ NcclModel MakeNcclModel(bool with_backend_range) {
   launch(6000, 7000, "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL");
   launch(8000, 9000, "void gemm_kernel<float>(int)");
   model::ResolveNesting(m);
-  return n;
+  return m;
 }
 
-TEST(NcclCommunication, KernelNamesGiveTypeAndDtypeAndNvtxCountsWithoutBackendRanges) {
-  const NcclModel n = MakeNcclModel(false);
-  const auto ops = model::ClassifyCommunication(n.m);
-  std::vector<std::tuple<std::string, std::string, std::string, int32_t, std::string>> got;
-  for (const auto& op : ops) {
-    got.emplace_back(std::string(n.m.Str(n.m.slices.name[op.slice])),
+using OpSummary = std::tuple<std::string, std::string, std::string, int32_t, std::string>;
+
+std::vector<OpSummary> Summaries(const model::Model& m) {
+  std::vector<OpSummary> got;
+  for (const auto& op : model::ClassifyCommunication(m)) {
+    got.emplace_back(std::string(m.Str(m.slices.name[op.slice])),
                      std::string(model::CommOpTypeName(op.type)),
                      std::string(model::CommSourceName(op.source)), op.device_id, op.dtype);
+  }
+  std::sort(got.begin(), got.end());
+  return got;
+}
+
+TEST(NcclCommunication, KernelNamesGiveTypeAndDtype) {
+  const model::Model m = MakeNcclModel();
+  for (const auto& op : model::ClassifyCommunication(m)) {
     EXPECT_EQ(op.rank, 3);
     EXPECT_EQ(op.group_size, 8);  // the device process takes the host's world size
     EXPECT_EQ(op.bytes, model::kCommUnknown);
     EXPECT_EQ(op.backend, "nccl");
   }
-  std::sort(got.begin(), got.end());
-  const decltype(got) expected = {
-      {"ncclAllReduce", "allreduce", "nccl_api", -1, ""},
+  const std::vector<OpSummary> expected = {
+      {"nccl:all_reduce", "allreduce", "backend", -1, ""},
       {"ncclDevKernel_AllReduce_Sum_f32_RING_LL", "allreduce", "nccl_kernel", 0, "Float"},
       {"ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", "reducescatter", "nccl_kernel", 0,
        "BFloat16"},
       {"ncclDevKernel_SendRecv", "sendrecv", "nccl_kernel", 0, ""},
       {"ncclKernel_AllGather_RING_LL_Sum_int8_t", "allgather", "nccl_kernel", 0, "Char"},
-      {"ncclReduceScatter", "reducescatter", "nccl_api", -1, ""},
   };
-  EXPECT_EQ(got, expected);
+  EXPECT_EQ(Summaries(m), expected);
 }
 
-TEST(NcclCommunication, BackendRangesReplaceTheNvtxApiRangesOfTheirProcess) {
-  const NcclModel n = MakeNcclModel(true);
-  std::vector<std::string> host_ops;
-  for (const auto& op : model::ClassifyCommunication(n.m)) {
-    if (op.device_id < 0) host_ops.emplace_back(n.m.Str(n.m.slices.name[op.slice]));
+// NCCL's NVTX ranges (domain "NCCL") of a process calling NCCL directly, and of one whose
+// framework also recorded the nccl:all_reduce work range.
+std::string WriteNcclNvtxProfDir(const std::string& parent, bool with_backend_range) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(parent) / "PROF_000001_20260101000000000_NCCLNVTXRANGES01";
+  fs::create_directories(dir / "host" / "data");
+  testing::RawProcessWriter w(
+      (dir / "host" / "data" / "aiprof.999.data").string(), 999,
+      testing::MetadataJson(999, "node1", false, 0, 2, kRealtimeOffset + kBase,
+                            kRealtimeOffset + kBase + 10'000));
+  w.ClockSync(kBase, kBase, kRealtimeOffset + kBase);
+  constexpr uint16_t kNcclDomain = 1;
+  w.DomainName(kMainTid, kBase, kNcclDomain, "NCCL");
+  w.Push(kMainTid, kBase + 100, "ncclAllReduce", kNcclDomain);
+  w.Pop(kMainTid, kBase + 110, kNcclDomain);
+  w.Push(kMainTid, kBase + 200, "ncclGroupStart", kNcclDomain);  // moves no data
+  w.Pop(kMainTid, kBase + 205, kNcclDomain);
+  w.Push(kMainTid, kBase + 300, "ncclReduceScatter", kNcclDomain);
+  w.Pop(kMainTid, kBase + 320, kNcclDomain);
+  w.Push(kMainTid, kBase + 400, "ncclBroadcast");  // the default domain: a user range
+  w.Pop(kMainTid, kBase + 410);
+  if (with_backend_range) {
+    OpBeginNoInputs work{{9, -1}, {0, 1}};
+    auto& t = w.Thread(kGlooTid);
+    t.AddWith(format::ToKind(TorchKind::kOpBegin), kBase + 500, kUserScope | format::kTorchOpAsync,
+              w.Intern("nccl:all_reduce"), work);
+    t.Add(format::ToKind(TorchKind::kOpEnd), kBase + 900, kUserScope, 9);
   }
-  EXPECT_EQ(host_ops, std::vector<std::string>{"nccl:all_reduce"});
+  w.ClockSync(kBase + 10'000, kBase + 10'000, kRealtimeOffset + kBase + 10'000);
+  w.Close();
+  return dir.string();
+}
+
+TEST_F(GlooRankTest, NcclNvtxRangesCountOnlyWithoutBackendRanges) {
+  const std::string direct = WriteNcclNvtxProfDir(root_ + "/direct", false);
+  const std::vector<OpSummary> api = {
+      {"ncclAllReduce", "allreduce", "nccl_api", -1, ""},
+      {"ncclReduceScatter", "reducescatter", "nccl_api", -1, ""},
+  };
+  EXPECT_EQ(Summaries(model::ParseProfDir(direct)), api);
+  const std::string framework = WriteNcclNvtxProfDir(root_ + "/framework", true);
+  const std::vector<OpSummary> backend = {{"nccl:all_reduce", "allreduce", "backend", -1, ""}};
+  EXPECT_EQ(Summaries(model::ParseProfDir(framework)), backend);
 }
 
 TEST(NcclCommunication, StatisticIsPerDeviceWithRatiosWithinEachDevice) {
-  const NcclModel n = MakeNcclModel(true);
+  const model::Model m = MakeNcclModel();
   const std::string dir = ::testing::TempDir() + "/aiprof_nccl_stat_" + std::to_string(getpid());
   std::filesystem::create_directories(dir);
   std::vector<std::string> written, errors;
   exporter::WriteCommunicationStatistic(
-      n.m, {dir, "20260101000000", exporter::SummaryFormat::kCsv, &written, &errors});
+      m, {dir, "20260101000000", exporter::SummaryFormat::kCsv, &written, &errors});
   EXPECT_TRUE(errors.empty());
   const auto rows = CsvRows(dir + "/communication_statistic_20260101000000.csv");
   std::filesystem::remove_all(dir);
