@@ -49,17 +49,24 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
 
   std::vector<int64_t> first_child(steps.size(), INT64_MAX), last_child(steps.size(), INT64_MIN);
   std::vector<int64_t> forward(steps.size(), INT64_MAX), backward(steps.size(), INT64_MIN);
+  auto key_before = [&](const std::pair<uint32_t, int64_t>& key, uint32_t step) {
+    if (key.first != steps.thread[step]) return key.first < steps.thread[step];
+    return key.second < steps.ts[step];
+  };
+  // Slices of a thread come mostly in time order, so the position found for the thread's
+  // previous slice usually holds again; the binary search runs only when it does not.
+  std::vector<size_t> hint(model.threads.size(), 0);
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (is_step_slice[row]) continue;
     uint32_t thread = model.ThreadOfSlice(row);
     // The last step of this thread starting at or before the slice.
-    auto it = std::upper_bound(order.begin(), order.end(), std::pair{thread, s.ts[row]},
-                               [&](const std::pair<uint32_t, int64_t>& key, uint32_t step) {
-                                 if (key.first != steps.thread[step]) {
-                                   return key.first < steps.thread[step];
-                                 }
-                                 return key.second < steps.ts[step];
-                               });
+    std::pair key{thread, s.ts[row]};
+    size_t at = hint[thread];
+    bool hint_holds = (at == order.size() || key_before(key, order[at])) &&
+                      (at == 0 || !key_before(key, order[at - 1]));
+    auto it = hint_holds ? order.begin() + static_cast<std::ptrdiff_t>(at)
+                         : std::upper_bound(order.begin(), order.end(), key, key_before);
+    hint[thread] = static_cast<size_t>(it - order.begin());
     if (it == order.begin()) continue;
     uint32_t step = *(it - 1);
     if (steps.thread[step] != thread || s.end[row] > steps.end[step]) continue;

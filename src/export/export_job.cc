@@ -3,6 +3,7 @@
 #include <ctime>
 #include <filesystem>
 #include <ostream>
+#include <thread>
 
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
@@ -167,22 +168,35 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
         failed = true;
         continue;
       }
-      step(0.3, "timeline");
+      step(0.3, "timeline and summaries");
       bool perfetto = options.timeline_format == TimelineFormat::kPerfetto;
       std::string timeline =
           (output_dir / ("trace_view_" + timestamp + (perfetto ? ".pftrace" : ".json"))).string();
-      bool ok = perfetto ? WritePerfettoTrace(*m, timeline, &error)
-                         : WriteTraceJson(*m, timeline, &error);
-      if (ok) {
-        written.push_back(timeline);
+      bool timeline_ok = false;
+      std::string timeline_error;
+      auto write_timeline = [&] {
+        timeline_ok = perfetto ? WritePerfettoTrace(*m, timeline, &timeline_error)
+                               : WriteTraceJson(*m, timeline, &timeline_error);
+      };
+      // The exporters only read the model: the timeline runs beside the summaries.
+      std::jthread timeline_thread;
+      if (options.threads > 1) {
+        timeline_thread = std::jthread(write_timeline);
       } else {
-        errors.push_back(error);
+        write_timeline();
       }
-      step(0.7, "summaries");
-      SummaryTarget target{output_dir.string(), timestamp, options.summary_format, &written,
-                           &errors};
+      std::vector<std::string> summaries_written;
+      SummaryTarget target{output_dir.string(), timestamp, options.summary_format,
+                           &summaries_written, &errors};
       WriteAllSummaries(*m, target);
       exporting::WriteCudaSummaries(*m, target);
+      if (timeline_thread.joinable()) timeline_thread.join();
+      if (timeline_ok) {
+        written.push_back(timeline);
+      } else {
+        errors.push_back(timeline_error);
+      }
+      written.insert(written.end(), summaries_written.begin(), summaries_written.end());
     }
     for (const auto& e : errors) err << "aiprof export: " << e << "\n";
     if (!errors.empty()) failed = true;

@@ -98,7 +98,19 @@ bool RawFileReader::ParseHeader(std::span<const uint8_t> data, FileHeader* heade
 }
 
 ReadReport RawFileReader::ForEachChunk(const ChunkCallback& callback) const {
-  return WalkChunks({data_, size_}, header_.header_size, callback);
+  // Chunks are read once, front to back: hand the pages before each chunk back to the page
+  // cache so that the mapping does not add the whole file to the parser's resident memory.
+  // The mapping is private and never written, so a page touched again is read back intact.
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  uint64_t released = 0;
+  return WalkChunks({data_, size_}, header_.header_size, [&](const ChunkView& chunk) {
+    uint64_t done = chunk.file_offset / page * page;
+    if (done > released) {
+      madvise(const_cast<uint8_t*>(data_) + released, done - released, MADV_DONTNEED);
+      released = done;
+    }
+    return callback(chunk);
+  });
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "model/file_parser.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -91,32 +92,40 @@ uint64_t EstimateRecords(const std::string& path) {
   return records;
 }
 
+// Reserves `column` for `rows` and asks for transparent huge pages on it: filling the
+// tables of a large file otherwise takes one page fault per 4 KiB, which was the largest
+// single cost of parsing (a no-op where THP is off).
+template <typename T>
+void ReserveColumn(std::vector<T>& column, size_t rows) {
+  column.reserve(rows);
+  constexpr uintptr_t kHugePage = 2 << 20;
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(column.data()) + kHugePage - 1) & ~(kHugePage - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(column.data() + rows)) & ~(kHugePage - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
 void ReserveTables(Model& model, uint64_t records) {
   // Ranges take two records per slice; markers at most one per slice.
   size_t slices = records / 2 + 16, rare = records / 16 + 16;
   SliceTable& s = model.slices;
-  s.ts.reserve(slices);
-  s.end.reserve(slices);
-  s.track.reserve(slices);
-  s.name.reserve(slices);
-  s.category.reserve(slices);
-  s.args.reserve(slices);
-  s.depth.reserve(slices);
-  s.parent.reserve(slices);
-  s.flags.reserve(slices);
+  ReserveColumn(s.ts, slices);
+  ReserveColumn(s.end, slices);
+  ReserveColumn(s.track, slices);
+  ReserveColumn(s.name, slices);
+  ReserveColumn(s.category, slices);
+  ReserveColumn(s.args, slices);
+  ReserveColumn(s.depth, slices);
+  ReserveColumn(s.parent, slices);
+  ReserveColumn(s.flags, slices);
   MarkerTable& m = model.markers;
-  m.is_instant.reserve(slices);
-  m.row.reserve(slices);
-  m.event_type.reserve(slices);
-  m.domain.reserve(slices);
-  m.category.reserve(slices);
-  m.payload_type.reserve(slices);
-  m.payload.reserve(slices);
-  m.color_argb.reserve(slices);
-  m.end_thread.reserve(slices);
-  model.counters.series.reserve(rare);
-  model.counters.ts.reserve(rare);
-  model.counters.value.reserve(rare);
+  ReserveColumn(m.is_instant, slices);
+  ReserveColumn(m.row, slices);
+  ReserveColumn(m.event_type, slices);
+  ReserveColumn(m.domain, slices);
+  ReserveColumn(m.detail, slices);
+  ReserveColumn(model.counters.series, rare);
+  ReserveColumn(model.counters.ts, rare);
+  ReserveColumn(model.counters.value, rare);
 }
 
 // Ticks → CLOCK_MONOTONIC_RAW ns in every table importers filled.

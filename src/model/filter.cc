@@ -116,11 +116,17 @@ bool FilterToSteps(const Model& in, const StepRange& range, Model* out, std::str
     m.markers.row.push_back(row);
     m.markers.event_type.push_back(mk.event_type[i]);
     m.markers.domain.push_back(mk.domain[i]);
-    m.markers.category.push_back(mk.category[i]);
-    m.markers.payload_type.push_back(mk.payload_type[i]);
-    m.markers.payload.push_back(mk.payload[i]);
-    m.markers.color_argb.push_back(mk.color_argb[i]);
-    m.markers.end_thread.push_back(mk.end_thread[i]);
+    if (mk.detail[i] == kNoRow) {
+      m.markers.detail.push_back(kNoRow);
+    } else {
+      MarkerDetailTable& d = m.markers.details;
+      m.markers.detail.push_back(static_cast<uint32_t>(d.size()));
+      d.category.push_back(mk.category(i));
+      d.payload_type.push_back(mk.payload_type(i));
+      d.payload.push_back(mk.payload(i));
+      d.color_argb.push_back(mk.color_argb(i));
+      d.end_thread.push_back(mk.end_thread(i));
+    }
   }
   for (size_t i = 0; i < in.flows.size(); ++i) {
     uint32_t from = slice_map[in.flows.from_slice[i]], to = slice_map[in.flows.to_slice[i]];

@@ -177,17 +177,23 @@ class Merger {
   void AddRest(Model& in, Remap& r) {
     MarkerTable& om = out_.markers;
     const MarkerTable& m = in.markers;
+    uint32_t detail_base = static_cast<uint32_t>(om.details.size());
     for (size_t i = 0; i < m.size(); ++i) {
       om.is_instant.push_back(m.is_instant[i]);
       om.row.push_back(m.row[i] + (m.is_instant[i] ? r.instants : r.slices));
       om.domain.push_back(r.S(m.domain[i]));
-      om.end_thread.push_back(m.end_thread[i] == kNoRow ? kNoRow : r.threads[m.end_thread[i]]);
+      om.detail.push_back(m.detail[i] == kNoRow ? kNoRow : m.detail[i] + detail_base);
     }
     Append(om.event_type, m.event_type);
-    Append(om.category, m.category);
-    Append(om.payload_type, m.payload_type);
-    Append(om.payload, m.payload);
-    Append(om.color_argb, m.color_argb);
+    MarkerDetailTable& omd = om.details;
+    const MarkerDetailTable& md = m.details;
+    Append(omd.category, md.category);
+    Append(omd.payload_type, md.payload_type);
+    Append(omd.payload, md.payload);
+    Append(omd.color_argb, md.color_argb);
+    for (uint32_t thread : md.end_thread) {
+      omd.end_thread.push_back(thread == kNoRow ? kNoRow : r.threads[thread]);
+    }
 
     StepTable& os = out_.steps;
     const StepTable& s = in.steps;

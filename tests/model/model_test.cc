@@ -85,7 +85,7 @@ void ExpectGolden(const Model& m, int64_t tolerance_ns) {
       EXPECT_EQ(m.markers.event_type[i], MarkerEventType::kMarker);
     } else if (m.markers.row[i] == async) {
       EXPECT_EQ(m.markers.event_type[i], MarkerEventType::kStartEnd);
-      EXPECT_EQ(m.threads.tid[m.markers.end_thread[i]], 102u);
+      EXPECT_EQ(m.threads.tid[m.markers.end_thread(i)], 102u);
     }
   }
 }

@@ -132,9 +132,10 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
 
   // Operators, by thread in time order (slices are sorted per track by the parser).
   std::vector<uint32_t> operators;
-  std::vector<int64_t> child_ns(m.slices.size(), 0);
-  for (uint32_t row = 0; row < m.slices.size(); ++row) {
-    if (cpu_op == model::kNoString || m.slices.category[row] != cpu_op) continue;
+  // Sized only when there can be operators: a per-slice column costs page faults.
+  std::vector<int64_t> child_ns(cpu_op == model::kNoString ? 0 : m.slices.size(), 0);
+  for (uint32_t row = 0; cpu_op != model::kNoString && row < m.slices.size(); ++row) {
+    if (m.slices.category[row] != cpu_op) continue;
     operators.push_back(row);
     const uint32_t parent = m.slices.parent[row];
     if (parent != model::kNoRow) child_ns[parent] += m.slices.dur(row);

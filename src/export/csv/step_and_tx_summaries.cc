@@ -97,13 +97,14 @@ void WriteMsprofTx(const model::Model& m, const SummaryTarget& target) {
     int64_t end = instant ? start : m.slices.end[row];
     model::StringId message = instant ? m.instants.name[row] : m.slices.name[row];
     w.PlainText("host").Unsigned(m.processes.pid[m.threads.process[thread]]);
-    w.Unsigned(m.threads.tid[thread]).Unsigned(mk.category[i]);
+    w.Unsigned(m.threads.tid[thread]).Unsigned(mk.category(i));
     w.PlainText(kEventTypes[static_cast<int>(mk.event_type[i])]);
-    w.PlainText(PayloadTypeName(mk.payload_type[i]));
-    if (mk.payload_type[i] == format::kPayloadNone) {
+    uint8_t payload_type = mk.payload_type(i);
+    w.PlainText(PayloadTypeName(payload_type));
+    if (payload_type == format::kPayloadNone) {
       w.NotApplicable();
     } else {
-      w.Text(PayloadValue(mk.payload_type[i], mk.payload[i]));
+      w.Text(PayloadValue(payload_type, mk.payload(i)));
     }
     w.Micros(start).Micros(end).PlainText("ascii");
     text(w, message);

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <bit>
 #include <filesystem>
+#include <functional>
 #include <unordered_map>
 
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
 #include "export/sqlite/communication_table.h"
+#include "export/sqlite/row_source.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -62,11 +64,17 @@ class Db {
     if (db_) sqlite3_close(db_);
   }
   bool Open(const std::string& path) {
-    if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) return Fail("open");
+    // One connection used by one thread: SQLite's per-call mutexes are pure cost.
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) return Fail("open");
+    // A fresh file written once: no journal, no syncs, no zeroing of freed pages (Debian
+    // builds SQLite with SECURE_DELETE). An 8 MB cache was faster than 32 MB here (the
+    // index sorter sizes itself from it) and keeps the export's peak memory down.
     return Exec(
-        "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-        "PRAGMA locking_mode=EXCLUSIVE; "
-        "PRAGMA cache_size=-32768;");
+               "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
+               "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; "
+               "PRAGMA secure_delete=OFF;") &&
+           rows_.Register(db_, &error_);
   }
   bool Exec(const char* sql) {
     char* message = nullptr;
@@ -86,13 +94,17 @@ class Db {
     statements_.push_back(statement);
     return statement;
   }
-  // Binds the values in order and runs the statement.
+  // Binds the values in order and runs the statement (small tables).
   template <typename... Values>
   void Insert(sqlite3_stmt* statement, const Values&... values) {
     int index = 0;
     (Bind(statement, ++index, values), ...);
     if (sqlite3_step(statement) != SQLITE_DONE && error_.empty()) Fail("insert");
     sqlite3_reset(statement);
+  }
+  // Inserts every row the generator yields (large tables), see row_source.h.
+  bool InsertAll(const char* table, int columns, const RowGenerator& generator) {
+    return error_.empty() && rows_.InsertAll(db_, table, columns, generator, &error_);
   }
   const std::string& error() const { return error_; }
   sqlite3* handle() const { return db_; }
@@ -116,88 +128,7 @@ class Db {
   sqlite3* db_ = nullptr;
   std::vector<sqlite3_stmt*> statements_;
   std::string error_;
-};
-
-// Inserts rows of one table kBatchRows at a time through a multi-row INSERT: SQLite's
-// per-statement overhead dominates single-row inserts of narrow rows. Text values must stay
-// valid until Flush() (they point into the model's string pool).
-class BatchInserter {
- public:
-  static constexpr int kBatchRows = 64;
-  BatchInserter(Db& db, const char* table, int columns) : db_(db), columns_(columns) {
-    std::string row = "(" + std::string(static_cast<size_t>(columns) * 2 - 1, '?') + ")";
-    for (size_t i = 2; i < row.size() - 1; i += 2) row[i] = ',';
-    std::string single = std::string("INSERT INTO ") + table + " VALUES" + row;
-    std::string batch = single;
-    for (int i = 1; i < kBatchRows; ++i) batch += "," + row;
-    single_ = db.Prepare(single.c_str());
-    batch_ = db.Prepare(batch.c_str());
-    pending_.reserve(static_cast<size_t>(columns) * kBatchRows);
-  }
-  ~BatchInserter() { Flush(); }
-
-  template <typename... Values>
-  void Add(const Values&... values) {
-    (Push(values), ...);
-    if (pending_.size() == static_cast<size_t>(columns_) * kBatchRows) Run(batch_, pending_.size());
-  }
-  void Flush() {
-    for (size_t row = 0; row * columns_ < pending_.size(); ++row) {
-      std::vector<Value> one(pending_.begin() + row * columns_,
-                             pending_.begin() + (row + 1) * columns_);
-      std::swap(one, scratch_);
-      RunValues(single_, scratch_);
-    }
-    pending_.clear();
-  }
-
- private:
-  struct Value {
-    enum Type : uint8_t { kInt, kDouble, kText, kNull } type;
-    int64_t i;
-    double d;
-    std::string_view text;
-  };
-  void Push(int64_t v) { pending_.push_back({Value::kInt, v, 0, {}}); }
-  void Push(uint64_t v) { Push(static_cast<int64_t>(v)); }
-  void Push(uint32_t v) { Push(int64_t{v}); }
-  void Push(int32_t v) { Push(int64_t{v}); }
-  void Push(double v) { pending_.push_back({Value::kDouble, 0, v, {}}); }
-  void Push(std::string_view v) { pending_.push_back({Value::kText, 0, 0, v}); }
-  void Run(sqlite3_stmt* statement, size_t) {
-    RunValues(statement, pending_);
-    pending_.clear();
-  }
-  void RunValues(sqlite3_stmt* statement, const std::vector<Value>& values) {
-    if (statement == nullptr) return;
-    for (size_t i = 0; i < values.size(); ++i) {
-      const Value& v = values[i];
-      int index = static_cast<int>(i) + 1;
-      switch (v.type) {
-        case Value::kInt:
-          sqlite3_bind_int64(statement, index, v.i);
-          break;
-        case Value::kDouble:
-          sqlite3_bind_double(statement, index, v.d);
-          break;
-        case Value::kText:
-          sqlite3_bind_text(statement, index, v.text.data(), static_cast<int>(v.text.size()),
-                            SQLITE_STATIC);
-          break;
-        case Value::kNull:
-          sqlite3_bind_null(statement, index);
-          break;
-      }
-    }
-    if (sqlite3_step(statement) != SQLITE_DONE && db_.error().empty()) db_.Fail("insert");
-    sqlite3_reset(statement);
-  }
-
-  Db& db_;
-  int columns_;
-  sqlite3_stmt* single_ = nullptr;
-  sqlite3_stmt* batch_ = nullptr;
-  std::vector<Value> pending_, scratch_;
+  RowSource rows_;
 };
 
 // Process and thread ids as msprof combines them: globalTid = globalPid << 32 | tid. Device
@@ -210,21 +141,132 @@ int64_t GlobalTid(const model::Model& m, uint32_t thread) {
   return (GlobalPid(m, m.threads.process[thread]) << 32) | m.threads.tid[thread];
 }
 
+// Yields rows [0, count) through `fill` (which may skip a row by returning false).
+template <typename Fill>
+RowGenerator EachRow(size_t count, Fill fill) {
+  return [count, fill, next = size_t{0}](Row& row) mutable {
+    while (next < count) {
+      if (fill(next++, row)) return true;
+      row.Clear();
+    }
+    return false;
+  };
+}
+
+// The slice tables: a slice is a device task (TASK + COMPUTE_TASK_INFO), a marker range
+// (MSTX_EVENTS), a step (STEP_TIME) or else a host API row. Its slice row is its id
+// everywhere, so FLOWS, ARGS and API.parentId refer to any of them.
+bool WriteSliceTables(const model::Model& m, Db& db,
+                      const std::function<int64_t(std::string_view)>& extra_id) {
+  const model::SliceTable& s = m.slices;
+  std::vector<uint8_t> kind(s.size(), 0);  // 0 API, 1 device task, 2 elsewhere
+  std::vector<uint8_t> device_category(m.strings.size(), 0);
+  for (model::StringId id = 0; id < m.strings.size(); ++id) {
+    device_category[id] = analysis::IsDeviceTaskCategory(m.strings.Get(id));
+  }
+  for (size_t row = 0; row < s.size(); ++row) kind[row] = device_category[s.category[row]];
+  for (size_t i = 0; i < m.markers.size(); ++i) {
+    if (!m.markers.is_instant[i] && !kind[m.markers.row[i]]) kind[m.markers.row[i]] = 2;
+  }
+  for (uint32_t slice : m.steps.slice) {
+    if (!kind[slice]) kind[slice] = 2;
+  }
+  const model::ArgTable& a = m.args;
+  model::StringId input_dims = m.strings.Find("Input Dims");
+  model::StringId input_type = m.strings.Find("Input type");
+  auto arg_value = [&](uint32_t set, model::StringId key) -> int64_t {
+    for (uint32_t i = set ? a.set_begin[set] : 0; set && i < a.set_begin[set + 1]; ++i) {
+      if (a.key[i] == key) return static_cast<int64_t>(a.value[i]);
+    }
+    return 0;
+  };
+  bool ok =
+      db.InsertAll("TASK", 11, EachRow(s.size(), [&](size_t row, Row& r) {
+                     if (kind[row] != 1) return false;
+                     uint32_t thread = m.ThreadOfSlice(row);
+                     uint32_t process = m.threads.process[thread];
+                     r.Int(s.ts[row]).Int(s.end[row]).Int(m.processes.device_id[process]).Int(-1);
+                     r.Int(static_cast<int64_t>(row))
+                         .Int(GlobalPid(m, process))
+                         .Int(extra_id(analysis::TaskTypeOf(m, static_cast<uint32_t>(row))))
+                         .Int(-1);
+                     r.Int(m.threads.tid[thread]).Int(static_cast<int64_t>(row)).Int(-1);
+                     return true;
+                   }));
+  ok = ok && db.InsertAll("COMPUTE_TASK_INFO", 6, EachRow(s.size(), [&](size_t row, Row& r) {
+                            if (kind[row] != 1) return false;
+                            r.Int(s.name[row]).Int(static_cast<int64_t>(row));
+                            r.Int(extra_id(analysis::TaskTypeOf(m, static_cast<uint32_t>(row))));
+                            r.Int(s.name[row]).Int(arg_value(s.args[row], input_dims));
+                            r.Int(arg_value(s.args[row], input_type));
+                            return true;
+                          }));
+  ok = ok && db.InsertAll(
+                 "API", 9, EachRow(s.size(), [&](size_t row, Row& r) {
+                   if (kind[row] != 0) return false;
+                   r.Int(static_cast<int64_t>(row)).Int(s.ts[row]).Int(s.end[row]);
+                   r.Int(GlobalTid(m, m.ThreadOfSlice(row))).Int(s.name[row]).Int(s.category[row]);
+                   r.Int(s.depth[row]);
+                   r.Int(s.parent[row] == model::kNoRow ? -1 : int64_t{s.parent[row]}).Int(-1);
+                   return true;
+                 }));
+  // One ARGS row per argument of any slice: walk the slices that have a set.
+  uint32_t row = 0, arg = 0, arg_end = 0;
+  ok = ok && db.InsertAll("ARGS", 3, [&](Row& r) {
+    while (arg == arg_end) {
+      if (row >= s.size()) return false;
+      uint32_t set = s.args[row++];
+      arg = set ? a.set_begin[set] : 0;
+      arg_end = set ? a.set_begin[set + 1] : 0;
+    }
+    uint32_t i = arg++;
+    r.Int(row - 1).Int(a.key[i]);
+    switch (a.type[i]) {
+      case model::ArgType::kString:
+      case model::ArgType::kJson:
+        r.Text(m.Str(static_cast<model::StringId>(a.value[i])));
+        break;
+      case model::ArgType::kDouble:
+        r.Real(std::bit_cast<double>(a.value[i]));
+        break;
+      default:
+        r.Int(static_cast<int64_t>(a.value[i]));
+    }
+    return true;
+  });
+  const model::MarkerTable& mk = m.markers;
+  return ok && db.InsertAll("MSTX_EVENTS", 10, EachRow(mk.size(), [&](size_t i, Row& r) {
+                              uint32_t row = mk.row[i];
+                              bool instant = mk.is_instant[i];
+                              uint32_t track = instant ? m.instants.track[row] : s.track[row];
+                              int64_t start = instant ? m.instants.ts[row] : s.ts[row];
+                              int64_t tid = GlobalTid(m, m.tracks.thread[track]);
+                              uint32_t end_thread = mk.end_thread(i);
+                              r.Int(start).Int(instant ? start : s.end[row]);
+                              r.Int(static_cast<uint8_t>(mk.event_type[i]));
+                              r.Int(instant ? -1 : int64_t{row}).Int(mk.category(i));
+                              r.Int(instant ? m.instants.name[row] : s.name[row]).Int(tid);
+                              r.Int(end_thread == model::kNoRow ? tid : GlobalTid(m, end_thread));
+                              r.Int(mk.domain[i]).Int(-1);
+                              return true;
+                            }));
+}
+
 bool WriteTables(const model::Model& m, Db& db) {
   if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
-  BatchInserter strings(db, "STRING_IDS", 2);
   // Ids used only by this writer (task types, metadata) are appended after the model's.
   std::vector<std::string> extra;
-  auto extra_id = [&](std::string_view text) -> int64_t {
+  std::function<int64_t(std::string_view)> extra_id = [&](std::string_view text) -> int64_t {
     for (size_t i = 0; i < extra.size(); ++i) {
       if (extra[i] == text) return static_cast<int64_t>(m.strings.size() + i);
     }
     extra.emplace_back(text);
     return static_cast<int64_t>(m.strings.size() + extra.size() - 1);
   };
-  for (model::StringId id = 0; id < m.strings.size(); ++id) {
-    strings.Add(int64_t{id}, m.strings.Get(id));
-  }
+  db.InsertAll("STRING_IDS", 2, EachRow(m.strings.size(), [&](size_t id, Row& r) {
+                 r.Int(static_cast<int64_t>(id)).Text(m.strings.Get(static_cast<uint32_t>(id)));
+                 return true;
+               }));
 
   uint64_t skipped = 0;
   for (const auto& f : m.files) skipped += f.report.chunks_skipped;
@@ -251,84 +293,19 @@ bool WriteTables(const model::Model& m, Db& db) {
     db.Insert(threads, GlobalTid(m, t), GlobalPid(m, m.threads.process[t]), m.threads.tid[t],
               m.threads.name[t]);
   }
+  if (!WriteSliceTables(m, db, extra_id)) return false;
 
-  // A slice is a device task (TASK + COMPUTE_TASK_INFO), a marker range (MSTX_EVENTS), a
-  // step (STEP_TIME) or else a host API row. Its slice row is its id everywhere, so FLOWS,
-  // ARGS and API.parentId refer to any of them.
-  std::vector<uint8_t> elsewhere(m.slices.size(), 0);
-  for (size_t i = 0; i < m.markers.size(); ++i) {
-    if (!m.markers.is_instant[i]) elsewhere[m.markers.row[i]] = 1;
-  }
-  for (uint32_t slice : m.steps.slice) elsewhere[slice] = 1;
-  std::vector<uint8_t> device_category(m.strings.size(), 0);
-  for (model::StringId id = 0; id < m.strings.size(); ++id) {
-    device_category[id] = analysis::IsDeviceTaskCategory(m.strings.Get(id));
-  }
-  model::StringId input_dims = m.strings.Find("Input Dims");
-  model::StringId input_type = m.strings.Find("Input type");
-  BatchInserter task(db, "TASK", 11);
-  BatchInserter compute(db, "COMPUTE_TASK_INFO", 6);
-  BatchInserter api(db, "API", 9);
-  BatchInserter args(db, "ARGS", 3);
-  const model::SliceTable& s = m.slices;
-  const model::ArgTable& a = m.args;
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    uint32_t thread = m.ThreadOfSlice(row);
-    uint32_t set = s.args[row];
-    int64_t connection = -1;
-    model::StringId shapes = 0, types = 0;
-    for (uint32_t i = set ? a.set_begin[set] : 0; set && i < a.set_begin[set + 1]; ++i) {
-      if (a.key[i] == input_dims) shapes = static_cast<model::StringId>(a.value[i]);
-      if (a.key[i] == input_type) types = static_cast<model::StringId>(a.value[i]);
-      switch (a.type[i]) {
-        case model::ArgType::kString:
-        case model::ArgType::kJson:
-          args.Add(int64_t{row}, a.key[i], m.Str(static_cast<model::StringId>(a.value[i])));
-          break;
-        case model::ArgType::kDouble:
-          args.Add(int64_t{row}, a.key[i], std::bit_cast<double>(a.value[i]));
-          break;
-        default:
-          args.Add(int64_t{row}, a.key[i], static_cast<int64_t>(a.value[i]));
-      }
-    }
-    if (device_category[s.category[row]]) {
-      uint32_t process = m.threads.process[thread];
-      int64_t type = extra_id(analysis::TaskTypeOf(m, row));
-      task.Add(s.ts[row], s.end[row], m.processes.device_id[process], connection, int64_t{row},
-               GlobalPid(m, process), type, int64_t{-1}, m.threads.tid[thread], int64_t{row},
-               int64_t{-1});
-      compute.Add(s.name[row], int64_t{row}, type, s.name[row], shapes, types);
-    } else if (!elsewhere[row]) {
-      api.Add(int64_t{row}, s.ts[row], s.end[row], GlobalTid(m, thread), s.name[row],
-              s.category[row], int64_t{s.depth[row]},
-              s.parent[row] == model::kNoRow ? int64_t{-1} : int64_t{s.parent[row]}, connection);
-    }
-  }
-
-  BatchInserter mstx(db, "MSTX_EVENTS", 10);
-  const model::MarkerTable& mk = m.markers;
-  for (uint32_t i = 0; i < mk.size(); ++i) {
-    uint32_t row = mk.row[i];
-    bool instant = mk.is_instant[i];
-    uint32_t track = instant ? m.instants.track[row] : s.track[row];
-    int64_t start = instant ? m.instants.ts[row] : s.ts[row];
-    int64_t tid = GlobalTid(m, m.tracks.thread[track]);
-    int64_t end_tid = mk.end_thread[i] == model::kNoRow ? tid : GlobalTid(m, mk.end_thread[i]);
-    mstx.Add(start, instant ? start : s.end[row], int64_t{static_cast<uint8_t>(mk.event_type[i])},
-             instant ? int64_t{-1} : int64_t{row}, int64_t{mk.category[i]},
-             instant ? m.instants.name[row] : s.name[row], tid, end_tid, mk.domain[i], int64_t{-1});
-  }
   auto* series = db.Prepare("INSERT INTO COUNTER_SERIES VALUES(?,?,?,?,?,?)");
   for (uint32_t i = 0; i < m.counter_series.size(); ++i) {
     db.Insert(series, int64_t{i}, m.counter_series.name[i],
               GlobalPid(m, m.counter_series.process[i]), uint32_t{m.counter_series.scope[i]},
               m.counter_series.instance[i], m.counter_series.unit[i]);
   }
-  BatchInserter counters(db, "COUNTERS", 3);
-  for (size_t i = 0; i < m.counters.size(); ++i) {
-    counters.Add(m.counters.series[i], m.counters.ts[i], m.counters.value[i]);
-  }
+  const model::CounterTable& c = m.counters;
+  db.InsertAll("COUNTERS", 3, EachRow(c.size(), [&](size_t i, Row& r) {
+                 r.Int(c.series[i]).Int(c.ts[i]).Real(c.value[i]);
+                 return true;
+               }));
   auto* flows = db.Prepare("INSERT INTO FLOWS VALUES(?,?,?,?)");
   for (size_t i = 0; i < m.flows.size(); ++i) {
     db.Insert(flows, m.flows.id[i], m.flows.category[i], m.flows.from_slice[i],
@@ -347,11 +324,9 @@ bool WriteTables(const model::Model& m, Db& db) {
   if (!WriteCommunicationOpTable(db.handle(), m, extra_id, &communication_error)) {
     return db.Fail(communication_error);
   }
+  auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
   for (size_t i = 0; i < extra.size(); ++i) {
-    strings.Add(static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
-  }
-  for (BatchInserter* table : {&strings, &task, &compute, &api, &args, &mstx, &counters}) {
-    table->Flush();
+    db.Insert(strings, static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
   }
   return db.error().empty() && db.Exec(kIndexes) && db.Exec("COMMIT");
 }

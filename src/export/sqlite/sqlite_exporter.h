@@ -1,6 +1,6 @@
 // Writes the model as one SQLite database (aiprof_{ts}.db); schema in docs/db-schema.md.
 // ns timestamps (Unix epoch), integer ids, string columns as STRING_IDS ids; one
-// transaction with prepared statements, indexes built after the inserts.
+// transaction, large tables through row_source.h, indexes built after the inserts.
 #pragma once
 
 #include <string>

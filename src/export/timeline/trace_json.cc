@@ -65,6 +65,17 @@ class TraceJsonWriter {
     first_event_ = false;
   }
   void Ts(int64_t ns) { w_.Micros(std::max<int64_t>(ns - base_, 0)); }
+  // `{"ph":...,"cat":` (given as `opening`) then category, name, pid, tid and ts of an event.
+  void EventPrefix(const char* opening, model::StringId category, model::StringId name,
+                   uint32_t track, int64_t ts) {
+    Separator();
+    w_.Raw(opening).JsonString(m_.Str(category));
+    w_.Raw(",\"name\":").JsonString(m_.Str(name));
+    w_.Raw(",\"pid\":").UInt(ids_.process_pid[ids_.track_process[track]]);
+    w_.Raw(",\"tid\":").UInt(ids_.track_tid[track]);
+    w_.Raw(",\"ts\":");
+    Ts(ts);
+  }
 
   void WriteHeader() {
     nlohmann::json device_properties = nlohmann::json::array();
@@ -150,14 +161,7 @@ class TraceJsonWriter {
   void WriteSlices() {
     const model::SliceTable& s = m_.slices;
     for (uint32_t row = 0; row < s.size(); ++row) {
-      uint32_t track = s.track[row];
-      Separator();
-      w_.Raw("{\"ph\":\"X\",\"cat\":").JsonString(m_.Str(s.category[row]));
-      w_.Raw(",\"name\":").JsonString(m_.Str(s.name[row]));
-      w_.Raw(",\"pid\":").UInt(ids_.process_pid[ids_.track_process[track]]);
-      w_.Raw(",\"tid\":").UInt(ids_.track_tid[track]);
-      w_.Raw(",\"ts\":");
-      Ts(s.ts[row]);
+      EventPrefix("{\"ph\":\"X\",\"cat\":", s.category[row], s.name[row], s.track[row], s.ts[row]);
       w_.Raw(",\"dur\":").Micros(std::max<int64_t>(s.end[row] - s.ts[row], 0));
       if (s.args[row] != 0 || s.flags[row] != 0) {
         w_.Raw(",\"args\":{");
@@ -179,14 +183,8 @@ class TraceJsonWriter {
   void WriteInstants() {
     const model::InstantTable& in = m_.instants;
     for (uint32_t row = 0; row < in.size(); ++row) {
-      uint32_t track = in.track[row];
-      Separator();
-      w_.Raw("{\"ph\":\"i\",\"s\":\"t\",\"cat\":").JsonString(m_.Str(in.category[row]));
-      w_.Raw(",\"name\":").JsonString(m_.Str(in.name[row]));
-      w_.Raw(",\"pid\":").UInt(ids_.process_pid[ids_.track_process[track]]);
-      w_.Raw(",\"tid\":").UInt(ids_.track_tid[track]);
-      w_.Raw(",\"ts\":");
-      Ts(in.ts[row]);
+      EventPrefix("{\"ph\":\"i\",\"s\":\"t\",\"cat\":", in.category[row], in.name[row],
+                  in.track[row], in.ts[row]);
       if (in.args[row] != 0) {
         w_.Raw(",\"args\":{");
         bool first = true;

@@ -81,7 +81,8 @@ class CoreImporter : public RecordImporter {
           break;
         }
         context.EndSlice(found->second.slice, h.ts);
-        context.model().markers.end_thread[found->second.marker] = context.thread();
+        MarkerTable& markers = context.model().markers;
+        markers.details.end_thread[markers.detail[found->second.marker]] = context.thread();
         open_ranges_.erase(found);
         break;
       }
@@ -210,11 +211,17 @@ class CoreImporter : public RecordImporter {
     bool has_category = attributes && (attributes->fields & format::kMarkerHasCategory);
     bool has_payload = attributes && (attributes->fields & format::kMarkerHasPayload);
     bool has_color = attributes && (attributes->fields & format::kMarkerHasColor);
-    m.category.push_back(has_category ? attributes->category : 0);
-    m.payload_type.push_back(has_payload ? attributes->payload_type : uint8_t{0});
-    m.payload.push_back(has_payload ? attributes->payload : 0);
-    m.color_argb.push_back(has_color ? attributes->color_argb : 0);
-    m.end_thread.push_back(instant ? kNoRow : context.thread());
+    if (!has_category && !has_payload && !has_color && type != MarkerEventType::kStartEnd) {
+      m.detail.push_back(kNoRow);
+    } else {
+      MarkerDetailTable& d = m.details;
+      m.detail.push_back(static_cast<uint32_t>(d.size()));
+      d.category.push_back(has_category ? attributes->category : 0);
+      d.payload_type.push_back(has_payload ? attributes->payload_type : uint8_t{0});
+      d.payload.push_back(has_payload ? attributes->payload : 0);
+      d.color_argb.push_back(has_color ? attributes->color_argb : 0);
+      d.end_thread.push_back(kNoRow);  // set by the range's end
+    }
     return static_cast<uint32_t>(m.size() - 1);
   }
 
