@@ -10,9 +10,10 @@ cmake --build "$asan_dir" -j "$jobs" --target format_test raw_reader_fuzzer
 (cd "$asan_dir" && ctest --output-on-failure -R 'FormatTest|Crc32c' -j "$jobs")
 # The parser and exporters on generated, corrupt and truncated data.
 if [[ -d src/model ]]; then
-  cmake --build "$asan_dir" -j "$jobs" --target model_test export_test aiprof-export-testcli
+  cmake --build "$asan_dir" -j "$jobs" --target model_test export_test aiprof-export-testcli \
+    communication_test
   (cd "$asan_dir" && ctest --output-on-failure -j "$jobs" \
-    -R 'ModelTest|ClockFit|TimelineTest|SummariesTest|SqliteTest|SqliteApiTest|ExportJobTest')
+    -R 'ModelTest|ClockFit|TimelineTest|SummariesTest|SqliteTest|SqliteApiTest|ExportJobTest|GlooRankTest|NcclCommunication')
 fi
 mkdir -p "$asan_dir/fuzz-corpus"
 "$asan_dir/bin/raw_reader_fuzzer" -max_total_time="$fuzz_seconds" -max_len=65536 \

@@ -39,6 +39,9 @@ def _attach():
 
         native = _native.runtime()
         _native.attach_torch()
+        from aiprof.profiler._distributed import watch_process_group
+
+        watch_process_group(native)
         if options.get("with_modules"):
             from aiprof.profiler._python_hooks import ModuleHooks
 

@@ -134,9 +134,15 @@ void AddNotes(const CollectArgs& args, const Machine& machine, CollectConfig* co
     }
     if (config->hccl) {
       note("--hccl=on: " + why +
-           "; there is no NCCL communication to trace (CPU-only "
-           "collectives are not traced)");
+           "; no NCCL kernels or NCCL NVTX ranges will be collected; CPU collectives "
+           "(torch.distributed gloo) are, from the framework operators of --task-time");
     }
+  }
+  if (config->hccl && config->task_time == "off") {
+    note(
+        "--hccl=on with --task-time=off: framework collectives (gloo, nccl work ranges) come "
+        "from the operator records that --task-time=off turns off; only NCCL kernels and "
+        "NCCL NVTX ranges will be collected");
   }
   if (config->aicpu) {
     note(
@@ -217,7 +223,10 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
   add("--ascendcl", &a->ascendcl, "Host API tracing (CUDA runtime API): on|off", kHostApp, "on");
   add("--runtime-api", &a->runtime_api, "Runtime/driver API tracing (CUDA driver API): on|off",
       kHostApp, "off");
-  add("--hccl", &a->hccl, "Communication operators (NCCL): on|off", kHostApp, "off");
+  add("--hccl", &a->hccl,
+      "Communication operators: message sizes at every --task-time level and NCCL NVTX "
+      "ranges (collectives are found with --task-time alone): on|off",
+      kHostApp, "off");
 
   const char* kDevice = "Device (NVIDIA GPU)";
   add("--ai-core", &a->ai_core, "Per-kernel hardware metrics (CUPTI): on|off", kDevice,
@@ -451,13 +460,15 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
   return {
       {"output", c.output_dir},
       {"mode", c.runtime_mode},
-      {"msproftx", c.msproftx},
-      {"mstx_domain_include", c.mstx_domain_include},
+      // --hccl alone turns marker collection on for NCCL's own NVTX domain only.
+      {"msproftx", c.msproftx || c.hccl},
+      {"mstx_domain_include",
+       c.hccl && !c.msproftx ? std::vector<std::string>{"NCCL"} : c.mstx_domain_include},
       {"mstx_domain_exclude", c.mstx_domain_exclude},
       {"task_time", c.task_time},
       {"runtime_api", c.runtime_api},
       {"profile_memory", c.profile_memory},
-      {"record_shapes", c.task_time == "l1" || c.task_time == "l2"},
+      {"record_shapes", c.task_time == "l1" || c.task_time == "l2" || c.hccl},
       {"with_stack", false},
       {"with_modules", c.task_time == "l2"},
       {"ai_core", c.ai_core},

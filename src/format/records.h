@@ -41,7 +41,9 @@ inline constexpr uint8_t kCoreKindFirst = 1, kCoreKindLast = 31;
 inline constexpr uint8_t kHostKindFirst = 32, kHostKindLast = 47;    // records_host.h
 inline constexpr uint8_t kTorchKindFirst = 48, kTorchKindLast = 79;  // records_torch.h
 inline constexpr uint8_t kCudaKindFirst = 80, kCudaKindLast = 127;   // records_cuda.h
-inline constexpr uint8_t kCommKindFirst = 128, kCommKindLast = 143;  // records_comm.h
+// Communication is derived from torch and CUDA records today (docs/communication.md); the
+// range stays reserved for a source of its own (records_comm.h).
+inline constexpr uint8_t kCommKindFirst = 128, kCommKindLast = 143;
 
 // Core kinds (markers, steps, counters, bookkeeping).
 enum class RecordKind : uint8_t {

@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "model/communication.h"
 #include "model/file_parser.h"
 #include "model/merge.h"
 
@@ -102,7 +103,9 @@ Model ParseFiles(const std::vector<std::string>& files, const ParseOptions& opti
   for (unsigned i = 1; i < workers; ++i) pool.emplace_back(work);
   work();
   for (auto& thread : pool) thread.join();
-  return MergeFragments(std::move(fragments));
+  Model model = MergeFragments(std::move(fragments));
+  AnnotateCommunication(model);
+  return model;
 }
 
 Model ParseProfDir(const std::string& prof_dir, const ParseOptions& options) {

@@ -163,6 +163,31 @@ TEST(CollectOptions, AbsentSourcesAreAcceptedWithOneNoteEach) {
   EXPECT_TRUE(Resolve(args, Machine{true, ""}).notes.size() == 2u);  // osrt and aicpu stay
 }
 
+TEST(CollectOptions, HcclRecordsMessageSizesAndNcclNvtxRanges) {
+  CollectArgs args;
+  args.app = {"app"};
+  args.task_time = "l0";
+  args.hccl = "on";
+  args.explicit_options = {"task-time", "hccl"};
+  CollectConfig config = Resolve(args, Machine{true, ""});
+  EXPECT_TRUE(config.notes.empty());
+  nlohmann::json json = RuntimeOptionsJson(config, 1);
+  EXPECT_EQ(json["record_shapes"], true);  // l0 alone would not
+  EXPECT_EQ(json["msproftx"], true);
+  EXPECT_EQ(json["mstx_domain_include"], nlohmann::json::array({"NCCL"}));
+
+  args.msproftx = "on";  // the user's own marker choice stands
+  json = RuntimeOptionsJson(Resolve(args, Machine{true, ""}), 1);
+  EXPECT_EQ(json["mstx_domain_include"], nlohmann::json::array());
+
+  args.msproftx = "off";
+  args.task_time = "off";
+  config = Resolve(args, Machine{false, "no /dev/nvidia0"});
+  ASSERT_EQ(config.notes.size(), 2u);
+  EXPECT_NE(config.notes[0].find("CPU collectives"), std::string::npos);
+  EXPECT_NE(config.notes[1].find("--task-time=off"), std::string::npos);
+}
+
 TEST(Cli, HelpListsEveryCommandAndGroup) {
   auto result = RunAiprof("--help");
   EXPECT_EQ(result.exit_code, 0);

@@ -92,8 +92,21 @@ def _profiler_info(prof):
         "aiprof_version": __version__,
         "torch_version": torch.__version__,
         "python": sys.version.split()[0],
-        "rank_id": int(os.environ.get("RANK", "-1")),
+        "rank_id": _rank_id(),
     }
+
+
+def _rank_id():
+    """The default process group's rank once torch.distributed is initialised (ranks
+    started by torch.multiprocessing.spawn have no RANK), else RANK, else -1."""
+    try:
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized():
+            return dist.get_rank()
+    except ImportError:
+        pass
+    return int(os.environ.get("RANK", "-1"))
 
 
 def _run_exporter(prof_dir, output_dir, export_types):

@@ -13,6 +13,7 @@ import warnings
 
 from .. import _native
 from ._config import ProfilerActivity, _ExperimentalConfig, supported_activities
+from ._distributed import watch_process_group
 from ._memory_timeline import MemoryTimeline, live_tensor_categories
 from ._python_hooks import GcDetector, ModuleHooks
 from ._schedule import ProfilerAction, _default_schedule_fn
@@ -129,6 +130,7 @@ class _KinetoProfile:
         self._window = window
         for key, value in self._metadata.items():
             native.add_metadata("user." + key, json.dumps(value))
+        watch_process_group(native)
         if self.with_stack:
             native.set_python_tracer(True)
         if self.with_modules:

@@ -2,6 +2,7 @@
 // writer writes its file only when the model holds data for it.
 #pragma once
 
+#include "export/csv/communication_summaries.h"
 #include "export/csv/framework_summaries.h"
 #include "export/csv/host_summaries.h"
 #include "export/csv/summary_writer.h"
@@ -24,6 +25,7 @@ inline void WriteAllSummaries(const model::Model& model, const SummaryTarget& ta
   WriteCounterSummaries(model, target);
   WriteHostSummaries(model, target);
   WriteFrameworkSummaries(model, target);
+  WriteCommunicationStatistic(model, target);
 }
 
 }  // namespace aiprof::exporter

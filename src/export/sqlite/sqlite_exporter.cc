@@ -10,6 +10,7 @@
 
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
+#include "export/sqlite/communication_table.h"
 #include "export/sqlite/row_source.h"
 
 namespace aiprof::exporter {
@@ -318,6 +319,10 @@ bool WriteTables(const model::Model& m, Db& db) {
   auto* drops = db.Prepare("INSERT INTO DROPS VALUES(?,?,?)");
   for (size_t i = 0; i < m.drops.size(); ++i) {
     db.Insert(drops, GlobalTid(m, m.drops.thread[i]), uint32_t{m.drops.kind[i]}, m.drops.count[i]);
+  }
+  std::string communication_error;
+  if (!WriteCommunicationOpTable(db.handle(), m, extra_id, &communication_error)) {
+    return db.Fail(communication_error);
   }
   auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
   for (size_t i = 0; i < extra.size(); ++i) {

@@ -1,0 +1,79 @@
+// Communication operations found in the model: collectives and point-to-point transfers
+// of a distributed job, classified from what the sources already record (no source of
+// its own):
+//   - framework backend ranges: the work ranges PyTorch's process-group backends open
+//     around each collective, "gloo:all_reduce", "nccl:all_gather", "mpi:...", "ucc:..."
+//     (RecordFunction, recorded by the torch source; with record_shapes their inputs give
+//     the message size). The "c10d::allreduce_" dispatcher ops around them only enqueue
+//     the work and are not counted, so each collective is counted once per rank.
+//   - NCCL kernels: device slices named ncclKernel_* / ncclDevKernel_* (CUDA source).
+//   - NCCL API ranges: NVTX ranges of domain "NCCL" (NCCL >= 2.17, NVTX injection), used
+//     only for a process without backend ranges (a program calling NCCL directly).
+// Exporters use ClassifyCommunication; the parser calls AnnotateCommunication once so the
+// timeline shows the operations with Kineto's collective argument names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model.h"
+
+namespace aiprof::model {
+
+enum class CommOpType : uint8_t {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kGather,
+  kScatter,
+  kBarrier,
+  kSend,
+  kRecv,
+  kSendRecv,  // NCCL's fused point-to-point kernel (send, recv and all-to-all)
+  kOther,
+};
+
+// "allreduce", "allgather", "reducescatter", "broadcast", "reduce", "alltoall", "gather",
+// "scatter", "barrier", "send", "recv", "sendrecv", "other".
+std::string_view CommOpTypeName(CommOpType type);
+
+enum class CommSource : uint8_t { kBackendRange, kNcclKernel, kNcclApi };
+std::string_view CommSourceName(CommSource source);  // "backend", "nccl_kernel", "nccl_api"
+
+inline constexpr int64_t kCommUnknown = -1;
+
+struct CommOp {
+  uint32_t slice = kNoRow;
+  uint32_t process = kNoRow;  // ProcessTable row of the slice
+  CommOpType type = CommOpType::kOther;
+  CommSource source = CommSource::kBackendRange;
+  std::string backend;  // "gloo", "nccl", "mpi", "ucc"
+  std::string dtype;    // c10 spelling ("Float", "BFloat16"); "" when unknown
+  int64_t in_nelems = kCommUnknown;
+  int64_t out_nelems = kCommUnknown;
+  int64_t bytes = kCommUnknown;  // message size as nccl-tests counts it (the larger side)
+  uint32_t element_bytes = 0;    // 0 when the dtype is unknown
+  int32_t group_size = -1;       // the job's world size; sub-groups are not distinguished
+  int32_t rank = -1;
+  int32_t device_id = -1;  // -1: host
+};
+
+// One entry per communication operation, in slice order.
+std::vector<CommOp> ClassifyCommunication(const Model& model);
+
+// Bytes per ns == GB/s; < 0 when the size or the duration is unknown.
+double AlgorithmBandwidthGBps(const CommOp& op, int64_t duration_ns);
+
+// Gives each operation Kineto's collective arguments ("Collective name", "dtype",
+// "In msg nelems", "Out msg nelems", "Group size", "Rank") plus "In msg size",
+// "Out msg size" (bytes) and "algbw (GB/s)" where known, and moves framework backend
+// ranges to category "collective_comm" (Kineto's ActivityType::COLLECTIVE_COMM).
+// Idempotent.
+void AnnotateCommunication(Model& model);
+
+}  // namespace aiprof::model
