@@ -95,6 +95,7 @@ class _KinetoProfile:
             "profile_memory": bool(self.profile_memory),
             "with_stack": bool(self.with_stack),
             "with_modules": bool(self.with_modules),
+            "with_flops": bool(self.with_flops),
             "msproftx": config.msprof_tx,
             "runtime_api": ProfilerActivity.CUDA in self.activities
             or ProfilerActivity.NPU in self.activities,
@@ -230,17 +231,19 @@ class _KinetoProfile:
 
 
 class _KeyAverages(list):
-    """Per-operator aggregates (count, total and self time in us), like key_averages()."""
+    """Per-operator aggregates (count, total and self time in us, and with with_flops the
+    summed FLOPs of the operators it counts), like key_averages()."""
 
     def __init__(self, events):
         rows = {}
         for event in events:
             row = rows.setdefault(event.name, {"key": event.name, "count": 0,
                                                "cpu_time_total": 0.0,
-                                               "self_cpu_time_total": 0.0})
+                                               "self_cpu_time_total": 0.0, "flops": 0})
             row["count"] += 1
             row["cpu_time_total"] += event.cpu_time_total
             row["self_cpu_time_total"] += event.self_cpu_time_total
+            row["flops"] += event.flops
         super().__init__(sorted(rows.values(), key=lambda r: -r["self_cpu_time_total"]))
 
     def table(self, row_limit=100):
