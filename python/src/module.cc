@@ -162,6 +162,7 @@ PYBIND11_MODULE(_aiprof, m) {
   m.def("module_end", &EmitModuleEnd);
   m.def("emit_gc", &EmitGc);
   m.def("set_python_tracer", &SetPythonTracer);
+  m.def("set_python_tracer_on_this_thread", &SetPythonTracerOnThisThread);
 
   m.def(
       "read_prof_dir",

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 import warnings
 
@@ -19,6 +20,10 @@ from ._schedule import ProfilerAction, _default_schedule_fn
 from ._trace import TraceData
 
 _temporary_dirs = []
+
+
+def _python_tracer_hook(frame, event, arg):
+    _native.runtime().set_python_tracer_on_this_thread(True)
 
 
 @atexit.register
@@ -131,6 +136,9 @@ class _KinetoProfile:
         for key, value in self._metadata.items():
             native.add_metadata("user." + key, json.dumps(value))
         if self.with_stack:
+            # Threads that exist now get the tracer at once, threads started later at their
+            # first Python call (threading's profile hook hands over to the native one).
+            threading.setprofile(_python_tracer_hook)
             native.set_python_tracer(True)
         if self.with_modules:
             self._module_hooks = ModuleHooks(native)
@@ -148,6 +156,7 @@ class _KinetoProfile:
         if self._window is None:
             return
         if self.with_stack:
+            threading.setprofile(None)
             native.set_python_tracer(False)
         for hooks in (self._module_hooks, self._gc_detector):
             if hooks is not None:
