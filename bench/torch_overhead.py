@@ -1,7 +1,8 @@
 """Per-operator cost of capturing PyTorch operators, side by side in one process.
 
-Loop: 24 x (Linear(64) + LayerNorm + GELU), batch 32, 1 thread; forward only by default
-(small operators, where capture cost shows most), --backward adds the backward pass.
+Loop (issue 5): 24 x (Linear(64) + LayerNorm + GELU), batch 32, 1 thread; by default a
+training step (zero_grad, forward, backward, SGD optimizer step), --forward-only for the
+forward pass alone.
 Step time is the thread's CPU time (time.thread_time_ns), so waiting for a core on a
 loaded machine does not count; runs alternate between modes. Reported: the median and the
 minimum over runs (on a shared machine the minimum is the least disturbed run).
@@ -35,18 +36,20 @@ def build_model():
     return torch.nn.Sequential(*layers)
 
 
-def make_step(model, backward):
+def make_step(model, forward_only):
     x = torch.randn(32, 64)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
 
     def train_step():
-        model.zero_grad(set_to_none=True)
+        optimizer.zero_grad(set_to_none=True)
         model(x).sum().backward()
+        optimizer.step()
 
     def inference_step():
         with torch.no_grad():
             model(x)
 
-    return train_step if backward else inference_step
+    return inference_step if forward_only else train_step
 
 
 def time_steps(step, steps):
@@ -106,12 +109,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=60, help="steps per timed run")
     parser.add_argument("--runs", type=int, default=7, help="timed runs per mode (median)")
-    parser.add_argument("--backward", action="store_true", help="forward and backward")
+    parser.add_argument("--forward-only", action="store_true",
+                        help="forward pass only instead of a training step")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
     torch.set_num_threads(1)
     model = build_model()
-    step = make_step(model, args.backward)
+    step = make_step(model, args.forward_only)
     for _ in range(20):
         step()
     ops = count_ops(step)
@@ -134,7 +138,7 @@ def main():
                      "min_added_ns_per_op": (min(samples) - base_min) / ops})
     torch_added = {r["mode"]: r["added_ns_per_op"] for r in rows}
     print("torch %s, %s, %d operators per step, %d steps x %d runs, median step CPU time"
-          % (torch.__version__, "forward+backward" if args.backward else "forward", ops,
+          % (torch.__version__, "forward" if args.forward_only else "training step", ops,
              args.steps, args.runs))
     print("%-32s %12s %8s %12s | %12s %12s" % ("mode", "median (us)", "slower", "added ns/op",
                                                 "min (us)", "added ns/op"))

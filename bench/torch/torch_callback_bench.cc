@@ -40,7 +40,7 @@ void BM_None(benchmark::State& state) {
 void BM_EmptyCallback(benchmark::State& state) {
   auto handle = at::addGlobalCallback(at::RecordFunctionCallback(EmptyEnter, EmptyExit)
                                           .needsInputs(state.range(0) != 0)
-                                          .needsIds(true));
+                                          .needsIds(state.range(1) != 0));
   AddLoop(state);
   at::removeCallback(handle);
 }
@@ -82,7 +82,10 @@ void BM_Aiprof(benchmark::State& state) {
 // Fixed iterations keep every window within the buffer (64 bytes per operator).
 constexpr int64_t kIterations = 1'000'000;
 BENCHMARK(BM_None)->Iterations(kIterations);
-BENCHMARK(BM_EmptyCallback)->Arg(0)->Arg(1)->ArgName("inputs")->Iterations(kIterations);
+BENCHMARK(BM_EmptyCallback)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgNames({"inputs", "ids"})
+    ->Iterations(kIterations);
 BENCHMARK(BM_Aiprof)->Arg(0)->Arg(1)->ArgName("shapes")->Iterations(kIterations);
 
 }  // namespace

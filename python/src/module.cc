@@ -70,7 +70,7 @@ py::dict ToPython(const ProfData& data) {
     ops.append(py::make_tuple(op.pid, op.tid, op.start_ns, op.end_ns, op.name, op.scope,
                               op.record_id, op.sequence_nr, op.forward_thread_id, op.thread_id,
                               InputsOrNone(op, 0), InputsOrNone(op, 1), InputsOrNone(op, 2),
-                              op.closed));
+                              op.closed, op.flops));
   }
   for (const auto& event : data.memory) {
     memory.append(py::make_tuple(event.pid, event.tid, event.ts_ns, event.address, event.bytes,
@@ -163,6 +163,7 @@ PYBIND11_MODULE(_aiprof, m) {
   m.def("module_end", &EmitModuleEnd);
   m.def("emit_gc", &EmitGc);
   m.def("set_python_tracer", &SetPythonTracer);
+  m.def("set_python_tracer_on_this_thread", &SetPythonTracerOnThisThread);
 
   m.def(
       "read_prof_dir",

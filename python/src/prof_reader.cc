@@ -7,6 +7,7 @@
 
 #include "format/reader.h"
 #include "format/records_torch.h"
+#include "format/torch_flops.h"
 
 namespace aiprof::python {
 namespace {
@@ -118,25 +119,17 @@ class FileDecoder {
         const auto* ids = record.ExtAs<format::TorchOpIds>(0);
         const auto* threads = record.ExtAs<format::TorchOpThreads>(1);
         if (ids == nullptr || threads == nullptr) return;
-        OpEvent op{pid_,
-                   tid,
-                   ts,
-                   ts,
-                   String(header.arg),
-                   static_cast<uint8_t>(header.aux & format::kTorchOpScopeMask),
-                   false,
-                   ids->record_id,
-                   ids->sequence_nr,
-                   threads->forward_thread_id,
-                   threads->thread_id,
-                   header.ext_words > 2,
-                   {}};
-        if (op.has_inputs) {
-          const auto* values = reinterpret_cast<const uint64_t*>(record.ext + 2);
-          op.inputs = format::DecodeTorchInputs({values, (header.ext_words - 2u) * 2u});
-        }
         open_ops_[static_cast<uint32_t>(ids->record_id)] = out_->ops.size();
-        out_->ops.push_back(std::move(op));
+        AddOp(tid, record, ts, ts, false, *ids, threads->forward_thread_id, threads->thread_id);
+        return;
+      }
+      case format::ToKind(TorchKind::kOp): {
+        const auto* ids = record.ExtAs<format::TorchOpIds>(0);
+        const auto* end = record.ExtAs<format::TorchOpEnd>(1);
+        if (ids == nullptr || end == nullptr) return;
+        const int64_t end_ns = clock_.ToRealtime(end->end_ts);
+        last_ts_ = std::max(last_ts_, end_ns);
+        AddOp(tid, record, ts, end_ns, true, *ids, end->forward_thread_id, end->thread_id);
         return;
       }
       case format::ToKind(TorchKind::kOpEnd): {
@@ -224,6 +217,36 @@ class FileDecoder {
       default:
         return;
     }
+  }
+
+  void AddOp(uint32_t tid, const format::RecordView& record, int64_t start_ns, int64_t end_ns,
+             bool closed, const format::TorchOpIds& ids, uint64_t forward_thread_id,
+             uint64_t thread_id) {
+    const auto& header = *record.header;
+    OpEvent op{pid_,
+               tid,
+               start_ns,
+               end_ns,
+               String(header.arg),
+               static_cast<uint8_t>(header.aux & format::kTorchOpScopeMask),
+               closed,
+               ids.record_id,
+               ids.sequence_nr,
+               forward_thread_id,
+               thread_id,
+               false,
+               {},
+               0};
+    if (header.ext_words > 2) {
+      const auto* values = reinterpret_cast<const uint64_t*>(record.ext + 2);
+      op.inputs = format::DecodeTorchInputs({values, (header.ext_words - 2u) * 2u});
+      if (header.aux & format::kTorchOpCountFlops) {
+        op.flops = format::TorchOperatorFlops(op.name, op.inputs);
+      }
+      op.has_inputs = !(header.aux & format::kTorchOpInputsForFlops);
+      if (!op.has_inputs) op.inputs.clear();
+    }
+    out_->ops.push_back(std::move(op));
   }
 
   using Stack = std::vector<SpanEvent>;

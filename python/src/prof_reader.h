@@ -21,8 +21,9 @@ struct OpEvent {
   uint64_t record_id;
   int64_t sequence_nr;
   uint64_t forward_thread_id, thread_id;
-  bool has_inputs;
+  bool has_inputs;  // record_shapes
   std::vector<format::TorchInput> inputs;
+  uint64_t flops;  // with_flops, for the operators it counts; 0 otherwise
 };
 
 struct SpanEvent {  // Python calls, modules, steps, ranges, GCs

@@ -152,12 +152,22 @@ int ProfileCallback(PyObject*, PyFrameObject* frame, int what, PyObject* arg) {
 
 }  // namespace
 
+// Every thread of the interpreter, under the GIL (so none of them is running Python).
 void SetPythonTracer(bool enabled) {
-  if (enabled) {
-    PyEval_SetProfile(ProfileCallback, nullptr);
-  } else {
-    PyEval_SetProfile(nullptr, nullptr);
+  Py_tracefunc function = enabled ? ProfileCallback : nullptr;
+#if PY_VERSION_HEX >= 0x030C0000
+  PyEval_SetProfileAllThreads(function, nullptr);
+#else
+  PyInterpreterState* interpreter = PyThreadState_GetInterpreter(PyThreadState_Get());
+  for (PyThreadState* thread = PyInterpreterState_ThreadHead(interpreter); thread != nullptr;
+       thread = PyThreadState_Next(thread)) {
+    _PyEval_SetProfile(thread, function, nullptr);
   }
+#endif
+}
+
+void SetPythonTracerOnThisThread(bool enabled) {
+  PyEval_SetProfile(enabled ? ProfileCallback : nullptr, nullptr);
 }
 
 }  // namespace aiprof::python

@@ -20,6 +20,9 @@ void EmitGc(uint64_t start_ts, uint64_t end_ts, int generation, uint32_t collect
 
 // Installs (or removes) a C-level profile function on the calling thread that records
 // Python and builtin calls as kPyCall / kPyReturn. Needs the GIL.
-void SetPythonTracer(bool enabled);
+void SetPythonTracer(bool enabled);  // all threads of the interpreter
+// The calling thread only: threads started while a window is open install it from
+// threading.setprofile's hook at their first Python call.
+void SetPythonTracerOnThisThread(bool enabled);
 
 }  // namespace aiprof::python

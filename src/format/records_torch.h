@@ -39,6 +39,13 @@ enum class TorchKind : uint8_t {
   // Allocation failure. aux: TorchDevice. ext word 0: TorchMemoryBlock (address 0),
   // ext word 1: TorchMemoryTotals.
   kOutOfMemory = 56,
+  // A whole synchronous operator, written once when it ends (the usual case; kOpBegin and
+  // kOpEnd remain for record_function ranges, async operators and nesting deeper than the
+  // plugin's per-thread stack). ts: start. arg: name string id. aux: TorchOpFlags.
+  // ext word 0: TorchOpIds. ext word 1: TorchOpEnd.
+  // ext words 2..: the packed input stream (record_shapes, or with_flops for the operators
+  // whose FLOPs are counted).
+  kOp = 57,
 };
 
 inline constexpr uint8_t ToKind(TorchKind kind) {
@@ -51,6 +58,11 @@ inline constexpr uint8_t ToKind(TorchKind kind) {
 inline constexpr uint16_t kTorchOpScopeMask = 0x00ff;
 inline constexpr uint16_t kTorchOpAsync = 1u << 8;
 inline constexpr uint16_t kTorchOpInputsTruncated = 1u << 9;  // more inputs than fit
+// The inputs were captured only to count FLOPs (with_flops without record_shapes): readers
+// compute "flops" from them but show no Input Dims.
+inline constexpr uint16_t kTorchOpInputsForFlops = 1u << 10;
+// with_flops was on and the operator is one whose FLOPs are counted (torch_flops.h).
+inline constexpr uint16_t kTorchOpCountFlops = 1u << 11;
 
 struct TorchOpIds {
   uint64_t record_id;   // RecordFunction handle, unique in the process, never 0
@@ -63,6 +75,13 @@ struct TorchOpThreads {
   uint64_t thread_id;          // torch logical thread id running this op (at::RecordFunction)
 };
 static_assert(sizeof(TorchOpThreads) == 16);
+
+struct TorchOpEnd {
+  uint64_t end_ts;             // process clock
+  uint32_t forward_thread_id;  // as TorchOpThreads, low 32 bits (torch numbers threads from 1)
+  uint32_t thread_id;
+};
+static_assert(sizeof(TorchOpEnd) == 16);
 
 // The packed input stream is a sequence of u64 values filling ext words 2.. (two per
 // word; a trailing zero pads). Each input starts with a descriptor:
@@ -80,6 +99,8 @@ enum class TorchInputTag : uint8_t {
   kOther = 7,       // string, list, object...: nothing follows ("")
   kUndefinedTensor = 8,
   kScalarList = 9,  // int or double list ("ScalarList")
+  kIntList = 10,    // int list of `rank` values (at most kTorchMaxRank), which follow
+                    // (shown as "ScalarList"; kept for FLOPs: conv stride, padding, ...)
 };
 inline constexpr uint32_t kTorchMaxInputValues = 62;  // 31 ext words
 inline constexpr uint32_t kTorchMaxRank = 8;          // higher ranks keep the first 8 dims
@@ -130,6 +151,8 @@ inline const char* TorchKindName(uint8_t kind) {
       return "torch_gc";
     case TorchKind::kOutOfMemory:
       return "torch_out_of_memory";
+    case TorchKind::kOp:
+      return "torch_op";
     default:
       return nullptr;
   }

@@ -47,6 +47,13 @@ std::vector<TorchInput> DecodeTorchInputs(std::span<const uint64_t> values) {
       case TorchInputTag::kScalarList:
         input.type = "ScalarList";
         break;
+      case TorchInputTag::kIntList: {
+        const size_t count = (descriptor >> 16) & 0xff;
+        if (i + count > values.size()) return inputs;
+        for (size_t v = 0; v < count; ++v) input.list.push_back(static_cast<int64_t>(values[i++]));
+        input.type = "ScalarList";
+        break;
+      }
       default:
         break;
     }

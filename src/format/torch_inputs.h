@@ -16,6 +16,7 @@ struct TorchInput {
   TorchInputTag tag = TorchInputTag::kOther;
   uint8_t scalar_type = 0;
   std::vector<int64_t> dims;  // tensors
+  std::vector<int64_t> list;  // int lists (kIntList)
   std::string type;           // "float", "Scalar", "TensorList", "" ...
   std::string concrete;       // scalars: their value; "" otherwise
 };

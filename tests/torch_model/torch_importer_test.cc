@@ -197,5 +197,80 @@ TEST_F(TorchImporterTest, FrameworkSummaries) {
   EXPECT_EQ(records[1], "PTA,1700000000001000.250,0.003906,0.007812,0.003906,,CPU");
 }
 
+// kOp records as the plugin writes them: at the operator's end, so the inner operator
+// comes before the outer one.
+TEST(TorchImporterCompleteOps, NestInEndOrderLinkTheOutermostAndCountFlops) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) /
+                       ("torch_complete_" + std::to_string(getpid())) /
+                       "PROF_000001_20260101000000000_TORCHCOMPLETE0001";
+  fs::create_directories(dir / "host" / "data");
+  const std::string metadata = testing::MetadataJson(
+      kPid, "node1", false, 0, 0, kRealtimeOffset + kBase, kRealtimeOffset + kBase + 10'000);
+  testing::RawProcessWriter w((dir / "host" / "data" / "aiprof.777.data").string(), kPid, metadata);
+  w.ClockSync(kBase, kBase, kRealtimeOffset + kBase);
+  auto& t = w.Thread(kTid);
+  const uint8_t op = format::ToKind(TorchKind::kOp);
+  struct {
+    format::TorchOpIds ids;
+    format::TorchOpEnd end;
+    uint64_t inputs[8];
+  } addmm{{51, 9}, {kBase + 300, 0, 1}, {}};
+  // addmm(bias[16], input[8, 32], weight[32, 16]): 2 * 8 * 32 * 16 FLOPs.
+  const uint64_t values[] = {TorchInputDescriptor(TorchInputTag::kTensor, 6, 1),
+                             16,
+                             TorchInputDescriptor(TorchInputTag::kTensor, 6, 2),
+                             8,
+                             32,
+                             TorchInputDescriptor(TorchInputTag::kTensor, 6, 2),
+                             32,
+                             16};
+  std::memcpy(addmm.inputs, values, sizeof(values));
+  const uint16_t flops_only = format::kTorchOpCountFlops | format::kTorchOpInputsForFlops;
+  t.AddWith(op, kBase + 200, flops_only, w.Intern("aten::addmm"), addmm);
+  struct {
+    format::TorchOpIds ids;
+    format::TorchOpEnd end;
+  } linear{{50, 9}, {kBase + 400, 0, 1}}, backward{{52, 9}, {kBase + 600, 1, 1}};
+  t.AddWith(op, kBase + 100, 0, w.Intern("aten::linear"), linear);
+  t.AddWith(op, kBase + 500, 1, w.Intern("autograd::engine::evaluate_function: AddmmBackward0"),
+            backward);
+  w.ClockSync(kBase + 10'000, kBase + 10'000, kRealtimeOffset + kBase + 10'000);
+  w.Close();
+
+  const model::Model m = model::ParseProfDir(dir.string());
+  auto slice = [&](std::string_view name) {
+    for (uint32_t row = 0; row < m.slices.size(); ++row) {
+      if (m.Str(m.slices.name[row]) == name) return row;
+    }
+    ADD_FAILURE() << "no slice " << name;
+    return 0u;
+  };
+  auto has_arg = [&](uint32_t row, std::string_view key, uint64_t* value) {
+    const uint32_t set = m.slices.args[row];
+    for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
+      if (m.Str(m.args.key[i]) == key) {
+        *value = m.args.value[i];
+        return true;
+      }
+    }
+    return false;
+  };
+  const uint32_t outer = slice("aten::linear"), inner = slice("aten::addmm");
+  EXPECT_EQ(m.slices.ts[inner], kRealtimeOffset + kBase + 200);
+  EXPECT_EQ(m.slices.dur(inner), 100);
+  EXPECT_EQ(m.slices.dur(outer), 300);
+  EXPECT_EQ(m.slices.parent[inner], outer);
+  uint64_t flops = 0;
+  ASSERT_TRUE(has_arg(inner, "flops", &flops));
+  EXPECT_EQ(flops, 2u * 8 * 32 * 16);
+  EXPECT_FALSE(has_arg(inner, "Input Dims", &flops));  // captured only to count
+  EXPECT_FALSE(has_arg(outer, "flops", &flops));
+  ASSERT_EQ(m.flows.size(), 1u);
+  EXPECT_EQ(m.flows.from_slice[0], outer);
+  EXPECT_EQ(m.flows.to_slice[0], slice("autograd::engine::evaluate_function: AddmmBackward0"));
+  fs::remove_all(dir.parent_path());
+}
+
 }  // namespace
 }  // namespace aiprof

@@ -64,8 +64,10 @@ class tensorboard_trace_handler:
             prof.export_chrome_trace(kineto)
             self.kineto_traces.append(kineto)
             if self.analyse_flag:
-                _run_exporter(prof.prof_dir, os.path.join(directory, "aiprof_output"),
-                              prof.experimental_config.export_type)
+                exported = _run_exporter(prof.prof_dir, os.path.join(directory, "aiprof_output"),
+                                         prof.experimental_config.export_type)
+                if exported and prof.experimental_config.data_simplification:
+                    simplify_prof_dir(prof.prof_dir)
 
 
 def _profiler_info(prof):
@@ -139,6 +141,40 @@ def _run_exporter(prof_dir, output_dir, export_types):
         if name.startswith("aiprof_") and name.endswith(".db"):
             shutil.move(os.path.join(prof_dir, name), os.path.join(output_dir, name))
     return ok
+
+
+def _is_raw_data(relative):
+    """The raw performance data a PROF_* directory keeps: info.json and the files under
+    host/data/ and device_*/data/ (what `aiprof export` reads to rebuild every output)."""
+    parts = relative.split(os.sep)
+    if parts == ["info.json"]:
+        return True
+    return len(parts) == 3 and parts[1] == "data" and (
+        parts[0] == "host" or parts[0].startswith("device_"))
+
+
+def simplify_prof_dir(prof_dir):
+    """data_simplification, as torch_npu does it after a successful export: only the raw
+    performance data stays in PROF_* (and aiprof_output/ beside it); everything else there
+    (export byproducts, logs, temporary files, then empty folders) is deleted. Returns the
+    deleted paths, relative to prof_dir."""
+    deleted = []
+    for root, dirs, files in os.walk(prof_dir, topdown=False):
+        for name in files:
+            path = os.path.join(root, name)
+            relative = os.path.relpath(path, prof_dir)
+            if not _is_raw_data(relative):
+                os.remove(path)
+                deleted.append(relative)
+        for name in dirs:
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                os.remove(path)
+                deleted.append(os.path.relpath(path, prof_dir))
+            elif not os.listdir(path):
+                os.rmdir(path)
+                deleted.append(os.path.relpath(path, prof_dir))
+    return sorted(deleted)
 
 
 def _write_json(path, value):

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 import warnings
 
@@ -20,6 +21,10 @@ from ._schedule import ProfilerAction, _default_schedule_fn
 from ._trace import TraceData
 
 _temporary_dirs = []
+
+
+def _python_tracer_hook(frame, event, arg):
+    _native.runtime().set_python_tracer_on_this_thread(True)
 
 
 @atexit.register
@@ -96,6 +101,7 @@ class _KinetoProfile:
             "profile_memory": bool(self.profile_memory),
             "with_stack": bool(self.with_stack),
             "with_modules": bool(self.with_modules),
+            "with_flops": bool(self.with_flops),
             "msproftx": config.msprof_tx,
             "runtime_api": ProfilerActivity.CUDA in self.activities
             or ProfilerActivity.NPU in self.activities,
@@ -132,6 +138,9 @@ class _KinetoProfile:
             native.add_metadata("user." + key, json.dumps(value))
         watch_process_group(native)
         if self.with_stack:
+            # Threads that exist now get the tracer at once, threads started later at their
+            # first Python call (threading's profile hook hands over to the native one).
+            threading.setprofile(_python_tracer_hook)
             native.set_python_tracer(True)
         if self.with_modules:
             self._module_hooks = ModuleHooks(native)
@@ -149,6 +158,7 @@ class _KinetoProfile:
         if self._window is None:
             return
         if self.with_stack:
+            threading.setprofile(None)
             native.set_python_tracer(False)
         for hooks in (self._module_hooks, self._gc_detector):
             if hooks is not None:
@@ -232,17 +242,19 @@ class _KinetoProfile:
 
 
 class _KeyAverages(list):
-    """Per-operator aggregates (count, total and self time in us), like key_averages()."""
+    """Per-operator aggregates (count, total and self time in us, and with with_flops the
+    summed FLOPs of the operators it counts), like key_averages()."""
 
     def __init__(self, events):
         rows = {}
         for event in events:
             row = rows.setdefault(event.name, {"key": event.name, "count": 0,
                                                "cpu_time_total": 0.0,
-                                               "self_cpu_time_total": 0.0})
+                                               "self_cpu_time_total": 0.0, "flops": 0})
             row["count"] += 1
             row["cpu_time_total"] += event.cpu_time_total
             row["self_cpu_time_total"] += event.self_cpu_time_total
+            row["flops"] += event.flops
         super().__init__(sorted(rows.values(), key=lambda r: -r["self_cpu_time_total"]))
 
     def table(self, row_limit=100):

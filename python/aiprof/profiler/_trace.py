@@ -18,6 +18,7 @@ class Event:
         "id", "name", "pid", "tid", "start_ns", "end_ns", "scope", "record_id",
         "sequence_nr", "fwd_thread", "thread", "input_shapes", "input_types",
         "concrete_inputs", "stack", "module_hierarchy", "self_ns", "parent", "closed",
+        "flops",
     )
 
     @property
@@ -53,7 +54,8 @@ class TraceData:
             event = Event()
             (event.pid, event.tid, event.start_ns, event.end_ns, event.name, event.scope,
              event.record_id, event.sequence_nr, event.fwd_thread, event.thread,
-             event.input_shapes, event.input_types, event.concrete_inputs, event.closed) = op
+             event.input_shapes, event.input_types, event.concrete_inputs, event.closed,
+             event.flops) = op
             event.id = index
             event.stack = []
             event.module_hierarchy = ""
@@ -159,6 +161,8 @@ class TraceData:
                 args["Input type"] = event.input_types
                 if any(event.concrete_inputs):
                     args["Concrete Inputs"] = event.concrete_inputs
+            if event.flops:
+                args["flops"] = event.flops
             if event.stack:
                 args["Call stack"] = ";".join(event.stack)
             if event.module_hierarchy:

@@ -1,15 +1,16 @@
 // PyTorch records (src/format/records_torch.h) as Kineto shapes them: operators become
 // "cpu_op" slices (record_function ranges "user_annotation") with Kineto's argument
-// names, forward operators link to their backward with "fwdbwd" flows, Python frames and
-// nn.Module ranges become "python_function" slices, allocator events become "[memory]"
-// instants plus "Total Allocated"/"Total Reserved" counters per device, and long garbage
-// collections become "gc" slices.
+// names (and "flops" with with_flops), forward operators link to their backward with "fwdbwd"
+// flows, Python frames and nn.Module ranges become "python_function" slices, allocator events
+// become "[memory]" instants plus "Total Allocated"/"Total Reserved" counters per device, and long
+// garbage collections become "gc" slices.
+#include <map>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "format/records_torch.h"
+#include "format/torch_flops.h"
 #include "format/torch_inputs.h"
 #include "model/importer.h"
 
@@ -23,17 +24,30 @@ constexpr uint8_t kUserScope = 7;  // at::RecordScope::USER_SCOPE
 class TorchImporter : public RecordImporter {
  public:
   bool Handles(uint8_t kind) const override {
-    return kind >= format::ToKind(TorchKind::kOpBegin) &&
-           kind <= format::ToKind(TorchKind::kOutOfMemory);
+    return kind >= format::ToKind(TorchKind::kOpBegin) && kind <= format::ToKind(TorchKind::kOp);
   }
 
   void Import(const format::RecordView& record, ImportContext& context) override {
     Strings(context);
     const format::RecordHeader& h = *record.header;
     switch (static_cast<TorchKind>(h.kind)) {
-      case TorchKind::kOpBegin:
-        OpBegin(record, context);
+      case TorchKind::kOpBegin: {
+        const auto* ids = record.ExtAs<format::TorchOpIds>(0);
+        const auto* threads = record.ExtAs<format::TorchOpThreads>(1);
+        if (ids == nullptr || threads == nullptr) break;
+        const uint32_t slice = AddOperator(record, context, kOpenEnd, *ids,
+                                           threads->forward_thread_id, threads->thread_id);
+        open_ops_[static_cast<uint32_t>(ids->record_id)] = slice;
         break;
+      }
+      case TorchKind::kOp: {
+        const auto* ids = record.ExtAs<format::TorchOpIds>(0);
+        const auto* end = record.ExtAs<format::TorchOpEnd>(1);
+        if (ids == nullptr || end == nullptr) break;
+        AddOperator(record, context, static_cast<int64_t>(end->end_ts), *ids,
+                    end->forward_thread_id, end->thread_id);
+        break;
+      }
       case TorchKind::kOpEnd: {
         auto found = open_ops_.find(h.arg);
         if (found == open_ops_.end()) {
@@ -87,10 +101,16 @@ class TorchImporter : public RecordImporter {
     }
   }
 
+  // Slices still open are closed by the parser at the end of the data (kOpenEnd).
   void Finish(ImportContext& context, uint64_t last_ticks) override {
-    // Slices still open are closed by the parser at the end of the data (kOpenEnd).
-    (void)context;
     (void)last_ticks;
+    for (const auto* links : {&forward_links_, &backward_links_}) {
+      for (const auto& [key, link] : *links) {
+        context.AddFlowEndpoint(fwdbwd_, key, link.slice, links == &forward_links_);
+      }
+    }
+    forward_links_.clear();
+    backward_links_.clear();
   }
 
  private:
@@ -146,46 +166,58 @@ class TorchImporter : public RecordImporter {
     return text + "]";
   }
 
-  void OpBegin(const format::RecordView& record, ImportContext& context) {
+  // One operator slice (end_ticks kOpenEnd for a kOpBegin, closed by its kOpEnd).
+  uint32_t AddOperator(const format::RecordView& record, ImportContext& context, int64_t end_ticks,
+                       const format::TorchOpIds& ids, uint64_t forward_thread_id,
+                       uint64_t thread_id) {
     const format::RecordHeader& h = *record.header;
-    const auto* ids = record.ExtAs<format::TorchOpIds>(0);
-    const auto* threads = record.ExtAs<format::TorchOpThreads>(1);
-    if (ids == nullptr || threads == nullptr) return;
     const uint8_t scope = h.aux & format::kTorchOpScopeMask;
+    const StringId name = context.FileString(h.arg);
     ArgSetBuilder args = context.Args();
-    args.UInt("External id", ids->record_id).UInt("Record function id", ids->record_id);
-    if (ids->sequence_nr >= 0) {
-      args.UInt("Fwd thread id",
-                threads->forward_thread_id ? threads->forward_thread_id : threads->thread_id);
-      args.Int("Sequence number", ids->sequence_nr);
+    args.UInt("External id", ids.record_id).UInt("Record function id", ids.record_id);
+    if (ids.sequence_nr >= 0) {
+      args.UInt("Fwd thread id", forward_thread_id ? forward_thread_id : thread_id);
+      args.Int("Sequence number", ids.sequence_nr);
     }
     if (h.ext_words > 2) {
       const auto* values = reinterpret_cast<const uint64_t*>(record.ext + 2);
       const auto inputs = format::DecodeTorchInputs({values, (h.ext_words - 2u) * 2u});
-      args.Json("Input Dims", format::FormatInputDims(inputs));
-      args.Json("Input type", JsonStrings(inputs, false));
-      bool any_concrete = false;
-      for (const auto& input : inputs) any_concrete |= !input.concrete.empty();
-      if (any_concrete) args.Json("Concrete Inputs", JsonStrings(inputs, true));
-      if (h.aux & format::kTorchOpInputsTruncated) args.Int("Inputs truncated", 1);
+      if (!(h.aux & format::kTorchOpInputsForFlops)) {
+        args.Json("Input Dims", format::FormatInputDims(inputs));
+        args.Json("Input type", JsonStrings(inputs, false));
+        bool any_concrete = false;
+        for (const auto& input : inputs) any_concrete |= !input.concrete.empty();
+        if (any_concrete) args.Json("Concrete Inputs", JsonStrings(inputs, true));
+        if (h.aux & format::kTorchOpInputsTruncated) args.Int("Inputs truncated", 1);
+      }
+      if (h.aux & format::kTorchOpCountFlops) {
+        const uint64_t flops = format::TorchOperatorFlops(context.model().Str(name), inputs);
+        if (flops > 0) args.UInt("flops", flops);
+      }
     }
     const std::string stack = CallStack(context);
     if (!stack.empty()) args.String("Call stack", stack);
     const std::string modules = ModuleHierarchy(context);
     if (!modules.empty()) args.String("Module Hierarchy", modules);
     const uint32_t slice =
-        context.AddSlice(context.track(), h.ts, kOpenEnd, context.FileString(h.arg),
+        context.AddSlice(context.track(), h.ts, end_ticks, name,
                          scope == kUserScope ? user_annotation_ : cpu_op_, args.Commit());
-    open_ops_[static_cast<uint32_t>(ids->record_id)] = slice;
 
     // Forward op (seq, its thread) -> the backward op that names it (seq, fwd thread).
-    // Only the outermost op of each side is linked, as Kineto does.
-    if (ids->sequence_nr < 0) return;
-    const bool backward = threads->forward_thread_id != 0;
-    const uint64_t key = FlowKey(context, ids->sequence_nr,
-                                 backward ? threads->forward_thread_id : threads->thread_id);
-    auto& seen = backward ? linked_backward_ : linked_forward_;
-    if (seen.insert(key).second) context.AddFlowEndpoint(fwdbwd_, key, slice, !backward);
+    // Only the outermost op of each side is linked, as Kineto does: the earliest start,
+    // since kOp records arrive in end order (inner operators first). Written in Finish.
+    if (ids.sequence_nr >= 0) {
+      const bool backward = forward_thread_id != 0;
+      const uint64_t key =
+          FlowKey(context, ids.sequence_nr, backward ? forward_thread_id : thread_id);
+      auto [it, inserted] =
+          (backward ? backward_links_ : forward_links_).try_emplace(key, FlowLink{h.ts, slice});
+      const bool end_order = h.kind == format::ToKind(TorchKind::kOp);
+      if (!inserted && (h.ts < it->second.ts || (end_order && h.ts == it->second.ts))) {
+        it->second = {h.ts, slice};
+      }
+    }
+    return slice;
   }
 
   static uint64_t FlowKey(ImportContext& context, int64_t sequence_nr, uint64_t torch_thread) {
@@ -242,7 +274,11 @@ class TorchImporter : public RecordImporter {
   StringId bytes_unit_ = kNoString;
   std::unordered_map<uint32_t, uint32_t> open_ops_;  // low 32 bits of record id -> slice
   std::unordered_map<uint32_t, std::vector<Frame>> python_stacks_, module_stacks_;
-  std::unordered_set<uint64_t> linked_forward_, linked_backward_;
+  struct FlowLink {
+    uint64_t ts;
+    uint32_t slice;
+  };
+  std::map<uint64_t, FlowLink> forward_links_, backward_links_;                // flow key -> op
   std::unordered_map<uint16_t, std::pair<uint32_t, uint32_t>> memory_series_;  // aux -> series
 };
 

@@ -2,10 +2,12 @@
 //
 // A global RecordFunction callback is added when a collection window opens (the runtime
 // calls on_start) and removed when it closes, so a process that is not collecting pays
-// nothing. The callbacks format nothing: names become string ids through a per-thread
+// nothing. The callbacks format nothing and allocate nothing after a thread's first
+// operator: the start callback fills a slot of a fixed per-thread operator stack (start
+// time, ids, name id, packed inputs), and the end callback completes it and hands the one
+// record to the runtime's per-thread buffer. Names become string ids through a per-thread
 // cache keyed by the name pointer (checked against a copy of the text, because autograd
-// builds some names in temporary std::strings), shapes and scalars are copied as
-// integers, and each event is one aiprof_emit into the runtime's per-thread buffer.
+// builds some names in temporary std::strings); shapes and scalars are copied as integers.
 //
 // This is the only translation unit that includes libtorch headers (they are slow to
 // compile); the record layouts are in src/format/records_torch.h.
@@ -24,6 +26,7 @@
 #include "aiprof/cuda_correlation.h"
 #include "aiprof/plugin.h"
 #include "format/records_torch.h"
+#include "format/torch_flops.h"
 
 namespace aiprof::torch_source {
 namespace {
@@ -36,6 +39,7 @@ using format::TorchKind;
 struct Settings {
   bool operators = true;
   bool record_shapes = false;
+  bool with_flops = false;
   bool profile_memory = false;
 };
 
@@ -53,35 +57,48 @@ Settings ReadSettings() {
     settings.operators = task_time->get<std::string>() != "off";
   }
   settings.record_shapes = flag("record_shapes", false);
+  settings.with_flops = flag("with_flops", false);
   settings.profile_memory = flag("profile_memory", false);
   return settings;
 }
 
 std::atomic<bool> g_memory_enabled{false};
 
-// ---- operator names ------------------------------------------------------------------
+// ---- per-thread operator state ------------------------------------------------------
+
+// What the window asked for, set before the callback is added (whose registration
+// publishes it to the threads that run it).
+std::atomic<bool> g_record_shapes{false};
+std::atomic<bool> g_with_flops{false};
 
 // Direct-mapped, per thread, so lookups need no synchronisation. A hit needs the same
-// pointer and the same text; names too long to keep a copy of are interned every time.
+// pointer and the same text (compared with its terminating NUL, so no strlen); names too
+// long to keep a copy of are interned every time. Each entry also remembers whether the
+// operator's FLOPs are counted (with_flops).
 class NameCache {
  public:
-  uint32_t Intern(const char* name) {
-    const size_t length = std::strlen(name);
-    if (length >= kTextBytes) return aiprof_intern(name, length);
+  struct Name {
+    uint32_t id;
+    bool flop_counted;
+  };
+
+  Name Intern(const char* name) {
     const auto key = reinterpret_cast<uintptr_t>(name);
     Entry& entry = entries_[(key >> 3 ^ key >> 13) & (kEntries - 1)];
-    if (entry.pointer == name && entry.length == length &&
-        std::memcmp(entry.text, name, length) == 0) {
-      return entry.id;
+    if (entry.pointer == name && std::memcmp(entry.text, name, entry.length + 1) == 0) {
+      return {entry.id, entry.flop_counted};
     }
+    const size_t length = std::strlen(name);
+    const bool flop_counted = format::IsFlopCountedOperator({name, length});
     const uint32_t id = aiprof_intern(name, length);
-    if (id != 0) {
+    if (id != 0 && length < kTextBytes) {
       entry.pointer = name;
       entry.length = static_cast<uint32_t>(length);
       entry.id = id;
-      std::memcpy(entry.text, name, length);
+      entry.flop_counted = flop_counted;
+      std::memcpy(entry.text, name, length + 1);
     }
-    return id;
+    return {id, flop_counted};
   }
 
  private:
@@ -91,30 +108,58 @@ class NameCache {
     const char* pointer = nullptr;
     uint32_t length = 0;
     uint32_t id = 0;
+    bool flop_counted = false;
     char text[kTextBytes];
   };
   std::array<Entry, kEntries> entries_{};
 };
 
-// One heap cache per thread, made at the thread's first operator (not on the record path
-// afterwards) and freed when the thread exits. The pointer uses the initial-exec TLS
-// model: one load instead of a __tls_get_addr call per operator; 8 bytes fit glibc's
-// static TLS reserve for dlopen'ed libraries.
-__attribute__((tls_model("initial-exec"))) thread_local NameCache* t_name_cache = nullptr;
+// A kOp record as it is written, built in place in the operator's stack slot.
+struct OpRecord {
+  RecordHeader header;
+  format::TorchOpIds ids;
+  format::TorchOpEnd end;
+  uint64_t inputs[format::kTorchMaxInputValues];
+};
+static_assert(sizeof(OpRecord) == 16 * (3 + format::kTorchMaxInputValues / 2));
 
-struct NameCacheOwner {
-  ~NameCacheOwner() {
-    delete t_name_cache;
-    t_name_cache = nullptr;
+struct OpFrame {
+  const at::RecordFunction* fn;  // identifies the operator at its end callback
+  OpRecord record;
+};
+
+// Operators deeper than this on one thread fall back to kOpBegin/kOpEnd pairs.
+constexpr uint32_t kMaxOpDepth = 64;
+// CUPTI external ids pushed by this thread, innermost last.
+constexpr int kMaxPushedDepth = 64;
+
+struct ThreadOps {
+  uint32_t depth = 0;
+  int pushed_depth = 0;
+  uint64_t pushed_ids[kMaxPushedDepth];
+  OpFrame frames[kMaxOpDepth];
+  NameCache names;
+};
+
+// Made at the thread's first operator (the only allocation, never on the record path
+// afterwards) and freed when the thread exits. Initial-exec TLS: one load instead of a
+// __tls_get_addr call per callback; 8 bytes fit glibc's static TLS reserve for dlopen'ed
+// libraries. Everything else per thread lives behind this pointer.
+__attribute__((tls_model("initial-exec"))) thread_local ThreadOps* t_ops = nullptr;
+
+struct ThreadOpsOwner {
+  ~ThreadOpsOwner() {
+    delete t_ops;
+    t_ops = nullptr;
   }
 };
 
-NameCache& ThreadNameCache() {
-  if (__builtin_expect(t_name_cache == nullptr, 0)) {
-    thread_local NameCacheOwner owner;
-    t_name_cache = new NameCache();
+ThreadOps& CurrentThreadOps() {
+  if (__builtin_expect(t_ops == nullptr, 0)) {
+    thread_local ThreadOpsOwner owner;
+    t_ops = new ThreadOps();
   }
-  return *t_name_cache;
+  return *t_ops;
 }
 
 // ---- allocator events ----------------------------------------------------------------
@@ -184,72 +229,79 @@ void PopMemoryReporterOnThisThread() {
 
 // ---- operators -----------------------------------------------------------------------
 
-struct OpRecord {
-  RecordHeader header;
-  format::TorchOpIds ids;
-  format::TorchOpThreads threads;
-  uint64_t inputs[format::kTorchMaxInputValues];
-};
-static_assert(sizeof(OpRecord) == 16 * (3 + format::kTorchMaxInputValues / 2));
-
 // Appends the input stream; returns the number of u64 values written, or sets truncated.
 uint32_t PackInputs(const at::RecordFunction& fn, uint64_t* out, bool* truncated) {
   uint32_t count = 0;
-  auto push = [&](uint64_t value) {
-    if (count == format::kTorchMaxInputValues) {
-      *truncated = true;
-      return false;
-    }
-    out[count++] = value;
-    return true;
+  auto fits = [&](uint32_t values) {
+    if (count + values <= format::kTorchMaxInputValues) return true;
+    *truncated = true;
+    return false;
   };
   for (const c10::IValue& input : fn.inputs()) {
     if (input.isTensor()) {
       const at::Tensor& tensor = input.toTensor();
       if (!tensor.defined()) {
-        if (!push(TorchInputDescriptor(TorchInputTag::kUndefinedTensor, 0, 0))) break;
+        if (!fits(1)) break;
+        out[count++] = TorchInputDescriptor(TorchInputTag::kUndefinedTensor, 0, 0);
         continue;
       }
       const auto sizes = tensor.sizes();
       const auto rank = static_cast<uint8_t>(std::min<size_t>(sizes.size(), format::kTorchMaxRank));
-      if (count + 1 + rank > format::kTorchMaxInputValues) {
-        *truncated = true;
-        break;
-      }
-      push(TorchInputDescriptor(TorchInputTag::kTensor, static_cast<uint8_t>(tensor.scalar_type()),
-                                rank));
-      for (uint8_t d = 0; d < rank; ++d) push(static_cast<uint64_t>(sizes[d]));
+      if (!fits(1u + rank)) break;
+      out[count++] = TorchInputDescriptor(TorchInputTag::kTensor,
+                                          static_cast<uint8_t>(tensor.scalar_type()), rank);
+      for (uint8_t d = 0; d < rank; ++d) out[count++] = static_cast<uint64_t>(sizes[d]);
     } else if (input.isInt() || input.isDouble() || input.isBool()) {
-      if (count + 2 > format::kTorchMaxInputValues) {
-        *truncated = true;
-        break;
-      }
+      if (!fits(2)) break;
       if (input.isInt()) {
-        push(TorchInputDescriptor(TorchInputTag::kInt, 0, 0));
-        push(static_cast<uint64_t>(input.toInt()));
+        out[count++] = TorchInputDescriptor(TorchInputTag::kInt, 0, 0);
+        out[count++] = static_cast<uint64_t>(input.toInt());
       } else if (input.isDouble()) {
-        push(TorchInputDescriptor(TorchInputTag::kDouble, 0, 0));
+        out[count++] = TorchInputDescriptor(TorchInputTag::kDouble, 0, 0);
         const double value = input.toDouble();
-        uint64_t bits;
-        std::memcpy(&bits, &value, sizeof(bits));
-        push(bits);
+        std::memcpy(&out[count++], &value, sizeof(value));
       } else {
-        push(TorchInputDescriptor(TorchInputTag::kBool, 0, 0));
-        push(input.toBool() ? 1 : 0);
+        out[count++] = TorchInputDescriptor(TorchInputTag::kBool, 0, 0);
+        out[count++] = input.toBool() ? 1 : 0;
       }
+    } else if (input.isIntList()) {
+      const auto list = input.toIntList();
+      const auto size = static_cast<uint8_t>(std::min<size_t>(list.size(), format::kTorchMaxRank));
+      if (!fits(1u + size)) break;
+      out[count++] = TorchInputDescriptor(TorchInputTag::kIntList, 0, size);
+      for (uint8_t i = 0; i < size; ++i) out[count++] = static_cast<uint64_t>(list.get(i));
     } else {
       TorchInputTag tag = TorchInputTag::kOther;
       if (input.isNone()) {
         tag = TorchInputTag::kNone;
       } else if (input.isTensorList()) {
         tag = TorchInputTag::kTensorList;
-      } else if (input.isIntList() || input.isDoubleList()) {
+      } else if (input.isDoubleList()) {
         tag = TorchInputTag::kScalarList;
       }
-      if (!push(TorchInputDescriptor(tag, 0, 0))) break;
+      if (!fits(1)) break;
+      out[count++] = TorchInputDescriptor(tag, 0, 0);
     }
   }
   return count;
+}
+
+// Fills the input stream of `record` and the matching flags; returns the ext words.
+uint8_t CaptureInputs(const at::RecordFunction& fn, bool shapes_only_for_flops, OpRecord* record) {
+  bool truncated = false;
+  uint32_t values = 0;
+  // Some tensor kinds (nested, symbolic sizes) throw from sizes(); the operator must
+  // never see a profiler exception, so such inputs end the stream instead.
+  try {
+    values = PackInputs(fn, record->inputs, &truncated);
+  } catch (...) {
+    values = 0;
+    truncated = true;
+  }
+  if (truncated) record->header.aux |= format::kTorchOpInputsTruncated;
+  if (shapes_only_for_flops) record->header.aux |= format::kTorchOpInputsForFlops;
+  if (values % 2 == 1) record->inputs[values++] = 0;
+  return static_cast<uint8_t>(2 + values / 2);
 }
 
 // ---- GPU attribution -------------------------------------------------------------------
@@ -271,61 +323,124 @@ void ResolveCudaAttribution() {
   g_cuda_push.store(push, std::memory_order_release);
 }
 
-// Operators whose id this thread pushed, innermost last; exit pops only its own id, so a
-// window that opens or closes while operators are running never unbalances CUPTI's stack.
-constexpr int kMaxPushedDepth = 64;
-thread_local uint64_t t_pushed_ids[kMaxPushedDepth];
-thread_local int t_pushed_depth = 0;
-
-void PushCudaExternalId(const at::RecordFunction& fn) {
+// Operators whose id this thread pushed, innermost last (ThreadOps::pushed_ids); exit
+// pops only its own id, so a window that opens or closes while operators are running
+// never unbalances CUPTI's stack.
+void PushCudaExternalId(ThreadOps& ops, const at::RecordFunction& fn, bool async) {
   auto push = g_cuda_push.load(std::memory_order_acquire);
-  if (push == nullptr || fn.isAsync() || t_pushed_depth >= kMaxPushedDepth) return;
+  if (push == nullptr || async || ops.pushed_depth >= kMaxPushedDepth) return;
   if (push(AIPROF_CUDA_EXTERNAL_OPERATOR, fn.handle()) != 0) {
-    t_pushed_ids[t_pushed_depth++] = fn.handle();
+    ops.pushed_ids[ops.pushed_depth++] = fn.handle();
   }
 }
 
-void PopCudaExternalId(const at::RecordFunction& fn) {
-  if (t_pushed_depth == 0 || t_pushed_ids[t_pushed_depth - 1] != fn.handle()) return;
-  --t_pushed_depth;
+void PopCudaExternalId(ThreadOps& ops, const at::RecordFunction& fn) {
+  if (ops.pushed_depth == 0 || ops.pushed_ids[ops.pushed_depth - 1] != fn.handle()) return;
+  --ops.pushed_depth;
   g_cuda_pop.load(std::memory_order_relaxed)(AIPROF_CUDA_EXTERNAL_OPERATOR);
+}
+
+// record_function ranges may end on another thread (futures) and async operators do, so
+// they are written as a kOpBegin/kOpEnd pair joined by the record id, as are operators
+// nested deeper than the stack.
+bool WrittenAsPair(const at::RecordFunction& fn, bool async, const ThreadOps& ops) {
+  return async || fn.scope() == at::RecordScope::USER_SCOPE || ops.depth == kMaxOpDepth;
+}
+
+void EmitBegin(const OpRecord& record, uint8_t ext_words) {
+  struct {
+    RecordHeader header;
+    format::TorchOpIds ids;
+    format::TorchOpThreads threads;
+    uint64_t inputs[format::kTorchMaxInputValues];
+  } begin;
+  begin.header = record.header;
+  begin.header.kind = format::ToKind(TorchKind::kOpBegin);
+  begin.header.ext_words = ext_words;
+  begin.ids = record.ids;
+  begin.threads = {record.end.forward_thread_id, record.end.thread_id};
+  std::memcpy(begin.inputs, record.inputs, (ext_words - 2u) * 16u);
+  aiprof_emit(&begin, 1u + ext_words);
 }
 
 std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
   if (aiprof_collecting == 0) return nullptr;
-  PushCudaExternalId(fn);
-  OpRecord record;
+  ThreadOps& ops = CurrentThreadOps();
+  const bool async = fn.isAsync();
+  PushCudaExternalId(ops, fn, async);
+  const bool pair = WrittenAsPair(fn, async, ops);
+  OpFrame scratch;
+  OpFrame& frame = pair ? scratch : ops.frames[ops.depth];
+  OpRecord& record = frame.record;
+  const NameCache::Name name = ops.names.Intern(fn.name());
   uint16_t aux = static_cast<uint16_t>(fn.scope());
-  if (fn.isAsync()) aux |= format::kTorchOpAsync;
-  uint32_t values = 0;
-  if (fn.needsInputs()) {
-    bool truncated = false;
-    // Some tensor kinds (nested, symbolic sizes) throw from sizes(); the operator must
-    // never see a profiler exception, so such inputs end the stream instead.
-    try {
-      values = PackInputs(fn, record.inputs, &truncated);
-    } catch (...) {
-      values = 0;
-      truncated = true;
-    }
-    if (truncated) aux |= format::kTorchOpInputsTruncated;
-    if (values % 2 == 1) record.inputs[values++] = 0;
-  }
-  const auto ext_words = static_cast<uint8_t>(2 + values / 2);
-  record.header = {0, format::ToKind(TorchKind::kOpBegin), ext_words, aux,
-                   ThreadNameCache().Intern(fn.name())};
+  if (async) aux |= format::kTorchOpAsync;
+  record.header = {0, format::ToKind(TorchKind::kOp), 2, aux, name.id};
   record.ids = {fn.handle(), fn.seqNr()};
-  record.threads = {fn.forwardThreadId(), fn.threadId()};
+  record.end = {0, static_cast<uint32_t>(fn.forwardThreadId()),
+                static_cast<uint32_t>(fn.threadId())};
+  if (fn.needsInputs()) {
+    const bool shapes = g_record_shapes.load(std::memory_order_relaxed);
+    const bool flops = name.flop_counted && g_with_flops.load(std::memory_order_relaxed);
+    if (shapes || flops) {
+      record.header.ext_words = CaptureInputs(fn, !shapes, &record);
+      if (flops) record.header.aux |= format::kTorchOpCountFlops;
+    }
+  }
+  if (pair) {
+    record.header.ts = aiprof_now();
+    EmitBegin(record, record.header.ext_words);
+    return nullptr;
+  }
+  frame.fn = &fn;
+  ++ops.depth;
+  // Last, so the capture work above is not charged to the operator.
   record.header.ts = aiprof_now();
-  aiprof_emit(&record, 1u + ext_words);
   return nullptr;
 }
 
-void OnOpExit(const at::RecordFunction& fn, at::ObserverContext*) {
-  PopCudaExternalId(fn);
-  RecordHeader header{aiprof_now(), format::ToKind(TorchKind::kOpEnd), 0,
-                      static_cast<uint16_t>(fn.scope()), static_cast<uint32_t>(fn.handle())};
+void EmitEnd(const at::RecordFunction& fn, uint64_t end) {
+  RecordHeader header{end, format::ToKind(TorchKind::kOpEnd), 0, static_cast<uint16_t>(fn.scope()),
+                      static_cast<uint32_t>(fn.handle())};
   aiprof_emit(&header, 1);
+}
+
+// An operator whose slot is not on top: slots above it belong to operators that will end
+// on another thread (they became async after their start), so they are written as
+// kOpBegin records now and their kOpEnd comes from that thread. No slot at all: the
+// operator began as a pair, or before the window opened.
+void EndOffTop(ThreadOps& ops, const at::RecordFunction& fn, uint64_t end) {
+  uint32_t index = ops.depth;
+  while (index > 0 && ops.frames[index - 1].fn != &fn) --index;
+  if (index == 0) {
+    EmitEnd(fn, end);
+    return;
+  }
+  for (uint32_t above = index; above < ops.depth; ++above) {
+    const OpRecord& orphan = ops.frames[above].record;
+    EmitBegin(orphan, orphan.header.ext_words);
+  }
+  ops.depth = index - 1;
+  OpRecord& record = ops.frames[index - 1].record;
+  record.end.end_ts = end;
+  aiprof_emit(&record, 1u + record.header.ext_words);
+}
+
+void OnOpExit(const at::RecordFunction& fn, at::ObserverContext*) {
+  const uint64_t end = aiprof_now();
+  ThreadOps* ops = t_ops;
+  if (ops == nullptr) {
+    EmitEnd(fn, end);
+    return;
+  }
+  PopCudaExternalId(*ops, fn);
+  if (__builtin_expect(ops->depth > 0 && ops->frames[ops->depth - 1].fn == &fn, 1)) {
+    OpRecord& record = ops->frames[--ops->depth].record;
+    record.end.end_ts = end;
+    aiprof_emit(&record, 1u + record.header.ext_words);
+    return;
+  }
+  EndOffTop(*ops, fn, end);
 }
 
 // ---- collection windows --------------------------------------------------------------
@@ -338,10 +453,12 @@ void OnStart(void*) {
   ResolveCudaAttribution();
   std::lock_guard<std::mutex> lock(g_window_mutex);
   g_memory_enabled.store(settings.profile_memory, std::memory_order_relaxed);
+  g_record_shapes.store(settings.record_shapes, std::memory_order_relaxed);
+  g_with_flops.store(settings.with_flops, std::memory_order_relaxed);
   if (settings.profile_memory) PushMemoryReporterOnThisThread();
   if (!settings.operators || g_callback != 0) return;
   g_callback = at::addGlobalCallback(at::RecordFunctionCallback(OnOpEnter, OnOpExit)
-                                         .needsInputs(settings.record_shapes)
+                                         .needsInputs(settings.record_shapes || settings.with_flops)
                                          .needsIds(true));
 }
 
