@@ -120,12 +120,18 @@ def main():
         step()
     ops = count_ops(step)
     results = {name: [] for name in modes()}
+    # The whole window, start to stop, on the CPU clock of every thread of the process: what
+    # the job pays in all, including a profiler's work at stop (torch.profiler turns its
+    # records into events there; aiprof flushes its buffers from a writer thread).
+    windows = {name: [] for name in modes()}
     # Modes alternate run by run so drifts (frequency, other load) hit all of them alike.
     for _ in range(args.runs):
         for name, make in modes().items():
+            window_start = time.process_time_ns()
             with make():
                 step()  # first step in a window pays one-time setup
                 results[name].append(time_steps(step, args.steps))
+            windows[name].append((time.process_time_ns() - window_start) / (args.steps + 1))
     base = statistics.median(results["none"])
     base_min = min(results["none"])
     rows = []
@@ -153,9 +159,24 @@ def main():
             if theirs > 0:
                 print("%s: aiprof%s adds %.2f of torch.profiler%s's cost" % (
                     label, shapes, ours / theirs, shapes))
+    window_base = statistics.median(windows["none"])
+    window_added = {name: (statistics.median(samples) - window_base) / ops
+                    for name, samples in windows.items()}
+    print("whole window (start, %d steps, stop; process CPU time of all threads), per step"
+          % (args.steps + 1))
+    print("%-32s %12s %12s" % ("mode", "median (us)", "added ns/op"))
+    for name, samples in windows.items():
+        print("%-32s %12.1f %12.0f" % (name, statistics.median(samples) / 1000.0,
+                                       window_added[name]))
+    for shapes in ("", " record_shapes"):
+        theirs = window_added["torch.profiler" + shapes]
+        if theirs > 0:
+            print("whole window: aiprof%s adds %.2f of torch.profiler%s's cost" % (
+                shapes, window_added["aiprof" + shapes] / theirs, shapes))
     if args.json:
         with open(args.json, "w") as handle:
-            json.dump({"ops_per_step": ops, "rows": rows}, handle, indent=2)
+            json.dump({"ops_per_step": ops, "rows": rows,
+                       "whole_window_added_ns_per_op": window_added}, handle, indent=2)
     return 0
 
 
