@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include "sources/cuda/symbol_resolver.h"
+
 namespace aiprof::cuda {
 
 // AIPROF_CUPTI_PATH, when set, is the only candidate: the user chose that library.
@@ -29,21 +31,6 @@ void* OpenCuptiLibrary(std::string* tried) {
   return nullptr;
 }
 
-namespace {
-
-template <typename Function>
-bool Resolve(void* handle, const char* symbol, Function* out, std::string* error) {
-  void* address = dlsym(handle, symbol);
-  if (address == nullptr) {
-    *error = std::string("libcupti has no ") + symbol + " (CUPTI older than CUDA 11.6?)";
-    return false;
-  }
-  *out = reinterpret_cast<Function>(address);
-  return true;
-}
-
-}  // namespace
-
 bool LoadCuptiApi(CuptiApi* api, std::string* error) {
   std::string tried;
   void* handle = OpenCuptiLibrary(&tried);
@@ -52,26 +39,25 @@ bool LoadCuptiApi(CuptiApi* api, std::string* error) {
              "); set AIPROF_CUPTI_PATH to libcupti.so of the CUDA toolkit in use";
     return false;
   }
+  const SymbolResolver resolve(handle, "libcupti", "CUPTI older than CUDA 11.6?", error);
   CuptiApi loaded{};
   bool ok =
-      Resolve(handle, "cuptiActivityEnable", &loaded.activity_enable, error) &&
-      Resolve(handle, "cuptiActivityDisable", &loaded.activity_disable, error) &&
-      Resolve(handle, "cuptiActivityRegisterCallbacks", &loaded.activity_register_callbacks,
-              error) &&
-      Resolve(handle, "cuptiActivityRegisterTimestampCallback",
-              &loaded.activity_register_timestamp_callback, error) &&
-      Resolve(handle, "cuptiActivityFlushAll", &loaded.activity_flush_all, error) &&
-      Resolve(handle, "cuptiActivityGetNextRecord", &loaded.activity_get_next_record, error) &&
-      Resolve(handle, "cuptiActivityGetNumDroppedRecords", &loaded.activity_get_num_dropped_records,
-              error) &&
-      Resolve(handle, "cuptiActivityPushExternalCorrelationId",
-              &loaded.activity_push_external_correlation_id, error) &&
-      Resolve(handle, "cuptiActivityPopExternalCorrelationId",
-              &loaded.activity_pop_external_correlation_id, error) &&
-      Resolve(handle, "cuptiSetThreadIdType", &loaded.set_thread_id_type, error) &&
-      Resolve(handle, "cuptiGetTimestamp", &loaded.get_timestamp, error) &&
-      Resolve(handle, "cuptiGetCallbackName", &loaded.get_callback_name, error) &&
-      Resolve(handle, "cuptiGetResultString", &loaded.get_result_string, error);
+      resolve("cuptiActivityEnable", &loaded.activity_enable) &&
+      resolve("cuptiActivityDisable", &loaded.activity_disable) &&
+      resolve("cuptiActivityRegisterCallbacks", &loaded.activity_register_callbacks) &&
+      resolve("cuptiActivityRegisterTimestampCallback",
+              &loaded.activity_register_timestamp_callback) &&
+      resolve("cuptiActivityFlushAll", &loaded.activity_flush_all) &&
+      resolve("cuptiActivityGetNextRecord", &loaded.activity_get_next_record) &&
+      resolve("cuptiActivityGetNumDroppedRecords", &loaded.activity_get_num_dropped_records) &&
+      resolve("cuptiActivityPushExternalCorrelationId",
+              &loaded.activity_push_external_correlation_id) &&
+      resolve("cuptiActivityPopExternalCorrelationId",
+              &loaded.activity_pop_external_correlation_id) &&
+      resolve("cuptiSetThreadIdType", &loaded.set_thread_id_type) &&
+      resolve("cuptiGetTimestamp", &loaded.get_timestamp) &&
+      resolve("cuptiGetCallbackName", &loaded.get_callback_name) &&
+      resolve("cuptiGetResultString", &loaded.get_result_string);
   if (!ok) return false;
   loaded.activity_enable_cuda_event_device_timestamps = reinterpret_cast<CUptiResult (*)(uint8_t)>(
       dlsym(handle, "cuptiActivityEnableCudaEventDeviceTimestamps"));

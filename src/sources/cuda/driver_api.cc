@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include "sources/cuda/symbol_resolver.h"
+
 namespace aiprof::cuda {
 namespace {
 
@@ -9,17 +11,6 @@ namespace {
 // cuCtxPushCurrent_v2); expanding the name before stringizing it resolves that symbol.
 #define AIPROF_SYMBOL_NAME(name) AIPROF_STRINGIZE(name)
 #define AIPROF_STRINGIZE(name) #name
-
-template <typename Function>
-bool Resolve(void* handle, const char* symbol, Function* out, std::string* error) {
-  void* address = dlsym(handle, symbol);
-  if (address == nullptr) {
-    *error = std::string("libcuda has no ") + symbol + " (driver older than the CUDA 13 headers?)";
-    return false;
-  }
-  *out = reinterpret_cast<Function>(address);
-  return true;
-}
 
 }  // namespace
 
@@ -29,23 +20,21 @@ bool LoadDriverApi(DriverApi* api, std::string* error) {
     *error = "cannot load libcuda.so.1 (no NVIDIA driver in this process)";
     return false;
   }
+  const SymbolResolver resolve(handle, "libcuda", "driver older than the CUDA 13 headers?", error);
   DriverApi loaded{};
   const bool ok =
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuStreamGetCtx), &loaded.stream_get_ctx, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuEventCreate), &loaded.event_create, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuEventRecord), &loaded.event_record, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuEventDestroy), &loaded.event_destroy, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuCtxPushCurrent), &loaded.ctx_push_current, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuCtxPopCurrent), &loaded.ctx_pop_current, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuCtxGetDevice), &loaded.ctx_get_device, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuDeviceGetCount), &loaded.device_get_count, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuDeviceGet), &loaded.device_get, error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuDevicePrimaryCtxGetState), &loaded.primary_ctx_get_state,
-              error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuDevicePrimaryCtxRetain), &loaded.primary_ctx_retain,
-              error) &&
-      Resolve(handle, AIPROF_SYMBOL_NAME(cuDevicePrimaryCtxRelease), &loaded.primary_ctx_release,
-              error);
+      resolve(AIPROF_SYMBOL_NAME(cuStreamGetCtx), &loaded.stream_get_ctx) &&
+      resolve(AIPROF_SYMBOL_NAME(cuEventCreate), &loaded.event_create) &&
+      resolve(AIPROF_SYMBOL_NAME(cuEventRecord), &loaded.event_record) &&
+      resolve(AIPROF_SYMBOL_NAME(cuEventDestroy), &loaded.event_destroy) &&
+      resolve(AIPROF_SYMBOL_NAME(cuCtxPushCurrent), &loaded.ctx_push_current) &&
+      resolve(AIPROF_SYMBOL_NAME(cuCtxPopCurrent), &loaded.ctx_pop_current) &&
+      resolve(AIPROF_SYMBOL_NAME(cuCtxGetDevice), &loaded.ctx_get_device) &&
+      resolve(AIPROF_SYMBOL_NAME(cuDeviceGetCount), &loaded.device_get_count) &&
+      resolve(AIPROF_SYMBOL_NAME(cuDeviceGet), &loaded.device_get) &&
+      resolve(AIPROF_SYMBOL_NAME(cuDevicePrimaryCtxGetState), &loaded.primary_ctx_get_state) &&
+      resolve(AIPROF_SYMBOL_NAME(cuDevicePrimaryCtxRetain), &loaded.primary_ctx_retain) &&
+      resolve(AIPROF_SYMBOL_NAME(cuDevicePrimaryCtxRelease), &loaded.primary_ctx_release);
   if (!ok) return false;
   *api = loaded;
   return true;

@@ -4,21 +4,9 @@
 
 #include <cstdlib>
 
+#include "sources/cuda/symbol_resolver.h"
+
 namespace aiprof::cuda {
-namespace {
-
-template <typename Function>
-bool Resolve(void* handle, const char* symbol, Function* out, std::string* error) {
-  void* address = dlsym(handle, symbol);
-  if (address == nullptr) {
-    *error = std::string("libnvidia-ml has no ") + symbol;
-    return false;
-  }
-  *out = reinterpret_cast<Function>(address);
-  return true;
-}
-
-}  // namespace
 
 bool LoadNvmlApi(NvmlApi* api, std::string* error) {
   const char* override_path = std::getenv("AIPROF_NVML_PATH");
@@ -33,20 +21,19 @@ bool LoadNvmlApi(NvmlApi* api, std::string* error) {
     *error = "cannot load libnvidia-ml.so.1 (the NVIDIA driver's NVML); GPU counters are off";
     return false;
   }
+  const SymbolResolver resolve(handle, "libnvidia-ml", "NVIDIA driver older than this NVML call",
+                               error);
   NvmlApi loaded{};
-  bool ok =
-      Resolve(handle, "nvmlInit_v2", &loaded.init, error) &&
-      Resolve(handle, "nvmlShutdown", &loaded.shutdown, error) &&
-      Resolve(handle, "nvmlDeviceGetCount_v2", &loaded.device_get_count, error) &&
-      Resolve(handle, "nvmlDeviceGetHandleByIndex_v2", &loaded.device_get_handle_by_index, error) &&
-      Resolve(handle, "nvmlDeviceGetUtilizationRates", &loaded.device_get_utilization_rates,
-              error) &&
-      Resolve(handle, "nvmlDeviceGetMemoryInfo", &loaded.device_get_memory_info, error) &&
-      Resolve(handle, "nvmlDeviceGetPowerUsage", &loaded.device_get_power_usage, error) &&
-      Resolve(handle, "nvmlDeviceGetClockInfo", &loaded.device_get_clock_info, error) &&
-      Resolve(handle, "nvmlDeviceGetTemperature", &loaded.device_get_temperature, error) &&
-      Resolve(handle, "nvmlDeviceGetPcieThroughput", &loaded.device_get_pcie_throughput, error) &&
-      Resolve(handle, "nvmlErrorString", &loaded.error_string, error);
+  bool ok = resolve("nvmlInit_v2", &loaded.init) && resolve("nvmlShutdown", &loaded.shutdown) &&
+            resolve("nvmlDeviceGetCount_v2", &loaded.device_get_count) &&
+            resolve("nvmlDeviceGetHandleByIndex_v2", &loaded.device_get_handle_by_index) &&
+            resolve("nvmlDeviceGetUtilizationRates", &loaded.device_get_utilization_rates) &&
+            resolve("nvmlDeviceGetMemoryInfo", &loaded.device_get_memory_info) &&
+            resolve("nvmlDeviceGetPowerUsage", &loaded.device_get_power_usage) &&
+            resolve("nvmlDeviceGetClockInfo", &loaded.device_get_clock_info) &&
+            resolve("nvmlDeviceGetTemperature", &loaded.device_get_temperature) &&
+            resolve("nvmlDeviceGetPcieThroughput", &loaded.device_get_pcie_throughput) &&
+            resolve("nvmlErrorString", &loaded.error_string);
   if (!ok) return false;
   *api = loaded;
   return true;
