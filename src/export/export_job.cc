@@ -189,7 +189,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       SummaryTarget target{output_dir.string(), timestamp, options.summary_format,
                            &summaries_written, &errors};
       WriteAllSummaries(*m, target);
-      exporting::WriteCudaSummaries(*m, target);
+      exporter::WriteCudaSummaries(*m, target);
       if (timeline_thread.joinable()) timeline_thread.join();
       if (timeline_ok) {
         written.push_back(timeline);

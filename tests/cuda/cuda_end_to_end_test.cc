@@ -180,7 +180,7 @@ TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
   CudaCollector collector(cupti.api(), RuntimeHost(), {});
   const Model m = model::ParseProfDir(Collect(collector, cupti));
 
-  const std::string op_summary = exporting::CudaKernelDetailsCsv(m);
+  const std::string op_summary = exporter::CudaKernelDetailsCsv(m);
   EXPECT_TRUE(op_summary.starts_with("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type"));
   EXPECT_EQ(Lines(op_summary), 1u + session_.kernels);
   EXPECT_NE(op_summary.find(",\"reduce(float const*, float*, int)\",N/A,N/A,KERNEL,"),
@@ -189,16 +189,16 @@ TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
   EXPECT_NE(op_summary.find(",\"[1024, 1, 1]\",\"[512, 1, 1]\",32,2048,100.00,"), std::string::npos)
       << op_summary;
 
-  const std::string task_time = exporting::CudaTaskTimeCsv(m);
+  const std::string task_time = exporter::CudaTaskTimeCsv(m);
   EXPECT_EQ(Lines(task_time), 1u + session_.kernels + session_.memcpys + session_.memsets);
 
-  const std::string copies = exporting::CudaMemcpyCsv(m);
+  const std::string copies = exporter::CudaMemcpyCsv(m);
   EXPECT_EQ(Lines(copies), 1u + session_.memcpys);
   EXPECT_NE(copies.find(",HtoD,Pageable,Device,4194304,"), std::string::npos) << copies;
   EXPECT_NE(copies.find(",DtoH,Device,Pinned,4194304,"), std::string::npos) << copies;
 
   // Three 4 MiB allocations: 4096, 8192, 12288 KB allocated by the app.
-  const std::string memory = exporting::CudaDeviceMemoryCsv(m);
+  const std::string memory = exporter::CudaDeviceMemoryCsv(m);
   EXPECT_EQ(Lines(memory), 1u + session_.allocations);
   EXPECT_NE(memory.find("0,app,0.000,12288.000,12288.000,"), std::string::npos) << memory;
 
@@ -206,7 +206,7 @@ TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
   std::vector<std::string> written, errors;
   const exporter::SummaryTarget target{output_.string(), "test", exporter::SummaryFormat::kCsv,
                                        &written, &errors};
-  exporting::WriteCudaSummaries(m, target);
+  exporter::WriteCudaSummaries(m, target);
   EXPECT_TRUE(errors.empty());
   ASSERT_EQ(written.size(), 4u);
   for (const std::string& path : written) EXPECT_TRUE(fs::exists(path)) << path;
@@ -316,7 +316,7 @@ TEST_F(CudaDeviceFeatures, KernelCountersBecomeKernelArgsAndOpSummaryColumns) {
   EXPECT_EQ(hit_rate["scale(float*, float, int)"], 87.5);
   EXPECT_EQ(hit_rate["reduce(float const*, float*, int)"], 42.25);
 
-  const std::string csv = exporting::CudaKernelDetailsCsv(m);
+  const std::string csv = exporter::CudaKernelDetailsCsv(m);
   const std::string header = csv.substr(0, csv.find('\n'));
   EXPECT_TRUE(
       header.ends_with("Graph Node ID,l2_hit_rate(%),l2_read_hit_rate(%),l2_write_hit_rate(%)"))

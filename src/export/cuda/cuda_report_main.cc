@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
     std::vector<std::string> written, errors;
     aiprof::exporter::SummaryTarget target{csv_dir, "report", aiprof::exporter::SummaryFormat::kCsv,
                                            &written, &errors};
-    aiprof::exporting::WriteCudaSummaries(model, target);
+    aiprof::exporter::WriteCudaSummaries(model, target);
     for (const std::string& problem : errors) {
       std::fprintf(stderr, "aiprof_cuda_report: %s\n", problem.c_str());
     }

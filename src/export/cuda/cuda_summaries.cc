@@ -10,7 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
-namespace aiprof::exporting {
+namespace aiprof::exporter {
 namespace {
 
 using model::Model;
@@ -294,4 +294,4 @@ void WriteCudaSummaries(const Model& model, const exporter::SummaryTarget& targe
   }
 }
 
-}  // namespace aiprof::exporting
+}  // namespace aiprof::exporter

@@ -14,7 +14,7 @@
 #include "export/csv/summary_writer.h"
 #include "model/model.h"
 
-namespace aiprof::exporting {
+namespace aiprof::exporter {
 
 std::string CudaKernelDetailsCsv(const model::Model& model);
 std::string CudaTaskTimeCsv(const model::Model& model);
@@ -26,4 +26,4 @@ std::string CudaDeviceMemoryCsv(const model::Model& model);
 // (naming the file) to target.errors.
 void WriteCudaSummaries(const model::Model& model, const exporter::SummaryTarget& target);
 
-}  // namespace aiprof::exporting
+}  // namespace aiprof::exporter

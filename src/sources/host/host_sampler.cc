@@ -19,7 +19,7 @@
 #include "sources/host/prof_dirs.h"
 
 namespace aiprof::host {
-namespace fmt = aiprof::format;
+namespace raw = aiprof::format;
 namespace names = aiprof::format::host_counters;
 
 uint64_t MonotonicRawNs() {
@@ -93,12 +93,12 @@ struct HostSampler::State {
   uint64_t dropped_samples = 0;
 
   // Output.
-  fmt::RecordBuffer events;
+  raw::RecordBuffer events;
   std::unordered_map<std::string, uint32_t> string_ids;
   std::vector<std::pair<uint32_t, std::string>> new_strings;
   nlohmann::json processes = nlohmann::json::object();
   bool processes_changed = false;
-  std::unique_ptr<fmt::ChunkWriter> writer;
+  std::unique_ptr<raw::ChunkWriter> writer;
   std::string prof_dir;
   std::string error;
   uint64_t last_flush_ns = 0;
@@ -115,28 +115,28 @@ struct HostSampler::State {
     return it->second;
   }
 
-  void Counter(uint64_t ts, const char* name, fmt::CounterScope scope, uint32_t instance,
+  void Counter(uint64_t ts, const char* name, raw::CounterScope scope, uint32_t instance,
                double value, const char* unit) {
     if (events.size() >= kMaxPendingBytes) {
       ++dropped_samples;
       return;
     }
-    fmt::CounterValue counter{value, instance, Intern(unit)};
-    events.AddWith(static_cast<uint8_t>(fmt::RecordKind::kCounter), ts,
+    raw::CounterValue counter{value, instance, Intern(unit)};
+    events.AddWith(static_cast<uint8_t>(raw::RecordKind::kCounter), ts,
                    static_cast<uint16_t>(scope), Intern(name), counter);
   }
 
   void ClockSync() {
     uint64_t mono = MonotonicRawNs();
-    fmt::ClockSample sample{mono, RealtimeNs()};
-    events.AddWith(static_cast<uint8_t>(fmt::RecordKind::kClockSync), mono, 0, 0, sample);
+    raw::ClockSample sample{mono, RealtimeNs()};
+    events.AddWith(static_cast<uint8_t>(raw::RecordKind::kClockSync), mono, 0, 0, sample);
   }
 
   bool InWindow(uint64_t now) const {
     return now >= options.window_begin_ns && now <= options.window_end_ns;
   }
 
-  void CpuCounters(uint64_t ts, fmt::CounterScope scope, uint32_t instance, const CpuTimes& now,
+  void CpuCounters(uint64_t ts, raw::CounterScope scope, uint32_t instance, const CpuTimes& now,
                    const CpuTimes& before) {
     double total = static_cast<double>(now.Total() - before.Total());
     if (total <= 0) return;
@@ -157,24 +157,24 @@ struct HostSampler::State {
     if (!stat) return;
     if (emit && previous_stat) {
       double seconds = static_cast<double>(now - previous_stat_ns) / 1e9;
-      CpuCounters(now, fmt::CounterScope::kMachine, 0, stat->total, previous_stat->total);
+      CpuCounters(now, raw::CounterScope::kMachine, 0, stat->total, previous_stat->total);
       for (size_t cpu = 0; cpu < stat->per_cpu.size(); ++cpu) {
         if (!stat->cpu_present[cpu] || cpu >= previous_stat->per_cpu.size() ||
             !previous_stat->cpu_present[cpu]) {
           continue;
         }
-        CpuCounters(now, fmt::CounterScope::kCpu, static_cast<uint32_t>(cpu), stat->per_cpu[cpu],
+        CpuCounters(now, raw::CounterScope::kCpu, static_cast<uint32_t>(cpu), stat->per_cpu[cpu],
                     previous_stat->per_cpu[cpu]);
       }
       if (seconds > 0) {
         Counter(
-            now, names::kContextSwitches, fmt::CounterScope::kMachine, 0,
+            now, names::kContextSwitches, raw::CounterScope::kMachine, 0,
             static_cast<double>(stat->context_switches - previous_stat->context_switches) / seconds,
             "1/s");
       }
-      Counter(now, names::kProcsRunning, fmt::CounterScope::kMachine, 0,
+      Counter(now, names::kProcsRunning, raw::CounterScope::kMachine, 0,
               static_cast<double>(stat->procs_running), "");
-      Counter(now, names::kProcsBlocked, fmt::CounterScope::kMachine, 0,
+      Counter(now, names::kProcsBlocked, raw::CounterScope::kMachine, 0,
               static_cast<double>(stat->procs_blocked), "");
     }
     previous_stat = std::move(stat);
@@ -201,7 +201,7 @@ struct HostSampler::State {
       auto it = values.find(field);
       if (it == values.end()) continue;
       bool pages = std::string_view(field).rfind("HugePages", 0) == 0;
-      Counter(now, name, fmt::CounterScope::kMachine, 0, static_cast<double>(it->second),
+      Counter(now, name, raw::CounterScope::kMachine, 0, static_cast<double>(it->second),
               pages ? "pages" : "KB");
     }
   }
@@ -215,7 +215,7 @@ struct HostSampler::State {
     if (emit && previous_net && seconds > 0) {
       auto rate = [&](uint64_t a, uint64_t b) { return static_cast<double>(a - b) / seconds; };
       const NetDevTotals& p = *previous_net;
-      auto machine = fmt::CounterScope::kMachine;
+      auto machine = raw::CounterScope::kMachine;
       Counter(now, names::kNetRxBytes, machine, 0, rate(net->rx_bytes, p.rx_bytes), "bytes/s");
       Counter(now, names::kNetTxBytes, machine, 0, rate(net->tx_bytes, p.tx_bytes), "bytes/s");
       Counter(now, names::kNetRxPackets, machine, 0, rate(net->rx_packets, p.rx_packets), "1/s");
@@ -279,7 +279,7 @@ struct HostSampler::State {
         processes_changed = true;
       }
       uint32_t instance = static_cast<uint32_t>(pid);
-      auto scope = fmt::CounterScope::kProcess;
+      auto scope = raw::CounterScope::kProcess;
       if (emit && options.process_mem) {
         Counter(now, names::kProcRss, scope, instance,
                 static_cast<double>(stat->rss_pages) * page_kb, "KB");
@@ -370,7 +370,7 @@ struct HostSampler::State {
 
   bool WriteMetadata(const nlohmann::json& meta) {
     std::string text = meta.dump();
-    return writer->WriteChunk(fmt::ChunkType::kMetadata, 0, text.data(),
+    return writer->WriteChunk(raw::ChunkType::kMetadata, 0, text.data(),
                               static_cast<uint32_t>(text.size()));
   }
 
@@ -384,10 +384,10 @@ struct HostSampler::State {
       if (dir.empty()) return false;
     }
     std::string path = dir + "/host/data/host_sys." + std::to_string(getpid()) + ".data";
-    fmt::ChunkWriterOptions writer_options;
+    raw::ChunkWriterOptions writer_options;
     writer_options.compress = true;
     writer =
-        fmt::ChunkWriter::Create(path, static_cast<uint32_t>(getpid()), writer_options, &error);
+        raw::ChunkWriter::Create(path, static_cast<uint32_t>(getpid()), writer_options, &error);
     if (!writer) return false;
     prof_dir = dir;
     nlohmann::json meta = Metadata();
@@ -412,14 +412,14 @@ struct HostSampler::State {
       processes_changed = false;
     }
     if (!new_strings.empty()) {
-      fmt::StringTableBuffer strings;
+      raw::StringTableBuffer strings;
       for (const auto& [id, text] : new_strings) strings.Add(id, text);
-      if (!writer->WriteChunk(fmt::ChunkType::kStrings, 0, strings.data(), strings.size())) {
+      if (!writer->WriteChunk(raw::ChunkType::kStrings, 0, strings.data(), strings.size())) {
         error = writer->last_error();
       }
       new_strings.clear();
     }
-    if (!writer->WriteChunk(fmt::ChunkType::kEvents, 0, events.data(), events.size())) {
+    if (!writer->WriteChunk(raw::ChunkType::kEvents, 0, events.data(), events.size())) {
       error = writer->last_error();
     }
     events.clear();
