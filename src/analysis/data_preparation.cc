@@ -5,7 +5,7 @@
 #include <cctype>
 #include <string_view>
 
-#include "analysis/interval_union.h"
+#include "analysis/intervals.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -33,17 +33,16 @@ NameKind Classify(std::string_view name) {
 
 }  // namespace
 
-DataPreparationResult ComputeDataPreparation(const model::Model& model) {
+DataPreparationResult ComputeDataPreparation(const model::Model& model, const StepList& steps) {
   DataPreparationResult result;
   const model::SliceTable& s = model.slices;
-  const model::StepTable& steps = model.steps;
 
   std::vector<uint8_t> kind(model.strings.size(), kOther);
   for (model::StringId id = 0; id < model.strings.size(); ++id) {
     kind[id] = Classify(model.strings.Get(id));
   }
   std::vector<uint8_t> runs_steps(model.threads.size(), 0);
-  for (uint32_t thread : steps.thread) runs_steps[thread] = 1;
+  for (const StepRange& step : steps.steps) runs_steps[step.thread] = 1;
 
   std::vector<std::vector<Interval>> waits(model.threads.size());
   std::vector<Interval> loaders;
@@ -69,19 +68,20 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model) {
   loader_ends.reserve(loaders.size());
   for (const Interval& loader : loaders) loader_ends.push_back(loader.end);
   std::sort(loader_ends.begin(), loader_ends.end());
-  const std::vector<Interval> loader_busy = MergeIntervals(std::move(loaders));
-  for (auto& thread_waits : waits) thread_waits = MergeIntervals(std::move(thread_waits));
+  std::vector<Interval> loader_busy = std::move(loaders);
+  MergeInPlace(loader_busy);
+  for (auto& thread_waits : waits) MergeInPlace(thread_waits);
 
-  result.steps.reserve(steps.size());
-  for (uint32_t i = 0; i < steps.size(); ++i) {
+  result.steps.reserve(steps.steps.size());
+  for (const StepRange& step : steps.steps) {
     DataPreparationStep row;
-    row.step = steps.step[i];
-    row.thread = steps.thread[i];
-    row.begin_ns = steps.ts[i];
-    row.end_ns = steps.end[i];
+    row.step = step.step;
+    row.thread = step.thread;
+    row.begin_ns = step.begin_ns;
+    row.end_ns = step.end_ns;
     const std::vector<Interval>& thread_waits = waits[row.thread];
-    row.wait_ns = CoveredWithin(thread_waits, row.begin_ns, row.end_ns);
-    row.loader_busy_ns = CoveredWithin(loader_busy, row.begin_ns, row.end_ns);
+    row.wait_ns = LengthWithin(thread_waits, row.begin_ns, row.end_ns);
+    row.loader_busy_ns = LengthWithin(loader_busy, row.begin_ns, row.end_ns);
     auto wait = std::upper_bound(thread_waits.begin(), thread_waits.end(), row.begin_ns,
                                  [](int64_t t, const Interval& w) { return t < w.end; });
     for (; wait != thread_waits.end() && wait->begin < row.end_ns; ++wait) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/steps.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -43,7 +44,7 @@ struct DataPreparationStep {
 struct DataPreparationResult {
   // Which inputs were found: "DataLoader operators", "wait ranges", "loader ranges".
   std::vector<std::string> inputs;
-  bool has_queue_view = false;  // loader ranges exist, so queue_empty is meaningful
+  bool has_queue_view = false;             // loader ranges exist, so queue_empty is meaningful
   std::vector<DataPreparationStep> steps;  // by step number, then thread
   int64_t total_wait_ns = 0;
   int64_t total_step_ns = 0;
@@ -56,6 +57,7 @@ struct DataPreparationResult {
   }
 };
 
-DataPreparationResult ComputeDataPreparation(const model::Model& model);
+// `steps`: the steps found once for every analysis (analysis/steps.h).
+DataPreparationResult ComputeDataPreparation(const model::Model& model, const StepList& steps);
 
 }  // namespace aiprof::analysis

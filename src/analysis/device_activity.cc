@@ -125,7 +125,8 @@ Activities SelectActivities(const model::Model& model) {
       // Types are decided once per (name, category) pair, not per slice.
       const uint64_t key = uint64_t{s.name[row]} << 32 | s.category[row];
       auto [it, inserted] = type_of.try_emplace(key, ActivityType::kComputation);
-      if (inserted) it->second = ClassifyActivity(model.Str(s.name[row]), model.Str(s.category[row]));
+      if (inserted)
+        it->second = ClassifyActivity(model.Str(s.name[row]), model.Str(s.category[row]));
       unit.types.push_back(it->second);
     }
     result.units.push_back(std::move(unit));

@@ -28,8 +28,8 @@ std::string_view ActivityTypeName(ActivityType type);  // "COMPUTATION", ...
 ActivityType ClassifyActivity(std::string_view name, std::string_view category);
 
 struct ActivityUnit {
-  uint32_t process = 0;         // ProcessTable row: the GPU, or the host process
-  std::vector<uint32_t> rows;   // slice rows, by start time
+  uint32_t process = 0;             // ProcessTable row: the GPU, or the host process
+  std::vector<uint32_t> rows;       // slice rows, by start time
   std::vector<ActivityType> types;  // parallel to rows
 };
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "analysis/interval_union.h"
+#include "analysis/intervals.h"
 #include "analysis/op_statistics.h"
 
 namespace aiprof::analysis {
@@ -81,11 +81,12 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     all.push_back(interval);
     by_type[static_cast<size_t>(unit.types[i])].push_back(interval);
   }
-  const std::vector<Interval> busy = MergeIntervals(std::move(all));
+  std::vector<Interval> busy = std::move(all);
+  MergeInPlace(busy);
   if (busy.empty()) return;
 
-  std::array<std::vector<Interval>, kActivityTypes> merged;
-  for (int t = 0; t < kActivityTypes; ++t) merged[t] = MergeIntervals(std::move(by_type[t]));
+  std::array<std::vector<Interval>, kActivityTypes>& merged = by_type;
+  for (std::vector<Interval>& intervals : merged) MergeInPlace(intervals);
   TemporalBreakdownRow temporal;
   temporal.process = unit.process;
   temporal.span_ns = busy.back().end - busy.front().begin;
@@ -121,8 +122,9 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     }
   }
   std::stable_sort(result->type_time.begin() + static_cast<std::ptrdiff_t>(first_type_row),
-                   result->type_time.end(),
-                   [](const TypeTimeRow& a, const TypeTimeRow& b) { return a.time_ns > b.time_ns; });
+                   result->type_time.end(), [](const TypeTimeRow& a, const TypeTimeRow& b) {
+                     return a.time_ns > b.time_ns;
+                   });
 
   // Per-name statistics, then the top names of each type.
   std::array<std::unordered_map<model::StringId, RunningStats>, kActivityTypes> stats;
@@ -140,9 +142,9 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     RunningStats others;
     int64_t covered = 0;
     for (size_t i = 0; i < names.size(); ++i) {
-      const bool kept = i < options.top_kernels &&
-                        static_cast<double>(covered) <
-                            options.duration_ratio * static_cast<double>(type_total);
+      const bool kept =
+          i < options.top_kernels &&
+          static_cast<double>(covered) < options.duration_ratio * static_cast<double>(type_total);
       covered += names[i].second.total;
       if (kept) {
         result->top_kernels.push_back(ToRow(unit.process, static_cast<ActivityType>(t),

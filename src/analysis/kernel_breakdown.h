@@ -27,11 +27,11 @@
 namespace aiprof::analysis {
 
 struct KernelBreakdownOptions {
-  uint32_t top_kernels = 10;         // HTA num_kernels
-  double duration_ratio = 0.8;       // HTA duration_ratio
-  int64_t runtime_cutoff_ns = 50000;       // HTA runtime_cutoff, 50 µs
+  uint32_t top_kernels = 10;                // HTA num_kernels
+  double duration_ratio = 0.8;              // HTA duration_ratio
+  int64_t runtime_cutoff_ns = 50000;        // HTA runtime_cutoff, 50 µs
   int64_t launch_delay_cutoff_ns = 100000;  // HTA launch_delay_cutoff, 100 µs
-  uint32_t max_outliers = 20;        // launch-delay outliers listed (all are counted)
+  uint32_t max_outliers = 20;               // launch-delay outliers listed (all are counted)
 };
 
 struct TemporalBreakdownRow {

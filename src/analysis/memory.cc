@@ -6,7 +6,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "analysis/interval_union.h"
+#include "analysis/intervals.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -20,7 +20,8 @@ enum ContextFlag : uint8_t {
 
 bool ContainsNoCase(std::string_view text, std::string_view word) {
   auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
   });
   return it != text.end();
 }
@@ -123,8 +124,9 @@ struct AllocatorEvent {
 
 class MemoryAnalyzer {
  public:
-  MemoryAnalyzer(const model::Model& model, const MemoryAnalysisOptions& options)
-      : model_(model), options_(options), args_(model) {}
+  MemoryAnalyzer(const model::Model& model, const StepList& steps,
+                 const MemoryAnalysisOptions& options)
+      : model_(model), steps_(steps.steps), options_(options), args_(model) {}
 
   MemoryAnalysis Run() {
     ReadAllocatorEvents();
@@ -168,7 +170,8 @@ class MemoryAnalyzer {
         result_.pools.push_back(std::move(pool));
       }
       result_.pools[it->second].samples.push_back({in.ts[row], allocated, reserved});
-      events_.push_back({in.ts[row], it->second, in.track[row], bytes, static_cast<uint64_t>(addr)});
+      events_.push_back(
+          {in.ts[row], it->second, in.track[row], bytes, static_cast<uint64_t>(addr)});
     }
     if (!events_.empty()) result_.inputs.emplace_back("framework allocator events");
   }
@@ -185,7 +188,8 @@ class MemoryAnalyzer {
       const int32_t device = model_.processes.device_id[series.process[i]];
       const uint32_t index = device >= 0 ? static_cast<uint32_t>(device) : series.instance[i];
       MemoryPool pool;
-      pool.name = "GPU " + std::to_string(index) + (is_cupti ? " allocated (CUPTI)" : " used (NVML)");
+      pool.name =
+          "GPU " + std::to_string(index) + (is_cupti ? " allocated (CUPTI)" : " used (NVML)");
       pool.process = series.process[i];
       pool.source = is_cupti ? MemoryPoolSource::kCuptiAllocations : MemoryPoolSource::kNvmlUsed;
       pool_of[i] = static_cast<int32_t>(result_.pools.size());
@@ -250,8 +254,7 @@ class MemoryAnalyzer {
     };
     std::map<OperatorKey, OperatorMemoryRow> operators;
     // Per pool and category: (ts, ±bytes) changes.
-    std::map<std::pair<uint32_t, MemoryCategory>, std::vector<std::pair<int64_t, int64_t>>>
-        changes;
+    std::map<std::pair<uint32_t, MemoryCategory>, std::vector<std::pair<int64_t, int64_t>>> changes;
     const model::SliceTable& s = model_.slices;
     for (const AllocatorEvent& event : events_) {
       if (event.bytes <= 0) continue;
@@ -273,10 +276,10 @@ class MemoryAnalyzer {
         category = MemoryCategory::kTemporary;
       } else if (flags & kOptimizerContext) {
         category = event.freed_at > context_end[kOptimizerContext] ? MemoryCategory::kOptimizerState
-                                                                    : MemoryCategory::kTemporary;
+                                                                   : MemoryCategory::kTemporary;
       } else if (flags & kBackwardContext) {
         category = event.freed_at > context_end[kBackwardContext] ? MemoryCategory::kGradient
-                                                                   : MemoryCategory::kAutograd;
+                                                                  : MemoryCategory::kAutograd;
       } else if (flags & kForwardContext) {
         category = MemoryCategory::kActivation;
       } else if (event.freed_at == INT64_MAX &&
@@ -337,22 +340,20 @@ class MemoryAnalyzer {
 
   std::vector<std::vector<Interval>> StepsByProcess() const {
     std::vector<std::vector<Interval>> steps(model_.processes.size());
-    for (size_t i = 0; i < model_.steps.size(); ++i) {
-      steps[model_.ProcessOfThread(model_.steps.thread[i])].push_back(
-          {model_.steps.ts[i], model_.steps.end[i]});
+    for (const StepRange& step : steps_) {
+      steps[model_.ProcessOfThread(step.thread)].push_back({step.begin_ns, step.end_ns});
     }
-    for (auto& process_steps : steps) process_steps = MergeIntervals(std::move(process_steps));
+    for (auto& process_steps : steps) MergeInPlace(process_steps);
     return steps;
   }
 
   bool InsideStep(const std::vector<std::vector<Interval>>& steps, uint32_t track,
                   int64_t ts) const {
     const uint32_t process = model_.ProcessOfThread(model_.tracks.thread[track]);
-    return CoveredWithin(steps[process], ts, ts + 1) > 0;
+    return LengthWithin(steps[process], ts, ts + 1) > 0;
   }
 
   void AddStepRows() {
-    const model::StepTable& steps = model_.steps;
     // Allocator events of each framework pool, by time (events_ is sorted by pool, time).
     std::vector<std::pair<size_t, size_t>> pool_events(result_.pools.size(), {0, 0});
     for (size_t i = 0; i < events_.size(); ++i) {
@@ -360,22 +361,21 @@ class MemoryAnalyzer {
       if (range.second == 0) range.first = i;
       range.second = i + 1;
     }
-    std::vector<uint32_t> order(steps.size());
-    for (uint32_t i = 0; i < steps.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      return steps.step[a] != steps.step[b] ? steps.step[a] < steps.step[b]
-                                            : steps.ts[a] < steps.ts[b];
+    std::vector<const StepRange*> order;
+    for (const StepRange& step : steps_) order.push_back(&step);
+    std::stable_sort(order.begin(), order.end(), [](const StepRange* a, const StepRange* b) {
+      return a->step != b->step ? a->step < b->step : a->begin_ns < b->begin_ns;
     });
-    for (uint32_t i : order) {
-      const uint32_t process = model_.ProcessOfThread(steps.thread[i]);
+    for (const StepRange* step : order) {
+      const uint32_t process = model_.ProcessOfThread(step->thread);
       for (uint32_t p = 0; p < result_.pools.size(); ++p) {
         const MemoryPool& pool = result_.pools[p];
         if (pool.process != process && model_.processes.device_id[pool.process] < 0) continue;
         MemoryStepRow row;
-        row.step = steps.step[i];
+        row.step = step->step;
         row.pool = p;
-        row.begin_ns = steps.ts[i];
-        row.end_ns = steps.end[i];
+        row.begin_ns = step->begin_ns;
+        row.end_ns = step->end_ns;
         FillStepCurve(pool, &row);
         auto [first, last] = pool_events[p];
         for (size_t e = first; e < last; ++e) {
@@ -424,13 +424,13 @@ class MemoryAnalyzer {
     const model::StringId bytes_key = model_.strings.Find("bytes");
     std::vector<Interval> step_spans;
     std::vector<uint64_t> step_numbers;
-    std::vector<uint32_t> order(model_.steps.size());
-    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::vector<const StepRange*> order;
+    for (const StepRange& step : steps_) order.push_back(&step);
     std::sort(order.begin(), order.end(),
-              [&](uint32_t a, uint32_t b) { return model_.steps.ts[a] < model_.steps.ts[b]; });
-    for (uint32_t i : order) {
-      step_spans.push_back({model_.steps.ts[i], model_.steps.end[i]});
-      step_numbers.push_back(model_.steps.step[i]);
+              [](const StepRange* a, const StepRange* b) { return a->begin_ns < b->begin_ns; });
+    for (const StepRange* step : order) {
+      step_spans.push_back({step->begin_ns, step->end_ns});
+      step_numbers.push_back(step->step);
     }
     std::map<std::string, MemoryTransferRow> whole;
     std::map<std::pair<uint64_t, std::string>, MemoryTransferRow> per_step;
@@ -438,7 +438,8 @@ class MemoryAnalyzer {
     for (uint32_t row = 0; row < s.size(); ++row) {
       if (!is_transfer[s.category[row]]) continue;
       auto [kind, inserted] = kind_of.try_emplace(s.name[row]);
-      if (inserted) kind->second = TransferKind(model_.Str(s.name[row]), model_.Str(s.category[row]));
+      if (inserted)
+        kind->second = TransferKind(model_.Str(s.name[row]), model_.Str(s.category[row]));
       int64_t bytes = 0;
       args_.Int(s.args[row], bytes_key, &bytes);
       auto add = [&](MemoryTransferRow& t) {
@@ -465,6 +466,7 @@ class MemoryAnalyzer {
   }
 
   const model::Model& model_;
+  const std::vector<StepRange>& steps_;
   const MemoryAnalysisOptions& options_;
   const ArgReader args_;
   std::vector<AllocatorEvent> events_;
@@ -507,9 +509,9 @@ std::string_view MemoryPoolSourceName(MemoryPoolSource source) {
   return "framework allocator events";
 }
 
-MemoryAnalysis ComputeMemoryAnalysis(const model::Model& model,
+MemoryAnalysis ComputeMemoryAnalysis(const model::Model& model, const StepList& steps,
                                      const MemoryAnalysisOptions& options) {
-  return MemoryAnalyzer(model, options).Run();
+  return MemoryAnalyzer(model, steps, options).Run();
 }
 
 }  // namespace aiprof::analysis

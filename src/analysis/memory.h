@@ -32,6 +32,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/steps.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -117,13 +118,14 @@ struct MemoryAnalysis {
   // "framework allocator events", "CUPTI allocations", "NVML used memory", "device copies".
   std::vector<std::string> inputs;
   std::vector<MemoryPool> pools;
-  std::vector<MemoryStepRow> steps;               // by step, then pool
-  std::vector<OperatorMemoryRow> top_operators;   // largest allocated bytes first
+  std::vector<MemoryStepRow> steps;                  // by step, then pool
+  std::vector<OperatorMemoryRow> top_operators;      // largest allocated bytes first
   std::vector<MemoryCategoryTrack> category_tracks;  // framework pools, categories seen
-  std::vector<MemoryTransferRow> transfers;       // whole run first, then per step
+  std::vector<MemoryTransferRow> transfers;          // whole run first, then per step
 };
 
-MemoryAnalysis ComputeMemoryAnalysis(const model::Model& model,
+// `steps`: the steps found once for every analysis (analysis/steps.h).
+MemoryAnalysis ComputeMemoryAnalysis(const model::Model& model, const StepList& steps,
                                      const MemoryAnalysisOptions& options = {});
 
 }  // namespace aiprof::analysis

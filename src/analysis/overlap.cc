@@ -1,0 +1,134 @@
+#include "analysis/overlap.h"
+
+#include <algorithm>
+
+#include "analysis/op_statistics.h"
+
+namespace aiprof::analysis {
+
+std::string_view ComputeInputName(ComputeInput input) {
+  switch (input) {
+    case ComputeInput::kDeviceTasks:
+      return "device kernels/memcpy/memset";
+    case ComputeInput::kFrameworkOps:
+      return "framework operators (cpu_op)";
+    case ComputeInput::kMarkerRanges:
+      return "marker ranges (mstx/NVTX)";
+    case ComputeInput::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::string_view OverlapLaneName(OverlapLane lane) {
+  switch (lane) {
+    case OverlapLane::kComputing:
+      return "Computing";
+    case OverlapLane::kCommunication:
+      return "Communication";
+    case OverlapLane::kCommunicationNotOverlapped:
+      return "Communication(Not Overlapped)";
+    case OverlapLane::kFree:
+      return "Free";
+  }
+  return "";
+}
+
+namespace {
+
+enum SliceKind : uint8_t { kOther = 0, kDeviceTask = 1, kFrameworkOp = 2, kMarkerRange = 3 };
+
+// Markers of a process used as compute only when the process has no framework operators.
+struct ScopeBuilder {
+  OverlapScope scope;
+  std::vector<Interval> markers;
+  uint64_t marker_count = 0;
+};
+
+}  // namespace
+
+OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm) {
+  const model::SliceTable& s = model.slices;
+  std::vector<uint8_t> category_kind(model.strings.size(), kOther);
+  for (model::StringId id = 0; id < model.strings.size(); ++id) {
+    std::string_view text = model.strings.Get(id);
+    if (IsDeviceTaskCategory(text)) category_kind[id] = kDeviceTask;
+    if (text == "cpu_op") category_kind[id] = kFrameworkOp;
+  }
+  // Per slice: what it counts as. Communication and step slices are never compute.
+  std::vector<uint8_t> slice_kind(s.size(), kOther);
+  bool device_run = false;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    slice_kind[row] = category_kind[s.category[row]];
+    device_run |= slice_kind[row] == kDeviceTask;
+  }
+  for (size_t i = 0; i < model.markers.size(); ++i) {
+    uint32_t row = model.markers.row[i];
+    if (!model.markers.is_instant[i] && slice_kind[row] == kOther) slice_kind[row] = kMarkerRange;
+  }
+  for (uint32_t row : model.steps.slice) slice_kind[row] = kOther;
+  for (const model::CommOp& op : comm) slice_kind[op.slice] = kOther;
+
+  const model::ProcessTable& processes = model.processes;
+  auto in_scope = [&](uint32_t process) {
+    return device_run == (processes.device_id[process] >= 0);
+  };
+  std::vector<ScopeBuilder> builders(processes.size());
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    uint8_t kind = slice_kind[row];
+    if (kind == kOther) continue;
+    uint32_t process = model.ProcessOfThread(model.ThreadOfSlice(row));
+    if (!in_scope(process)) continue;
+    ScopeBuilder& b = builders[process];
+    Interval interval{s.ts[row], s.end[row]};
+    if (kind == kMarkerRange) {
+      b.markers.push_back(interval);
+      ++b.marker_count;
+    } else if (device_run == (kind == kDeviceTask)) {
+      b.scope.computing.push_back(interval);
+      ++b.scope.compute_tasks;
+    }
+  }
+  for (const model::CommOp& op : comm) {
+    if (op.process == model::kNoRow || !in_scope(op.process)) continue;
+    OverlapScope& scope = builders[op.process].scope;
+    Interval interval{s.ts[op.slice], s.end[op.slice]};
+    scope.communication.push_back(interval);
+    ++scope.communication_ops;
+    if (op.type == model::CommOpType::kRecv) scope.receive.push_back(interval);
+  }
+
+  OverlapResult result;
+  result.device_run = device_run;
+  for (uint32_t process = 0; process < builders.size(); ++process) {
+    ScopeBuilder& b = builders[process];
+    OverlapScope& scope = b.scope;
+    if (scope.compute_tasks > 0) {
+      scope.compute_input = device_run ? ComputeInput::kDeviceTasks : ComputeInput::kFrameworkOps;
+    } else if (b.marker_count > 0) {
+      scope.compute_input = ComputeInput::kMarkerRanges;
+      scope.compute_tasks = b.marker_count;
+      scope.computing = std::move(b.markers);
+    }
+    std::vector<Interval>().swap(b.markers);
+    MergeInPlace(scope.computing);
+    MergeInPlace(scope.communication);
+    std::sort(scope.receive.begin(), scope.receive.end(),
+              [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
+    if (scope.empty()) continue;
+    scope.process = process;
+    scope.device_id = processes.device_id[process];
+    scope.rank = processes.rank[process];
+    scope.first_ns = INT64_MAX;
+    scope.last_ns = INT64_MIN;
+    for (const std::vector<Interval>* lane : {&scope.computing, &scope.communication}) {
+      if (lane->empty()) continue;
+      scope.first_ns = std::min(scope.first_ns, lane->front().begin);
+      scope.last_ns = std::max(scope.last_ns, lane->back().end);
+    }
+    result.scopes.push_back(std::move(scope));
+  }
+  return result;
+}
+
+}  // namespace aiprof::analysis
