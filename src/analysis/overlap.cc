@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analysis/op_statistics.h"
+#include "analysis/steps.h"
 
 namespace aiprof::analysis {
 
@@ -65,6 +66,18 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
   for (size_t i = 0; i < model.markers.size(); ++i) {
     uint32_t row = model.markers.row[i];
     if (!model.markers.is_instant[i] && slice_kind[row] == kOther) slice_kind[row] = kMarkerRange;
+  }
+  // A range named like a step is a step, whether or not --iteration-id selected it.
+  std::vector<int8_t> step_name(model.strings.size(), -1);
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    if (slice_kind[row] == kOther || slice_kind[row] == kDeviceTask) continue;
+    int8_t& is_step = step_name[s.name[row]];
+    if (is_step < 0) {
+      uint64_t number = 0;
+      std::string_view name = model.Str(s.name[row]);
+      is_step = ParseMarkerStepName(name, &number) || ParseProfilerStepName(name, &number);
+    }
+    if (is_step) slice_kind[row] = kOther;
   }
   for (uint32_t row : model.steps.slice) slice_kind[row] = kOther;
   for (const model::CommOp& op : comm) slice_kind[op.slice] = kOther;

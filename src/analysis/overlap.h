@@ -7,7 +7,8 @@
 //   Communication)
 // Compute tasks: on a CUDA run the device's kernels, memcpys and memsets (NCCL kernels are
 // communication, not compute); on a CPU-only run the process's framework operators
-// (cpu_op), or, in a process without any, its marker ranges (mstx/NVTX) other than steps.
+// (cpu_op), or, in a process without any, its marker ranges (mstx/NVTX) other than steps
+// (ranges named like a step, see steps.h).
 // Communication: the operations src/model/communication classifies, on that scope.
 // The two unions are built once (sort + merge, O(n log n)); the derived lanes are produced
 // on demand by one linear sweep, so the result costs 16 bytes per merged interval only.
