@@ -5,6 +5,7 @@
 #include <cctype>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/intervals.h"
 
@@ -79,14 +80,19 @@ class ArgReader {
 };
 
 // The slice around a moment on a track, found in the track's slices sorted by start (a
-// parent before its children), then up the parent chain.
+// parent before its children), then up the parent chain. Step ranges are not operators and
+// are passed over.
 class EnclosingSlices {
  public:
-  EnclosingSlices(const model::Model& model, const std::vector<uint8_t>& wanted_tracks)
+  EnclosingSlices(const model::Model& model, const std::vector<uint8_t>& wanted_tracks,
+                  const std::vector<StepRange>& steps)
       : model_(model) {
     const model::SliceTable& s = model.slices;
+    for (const StepRange& step : steps) step_slices_.insert(step.slice);
     for (uint32_t row = 0; row < s.size(); ++row) {
-      if (wanted_tracks[s.track[row]]) by_track_[s.track[row]].push_back(row);
+      if (wanted_tracks[s.track[row]] && !step_slices_.contains(row)) {
+        by_track_[s.track[row]].push_back(row);
+      }
     }
     for (auto& [track, rows] : by_track_) {
       std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
@@ -103,7 +109,7 @@ class EnclosingSlices {
                                [&](int64_t t, uint32_t row) { return t < s.ts[row]; });
     if (it == rows.begin()) return model::kNoRow;
     for (uint32_t row = *(it - 1); row != model::kNoRow; row = s.parent[row]) {
-      if (s.end[row] >= ts) return row;
+      if (s.end[row] >= ts && !step_slices_.contains(row)) return row;
     }
     return model::kNoRow;
   }
@@ -111,6 +117,7 @@ class EnclosingSlices {
  private:
   const model::Model& model_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_track_;
+  std::unordered_set<uint32_t> step_slices_;
 };
 
 struct AllocatorEvent {
@@ -241,7 +248,7 @@ class MemoryAnalyzer {
 
     std::vector<uint8_t> wanted_tracks(model_.tracks.size(), 0);
     for (const AllocatorEvent& event : events_) wanted_tracks[event.track] = 1;
-    const EnclosingSlices enclosing(model_, wanted_tracks);
+    const EnclosingSlices enclosing(model_, wanted_tracks, steps_);
     std::vector<int16_t> context_of(model_.strings.size(), -1);
     const std::vector<std::vector<Interval>> steps_of_process = StepsByProcess();
 

@@ -70,6 +70,8 @@ class HandBuiltModel {
     return slice;
   }
   const model::Model& model() const { return model_; }
+  // For the rows only some tests need (instants, counters, flows, nesting).
+  model::Model& mutable_model() { return model_; }
 
  private:
   model::Model model_;
