@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,14 @@
 #include "analysis/step_breakdown.h"
 #include "analysis/steps.h"
 #include "model/communication.h"
+#include "model/filter.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
 
 struct AnalysisOptions {
-  std::vector<uint64_t> iterations;  // --iteration-id: analyse only these steps; empty: all
+  // --iteration-id: analyse only steps first..last; none: all.
+  std::optional<model::StepRange> iterations;
 };
 
 // What the run had, decided once for every analysis.

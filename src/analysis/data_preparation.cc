@@ -42,7 +42,7 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
     kind[id] = Classify(model.strings.Get(id));
   }
   std::vector<uint8_t> runs_steps(model.threads.size(), 0);
-  for (const StepRange& step : steps.steps) runs_steps[step.thread] = 1;
+  for (const StepSpan& step : steps.steps) runs_steps[step.thread] = 1;
 
   std::vector<std::vector<Interval>> waits(model.threads.size());
   std::vector<Interval> loaders;
@@ -73,7 +73,7 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
   for (auto& thread_waits : waits) MergeInPlace(thread_waits);
 
   result.steps.reserve(steps.steps.size());
-  for (const StepRange& step : steps.steps) {
+  for (const StepSpan& step : steps.steps) {
     DataPreparationStep row;
     row.step = step.step;
     row.thread = step.thread;

@@ -85,10 +85,10 @@ class ArgReader {
 class EnclosingSlices {
  public:
   EnclosingSlices(const model::Model& model, const std::vector<uint8_t>& wanted_tracks,
-                  const std::vector<StepRange>& steps)
+                  const std::vector<StepSpan>& steps)
       : model_(model) {
     const model::SliceTable& s = model.slices;
-    for (const StepRange& step : steps) step_slices_.insert(step.slice);
+    for (const StepSpan& step : steps) step_slices_.insert(step.slice);
     for (uint32_t row = 0; row < s.size(); ++row) {
       if (wanted_tracks[s.track[row]] && !step_slices_.contains(row)) {
         by_track_[s.track[row]].push_back(row);
@@ -347,7 +347,7 @@ class MemoryAnalyzer {
 
   std::vector<std::vector<Interval>> StepsByProcess() const {
     std::vector<std::vector<Interval>> steps(model_.processes.size());
-    for (const StepRange& step : steps_) {
+    for (const StepSpan& step : steps_) {
       steps[model_.ProcessOfThread(step.thread)].push_back({step.begin_ns, step.end_ns});
     }
     for (auto& process_steps : steps) MergeInPlace(process_steps);
@@ -368,12 +368,12 @@ class MemoryAnalyzer {
       if (range.second == 0) range.first = i;
       range.second = i + 1;
     }
-    std::vector<const StepRange*> order;
-    for (const StepRange& step : steps_) order.push_back(&step);
-    std::stable_sort(order.begin(), order.end(), [](const StepRange* a, const StepRange* b) {
+    std::vector<const StepSpan*> order;
+    for (const StepSpan& step : steps_) order.push_back(&step);
+    std::stable_sort(order.begin(), order.end(), [](const StepSpan* a, const StepSpan* b) {
       return a->step != b->step ? a->step < b->step : a->begin_ns < b->begin_ns;
     });
-    for (const StepRange* step : order) {
+    for (const StepSpan* step : order) {
       const uint32_t process = model_.ProcessOfThread(step->thread);
       for (uint32_t p = 0; p < result_.pools.size(); ++p) {
         const MemoryPool& pool = result_.pools[p];
@@ -431,11 +431,11 @@ class MemoryAnalyzer {
     const model::StringId bytes_key = model_.strings.Find("bytes");
     std::vector<Interval> step_spans;
     std::vector<uint64_t> step_numbers;
-    std::vector<const StepRange*> order;
-    for (const StepRange& step : steps_) order.push_back(&step);
+    std::vector<const StepSpan*> order;
+    for (const StepSpan& step : steps_) order.push_back(&step);
     std::sort(order.begin(), order.end(),
-              [](const StepRange* a, const StepRange* b) { return a->begin_ns < b->begin_ns; });
-    for (const StepRange* step : order) {
+              [](const StepSpan* a, const StepSpan* b) { return a->begin_ns < b->begin_ns; });
+    for (const StepSpan* step : order) {
       step_spans.push_back({step->begin_ns, step->end_ns});
       step_numbers.push_back(step->step);
     }
@@ -473,7 +473,7 @@ class MemoryAnalyzer {
   }
 
   const model::Model& model_;
-  const std::vector<StepRange>& steps_;
+  const std::vector<StepSpan>& steps_;
   const MemoryAnalysisOptions& options_;
   const ArgReader args_;
   std::vector<AllocatorEvent> events_;

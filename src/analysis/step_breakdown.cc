@@ -23,8 +23,8 @@ int64_t FirstStartWithin(const std::vector<Interval>& merged, int64_t begin, int
 // The steps a scope is measured in: those of its own process (CPU-only runs); for a
 // device, those of the host processes of the same host and rank. Of the chosen process,
 // the thread with the most steps; by begin.
-std::vector<StepRange> StepsOfScope(const model::Model& model, const OverlapScope& scope,
-                                    const StepList& steps) {
+std::vector<StepSpan> StepsOfScope(const model::Model& model, const OverlapScope& scope,
+                                   const StepList& steps) {
   const model::ProcessTable& p = model.processes;
   auto matches = [&](uint32_t process) {
     if (process == scope.process) return true;
@@ -34,20 +34,20 @@ std::vector<StepRange> StepsOfScope(const model::Model& model, const OverlapScop
   };
   uint32_t chosen_process = model::kNoRow;
   std::vector<uint32_t> count(model.threads.size(), 0);
-  for (const StepRange& r : steps.steps) {
+  for (const StepSpan& r : steps.steps) {
     uint32_t process = model.ProcessOfThread(r.thread);
     if (!matches(process)) continue;
     // The scope's own process wins over another process of the same host.
     if (chosen_process == model::kNoRow || process == scope.process) chosen_process = process;
   }
-  for (const StepRange& r : steps.steps) {
+  for (const StepSpan& r : steps.steps) {
     if (model.ProcessOfThread(r.thread) == chosen_process) ++count[r.thread];
   }
   auto busiest = std::max_element(count.begin(), count.end());
-  std::vector<StepRange> out;
+  std::vector<StepSpan> out;
   if (busiest == count.end() || *busiest == 0) return out;
   uint32_t thread = static_cast<uint32_t>(busiest - count.begin());
-  for (const StepRange& r : steps.steps) {
+  for (const StepSpan& r : steps.steps) {
     if (r.thread == thread) out.push_back(r);
   }
   return out;
@@ -98,7 +98,7 @@ StepBreakdownResult ComputeStepBreakdown(const model::Model& model, const Overla
   result.trace = ComputeStepTrace(model, steps.steps);
   for (uint32_t index = 0; index < overlap.scopes.size(); ++index) {
     const OverlapScope& scope = overlap.scopes[index];
-    std::vector<StepRange> own = StepsOfScope(model, scope, steps);
+    std::vector<StepSpan> own = StepsOfScope(model, scope, steps);
     if (own.empty()) own.push_back({0, 0, model::kNoRow, scope.first_ns, scope.last_ns});
     std::vector<StepBreakdownRow> rows(own.size());
     for (size_t i = 0; i < own.size(); ++i) {

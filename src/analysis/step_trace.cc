@@ -20,7 +20,7 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
 }
 
 std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
-                                           const std::vector<StepRange>& steps) {
+                                           const std::vector<StepSpan>& steps) {
   const model::SliceTable& s = model.slices;
   std::vector<StepTraceRow> rows(steps.size());
   for (uint32_t i = 0; i < steps.size(); ++i) {
@@ -31,7 +31,7 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
     rows[i].iteration_end_ns = steps[i].end_ns;
   }
   // FindSteps orders the steps by thread, then begin: the order the search below needs.
-  auto ordered = [](const StepRange& a, const StepRange& b) {
+  auto ordered = [](const StepSpan& a, const StepSpan& b) {
     if (a.thread != b.thread) return a.thread < b.thread;
     return a.begin_ns < b.begin_ns;
   };
@@ -52,7 +52,7 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
     }
   }
   std::vector<uint8_t> is_step_slice(s.size(), 0);
-  for (const StepRange& r : steps) is_step_slice[r.slice] = 1;
+  for (const StepSpan& r : steps) is_step_slice[r.slice] = 1;
 
   std::vector<int64_t> first_child(steps.size(), INT64_MAX), last_child(steps.size(), INT64_MIN);
   std::vector<int64_t> forward(steps.size(), INT64_MAX), backward(steps.size(), INT64_MIN);

@@ -35,7 +35,7 @@ struct StepTraceRow {
 
 // For `steps` (by thread, then begin, as FindSteps gives them); rows by step number.
 std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
-                                           const std::vector<StepRange>& steps);
+                                           const std::vector<StepSpan>& steps);
 // For all steps FindSteps finds.
 std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model);
 

@@ -57,7 +57,7 @@ bool ParseMarkerStepName(std::string_view name, uint64_t* step) {
   return false;
 }
 
-StepList FindSteps(const model::Model& model, const std::vector<uint64_t>& iterations) {
+StepList FindSteps(const model::Model& model, const std::optional<model::StepRange>& iterations) {
   StepList list;
   const model::StepTable& table = model.steps;
   const model::SliceTable& s = model.slices;
@@ -90,12 +90,12 @@ StepList FindSteps(const model::Model& model, const std::vector<uint64_t>& itera
     }
     if (!list.steps.empty()) list.source = StepSource::kMarkerRanges;
   }
-  if (!iterations.empty()) {
-    std::erase_if(list.steps, [&](const StepRange& r) {
-      return std::find(iterations.begin(), iterations.end(), r.step) == iterations.end();
+  if (iterations) {
+    std::erase_if(list.steps, [&](const StepSpan& r) {
+      return r.step < iterations->first || r.step > iterations->last;
     });
   }
-  std::sort(list.steps.begin(), list.steps.end(), [](const StepRange& a, const StepRange& b) {
+  std::sort(list.steps.begin(), list.steps.end(), [](const StepSpan& a, const StepSpan& b) {
     if (a.thread != b.thread) return a.thread < b.thread;
     return a.begin_ns < b.begin_ns;
   });

@@ -5,13 +5,15 @@
 //   3. otherwise mstx/NVTX ranges named like a step: "step 3", "Step#3", "iteration_3"
 //      (case-insensitive; separators space, '#', '_', ':', '-');
 //   4. otherwise none: per-step analyses then report the whole collection as one row.
-// --iteration-id keeps the steps with the given numbers.
+// --iteration-id=N|N-M keeps the steps numbered N..M.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "model/filter.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -21,7 +23,7 @@ enum class StepSource : uint8_t { kNone, kStepRecords, kProfilerStepRanges, kMar
 // "mstx/NVTX step ranges", "none (whole collection)".
 std::string_view StepSourceName(StepSource source);
 
-struct StepRange {
+struct StepSpan {
   uint64_t step = 0;
   uint32_t thread = 0;  // ThreadTable row
   uint32_t slice = 0;   // SliceTable row of the range
@@ -31,11 +33,12 @@ struct StepRange {
 
 struct StepList {
   StepSource source = StepSource::kNone;
-  std::vector<StepRange> steps;  // by thread, then begin
+  std::vector<StepSpan> steps;  // by thread, then begin
 };
 
-// `iterations` empty: all steps.
-StepList FindSteps(const model::Model& model, const std::vector<uint64_t>& iterations = {});
+// `iterations` none: all steps.
+StepList FindSteps(const model::Model& model,
+                   const std::optional<model::StepRange>& iterations = std::nullopt);
 
 // Parses "ProfilerStep#12" → 12; false when `name` is no such name.
 bool ParseProfilerStepName(std::string_view name, uint64_t* step);

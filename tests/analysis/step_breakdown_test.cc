@@ -145,7 +145,7 @@ TEST(StepBreakdown, MarkerStepRangesAndIterationSelection) {
   EXPECT_FALSE(t1.has_data_aug_bound);
   EXPECT_EQ(all.step_breakdown.trace[1].data_aug_bound_ns, 120 - 100);
 
-  AnalysisSet chosen = RunAnalyses(b.model(), AnalysisOptions{{2}});
+  AnalysisSet chosen = RunAnalyses(b.model(), AnalysisOptions{model::StepRange{2, 2}});
   ASSERT_EQ(chosen.step_breakdown.rows.size(), 1u);
   EXPECT_EQ(chosen.step_breakdown.rows[0].step, 2u);
   EXPECT_EQ(chosen.step_breakdown.rows[0].computing_ns, 30);
