@@ -1,10 +1,9 @@
 #include "analysis/data_preparation.h"
 
 #include <algorithm>
-#include <array>
-#include <cctype>
 #include <string_view>
 
+#include "analysis/input_wait.h"
 #include "analysis/intervals.h"
 
 namespace aiprof::analysis {
@@ -12,23 +11,11 @@ namespace {
 
 enum NameKind : uint8_t { kOther = 0, kDataLoaderOp = 1, kDataRange = 2 };
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 NameKind Classify(std::string_view name) {
-  if (name.starts_with("enumerate(DataLoader)") || name.starts_with("enumerate(DataPipe)")) {
-    return kDataLoaderOp;
-  }
-  static constexpr std::array<std::string_view, 7> kRangeNames = {
-      "data_wait", "load_batch", "load_data", "data_load", "get_batch", "get_next", "getnext"};
-  for (std::string_view range : kRangeNames) {
-    if (EqualsNoCase(name, range)) return kDataRange;
-  }
-  return kOther;
+  if (!IsInputWaitName(name)) return kOther;
+  return name.starts_with("enumerate(DataLoader)") || name.starts_with("enumerate(DataPipe)")
+             ? kDataLoaderOp
+             : kDataRange;
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
 // Data preparation: how long each step waits for its input, and whether the input queue ran
 // dry (MindSpore Insight's data-preparation view, TensorBoard's DataLoader role).
 //
-// Input ranges are recognised by name, case-insensitive:
-//   - PyTorch DataLoader operators "enumerate(DataLoader)#..." / "enumerate(DataPipe)#...";
-//   - marker (mstx/NVTX) or record_function ranges named data_wait, load_batch, load_data,
-//     data_load, get_batch, get_next or GetNext (MindSpore's device-queue fetch).
+// Input ranges are the ones analysis/input_wait.h names (PyTorch's DataLoader operators
+// "enumerate(DataLoader)#...", MindSpore's GetNext, mstx/NVTX ranges such as data_wait,
+// load_batch, data_load), the same ranges the overlap analysis leaves out of Computing.
 // On the thread that runs the steps such a range is the step waiting for input ("wait").
 // On any other thread it is a producer preparing a batch ("loader"), e.g. the loader
 // threads of examples/train.

@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/input_wait.h"
 #include "analysis/op_statistics.h"
 
 namespace aiprof::analysis {
@@ -87,8 +88,13 @@ Activities SelectActivities(const model::Model& model) {
       any_framework = true;
     }
   }
+  std::vector<int8_t> input_wait(model.strings.size(), -1);
   for (size_t i = 0; i < model.markers.size(); ++i) {
-    if (!model.markers.is_instant[i]) marker[model.markers.row[i]] = 1;
+    if (model.markers.is_instant[i]) continue;
+    const uint32_t row = model.markers.row[i];
+    int8_t& waits = input_wait[s.name[row]];
+    if (waits < 0) waits = IsInputWaitName(model.Str(s.name[row])) ? 1 : 0;
+    marker[row] = waits == 0;
   }
   for (uint32_t slice : model.steps.slice) {
     if (slice < s.size()) marker[slice] = 0;

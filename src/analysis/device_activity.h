@@ -3,7 +3,8 @@
 //   - CPU-only runs: each host process; its outermost framework operators (cpu_op, and
 //     communication ranges "collective_comm"), per host thread;
 //   - runs with neither: each host process; its outermost marker ranges (mstx/NVTX), the
-//     step ranges excepted.
+//     step ranges and input-wait ranges (analysis/input_wait.h) excepted, as the overlap
+//     analysis does.
 // Each activity is typed as HTA types kernels (first match wins): COMMUNICATION (NCCL/HCCL
 // kernels, collective_comm ranges), MEMORY (memcpy/memset/dma), COMPUTATION (the rest).
 #pragma once

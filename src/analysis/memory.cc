@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/input_wait.h"
 #include "analysis/intervals.h"
 
 namespace aiprof::analysis {
@@ -28,10 +29,7 @@ bool ContainsNoCase(std::string_view text, std::string_view word) {
 }
 
 uint8_t ContextOf(std::string_view name) {
-  if (name.starts_with("enumerate(DataLoader)") || name.starts_with("enumerate(DataPipe)") ||
-      ContainsNoCase(name, "data_wait") || ContainsNoCase(name, "load_batch")) {
-    return kInputContext;
-  }
+  if (IsInputWaitName(name)) return kInputContext;
   if (ContainsNoCase(name, "optimizer")) return kOptimizerContext;
   if (ContainsNoCase(name, "backward") || ContainsNoCase(name, "autograd::engine")) {
     return kBackwardContext;

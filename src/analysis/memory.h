@@ -15,7 +15,7 @@
 // Categories. torch's memory timeline follows tensor ids through the autograd graph; the
 // allocator events here carry no tensor ids, so the category is read from where and for how
 // long a block lived (first rule that holds):
-//   Input           allocated inside a data-loading range (DataLoader, data_wait, load_batch)
+//   Input           allocated inside an input-wait range (analysis/input_wait.h)
 //   Temporary       freed before the innermost operator around its allocation ended
 //   Optimizer state allocated inside an optimizer range and alive after it
 //   Gradient        allocated inside a backward range and alive after it

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/input_wait.h"
 #include "analysis/op_statistics.h"
 #include "analysis/steps.h"
 
@@ -33,6 +34,93 @@ std::string_view OverlapLaneName(OverlapLane lane) {
       return "Free";
   }
   return "";
+}
+
+bool LaneCursor::NextNotOverlapped(Interval* interval) {
+  const std::vector<Interval>& compute = scope_.computing;
+  const std::vector<Interval>& comm = scope_.communication;
+  while (index_ < comm.size()) {
+    const Interval& c = comm[index_];
+    if (!inside_) {
+      // `first_` only moves forward: a computing interval that reaches past a
+      // communication interval is looked at again for the next one.
+      while (first_ < compute.size() && compute[first_].end <= c.begin) ++first_;
+      k_ = first_;
+      at_ = c.begin;
+      inside_ = true;
+    }
+    while (at_ < c.end) {
+      if (k_ == compute.size() || compute[k_].begin >= c.end) {
+        *interval = Interval{at_, c.end};
+        at_ = c.end;
+        return true;
+      }
+      Interval gap{at_, compute[k_].begin};
+      at_ = compute[k_++].end;
+      if (gap.begin < gap.end) {
+        *interval = gap;
+        return true;
+      }
+    }
+    inside_ = false;
+    ++index_;
+  }
+  return false;
+}
+
+bool LaneCursor::NextFree(Interval* interval) {
+  const std::vector<Interval>& compute = scope_.computing;
+  const std::vector<Interval>& comm = scope_.communication;
+  // The gaps of Computing ∪ Communication, walking both lists in begin order.
+  while (a_ < compute.size() || b_ < comm.size()) {
+    bool take_compute =
+        b_ == comm.size() || (a_ < compute.size() && compute[a_].begin <= comm[b_].begin);
+    const Interval& next = take_compute ? compute[a_++] : comm[b_++];
+    Interval gap{covered_, next.begin};
+    if (next.end > covered_) covered_ = next.end;
+    if (gap.begin < gap.end) {
+      *interval = gap;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool LaneCursor::Next(OverlapLane* lane, Interval* interval) {
+  switch (lane_) {
+    case OverlapLane::kComputing:
+      if (index_ < scope_.computing.size()) {
+        *lane = lane_;
+        *interval = scope_.computing[index_++];
+        return true;
+      }
+      lane_ = OverlapLane::kCommunication;
+      index_ = 0;
+      [[fallthrough]];
+    case OverlapLane::kCommunication:
+      if (index_ < scope_.communication.size()) {
+        *lane = lane_;
+        *interval = scope_.communication[index_++];
+        return true;
+      }
+      lane_ = OverlapLane::kCommunicationNotOverlapped;
+      index_ = 0;
+      [[fallthrough]];
+    case OverlapLane::kCommunicationNotOverlapped:
+      if (NextNotOverlapped(interval)) {
+        *lane = lane_;
+        return true;
+      }
+      lane_ = OverlapLane::kFree;
+      [[fallthrough]];
+    case OverlapLane::kFree:
+      if (NextFree(interval)) {
+        *lane = lane_;
+        return true;
+      }
+      return false;
+  }
+  return false;
 }
 
 namespace {
@@ -67,17 +155,19 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     uint32_t row = model.markers.row[i];
     if (!model.markers.is_instant[i] && slice_kind[row] == kOther) slice_kind[row] = kMarkerRange;
   }
-  // A range named like a step is a step, whether or not --iteration-id selected it.
-  std::vector<int8_t> step_name(model.strings.size(), -1);
+  // A range named like a step is a step, whether or not --iteration-id selected it; one
+  // that waits for input is not compute either.
+  std::vector<int8_t> not_compute_name(model.strings.size(), -1);
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (slice_kind[row] == kOther || slice_kind[row] == kDeviceTask) continue;
-    int8_t& is_step = step_name[s.name[row]];
-    if (is_step < 0) {
+    int8_t& excluded = not_compute_name[s.name[row]];
+    if (excluded < 0) {
       uint64_t number = 0;
       std::string_view name = model.Str(s.name[row]);
-      is_step = ParseMarkerStepName(name, &number) || ParseProfilerStepName(name, &number);
+      excluded = ParseMarkerStepName(name, &number) || ParseProfilerStepName(name, &number) ||
+                 IsInputWaitName(name);
     }
-    if (is_step) slice_kind[row] = kOther;
+    if (excluded) slice_kind[row] = kOther;
   }
   for (uint32_t row : model.steps.slice) slice_kind[row] = kOther;
   for (const model::CommOp& op : comm) slice_kind[op.slice] = kOther;

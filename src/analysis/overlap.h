@@ -8,7 +8,8 @@
 // Compute tasks: on a CUDA run the device's kernels, memcpys and memsets (NCCL kernels are
 // communication, not compute); on a CPU-only run the process's framework operators
 // (cpu_op), or, in a process without any, its marker ranges (mstx/NVTX) other than steps
-// (ranges named like a step, see steps.h).
+// (ranges named like a step, see steps.h). Ranges that wait for input (input_wait.h) are
+// never compute.
 // Communication: the operations src/model/communication classifies, on that scope.
 // The two unions are built once (sort + merge, O(n log n)); the derived lanes are produced
 // on demand by one linear sweep, so the result costs 16 bytes per merged interval only.
@@ -61,41 +62,38 @@ struct OverlapResult {
 
 OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm);
 
-// Calls visit(OverlapLane, Interval) for every interval of the four lanes of `scope`; each
-// lane's intervals come in time order. Linear in the size of the two unions.
+// Yields every interval of the four lanes of `scope`: all of Computing, then Communication,
+// then Communication(Not Overlapped), then Free, each in time order. Linear in the size of
+// the two unions; holds only a few indexes, so exporters can pull rows one at a time.
+class LaneCursor {
+ public:
+  explicit LaneCursor(const OverlapScope& scope) : scope_(scope), covered_(scope.first_ns) {}
+  bool Next(OverlapLane* lane, Interval* interval);
+
+ private:
+  bool NextNotOverlapped(Interval* interval);
+  bool NextFree(Interval* interval);
+
+  const OverlapScope& scope_;
+  OverlapLane lane_ = OverlapLane::kComputing;
+  size_t index_ = 0;  // Computing/Communication: next interval; Not Overlapped: communication
+  // Communication(Not Overlapped): the first computing interval that may still overlap,
+  // the one being looked at, and how far the current communication interval is done.
+  size_t first_ = 0, k_ = 0;
+  int64_t at_ = 0;
+  bool inside_ = false;
+  // Free: next computing / communication interval, and the end of what they cover so far.
+  size_t a_ = 0, b_ = 0;
+  int64_t covered_ = 0;
+};
+
+// Calls visit(OverlapLane, Interval) for every interval LaneCursor yields.
 template <typename Visit>
 void ForEachLaneInterval(const OverlapScope& scope, Visit&& visit) {
-  const std::vector<Interval>& compute = scope.computing;
-  const std::vector<Interval>& comm = scope.communication;
-  for (const Interval& i : compute) visit(OverlapLane::kComputing, i);
-  for (const Interval& i : comm) visit(OverlapLane::kCommunication, i);
-  // Communication − Computing. `first` only moves forward: a computing interval that
-  // reaches past a communication interval is looked at again for the next one.
-  size_t first = 0;
-  for (const Interval& c : comm) {
-    while (first < compute.size() && compute[first].end <= c.begin) ++first;
-    int64_t at = c.begin;
-    for (size_t k = first; at < c.end; ++k) {
-      if (k == compute.size() || compute[k].begin >= c.end) {
-        visit(OverlapLane::kCommunicationNotOverlapped, Interval{at, c.end});
-        break;
-      }
-      if (compute[k].begin > at) {
-        visit(OverlapLane::kCommunicationNotOverlapped, Interval{at, compute[k].begin});
-      }
-      at = compute[k].end;
-    }
-  }
-  // Free: the gaps of Computing ∪ Communication, walking both lists in begin order.
-  size_t a = 0, b = 0;
-  int64_t covered = scope.first_ns;
-  while (a < compute.size() || b < comm.size()) {
-    bool take_compute =
-        b == comm.size() || (a < compute.size() && compute[a].begin <= comm[b].begin);
-    const Interval& next = take_compute ? compute[a++] : comm[b++];
-    if (next.begin > covered) visit(OverlapLane::kFree, Interval{covered, next.begin});
-    if (next.end > covered) covered = next.end;
-  }
+  LaneCursor cursor(scope);
+  OverlapLane lane;
+  Interval interval;
+  while (cursor.Next(&lane, &interval)) visit(lane, interval);
 }
 
 }  // namespace aiprof::analysis

@@ -6,6 +6,7 @@
 
 #include "analysis/analysis_set.h"
 #include "analysis/hand_built_model.h"
+#include "analysis/input_wait.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -87,10 +88,12 @@ TEST(Overlap, MarkerRangesAreTheComputeWithoutFrameworkOperators) {
   b.AddStep(main, 1, 0, 100);
   b.AddMarkerRange(main, 10, 40, "forward");
   b.AddMarkerRange(main, 50, 80, "backward");
+  b.AddMarkerRange(main, 0, 10, "data_wait");
+  b.AddMarkerRange(main, 40, 50, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
   AnalysisSet set = RunAnalyses(b.model());
   ASSERT_EQ(set.overlap.scopes.size(), 1u);
   EXPECT_EQ(set.overlap.scopes[0].compute_input, ComputeInput::kMarkerRanges);
-  // The step's own range is not compute.
+  // Neither the step's own range nor the input waits are compute.
   EXPECT_EQ(set.overlap.scopes[0].computing, (std::vector<Interval>{{10, 40}, {50, 80}}));
 }
 
@@ -117,6 +120,15 @@ TEST(Overlap, CudaRunUsesDeviceTasksAndNcclKernels) {
             (std::vector<Interval>{{25, 40}, {45, 60}}));
   EXPECT_TRUE(lanes[OverlapLane::kFree].empty());
   EXPECT_EQ(set.inputs.devices, 1u);
+}
+
+TEST(Overlap, InputWaitNames) {
+  EXPECT_TRUE(IsInputWaitName("data_wait"));
+  EXPECT_TRUE(IsInputWaitName("Load_Batch"));
+  EXPECT_TRUE(IsInputWaitName("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"));
+  EXPECT_TRUE(IsInputWaitName("GetNext"));
+  EXPECT_FALSE(IsInputWaitName("forward"));
+  EXPECT_FALSE(IsInputWaitName("aten::data"));
 }
 
 }  // namespace
