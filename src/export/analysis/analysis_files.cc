@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "export/analysis/resource_analysis_files.h"
 #include "export/sqlite/analysis_tables.h"
 
 namespace aiprof::exporter {
@@ -82,6 +83,7 @@ void WriteAnalysisFiles(const model::Model& model, const analysis::AnalysisSet& 
   WriteInputs(set, target);
   WriteStepTraceTime(model, set, target);
   WriteOverlapTotals(model, set, target);
+  WriteResourceAnalysisFiles(model, set, target);
 }
 
 void WriteAnalysisOutputs(const model::Model& model, const analysis::AnalysisSet& set,

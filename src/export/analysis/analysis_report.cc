@@ -6,6 +6,7 @@
 
 #include "analysis/op_statistics.h"
 #include "export/analysis/analysis_files.h"
+#include "export/analysis/resource_analysis_report.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -119,8 +120,7 @@ void PrintAnalysisReport(const model::Model& model, const analysis::AnalysisSet&
   out << "  inputs: " << set.inputs.Describe() << "\n";
   PrintStepTable(model, set, out);
   PrintTopOperators(model, out);
-  out << "  data preparation: no data (this build has no data-preparation analysis)\n";
-  out << "  memory peak: no data (this build has no memory analysis)\n";
+  PrintResourceReport(model, set, out);
 }
 
 }  // namespace aiprof::exporter
