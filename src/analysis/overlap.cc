@@ -176,20 +176,37 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
   auto in_scope = [&](uint32_t process) {
     return device_run == (processes.device_id[process] >= 0);
   };
+  std::vector<uint32_t> track_process(model.tracks.size());
+  for (uint32_t t = 0; t < model.tracks.size(); ++t) {
+    track_process[t] = model.ProcessOfThread(model.tracks.thread[t]);
+  }
+  // Two passes: count, then fill vectors of the exact size (no regrowth of large vectors).
   std::vector<ScopeBuilder> builders(processes.size());
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    uint8_t kind = slice_kind[row];
-    if (kind == kOther) continue;
-    uint32_t process = model.ProcessOfThread(model.ThreadOfSlice(row));
-    if (!in_scope(process)) continue;
-    ScopeBuilder& b = builders[process];
-    Interval interval{s.ts[row], s.end[row]};
-    if (kind == kMarkerRange) {
-      b.markers.push_back(interval);
-      ++b.marker_count;
-    } else if (device_run == (kind == kDeviceTask)) {
-      b.scope.computing.push_back(interval);
-      ++b.scope.compute_tasks;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (ScopeBuilder& b : builders) {
+      if (pass == 0) continue;
+      b.scope.computing.reserve(b.scope.compute_tasks);
+      b.markers.reserve(b.marker_count);
+    }
+    for (uint32_t row = 0; row < s.size(); ++row) {
+      uint8_t kind = slice_kind[row];
+      if (kind == kOther) continue;
+      uint32_t process = track_process[s.track[row]];
+      if (!in_scope(process)) continue;
+      ScopeBuilder& b = builders[process];
+      if (kind == kMarkerRange) {
+        if (pass == 0) {
+          ++b.marker_count;
+        } else {
+          b.markers.push_back(Interval{s.ts[row], s.end[row]});
+        }
+      } else if (device_run == (kind == kDeviceTask)) {
+        if (pass == 0) {
+          ++b.scope.compute_tasks;
+        } else {
+          b.scope.computing.push_back(Interval{s.ts[row], s.end[row]});
+        }
+      }
     }
   }
   for (const model::CommOp& op : comm) {
