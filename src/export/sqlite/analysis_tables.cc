@@ -2,6 +2,8 @@
 
 #include <filesystem>
 
+#include "export/sqlite/resource_analysis_tables.h"
+
 namespace aiprof::exporter {
 namespace {
 
@@ -104,14 +106,15 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
   };
   size_t value = 0;
   return rows.InsertAll(
-      db, "ANALYSIS_INPUTS", 2,
-      [&](Row& row) {
-        if (value == std::size(values)) return false;
-        row.Text(values[value].first).Text(values[value].second);
-        ++value;
-        return true;
-      },
-      error);
+             db, "ANALYSIS_INPUTS", 2,
+             [&](Row& row) {
+               if (value == std::size(values)) return false;
+               row.Text(values[value].first).Text(values[value].second);
+               ++value;
+               return true;
+             },
+             error) &&
+         WriteResourceAnalysisTables(db, rows, m, set, error);
 }
 
 bool WriteAnalysisDb(const model::Model& model, const analysis::AnalysisSet& set,
