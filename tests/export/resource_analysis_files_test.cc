@@ -1,6 +1,7 @@
 #include "export/analysis/resource_analysis_files.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "analysis/hand_built_model.h"
+#include "export/sqlite/analysis_tables.h"
 #include "model/nesting.h"
 
 namespace aiprof::exporter {
@@ -78,6 +80,45 @@ TEST(ResourceAnalysisFiles, DataPreparationAndBreakdownFiles) {
   EXPECT_FALSE(fs::exists(dir / "cuda_launch_statistics.csv"));
   EXPECT_FALSE(fs::exists(dir / "memory_analysis.csv"));
   fs::remove_all(dir);
+}
+
+// The same analyses as database rows (ns): DATA_PREPARATION and IDLE_TIME_BREAKDOWN.
+TEST(ResourceAnalysisFiles, DatabaseTables) {
+  analysis::testing::HandBuiltModel b;
+  uint32_t main = b.AddProcess(100);
+  uint32_t loader = b.AddThread(0, 101);
+  b.AddStep(main, 1, 0, 100000);
+  b.AddMarkerRange(main, 0, 30000, "data_wait");
+  b.AddMarkerRange(loader, 0, 25000, "load_batch");
+  b.AddSlice(main, 30000, 90000, "aten::mm", "cpu_op");
+  analysis::AnalysisSet set = analysis::RunAnalyses(b.model());
+  char pattern[] = "/tmp/aiprof_resource_db_XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string path = std::string(pattern) + "/analysis.db";
+  std::string error;
+  ASSERT_TRUE(WriteAnalysisDb(b.model(), set, path, &error)) << error;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  auto row = [&](const char* sql) {
+    sqlite3_stmt* statement = nullptr;
+    std::vector<std::string> cells;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &statement, nullptr), SQLITE_OK) << sql;
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+      for (int i = 0; i < sqlite3_column_count(statement); ++i) {
+        const unsigned char* text = sqlite3_column_text(statement, i);
+        cells.emplace_back(text ? reinterpret_cast<const char*>(text) : "NULL");
+      }
+    }
+    sqlite3_finalize(statement);
+    return cells;
+  };
+  EXPECT_EQ(row("SELECT * FROM DATA_PREPARATION"),
+            (std::vector<std::string>{"1", "100", "0", "100000", "30000", "1", "25000", "1"}));
+  EXPECT_EQ(row("SELECT deviceId, globalPid, input, kernelNs FROM TEMPORAL_BREAKDOWN"),
+            (std::vector<std::string>{"-1", "100", "framework operators", "60000"}));
+  EXPECT_EQ(row("SELECT COUNT(*) FROM MEMORY_POOL"), std::vector<std::string>{"0"});
+  sqlite3_close(db);
+  fs::remove_all(pattern);
 }
 
 }  // namespace
