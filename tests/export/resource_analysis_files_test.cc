@@ -6,10 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "analysis/hand_built_model.h"
 #include "export/sqlite/analysis_tables.h"
+#include "export/timeline/trace_json.h"
+#include "model/importer.h"
 #include "model/nesting.h"
 
 namespace aiprof::exporter {
@@ -118,6 +121,51 @@ TEST(ResourceAnalysisFiles, DatabaseTables) {
             (std::vector<std::string>{"-1", "100", "framework operators", "60000"}));
   EXPECT_EQ(row("SELECT COUNT(*) FROM MEMORY_POOL"), std::vector<std::string>{"0"});
   sqlite3_close(db);
+  fs::remove_all(pattern);
+}
+
+// The memory category timeline reaches the JSON timeline as counter tracks on the pool's
+// process: a 400-byte block allocated in "forward" at 1 µs and freed at 5 µs (Activation).
+TEST(ResourceAnalysisFiles, MemoryCategoriesAreTimelineCounters) {
+  analysis::testing::HandBuiltModel b;
+  uint32_t main = b.AddProcess(100);
+  b.AddStep(main, 1, 0, 10000);
+  b.AddMarkerRange(main, 0, 3000, "forward");
+  model::Model& m = b.mutable_model();
+  for (auto [ts, bytes] : {std::pair<int64_t, int64_t>{1000, 400}, {5000, -400}}) {
+    m.instants.ts.push_back(ts);
+    m.instants.track.push_back(main);
+    m.instants.name.push_back(m.strings.Intern("[memory]"));
+    m.instants.category.push_back(m.strings.Intern("cpu_instant_event"));
+    m.instants.args.push_back(model::ArgSetBuilder(&m)
+                                  .Int("Device Type", 0)
+                                  .Int("Device Id", -1)
+                                  .UInt("Addr", 0x20)
+                                  .Int("Bytes", bytes)
+                                  .Int("Total Allocated", bytes > 0 ? 400 : 0)
+                                  .Int("Total Reserved", 1024)
+                                  .Commit());
+  }
+  model::ResolveNesting(m);
+  analysis::AnalysisSet set = analysis::RunAnalyses(b.model());
+  char pattern[] = "/tmp/aiprof_resource_trace_XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string path = std::string(pattern) + "/trace.json";
+  std::string error;
+  ASSERT_TRUE(WriteTraceJson(b.model(), path, &error, &set.overlap, &set.memory)) << error;
+  std::ifstream in(path);
+  nlohmann::json trace = nlohmann::json::parse(in);
+  std::vector<std::pair<double, int64_t>> points;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "C" && event["name"] == "Memory Activation (CPU)") {
+      EXPECT_EQ(event["pid"], 100);
+      points.emplace_back(event["ts"].get<double>(), event["args"]["value"].get<int64_t>());
+    }
+  }
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1].second, 0);
+  EXPECT_EQ(points[0].second, 400);
+  EXPECT_DOUBLE_EQ(points[1].first - points[0].first, 4.0);  // µs
   fs::remove_all(pattern);
 }
 

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "export/text_writer.h"
+#include "export/timeline/memory_tracks.h"
 #include "export/timeline/overlap_tracks.h"
 #include "export/timeline/proto_writer.h"
 #include "export/timeline/track_ids.h"
@@ -72,13 +73,18 @@ uint64_t OverlapProcessUuid(uint32_t scope) {
 uint64_t OverlapLaneUuid(uint32_t scope, uint32_t lane) {
   return (uint64_t{5} << 40) + uint64_t{scope} * analysis::kOverlapLaneCount + lane;
 }
+uint64_t MemoryCategoryUuid(size_t track) {
+  return (uint64_t{6} << 40) + track;
+}
 
 class PerfettoWriter {
  public:
-  PerfettoWriter(const model::Model& m, TextWriter& out, const analysis::OverlapResult* overlap)
+  PerfettoWriter(const model::Model& m, TextWriter& out, const analysis::OverlapResult* overlap,
+                 const analysis::MemoryAnalysis* memory)
       : m_(m),
         out_(out),
         overlap_(overlap),
+        memory_(memory),
         ids_(ComputeTimelineIds(m)),
         name_emitted_(m.strings.size(), 0) {}
 
@@ -132,6 +138,15 @@ class PerfettoWriter {
       track.Varint(kTrackUuid, CounterUuid(s));
       track.Varint(kTrackParentUuid, ProcessUuid(m_.counter_series.process[s]));
       track.Bytes(kTrackName, CounterDisplayName(m_, s)).Message(kTrackCounter, counter);
+      descriptor(track);
+    }
+    for (size_t i = 0; memory_ != nullptr && i < memory_->category_tracks.size(); ++i) {
+      const analysis::MemoryCategoryTrack& category = memory_->category_tracks[i];
+      ProtoMessage track, counter;
+      track.Varint(kTrackUuid, MemoryCategoryUuid(i));
+      track.Varint(kTrackParentUuid, ProcessUuid(memory_->pools[category.pool].process));
+      track.Bytes(kTrackName, MemoryCategoryTrackName(*memory_, category));
+      track.Message(kTrackCounter, counter);
       descriptor(track);
     }
     for (uint32_t scope = 0; overlap_ != nullptr && scope < overlap_->scopes.size(); ++scope) {
@@ -286,6 +301,17 @@ class PerfettoWriter {
       packet.Varint(kPacketSequenceId, kSequenceId);
       EmitPacket(packet);
     }
+    for (size_t i = 0; memory_ != nullptr && i < memory_->category_tracks.size(); ++i) {
+      for (const auto& [ts, bytes] : memory_->category_tracks[i].points) {
+        ProtoMessage packet, event;
+        packet.Varint(kPacketTimestamp, static_cast<uint64_t>(ts));
+        event.Varint(kEventType, kCounter).Varint(kEventTrackUuid, MemoryCategoryUuid(i));
+        event.Double(kEventDoubleCounterValue, static_cast<double>(bytes));
+        packet.Message(kPacketTrackEvent, event);
+        packet.Varint(kPacketSequenceId, kSequenceId);
+        EmitPacket(packet);
+      }
+    }
   }
 
   // Lane names and the category get interned ids after the model's strings.
@@ -334,6 +360,7 @@ class PerfettoWriter {
   const model::Model& m_;
   TextWriter& out_;
   const analysis::OverlapResult* overlap_;
+  const analysis::MemoryAnalysis* memory_;
   TimelineIds ids_;
   std::vector<uint8_t> name_emitted_;  // bit 0: event name sent, bit 1: category sent
   std::unordered_multimap<uint32_t, uint64_t> flows_out_, flows_in_;
@@ -342,10 +369,11 @@ class PerfettoWriter {
 }  // namespace
 
 bool WritePerfettoTrace(const model::Model& model, const std::string& path, std::string* error,
-                        const analysis::OverlapResult* overlap) {
+                        const analysis::OverlapResult* overlap,
+                        const analysis::MemoryAnalysis* memory) {
   TextWriter out;
   if (!out.Open(path, error)) return false;
-  PerfettoWriter(model, out, overlap).Write();
+  PerfettoWriter(model, out, overlap, memory).Write();
   if (!out.Close()) {
     *error = out.error();
     return false;

@@ -7,12 +7,15 @@
 
 #include <string>
 
+#include "analysis/memory.h"
 #include "analysis/overlap.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
+// `memory`: its category timeline as counter tracks (memory_tracks.h).
 bool WritePerfettoTrace(const model::Model& model, const std::string& path, std::string* error,
-                        const analysis::OverlapResult* overlap = nullptr);
+                        const analysis::OverlapResult* overlap = nullptr,
+                        const analysis::MemoryAnalysis* memory = nullptr);
 
 }  // namespace aiprof::exporter

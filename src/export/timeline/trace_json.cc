@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export/text_writer.h"
+#include "export/timeline/memory_tracks.h"
 #include "export/timeline/overlap_tracks.h"
 #include "export/timeline/track_ids.h"
 
@@ -46,8 +47,14 @@ void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& fi
 
 class TraceJsonWriter {
  public:
-  TraceJsonWriter(const model::Model& m, TextWriter& w, const analysis::OverlapResult* overlap)
-      : m_(m), w_(w), overlap_(overlap), ids_(ComputeTimelineIds(m)), base_(TimelineBaseNs(m)) {}
+  TraceJsonWriter(const model::Model& m, TextWriter& w, const analysis::OverlapResult* overlap,
+                  const analysis::MemoryAnalysis* memory)
+      : m_(m),
+        w_(w),
+        overlap_(overlap),
+        memory_(memory),
+        ids_(ComputeTimelineIds(m)),
+        base_(TimelineBaseNs(m)) {}
 
   void Write(const std::string& trace_name) {
     WriteHeader();
@@ -244,6 +251,18 @@ class TraceJsonWriter {
       Ts(c.ts[i]);
       w_.Raw(",\"args\":{\"value\":").Double(c.value[i]).Raw("}}");
     }
+    if (memory_ == nullptr) return;
+    for (const analysis::MemoryCategoryTrack& track : memory_->category_tracks) {
+      const std::string name = MemoryCategoryTrackName(*memory_, track);
+      const uint32_t pid = ids_.process_pid[memory_->pools[track.pool].process];
+      for (const auto& [ts, bytes] : track.points) {
+        Separator();
+        w_.Raw("{\"ph\":\"C\",\"name\":").JsonString(name);
+        w_.Raw(",\"pid\":").UInt(pid).Raw(",\"ts\":");
+        Ts(ts);
+        w_.Raw(",\"args\":{\"value\":").Int(bytes).Raw("}}");
+      }
+    }
   }
 
   void WriteFlows() {
@@ -269,6 +288,7 @@ class TraceJsonWriter {
   const model::Model& m_;
   TextWriter& w_;
   const analysis::OverlapResult* overlap_;
+  const analysis::MemoryAnalysis* memory_;
   TimelineIds ids_;
   int64_t base_;
   bool first_event_ = true;
@@ -286,10 +306,11 @@ int64_t TimelineBaseNs(const model::Model& m) {
 }
 
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
-                    const analysis::OverlapResult* overlap) {
+                    const analysis::OverlapResult* overlap,
+                    const analysis::MemoryAnalysis* memory) {
   TextWriter w;
   if (!w.Open(path, error)) return false;
-  TraceJsonWriter(model, w, overlap).Write(path);
+  TraceJsonWriter(model, w, overlap, memory).Write(path);
   if (!w.Close()) {
     *error = w.error();
     return false;

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "analysis/memory.h"
 #include "analysis/overlap.h"
 #include "model/model.h"
 
@@ -17,7 +18,9 @@ namespace aiprof::exporter {
 // hold them to the nanosecond.
 int64_t TimelineBaseNs(const model::Model& model);
 
+// `memory`: its category timeline as counter tracks (memory_tracks.h).
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
-                    const analysis::OverlapResult* overlap = nullptr);
+                    const analysis::OverlapResult* overlap = nullptr,
+                    const analysis::MemoryAnalysis* memory = nullptr);
 
 }  // namespace aiprof::exporter
