@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: profiles the sample C++ training job with aiprof, exports the data when the
-# exporter is part of the build, and prints a short summary and where to look.
+# exporter is part of the build, prints a short summary and the analysis report, and where
+# to look.
 #   scripts/demo.sh [build_dir]
 set -euo pipefail
 build_dir=${1:-build}
@@ -69,6 +70,11 @@ if [[ -n $step_csv ]]; then
            if (n > 0) printf "%d steps: mean %.1f us, median %.1f us, min %.1f us, max %.1f us\n", n, sum / n, t[int((n + 1) / 2)], t[1], t[n]
          }'
 fi
+if "$aiprof" analyze --help >/dev/null 2>&1; then
+  echo
+  echo "== aiprof analyze --output=$prof"
+  "$aiprof" analyze --output="$prof"
+fi
 counter_csv=$(latest 'counters_*.csv')
 if [[ -n $counter_csv ]]; then
   echo
@@ -88,4 +94,6 @@ if [[ -n $timeline ]]; then
   echo "  timeline:        $timeline"
   echo "                   open https://ui.perfetto.dev (or chrome://tracing) and drop that file on it"
 fi
+[[ -d $export_dir/analysis ]] &&
+  echo "  analyses:        $export_dir/analysis (step_trace_time.csv, overlap_analysis.csv; docs/analysis.md)"
 echo "  raw data:        $prof/host/data"

@@ -1,7 +1,9 @@
 // Parse and export throughput on a generated data set (default 10 M records, written as the
 // runtime writes them: zstd-compressed chunks, TSC clock). Each measured pipeline runs in a
 // forked child so its peak RSS is its own. Prints medians over --runs.
-// The last line writes the database on a second thread beside the text exporters.
+// The last line writes the database on a second thread beside the text exporters. End to
+// end includes the analyses (analysis/analysis_set.h): run once, their lanes in the
+// timeline, their files beside the summaries and their tables in the database.
 //
 //   bench_export [--events=N] [--runs=R] [--dir=PATH] [--keep]
 #include <sys/resource.h>
@@ -18,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "analysis/analysis_set.h"
+#include "export/analysis/analysis_files.h"
 #include "export/csv/summaries.h"
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/trace_json.h"
@@ -146,7 +150,8 @@ int main(int argc, char** argv) {
   auto parse = [&] { return aiprof::model::ParseProfDir(prof.string()); };
   // CPU seconds (the build machine is shared, so wall time mostly measures the neighbours);
   // wall times are printed alongside.
-  std::vector<double> parse_s, summaries_s, timeline_s, db_s, total_s, parse_wall_s, total_wall_s;
+  std::vector<double> parse_s, analyses_s, summaries_s, timeline_s, db_s, total_s, parse_wall_s,
+      total_wall_s;
   std::vector<double> parallel_s, parallel_wall_s;
   long parse_rss = 0, total_rss = 0, parallel_rss = 0;
   for (int r = 0; r < runs; ++r) {
@@ -160,38 +165,51 @@ int main(int argc, char** argv) {
     Sample total = Measure([&] {
       aiprof::model::Model m = parse();
       std::vector<std::string> written, errors;
+      double ta = CpuSeconds();
+      const aiprof::analysis::AnalysisSet analyses = aiprof::analysis::RunAnalyses(m);
       double t0 = CpuSeconds();
       aiprof::exporter::WriteAllSummaries(
           m, {out.string(), "1", aiprof::exporter::SummaryFormat::kCsv, &written, &errors});
+      aiprof::exporter::WriteAnalysisOutputs(m, analyses, out.string(), false,
+                                             aiprof::exporter::SummaryFormat::kCsv, &written,
+                                             &errors);
       double t1 = CpuSeconds();
       std::string error;
-      aiprof::exporter::WriteTraceJson(m, (out / "trace_view_1.json").string(), &error);
+      aiprof::exporter::WriteTraceJson(m, (out / "trace_view_1.json").string(), &error,
+                                       &analyses.overlap);
       double t2 = CpuSeconds();
-      aiprof::exporter::WriteSqlite(m, (out / "aiprof_1.db").string(), &error);
+      aiprof::exporter::WriteSqlite(m, (out / "aiprof_1.db").string(), &error, &analyses);
       double t3 = CpuSeconds();
-      double stages[3] = {t1 - t0, t2 - t1, t3 - t2};
+      double stages[4] = {t1 - t0, t2 - t1, t3 - t2, t0 - ta};
       if (write(pipe_fds[1], stages, sizeof(stages)) != sizeof(stages)) _exit(1);
     });
-    double stages[3] = {};
+    double stages[4] = {};
     if (read(pipe_fds[0], stages, sizeof(stages)) != sizeof(stages)) return 1;
     close(pipe_fds[0]);
     close(pipe_fds[1]);
     summaries_s.push_back(stages[0]);
     timeline_s.push_back(stages[1]);
     db_s.push_back(stages[2]);
+    analyses_s.push_back(stages[3]);
     total_s.push_back(total.cpu_seconds);
     total_wall_s.push_back(total.seconds);
     total_rss = std::max(total_rss, total.peak_rss_kb);
     // The same work with the database written beside the text exporters (both cores).
     Sample parallel = Measure([&] {
       aiprof::model::Model m = parse();
+      const aiprof::analysis::AnalysisSet analyses = aiprof::analysis::RunAnalyses(m);
       std::string db_error, timeline_error;
-      std::thread db(
-          [&] { aiprof::exporter::WriteSqlite(m, (out / "aiprof_2.db").string(), &db_error); });
+      std::thread db([&] {
+        aiprof::exporter::WriteSqlite(m, (out / "aiprof_2.db").string(), &db_error, &analyses);
+      });
       std::vector<std::string> written, errors;
       aiprof::exporter::WriteAllSummaries(
           m, {out.string(), "2", aiprof::exporter::SummaryFormat::kCsv, &written, &errors});
-      aiprof::exporter::WriteTraceJson(m, (out / "trace_view_2.json").string(), &timeline_error);
+      aiprof::exporter::WriteAnalysisOutputs(m, analyses, out.string(), false,
+                                             aiprof::exporter::SummaryFormat::kCsv, &written,
+                                             &errors);
+      aiprof::exporter::WriteTraceJson(m, (out / "trace_view_2.json").string(), &timeline_error,
+                                       &analyses.overlap);
       db.join();
     });
     parallel_s.push_back(parallel.cpu_seconds);
@@ -206,6 +224,8 @@ int main(int argc, char** argv) {
       " (%.2fx uncompressed raw)\n",
       Median(parse_s), n / Median(parse_s) / 1e6, Median(parse_wall_s), parse_rss / 1e3,
       parse_rss * 1e3 / plain_bytes);
+  std::printf("  analyses (all)        %7.3f s  %6.2f M records/s\n", Median(analyses_s),
+              n / Median(analyses_s) / 1e6);
   std::printf("  summaries (all CSV)   %7.3f s  %6.2f M records/s\n", Median(summaries_s),
               n / Median(summaries_s) / 1e6);
   std::printf(
@@ -215,7 +235,7 @@ int main(int argc, char** argv) {
   std::printf("  SQLite db             %7.3f s  %6.2f M records/s\n", Median(db_s),
               n / Median(db_s) / 1e6);
   std::printf(
-      "  end to end            %7.3f s  %6.2f M records/s  [%.3f s]  peak RSS %.1f MB"
+      "  end to end (+ analyses) %7.3f s  %6.2f M records/s  [%.3f s]  peak RSS %.1f MB"
       " (%.2fx uncompressed raw)\n",
       Median(total_s), n / Median(total_s) / 1e6, Median(total_wall_s), total_rss / 1e3,
       total_rss * 1e3 / plain_bytes);
