@@ -73,20 +73,23 @@ std::string TypeSetLabel(unsigned mask) {
 void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
                       const KernelBreakdownOptions& options, KernelBreakdownResult* result) {
   const model::SliceTable& s = model.slices;
-  std::vector<Interval> all;
-  std::array<std::vector<Interval>, kActivityTypes> by_type;
-  all.reserve(unit.rows.size());
+  // Exact-size vectors (counted first): growing them by doubling cost page faults and copies.
+  std::array<size_t, kActivityTypes> count_of{};
+  for (ActivityType type : unit.types) ++count_of[static_cast<size_t>(type)];
+  std::array<std::vector<Interval>, kActivityTypes> merged;
+  for (int t = 0; t < kActivityTypes; ++t) merged[t].reserve(count_of[t]);
   for (size_t i = 0; i < unit.rows.size(); ++i) {
-    const Interval interval{s.ts[unit.rows[i]], s.end[unit.rows[i]]};
-    all.push_back(interval);
-    by_type[static_cast<size_t>(unit.types[i])].push_back(interval);
+    merged[static_cast<size_t>(unit.types[i])].push_back({s.ts[unit.rows[i]], s.end[unit.rows[i]]});
   }
-  std::vector<Interval> busy = std::move(all);
+  for (std::vector<Interval>& intervals : merged) MergeInPlace(intervals);
+  // The union of all activities is the union of the (much shorter) per-type unions.
+  std::vector<Interval> busy;
+  for (const std::vector<Interval>& intervals : merged) {
+    busy.insert(busy.end(), intervals.begin(), intervals.end());
+  }
   MergeInPlace(busy);
   if (busy.empty()) return;
 
-  std::array<std::vector<Interval>, kActivityTypes>& merged = by_type;
-  for (std::vector<Interval>& intervals : merged) MergeInPlace(intervals);
   TemporalBreakdownRow temporal;
   temporal.process = unit.process;
   temporal.span_ns = busy.back().end - busy.front().begin;
@@ -126,13 +129,22 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
                      return a.time_ns > b.time_ns;
                    });
 
-  // Per-name statistics, then the top names of each type.
-  std::array<std::unordered_map<model::StringId, RunningStats>, kActivityTypes> stats;
+  // Per-name statistics (a slot per name id, no hashing per activity), then the top names
+  // of each type.
+  std::array<std::vector<std::pair<model::StringId, RunningStats>>, kActivityTypes> stats;
+  std::vector<int32_t> slot(model.strings.size() * kActivityTypes, -1);
   for (size_t i = 0; i < unit.rows.size(); ++i) {
-    stats[static_cast<size_t>(unit.types[i])][s.name[unit.rows[i]]].Add(s.dur(unit.rows[i]));
+    const size_t type = static_cast<size_t>(unit.types[i]);
+    const model::StringId name = s.name[unit.rows[i]];
+    int32_t& at = slot[name * kActivityTypes + type];
+    if (at < 0) {
+      at = static_cast<int32_t>(stats[type].size());
+      stats[type].emplace_back(name, RunningStats{});
+    }
+    stats[type][static_cast<size_t>(at)].second.Add(s.dur(unit.rows[i]));
   }
   for (int t = 0; t < kActivityTypes; ++t) {
-    std::vector<std::pair<model::StringId, RunningStats>> names(stats[t].begin(), stats[t].end());
+    std::vector<std::pair<model::StringId, RunningStats>>& names = stats[t];
     std::sort(names.begin(), names.end(), [&](const auto& a, const auto& b) {
       if (a.second.total != b.second.total) return a.second.total > b.second.total;
       return model.Str(a.first) < model.Str(b.first);
