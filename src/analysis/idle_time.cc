@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
+#include <vector>
 
 namespace aiprof::analysis {
 
@@ -12,13 +12,16 @@ IdleTimeResult ComputeIdleTime(const model::Model& model, const Activities& acti
   IdleTimeResult result;
   result.source = activities.source;
 
-  // Launch call start of each launched activity.
-  std::unordered_map<uint32_t, int64_t> launch_ts;
+  // Launch call of each launched activity, by slice row (4 bytes a slice: a hash map of
+  // millions of launches cost far more).
+  std::vector<uint32_t> launch_of;
   const model::StringId ac2g = model.strings.Find("ac2g");
   for (size_t f = 0; f < model.flows.size(); ++f) {
     if (model.flows.category[f] != ac2g) continue;
     const uint32_t call = model.flows.from_slice[f], task = model.flows.to_slice[f];
-    if (call < s.size() && task < s.size()) launch_ts[task] = s.ts[call];
+    if (call >= s.size() || task >= s.size()) continue;
+    if (launch_of.empty()) launch_of.assign(s.size(), model::kNoRow);
+    launch_of[task] = call;
   }
 
   for (const ActivityUnit& unit : activities.units) {
@@ -30,11 +33,11 @@ IdleTimeResult ComputeIdleTime(const model::Model& model, const Activities& acti
       lane.thread = thread;
       int64_t drained = INT64_MIN;  // end of everything that started before
       for (uint32_t row : rows) {
-        auto launch = launch_ts.find(row);
-        lane.has_launches |= launch != launch_ts.end();
+        const uint32_t launch = launch_of.empty() ? model::kNoRow : launch_of[row];
+        lane.has_launches |= launch != model::kNoRow;
         if (drained != INT64_MIN && s.ts[row] > drained) {
           const int64_t gap = s.ts[row] - drained;
-          if (launch != launch_ts.end() && launch->second > drained) {
+          if (launch != model::kNoRow && s.ts[launch] > drained) {
             lane.host_wait_ns += gap;
             ++lane.host_wait_intervals;
           } else if (gap < options.consecutive_kernel_delay_ns) {
