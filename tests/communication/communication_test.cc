@@ -186,6 +186,24 @@ TEST_F(GlooRankTest, BackendRangesAreTheOperationsWithSizesFromTheirInputs) {
   EXPECT_LT(model::AlgorithmBandwidthGBps(*by_start[3], 100), 0);  // barrier: no bytes
 }
 
+// CPU-only: the enqueueing operator [100,150) is the compute; the five collectives
+// [200,2200) [3000,4000) [5000,5500) [6000,6100) [7000,7300) (3900 ns) the communication,
+// none of it overlapped; Free = [100,7300) − both = 3250 ns. No steps: one row.
+TEST_F(GlooRankTest, OverlapAndStepBreakdownOfTheCollectives) {
+  Export(exporter::ExportType::kText);
+  const std::string analysis = prof_ + "/aiprof_output/analysis/";
+  auto overlap = CsvRows(analysis + "overlap_analysis.csv");
+  ASSERT_EQ(overlap.size(), 2u);
+  EXPECT_EQ(overlap[1], (std::vector<std::string>{"host:888", overlap[1][1],
+                                                  "framework operators (cpu_op)", "1", "5", "7.200",
+                                                  "0.050", "3.900", "3.900", "0.000", "3.250"}));
+  auto steps = CsvRows(analysis + "step_trace_time.csv");
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[1],
+            (std::vector<std::string>{"host:888", "N/A", "0.050", "3.900", "0.000", "3.900",
+                                      "3.250", "7.200", "0.000", "3.900", "0.000"}));
+}
+
 TEST_F(GlooRankTest, RankAndWorldSizeFromTheProcessGroupWhenTheEnvironmentHadNone) {
   std::filesystem::remove_all(root_);
   const model::Model m = model::ParseProfDir(WriteGlooRankProfDir(root_, true));

@@ -12,15 +12,18 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 
 #include "aiprof/aiprof.h"
 #include "aiprof/mstx.h"
 #include "aiprof/plugin.h"
+#include "analysis/analysis_set.h"
 #include "cuda/cuda_driver_test_double.h"
 #include "cuda/cupti_test_double.h"
 #include "cuda/range_profiler_test_double.h"
 #include "cuda/recorded_session.h"
+#include "export/analyze_job.h"
 #include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
 #include "format/records_cuda.h"
@@ -173,6 +176,59 @@ TEST_F(CudaEndToEnd, SessionArrivesInTheModelOnGpuLanesWithFlowsAndOperators) {
 
 size_t Lines(const std::string& text) {
   return std::count(text.begin(), text.end(), '\n');
+}
+
+// The recorded session (CUPTI test double: no GPU here) through the analyses and
+// `aiprof analyze`: a CUDA run whose compute is the device's tasks.
+TEST_F(CudaEndToEnd, AnalysesTakeTheDeviceTasksAsCompute) {
+  testing::CuptiTestDouble cupti;
+  CudaCollector collector(cupti.api(), RuntimeHost(), {});
+  const std::string dir = Collect(collector, cupti);
+  ASSERT_FALSE(dir.empty());
+  const Model m = model::ParseProfDir(dir);
+  const analysis::AnalysisSet set = analysis::RunAnalyses(m);
+  EXPECT_TRUE(set.inputs.device_run);
+  EXPECT_EQ(set.inputs.compute, analysis::ComputeInput::kDeviceTasks);
+  ASSERT_EQ(set.overlap.scopes.size(), 1u);
+  const analysis::OverlapScope& gpu = set.overlap.scopes[0];
+  EXPECT_EQ(gpu.device_id, 0);
+  EXPECT_EQ(gpu.compute_tasks,
+            static_cast<uint64_t>(session_.kernels + session_.memcpys + session_.memsets));
+  // Computing = the union of the device tasks, counted here point by point over the
+  // distinct boundaries instead of by merging.
+  std::vector<std::pair<int64_t, int64_t>> tasks;
+  std::vector<int64_t> bounds;
+  for (size_t s = 0; s < m.slices.size(); ++s) {
+    std::string_view category = m.Str(m.slices.category[s]);
+    if (category != "kernel" && category != "gpu_memcpy" && category != "gpu_memset") continue;
+    tasks.emplace_back(m.slices.ts[s], m.slices.end[s]);
+    bounds.push_back(m.slices.ts[s]);
+    bounds.push_back(m.slices.end[s]);
+  }
+  std::sort(bounds.begin(), bounds.end());
+  int64_t covered = 0;
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    int64_t middle = bounds[i];
+    bool inside = std::any_of(tasks.begin(), tasks.end(), [&](const auto& t) {
+      return t.first <= middle && middle < t.second;
+    });
+    if (inside) covered += bounds[i + 1] - bounds[i];
+  }
+  EXPECT_EQ(analysis::TotalLength(gpu.computing), covered);
+  EXPECT_TRUE(gpu.communication.empty());
+
+  std::ostringstream out, err;
+  exporter::AnalyzeOptions options;
+  options.output = dir;
+  ASSERT_EQ(exporter::RunAnalyze(options, out, err).exit_code, 0) << err.str();
+  EXPECT_NE(out.str().find("CUDA run: compute = device kernels/memcpy/memset on 1 device(s)"),
+            std::string::npos)
+      << out.str();
+  std::ifstream csv(fs::path(dir) / "aiprof_output" / "analysis" / "step_trace_time.csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  EXPECT_EQ(row.rfind("0,", 0), 0u) << row;  // Device_id 0
 }
 
 TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {

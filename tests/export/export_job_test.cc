@@ -66,8 +66,12 @@ TEST_F(ExportJobTest, ExportTwiceIsIdempotentAndClearRemovesEarlierOutputs) {
   EXPECT_FALSE(fs::exists(Output("trace_view_20260101000000.json")));
   EXPECT_TRUE(fs::exists(Output("trace_view_20260101000001.json")));
   for (const auto& entry : fs::directory_iterator(fs::path(prof_) / "aiprof_output")) {
+    if (entry.path().filename() == "analysis") continue;  // msprof-analyze names, no stamp
     EXPECT_NE(entry.path().filename().string().find("20260101000001"), std::string::npos);
   }
+  EXPECT_TRUE(fs::exists(Output("analysis/step_trace_time.csv")));
+  EXPECT_TRUE(fs::exists(Output("analysis/overlap_analysis.csv")));
+  EXPECT_TRUE(fs::exists(Output("analysis/analysis_inputs.csv")));
 }
 
 TEST_F(ExportJobTest, QueryDescribesEachProfDir) {

@@ -314,7 +314,10 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
               m.flows.to_slice[i]);
   }
   auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?)");
-  for (const auto& r : analysis::ComputeStepTrace(m)) {
+  // The analyses already hold the step trace; compute it only without them.
+  const std::vector<analysis::StepTraceRow> computed =
+      analyses ? std::vector<analysis::StepTraceRow>{} : analysis::ComputeStepTrace(m);
+  for (const auto& r : analyses ? analyses->step_breakdown.trace : computed) {
     db.Insert(steps, r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread), r.fp_start_ns,
               r.bp_end_ns);
   }
