@@ -99,14 +99,19 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
   result->temporal.push_back(temporal);
 
   // Sweep: +bit where a type's merged interval starts, −bit where it ends.
+  // Each type's edges are already in order (its intervals are merged): merge the runs.
+  size_t edge_count = 0;
+  for (const std::vector<Interval>& intervals : merged) edge_count += 2 * intervals.size();
   std::vector<std::pair<int64_t, int>> edges;
+  edges.reserve(edge_count);
   for (int t = 0; t < kActivityTypes; ++t) {
+    const auto run_begin = static_cast<std::ptrdiff_t>(edges.size());
     for (const Interval& interval : merged[t]) {
       edges.emplace_back(interval.begin, t + 1);
       edges.emplace_back(interval.end, -(t + 1));
     }
+    std::inplace_merge(edges.begin(), edges.begin() + run_begin, edges.end());
   }
-  std::sort(edges.begin(), edges.end());
   std::array<int64_t, 1u << kActivityTypes> time_of_set{};
   unsigned mask = 0;
   for (size_t i = 0; i < edges.size(); ++i) {
