@@ -82,22 +82,6 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     merged[static_cast<size_t>(unit.types[i])].push_back({s.ts[unit.rows[i]], s.end[unit.rows[i]]});
   }
   for (std::vector<Interval>& intervals : merged) MergeInPlace(intervals);
-  // The union of all activities is the union of the (much shorter) per-type unions.
-  std::vector<Interval> busy;
-  for (const std::vector<Interval>& intervals : merged) {
-    busy.insert(busy.end(), intervals.begin(), intervals.end());
-  }
-  MergeInPlace(busy);
-  if (busy.empty()) return;
-
-  TemporalBreakdownRow temporal;
-  temporal.process = unit.process;
-  temporal.span_ns = busy.back().end - busy.front().begin;
-  temporal.idle_ns = temporal.span_ns - TotalLength(busy);
-  temporal.compute_ns = TotalLength(merged[static_cast<size_t>(ActivityType::kComputation)]);
-  temporal.non_compute_ns = temporal.span_ns - temporal.compute_ns - temporal.idle_ns;
-  result->temporal.push_back(temporal);
-
   // Sweep: +bit where a type's merged interval starts, −bit where it ends.
   // Each type's edges are already in order (its intervals are merged): merge the runs.
   size_t edge_count = 0;
@@ -123,6 +107,17 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     }
     if (i + 1 < edges.size() && mask != 0) time_of_set[mask] += edges[i + 1].first - ts;
   }
+  if (edges.empty()) return;
+  // Temporal breakdown: the busy time (|union of all|) is the time any type set was active.
+  int64_t busy = 0;
+  for (int64_t time : time_of_set) busy += time;
+  TemporalBreakdownRow temporal;
+  temporal.process = unit.process;
+  temporal.span_ns = edges.back().first - edges.front().first;
+  temporal.idle_ns = temporal.span_ns - busy;
+  temporal.compute_ns = TotalLength(merged[static_cast<size_t>(ActivityType::kComputation)]);
+  temporal.non_compute_ns = temporal.span_ns - temporal.compute_ns - temporal.idle_ns;
+  result->temporal.push_back(temporal);
   const size_t first_type_row = result->type_time.size();
   for (unsigned set = 1; set < time_of_set.size(); ++set) {
     if (time_of_set[set] > 0) {
