@@ -82,42 +82,42 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     merged[static_cast<size_t>(unit.types[i])].push_back({s.ts[unit.rows[i]], s.end[unit.rows[i]]});
   }
   for (std::vector<Interval>& intervals : merged) MergeInPlace(intervals);
-  // Sweep: +bit where a type's merged interval starts, −bit where it ends.
-  // Each type's edges are already in order (its intervals are merged): merge the runs.
-  size_t edge_count = 0;
-  for (const std::vector<Interval>& intervals : merged) edge_count += 2 * intervals.size();
-  std::vector<std::pair<int64_t, int>> edges;
-  edges.reserve(edge_count);
-  for (int t = 0; t < kActivityTypes; ++t) {
-    const auto run_begin = static_cast<std::ptrdiff_t>(edges.size());
-    for (const Interval& interval : merged[t]) {
-      edges.emplace_back(interval.begin, t + 1);
-      edges.emplace_back(interval.end, -(t + 1));
-    }
-    std::inplace_merge(edges.begin(), edges.begin() + run_begin, edges.end());
-  }
+  // Sweep over the per-type unions together (each is ordered and disjoint): every edge sets
+  // or clears its type's bit, and the time until the next edge goes to the active set.
   std::array<int64_t, 1u << kActivityTypes> time_of_set{};
+  std::array<size_t, kActivityTypes> at{};
+  std::array<bool, kActivityTypes> inside{};
   unsigned mask = 0;
-  for (size_t i = 0; i < edges.size(); ++i) {
-    const auto [ts, edge] = edges[i];
-    if (edge > 0) {
-      mask |= 1u << (edge - 1);
-    } else {
-      mask &= ~(1u << (-edge - 1));
+  int64_t previous = 0, first_ns = 0;
+  bool started = false;
+  for (;;) {
+    int next = -1;
+    int64_t next_ns = INT64_MAX;
+    for (int t = 0; t < kActivityTypes; ++t) {
+      if (at[t] == merged[t].size()) continue;
+      const int64_t edge_ns = inside[t] ? merged[t][at[t]].end : merged[t][at[t]].begin;
+      if (edge_ns < next_ns) {
+        next_ns = edge_ns;
+        next = t;
+      }
     }
-    if (i + 1 < edges.size() && mask != 0) time_of_set[mask] += edges[i + 1].first - ts;
+    if (next < 0) break;
+    if (!started) {
+      first_ns = next_ns;
+      started = true;
+    } else if (mask != 0) {
+      time_of_set[mask] += next_ns - previous;
+    }
+    previous = next_ns;
+    if (inside[next]) {
+      mask &= ~(1u << next);
+      ++at[next];
+    } else {
+      mask |= 1u << next;
+    }
+    inside[next] = !inside[next];
   }
-  if (edges.empty()) return;
-  // Temporal breakdown: the busy time (|union of all|) is the time any type set was active.
-  int64_t busy = 0;
-  for (int64_t time : time_of_set) busy += time;
-  TemporalBreakdownRow temporal;
-  temporal.process = unit.process;
-  temporal.span_ns = edges.back().first - edges.front().first;
-  temporal.idle_ns = temporal.span_ns - busy;
-  temporal.compute_ns = TotalLength(merged[static_cast<size_t>(ActivityType::kComputation)]);
-  temporal.non_compute_ns = temporal.span_ns - temporal.compute_ns - temporal.idle_ns;
-  result->temporal.push_back(temporal);
+  if (!started) return;
   const size_t first_type_row = result->type_time.size();
   for (unsigned set = 1; set < time_of_set.size(); ++set) {
     if (time_of_set[set] > 0) {
@@ -128,6 +128,17 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
                    result->type_time.end(), [](const TypeTimeRow& a, const TypeTimeRow& b) {
                      return a.time_ns > b.time_ns;
                    });
+
+  // Temporal breakdown: the busy time (|union of all|) is the time any type set was active.
+  int64_t busy = 0;
+  for (int64_t time : time_of_set) busy += time;
+  TemporalBreakdownRow temporal;
+  temporal.process = unit.process;
+  temporal.span_ns = previous - first_ns;  // the last edge is the last end
+  temporal.idle_ns = temporal.span_ns - busy;
+  temporal.compute_ns = TotalLength(merged[static_cast<size_t>(ActivityType::kComputation)]);
+  temporal.non_compute_ns = temporal.span_ns - temporal.compute_ns - temporal.idle_ns;
+  result->temporal.push_back(temporal);
 
   // Per-name statistics (a slot per name id, no hashing per activity), then the top names
   // of each type.
