@@ -353,6 +353,11 @@ void AddDynamicCommand(CLI::App& app) {
   dynamic->final_callback([dynamic, args] {
     std::cout << std::unitbuf;  // replies must show before the next prompt, also through a pipe
     args->collect.app = dynamic->remaining();
+    if (!args->collect.app.empty() && args->collect.app.front() == "--") {
+      args->collect.app.erase(args->collect.app.begin());
+    } else if (RejectOptionTakenForApp(args->collect.app, "aiprof dynamic")) {
+      throw CLI::RuntimeError(kExitUsage);
+    }
     NoteExplicitOptions(*dynamic, &args->collect);
     const auto& given = args->collect.explicit_options;
     for (const char* option : {"delay", "duration"}) {
@@ -367,6 +372,11 @@ void AddDynamicCommand(CLI::App& app) {
     if (!args->pids.empty()) {
       if (!args->collect.app.empty() || !args->collect.application.empty()) {
         std::cerr << "aiprof dynamic: give either --pid (attach) or an app (launch), not both\n";
+        throw CLI::RuntimeError(kExitUsage);
+      }
+      if (std::find(given.begin(), given.end(), "export") != given.end()) {
+        std::cerr << "aiprof dynamic: --export applies when aiprof launches the app; export what "
+                     "an attached job wrote with aiprof export --output=<dir>\n";
         throw CLI::RuntimeError(kExitUsage);
       }
       throw CLI::RuntimeError(Attach(*args));
