@@ -200,6 +200,38 @@ TEST(EveryOption, DynamicHasTheCollectOptionsAndItsOwn) {
   EXPECT_EQ(unknown.output.find("cannot run"), std::string::npos) << unknown.output;
 }
 
+// The msprof command lines of seeds 000 (launch) and 004 (dynamic launch and attach), with
+// msprof -> aiprof and the app replaced: accepted, except --aicpu=on, which is refused by
+// name in every mode (no AI CPU here).
+TEST(EveryOption, SeedCommandLinesWorkOrAreRejectedPrecisely) {
+  const std::string out =
+      (fs::temp_directory_path() / ("aiprof_seed_lines_" + std::to_string(getpid()))).string();
+  auto launch = RunAiprof("--application=/bin/true --output=" + out +
+                          " --ascendcl=on --model-execution=on --runtime-api=on --task-time=on "
+                          "--ai-core=on --export=off");
+  EXPECT_EQ(launch.exit_code, 0) << launch.output;
+  EXPECT_NE(launch.output.find("Data is saved in " + out + "/PROF_"), std::string::npos)
+      << launch.output;
+  fs::remove_all(out);
+
+  const std::string seed_options = " --output=" + out + " --model-execution=on --runtime-api=on";
+  auto attach =
+      RunAiprof("--dynamic=on --pid=" + std::to_string(getpid()) + seed_options + " </dev/null");
+  EXPECT_EQ(attach.exit_code, 1) << attach.output;  // accepted; this process is no job
+  EXPECT_NE(attach.output.find("no job to control"), std::string::npos) << attach.output;
+
+  for (const std::string& line :
+       {"--dynamic=on" + seed_options + " --aicpu=on /bin/true",
+        "--dynamic=on --pid=" + std::to_string(getpid()) + seed_options + " --aicpu=on",
+        "--application=/bin/true" + seed_options + " --aicpu=on"}) {
+    auto result = RunAiprof(line + " </dev/null");
+    EXPECT_EQ(result.exit_code, 2) << line << "\n" << result.output;
+    EXPECT_NE(result.output.find("--aicpu=on"), std::string::npos) << result.output;
+    EXPECT_EQ(result.output.find("cannot run"), std::string::npos) << result.output;
+  }
+  fs::remove_all(out);
+}
+
 class ExportOptions : public ::testing::Test {
  protected:
   void SetUp() override {

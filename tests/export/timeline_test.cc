@@ -305,7 +305,7 @@ TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
   std::vector<Expected> got;
   std::map<std::string, std::vector<double>> counters;
   std::vector<std::tuple<std::string, int64_t, uint64_t>> instants;
-  size_t packets = 0;
+  size_t packets = 0, process_descriptors = 0;
   for (const ProtoField& packet_field : Decode(bytes)) {
     ASSERT_EQ(packet_field.number, kTracePacketField);
     ASSERT_EQ(packet_field.wire_type, 2u);
@@ -335,6 +335,7 @@ TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
           if (part.number == kDescriptorUuidField) uuid = part.value;
           if (part.number == kDescriptorNameField) name = part.bytes;
           if (part.number == kDescriptorProcessField) {
+            ++process_descriptors;
             for (const ProtoField& p : Decode(part.bytes)) {
               if (p.number == kProcessPidField) EXPECT_EQ(p.value, kPid);
             }
@@ -412,8 +413,9 @@ TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
   // counter sample: nothing else in the file.
   size_t samples = 0;
   for (const auto& [name, values] : counters) samples += values.size();
-  EXPECT_EQ(packets, 1 + threads.size() + counter_tracks.size() + 2 * expected.size() +
-                         instants.size() + samples);
+  EXPECT_EQ(process_descriptors, 1u);
+  EXPECT_EQ(packets, process_descriptors + threads.size() + counter_tracks.size() +
+                         2 * expected.size() + instants.size() + samples);
 }
 
 }  // namespace
