@@ -382,6 +382,15 @@ void AddDynamicCommand(CLI::App& app) {
       throw CLI::RuntimeError(Attach(*args));
     }
     if (args->collect.app.empty() && args->collect.application.empty()) {
+      // A bad option value (which may have taken the app as its value) is named first.
+      CollectArgs checked = args->collect;
+      checked.app = {"app"};
+      CollectConfig unused;
+      std::string error;
+      if (!ResolveCollectArgs(checked, DetectMachine(), &unused, &error)) {
+        std::cerr << "aiprof dynamic: " << error << "\n";
+        throw CLI::RuntimeError(kExitUsage);
+      }
       std::cerr << "aiprof dynamic: give an app to launch, --pid=<pid> to attach, or --list\n";
       throw CLI::RuntimeError(kExitUsage);
     }

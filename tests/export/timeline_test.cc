@@ -337,7 +337,9 @@ TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
           if (part.number == kDescriptorProcessField) {
             ++process_descriptors;
             for (const ProtoField& p : Decode(part.bytes)) {
-              if (p.number == kProcessPidField) EXPECT_EQ(p.value, kPid);
+              if (p.number == kProcessPidField) {
+                EXPECT_EQ(p.value, kPid);
+              }
             }
           }
           if (part.number == kDescriptorThreadField) {
