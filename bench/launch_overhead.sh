@@ -30,7 +30,7 @@ measure "$train" --steps="$steps" >/dev/null  # warm the page cache
 for ((i = 0; i < runs; i++)); do
   read -r wall cpu < <(measure "$train" --steps="$steps")
   plain_wall+=("$wall") plain_cpu+=("$cpu")
-  read -r wall cpu < <(measure "$aiprof" --output="$out" --msproftx=on --host-sys=cpu,mem,disk \
+  read -r wall cpu < <(measure "$aiprof" --output="$out" --export=off --msproftx=on --host-sys=cpu,mem,disk \
     --host-sys-usage=cpu,mem --host-sys-usage-freq=10 "$train" --steps="$steps")
   profiled_wall+=("$wall") profiled_cpu+=("$cpu")
   rm -rf "${out:?}"/PROF_*

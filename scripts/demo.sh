@@ -16,8 +16,8 @@ done
 out=demo_out
 rm -rf "$out"  # the demo's own output only
 
-echo "== aiprof --output=$out --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem --host-sys-usage-freq=10 $train --steps=1000"
-"$aiprof" --output="$out" --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem \
+echo "== aiprof --output=$out --export=off --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem --host-sys-usage-freq=10 $train --steps=1000"
+"$aiprof" --output="$out" --export=off --msproftx=on --host-sys=cpu,mem,disk --host-sys-usage=cpu,mem \
   --host-sys-usage-freq=10 "$train" --steps=1000
 
 prof_dirs=("$out"/PROF_*)

@@ -49,8 +49,9 @@ typedef struct mstxEventAttributes {
   } payload;
 } mstxEventAttributes;
 
-/* Nonzero while markers are collected (a window is open and msproftx is on). The macros at
- * the end of this header test it inline so a call costs one load when collection is off. */
+/* Nonzero while a window is open (1: markers are recorded; 2: msproftx is off and calls are
+ * only counted, so the run can say how many were ignored). The macros at the end of this
+ * header test it inline so a call costs one load when no window is open. */
 extern volatile int aiprof_markers_active;
 
 /* Default domain. */

@@ -1,6 +1,5 @@
 // `aiprof collect [options] <app> [args]`: launch-mode collection (msprof
 // `msprof [options] <app>`).
-#include <iostream>
 #include <memory>
 
 #include "cli/collect_options.h"
@@ -18,11 +17,7 @@ void AddCollectCommand(CLI::App& app) {
   collect->final_callback([collect, args] {
     args->app = collect->remaining();
     if (!args->app.empty() && args->app.front() == "--") args->app.erase(args->app.begin());
-    if (!args->app.empty() && args->app.front().size() > 1 && args->app.front()[0] == '-') {
-      std::cerr << "aiprof collect: unknown option '" << args->app.front()
-                << "' (aiprof collect --help lists the options)\n";
-      throw CLI::RuntimeError(kExitUsage);
-    }
+    if (RejectOptionTakenForApp(args->app, "aiprof collect")) throw CLI::RuntimeError(kExitUsage);
     NoteExplicitOptions(*collect, args.get());
     CollectConfig config;
     std::string error;

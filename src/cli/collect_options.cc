@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <set>
 
 namespace aiprof::cli {
@@ -123,7 +124,7 @@ void AddNotes(const CollectArgs& args, const Machine& machine, CollectConfig* co
     if (config->ai_core && Given(args, "ai-core")) {
       note("--ai-core=on: " + why + "; per-kernel hardware metrics will not be collected");
     }
-    for (const char* option : {"aic-metrics", "aic-mode", "aic-freq"}) {
+    for (const char* option : {"aic-metrics", "aic-mode"}) {
       if (Given(args, option)) {
         note(std::string("--") + option + ": " + why + "; no kernel metrics will be collected");
       }
@@ -144,18 +145,41 @@ void AddNotes(const CollectArgs& args, const Machine& machine, CollectConfig* co
         "from the operator records that --task-time=off turns off; only NCCL kernels and "
         "NCCL NVTX ranges will be collected");
   }
-  if (config->aicpu) {
-    note(
-        "--aicpu=on: Ascend AI CPU operators do not exist on this platform; nothing "
-        "will be collected for it");
+}
+
+// Options that aiprof does not implement yet: rejected here, in one place, so the branch
+// that implements them removes its lines and nothing else.
+bool RejectNotYetSupported(const CollectArgs& args, std::string* error) {
+  if (args.sys_cpu_profiling == "on") {
+    *error =
+        "--sys-cpu-profiling=on: not yet supported (host CPU sampling is being added); "
+        "for CPU usage use --host-sys=cpu or --sys-profiling=on";
+    return false;
   }
-  bool sys_cpu = false;
-  std::string ignored;
-  if (OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, &ignored) && sys_cpu) {
-    note(
-        "--sys-cpu-profiling=on: the AI CPU / control CPU PMU of an NPU does not exist here; "
-        "nothing will be collected for it (host CPU usage: --host-sys=cpu)");
+  if (Given(args, "sys-cpu-freq")) {
+    *error = Quote("sys-cpu-freq", args.sys_cpu_freq) +
+             ": not yet supported (it sets the rate of --sys-cpu-profiling); for CPU usage "
+             "sampling use --host-sys=cpu with --host-sys-usage-freq";
+    return false;
   }
+  for (const std::string& item : SplitList(args.host_sys, ',')) {
+    if (item == "osrt") {
+      *error = Quote("host-sys", args.host_sys) +
+               ": osrt (OS runtime API tracing) is not yet supported; the other items "
+               "(cpu,mem,disk,network) are";
+      return false;
+    }
+  }
+  return true;
+}
+
+// A frequency option is only meaningful with the option it paces.
+bool RejectUnpaced(const CollectArgs& args, const char* frequency, bool paced_on, const char* needs,
+                   std::string* error) {
+  if (!Given(args, frequency) || paced_on) return true;
+  *error = std::string("--") + frequency + " sets the sampling rate of " + needs +
+           ", which is off; turn it on or leave --" + frequency + " out";
+  return false;
 }
 
 }  // namespace
@@ -195,8 +219,12 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
   const char* kOutput = "Output";
   add("--output", &a->output, "Directory that receives the PROF_* directories", kOutput,
       "current directory");
-  add("--type", &a->type, "Export format for `aiprof export` of this data: text|db", kOutput,
-      "text");
+  add("--type", &a->type,
+      "What the export after collection writes: text (timeline + summaries) or db (SQLite)",
+      kOutput, "text");
+  add("--export", &a->export_after,
+      "Export when the app ends, as `aiprof export` would (msprof does the same): on|off", kOutput,
+      "on");
   add("--storage-limit", &a->storage_limit,
       "Stop collecting cleanly once the raw data of a process reaches <N>MB (1..4294967295)",
       kOutput, "no limit");
@@ -209,20 +237,31 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
       "0 (until exit)");
 
   const char* kHostApp = "Markers, operators and APIs";
-  add("--msproftx", &a->msproftx, "mstx/NVTX markers and ranges: on|off", kHostApp, "off");
-  add("--mstx-domain-include", &a->mstx_domain_include,
-      "Only these marker domains (comma list; needs --msproftx=on)", kHostApp, "all");
-  add("--mstx-domain-exclude", &a->mstx_domain_exclude,
-      "All marker domains but these (comma list; needs --msproftx=on)", kHostApp, "none");
+  add("--msproftx", &a->msproftx,
+      "mstx/NVTX markers and ranges: on|off (msprof's default is off; aiprof records them "
+      "unless turned off, as nsys does, and says how many calls --msproftx=off ignored)",
+      kHostApp, "on");
+  add("--mstx-domain-include", &a->mstx_domain_include, "Only these marker domains (comma list)",
+      kHostApp, "all");
+  add("--mstx-domain-exclude", &a->mstx_domain_exclude, "All marker domains but these (comma list)",
+      kHostApp, "none");
   add("--task-time", &a->task_time,
       "Framework operators and device tasks: off|on|l0|l1|l2 (on = l1; l1 adds shapes and "
       "dtypes, l2 adds module hierarchy)",
       kHostApp, "on");
   add("--task-memory", &a->task_memory, "Operator memory (allocator events): on|off", kHostApp,
       "off");
-  add("--ascendcl", &a->ascendcl, "Host API tracing (CUDA runtime API): on|off", kHostApp, "on");
-  add("--runtime-api", &a->runtime_api, "Runtime/driver API tracing (CUDA driver API): on|off",
-      kHostApp, "off");
+  add("--ascendcl", &a->ascendcl,
+      "Host API tracing (CUDA runtime API; the API-to-kernel arrows need it): on|off", kHostApp,
+      "on");
+  add("--runtime-api", &a->runtime_api,
+      "Driver API tracing (CUDA driver API: Triton, NCCL launches): on|off (msprof's default "
+      "is off; aiprof's is on, since launches made through the driver would be missing)",
+      kHostApp, "on");
+  add("--model-execution", &a->model_execution,
+      "msprof's model execution data: on is accepted, as step (iteration) records are "
+      "collected in every window",
+      kHostApp, "on (always)");
   add("--hccl", &a->hccl,
       "Communication operators: message sizes at every --task-time level and NCCL NVTX "
       "ranges (collectives are found with --task-time alone): on|off",
@@ -231,29 +270,34 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
   const char* kDevice = "Device (NVIDIA GPU)";
   add("--ai-core", &a->ai_core, "Per-kernel hardware metrics (CUPTI): on|off", kDevice,
       "on with --task-time=on|l1|l2, else off");
-  add("--aic-mode", &a->aic_mode, "Metric collection: task-based|sample-based", kDevice,
-      "task-based");
+  add("--aic-mode", &a->aic_mode,
+      "Metric collection: task-based (per kernel; sample-based is not supported on NVIDIA GPUs)",
+      kDevice, "task-based");
   add("--aic-metrics", &a->aic_metrics,
       "Metric group: ArithmeticUtilization|PipeUtilization|Memory|MemoryL0|"
       "ResourceConflictRatio|MemoryUB|L2Cache|MemoryAccess",
       kDevice, "PipeUtilization");
-  add("--aic-freq", &a->aic_freq, "Sampling frequency in Hz for --aic-mode=sample-based (1..100)",
-      kDevice, "100");
+  add("--aic-freq", &a->aic_freq,
+      "Sampling frequency of --aic-mode=sample-based: rejected, as sample-based is", kDevice,
+      "100");
   add("--l2", &a->l2, "L2 cache hit rates per kernel: on|off", kDevice, "off");
-  add("--aicpu", &a->aicpu, "Ascend AI CPU operators (accepted; no such device here): on|off",
+  add("--aicpu", &a->aicpu,
+      "Ascend AI CPU operators: off only (no such device here; CPU operators come with "
+      "--task-time)",
       kDevice, "off");
   add("--sys-hardware-mem", &a->sys_hardware_mem,
       "Device memory bandwidth and utilisation (NVML): on|off", kDevice, "off");
   add("--sys-hardware-mem-freq", &a->sys_hardware_mem_freq, "Its sampling frequency in Hz (1..100)",
       kDevice, "50");
   add("--sys-cpu-profiling", &a->sys_cpu_profiling,
-      "NPU AI CPU / control CPU PMU (accepted; no such device here): on|off", kDevice, "off");
-  add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..50)", kDevice, "50");
+      "CPU sampling: not yet supported (off only); CPU usage: --host-sys=cpu", kDevice, "off");
+  add("--sys-cpu-freq", &a->sys_cpu_freq,
+      "Sampling frequency of --sys-cpu-profiling in Hz (1..50): not yet supported", kDevice, "50");
 
   const char* kHost = "Host resources (sampled by the launcher)";
   add("--host-sys", &a->host_sys,
-      "Per-process data of the app's process tree, comma list of cpu,mem,disk,network,osrt "
-      "(network: whole-machine NIC traffic)",
+      "Per-process data of the app's process tree, comma list of cpu,mem,disk,network "
+      "(network: whole-machine NIC traffic; osrt is not yet supported)",
       kHost, "none");
   add("--host-sys-usage", &a->host_sys_usage, "Whole-machine usage, comma list of cpu,mem", kHost,
       "none");
@@ -282,6 +326,13 @@ void NoteExplicitOptions(const CLI::App& app, CollectArgs* args) {
       args->explicit_options.push_back(option->get_lnames().front());
     }
   }
+}
+
+bool RejectOptionTakenForApp(const std::vector<std::string>& app, const char* command) {
+  if (app.empty() || app.front().size() < 2 || app.front()[0] != '-') return false;
+  std::cerr << command << ": unknown option '" << app.front() << "' (" << command
+            << " --help lists the options)\n";
+  return true;
 }
 
 bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, CollectConfig* c,
@@ -333,10 +384,18 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   if (!OneOf("task-time", args.task_time, {"off", "on", "l0", "l1", "l2"}, error)) return false;
   c->task_time = args.task_time == "on" ? "l1" : args.task_time;
   if (!OnOff("task-memory", args.task_memory, &c->profile_memory, error)) return false;
-  bool ascendcl = false, runtime_api = false;
-  if (!OnOff("ascendcl", args.ascendcl, &ascendcl, error)) return false;
-  if (!OnOff("runtime-api", args.runtime_api, &runtime_api, error)) return false;
-  c->runtime_api = ascendcl || runtime_api;
+  if (!OnOff("ascendcl", args.ascendcl, &c->host_api, error)) return false;
+  if (!OnOff("runtime-api", args.runtime_api, &c->runtime_api, error)) return false;
+  // msprof's model-execution data (model load/execute times) is folded into --task-time
+  // there; here its counterpart, the step (iteration) records, are in every window.
+  if (!args.model_execution.empty() && args.model_execution != "on") {
+    *error = args.model_execution == "off"
+                 ? "--model-execution=off: step (iteration) records are always collected "
+                   "(--iteration-id needs them); leave the option out"
+                 : Quote("model-execution", args.model_execution) +
+                       ": invalid value; allowed: on (step records are always collected)";
+    return false;
+  }
   if (!OnOff("hccl", args.hccl, &c->hccl, error)) return false;
 
   if (args.ai_core.empty()) {
@@ -346,6 +405,12 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     return false;
   }
   if (!OneOf("aic-mode", args.aic_mode, {"task-based", "sample-based"}, error)) return false;
+  if (args.aic_mode == "sample-based") {
+    *error =
+        "--aic-mode=sample-based: not supported on NVIDIA GPUs (CUPTI measures kernel metrics "
+        "per kernel); use --aic-mode=task-based (the default)";
+    return false;
+  }
   c->aic_mode = args.aic_mode;
   if (!OneOf("aic-metrics", args.aic_metrics,
              {"ArithmeticUtilization", "PipeUtilization", "Memory", "MemoryL0",
@@ -354,23 +419,43 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     return false;
   }
   c->aic_metrics = args.aic_metrics;
+  if (Given(args, "aic-metrics") && !c->ai_core) {
+    *error = Quote("aic-metrics", args.aic_metrics) +
+             ": needs --ai-core=on (it is off with --task-time=off|l0 or --ai-core=off)";
+    return false;
+  }
   uint64_t value = 0;
   if (!Integer("aic-freq", args.aic_freq, 1, 100, &value, error)) return false;
-  c->aic_freq = static_cast<int>(value);
+  if (Given(args, "aic-freq")) {
+    *error = Quote("aic-freq", args.aic_freq) +
+             ": applies to --aic-mode=sample-based, which NVIDIA GPUs do not support; kernel "
+             "metrics are taken per kernel (task-based), leave --aic-freq out";
+    return false;
+  }
   if (!OnOff("l2", args.l2, &c->l2, error)) return false;
-  if (!OnOff("aicpu", args.aicpu, &c->aicpu, error)) return false;
+  bool aicpu = false;
+  if (!OnOff("aicpu", args.aicpu, &aicpu, error)) return false;
+  if (aicpu) {
+    *error =
+        "--aicpu=on: Ascend AI CPU operators do not exist on this platform; CPU-side "
+        "operators are recorded by --task-time (on by default)";
+    return false;
+  }
   bool hardware_mem = false;
   if (!OnOff("sys-hardware-mem", args.sys_hardware_mem, &hardware_mem, error)) return false;
   if (!Integer("sys-hardware-mem-freq", args.sys_hardware_mem_freq, 1, 100, &value, error)) {
     return false;
   }
   c->device_sys_freq_hz = hardware_mem ? static_cast<int>(value) : 0;
+  if (!RejectUnpaced(args, "sys-hardware-mem-freq", hardware_mem, "--sys-hardware-mem", error)) {
+    return false;
+  }
   bool sys_cpu = false;
   if (!OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, error)) return false;
   if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, 50, &value, error)) return false;
+  if (!RejectNotYetSupported(args, error)) return false;
 
   host::HostSamplerOptions& s = c->sampler;
-  bool osrt = false;
   for (const std::string& item : SplitList(args.host_sys, ',')) {
     if (!OneOf("host-sys", item, {"cpu", "mem", "disk", "network", "osrt"}, error)) {
       *error = Quote("host-sys", args.host_sys) + ": unknown item '" + item +
@@ -381,7 +466,6 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     if (item == "mem") s.process_mem = true;
     if (item == "disk") s.process_disk = true;
     if (item == "network") s.network = true;
-    if (item == "osrt") osrt = true;
   }
   if (Given(args, "host-sys") && SplitList(args.host_sys, ',').empty()) {
     *error = Quote("host-sys", args.host_sys) +
@@ -408,6 +492,12 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   if (!Integer("sys-pid-sampling-freq", args.sys_pid_sampling_freq, 1, 10, &pid_hz, error)) {
     return false;
   }
+  if (!RejectUnpaced(args, "host-sys-usage-freq", s.AnyEnabled(), "--host-sys / --host-sys-usage",
+                     error) ||
+      !RejectUnpaced(args, "sys-sampling-freq", sys_profiling, "--sys-profiling", error) ||
+      !RejectUnpaced(args, "sys-pid-sampling-freq", pid_profiling, "--sys-pid-profiling", error)) {
+    return false;
+  }
   uint64_t hz = 0;
   if (s.AnyEnabled()) hz = usage_hz;
   if (sys_profiling) {
@@ -421,6 +511,7 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   s.sample_hz = static_cast<double>(hz ? hz : usage_hz);
 
   if (!OnOff("follow-children", args.follow_children, &c->follow_children, error)) return false;
+  if (!OnOff("export", args.export_after, &c->export_after, error)) return false;
   for (const std::string& item : SplitList(args.environment, ';')) {
     size_t equals = item.find('=');
     if (equals == std::string::npos || equals == 0) {
@@ -447,11 +538,6 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     *error = "no application given: aiprof collect [options] <app> [app args]";
     return false;
   }
-  if (osrt) {
-    c->notes.push_back(
-        "--host-sys=osrt: OS runtime API tracing is not collected by aiprof; "
-        "the other --host-sys items are");
-  }
   AddNotes(args, machine, c);
   return true;
 }
@@ -466,6 +552,7 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
        c.hccl && !c.msproftx ? std::vector<std::string>{"NCCL"} : c.mstx_domain_include},
       {"mstx_domain_exclude", c.mstx_domain_exclude},
       {"task_time", c.task_time},
+      {"ascendcl", c.host_api},
       {"runtime_api", c.runtime_api},
       {"profile_memory", c.profile_memory},
       {"record_shapes", c.task_time == "l1" || c.task_time == "l2" || c.hccl},
@@ -475,7 +562,6 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
       {"ai_core_default", c.ai_core_default},
       {"aic_mode", c.aic_mode},
       {"aic_metrics", c.aic_metrics},
-      {"aic_freq", c.aic_freq},
       {"l2", c.l2},
       {"hccl", c.hccl},
       {"device_sys_freq_hz", c.device_sys_freq_hz},

@@ -21,13 +21,14 @@ struct CollectArgs {
   std::string buffer_size = "64";
   std::string delay = "0";
   std::string duration = "0";
-  std::string msproftx = "off";
+  std::string msproftx = "on";
   std::string mstx_domain_include;
   std::string mstx_domain_exclude;
   std::string task_time = "on";
   std::string task_memory = "off";
-  std::string runtime_api = "off";
+  std::string runtime_api = "on";
   std::string ascendcl = "on";
+  std::string model_execution;
   std::string hccl = "off";
   std::string ai_core;  // default follows --task-time
   std::string aic_mode = "task-based";
@@ -47,6 +48,7 @@ struct CollectArgs {
   std::string sys_pid_profiling = "off";
   std::string sys_pid_sampling_freq = "10";
   std::string follow_children = "on";
+  std::string export_after = "on";
   std::string environment;
   std::string application;
   std::vector<std::string> app;  // the app and its arguments
@@ -66,18 +68,18 @@ struct CollectConfig {
   std::vector<std::string> mstx_domain_include, mstx_domain_exclude;
   std::string task_time;  // off|l0|l1|l2
   bool profile_memory = false;
-  bool runtime_api = false;
+  bool host_api = true;     // --ascendcl: CUDA runtime API
+  bool runtime_api = true;  // --runtime-api: CUDA driver API
   bool hccl = false;
   bool ai_core = false;
   // ai_core follows --task-time (neither --ai-core nor --aic-metrics given): on NVIDIA GPUs
   // counters replay kernels, so the CUDA source collects them only when asked for.
   bool ai_core_default = false;
   std::string aic_mode, aic_metrics;
-  int aic_freq = 100;
   bool l2 = false;
-  bool aicpu = false;
   int device_sys_freq_hz = 0;  // --sys-hardware-mem
   bool follow_children = true;
+  bool export_after = true;  // --export: run `aiprof export` on the new PROF_* when the app ends
   std::string runtime_mode = "launch";   // AIPROF_OPTIONS "mode"; "dynamic" for --dynamic=on
   std::vector<std::string> environment;  // NAME=VALUE
   std::vector<std::string> app;
@@ -99,6 +101,10 @@ void NoteExplicitOptions(const CLI::App& app, CollectArgs* args);
 // False and `error` ("--opt=value: what is wrong; allowed: ...") on invalid input.
 bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, CollectConfig* config,
                         std::string* error);
+
+// The app's first word when it looks like an option (an option this command does not know,
+// never a program to run): prints "<command>: unknown option ..." and returns true.
+bool RejectOptionTakenForApp(const std::vector<std::string>& app, const char* command);
 
 // The AIPROF_OPTIONS JSON for the runtime.
 nlohmann::json RuntimeOptionsJson(const CollectConfig& config, uint64_t launch_realtime_ns);

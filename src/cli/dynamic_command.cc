@@ -353,6 +353,11 @@ void AddDynamicCommand(CLI::App& app) {
   dynamic->final_callback([dynamic, args] {
     std::cout << std::unitbuf;  // replies must show before the next prompt, also through a pipe
     args->collect.app = dynamic->remaining();
+    if (!args->collect.app.empty() && args->collect.app.front() == "--") {
+      args->collect.app.erase(args->collect.app.begin());
+    } else if (RejectOptionTakenForApp(args->collect.app, "aiprof dynamic")) {
+      throw CLI::RuntimeError(kExitUsage);
+    }
     NoteExplicitOptions(*dynamic, &args->collect);
     const auto& given = args->collect.explicit_options;
     for (const char* option : {"delay", "duration"}) {
@@ -369,9 +374,23 @@ void AddDynamicCommand(CLI::App& app) {
         std::cerr << "aiprof dynamic: give either --pid (attach) or an app (launch), not both\n";
         throw CLI::RuntimeError(kExitUsage);
       }
+      if (std::find(given.begin(), given.end(), "export") != given.end()) {
+        std::cerr << "aiprof dynamic: --export applies when aiprof launches the app; export what "
+                     "an attached job wrote with aiprof export --output=<dir>\n";
+        throw CLI::RuntimeError(kExitUsage);
+      }
       throw CLI::RuntimeError(Attach(*args));
     }
     if (args->collect.app.empty() && args->collect.application.empty()) {
+      // A bad option value (which may have taken the app as its value) is named first.
+      CollectArgs checked = args->collect;
+      checked.app = {"app"};
+      CollectConfig unused;
+      std::string error;
+      if (!ResolveCollectArgs(checked, DetectMachine(), &unused, &error)) {
+        std::cerr << "aiprof dynamic: " << error << "\n";
+        throw CLI::RuntimeError(kExitUsage);
+      }
       std::cerr << "aiprof dynamic: give an app to launch, --pid=<pid> to attach, or --list\n";
       throw CLI::RuntimeError(kExitUsage);
     }

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "cli/command.h"
+#include "export/export_job.h"
 #include "sources/host/host_sampler.h"
 #include "sources/host/prof_dirs.h"
 
@@ -189,6 +190,66 @@ void AddLaunchInfo(const std::string& prof_dir, const std::string& host_sys_file
   }
 }
 
+// The runtime counts marker calls made while --msproftx=off (info.json "markers_ignored").
+void ReportIgnoredMarkers(const std::vector<std::string>& prof_dirs) {
+  uint64_t ignored = 0;
+  for (const std::string& dir : prof_dirs) {
+    std::ifstream in(dir + "/info.json");
+    nlohmann::json info = nlohmann::json::parse(in, nullptr, false);
+    if (info.is_object() && info.value("markers_ignored", nlohmann::json()).is_number_unsigned()) {
+      ignored += info["markers_ignored"].get<uint64_t>();
+    }
+  }
+  if (ignored > 0) {
+    std::cerr << "[aiprof] the app made " << ignored
+              << " mstx/NVTX marker calls that were not recorded (--msproftx=off); leave the "
+                 "option out to record them\n";
+  }
+}
+
+// msprof exports when the job ends: the same job as `aiprof export`, once per new PROF_*
+// directory, with one timestamp. The last lines say where each kind of output is.
+void ExportCollected(const std::vector<std::string>& prof_dirs, const CollectConfig& config) {
+  exporter::ExportOptions options;
+  options.type = config.type == "db" ? exporter::ExportType::kDb : exporter::ExportType::kText;
+  options.timestamp = exporter::LocalTimestamp();
+  options.progress_lines = true;
+  std::vector<std::string> outputs;
+  bool failed = false;
+  for (const std::string& dir : prof_dirs) {
+    options.output = dir;
+    std::cerr << "[aiprof] Exporting " << dir << " (--export=off skips this)\n";
+    exporter::ExportResult result = exporter::RunExport(options, std::cerr, std::cerr);
+    failed |= result.exit_code != kExitOk;
+    outputs.insert(outputs.end(), result.written.begin(), result.written.end());
+  }
+  std::string summaries_dir;
+  size_t summaries = 0;
+  for (const std::string& path : outputs) {
+    std::filesystem::path file(path);
+    if (file.filename().string().rfind("trace_view_", 0) == 0) {
+      std::cerr << "[aiprof] Timeline: " << path << "\n";
+    } else if (file.extension() == ".db") {
+      std::cerr << "[aiprof] Database: " << path << "\n";
+    } else {
+      if (summaries_dir != file.parent_path().string() && summaries > 0) {
+        std::cerr << "[aiprof] Summaries: " << summaries << " files in " << summaries_dir << "\n";
+        summaries = 0;
+      }
+      summaries_dir = file.parent_path().string();
+      ++summaries;
+    }
+  }
+  if (summaries > 0) {
+    std::cerr << "[aiprof] Summaries: " << summaries << " files in " << summaries_dir << "\n";
+  }
+  if (failed) {
+    std::cerr << "[aiprof] the export reported problems (above); run it again with: aiprof "
+                 "export --output="
+              << config.output_dir << (config.type == "db" ? " --type=db" : "") << "\n";
+  }
+}
+
 }  // namespace
 
 std::string FindRuntimeLibDir(std::string* error) {
@@ -284,16 +345,19 @@ int RunCollection(const CollectConfig& config) {
               << " (" << strsignal(WTERMSIG(status)) << ")\n";
   }
   std::set<std::string> old(before.begin(), before.end());
-  int written = 0;
+  std::vector<std::string> written;
   for (const std::string& name : host::ListProfDirs(config.output_dir)) {
     if (old.count(name)) continue;
-    std::cerr << "[aiprof] Data is saved in " << config.output_dir << "/" << name << "\n";
-    ++written;
+    written.push_back(config.output_dir + "/" + name);
+    std::cerr << "[aiprof] Data is saved in " << written.back() << "\n";
   }
-  if (written == 0) {
+  ReportIgnoredMarkers(written);
+  if (written.empty()) {
     std::cerr << "[aiprof] no profiling data was written to " << config.output_dir
               << " (the app ended before collection started, or it is statically linked so "
                  "libaiprof.so could not be preloaded)\n";
+  } else if (config.export_after) {
+    ExportCollected(written, config);
   } else {
     std::cerr << "[aiprof] Export with: aiprof export --output=" << config.output_dir
               << (config.type == "db" ? " --type=db" : "") << "\n";

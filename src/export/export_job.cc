@@ -96,7 +96,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
     return result;
   }
   std::string timestamp = options.timestamp.empty() ? LocalTimestamp() : options.timestamp;
-  Progress progress;
+  Progress progress(options.progress_lines);
   size_t exported = 0;
   bool failed = false, usage_error = false;
   for (size_t d = 0; d < dirs.size(); ++d) {

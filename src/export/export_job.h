@@ -25,7 +25,8 @@ struct ExportOptions {
   TimelineFormat timeline_format = TimelineFormat::kJson;
   bool clear = false;
   unsigned threads = 2;
-  std::string timestamp;  // empty: now, local time YYYYMMDDhhmmss
+  std::string timestamp;        // empty: now, local time YYYYMMDDhhmmss
+  bool progress_lines = false;  // stages as plain lines when stderr is not a terminal
 };
 
 struct ExportResult {

@@ -18,7 +18,7 @@ std::atomic<aiprof_device_range_start_fn> g_device_range_start{nullptr};
 std::atomic<aiprof_device_range_end_fn> g_device_range_end{nullptr};
 
 inline bool MarkersOn() {
-  return __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0;
+  return MarkersRecorded();
 }
 
 inline bool DomainOn(mstxDomainHandle_t handle) {

@@ -67,8 +67,7 @@ inline uint32_t RegisteredId(const void* handle) {
 }
 
 inline bool MarkersOn(Domain* domain) {
-  return __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != 0 &&
-         __atomic_load_n(&domain->enabled, __ATOMIC_RELAXED) != 0;
+  return MarkersRecorded() && __atomic_load_n(&domain->enabled, __ATOMIC_RELAXED) != 0;
 }
 
 uint32_t MessageId(ThreadState* state, const NvtxEventAttributes* attributes) {
@@ -150,7 +149,9 @@ uint64_t CoreRangeStartA(const char* message) {
   return EmitRangeStart(state, kDefaultDomainId, InternCString(state, message), nullptr);
 }
 void CoreRangeEnd(uint64_t id) {
-  if (id == 0 || __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) == 0) return;
+  if (id == 0 || __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != kMarkersRecorded) {
+    return;
+  }
   ThreadState* state = CurrentThread();
   if (state != nullptr) EmitRangeEnd(state, kDefaultDomainId, id);
 }
@@ -193,7 +194,9 @@ uint64_t DomainRangeStartEx(void* domain, const NvtxEventAttributes* a) {
   return StartEx(DomainOrDefault(domain), a);
 }
 void DomainRangeEnd(void* domain, uint64_t id) {
-  if (id == 0 || __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) == 0) return;
+  if (id == 0 || __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED) != kMarkersRecorded) {
+    return;
+  }
   ThreadState* state = CurrentThread();
   if (state != nullptr) EmitRangeEnd(state, DomainOrDefault(domain)->id, id);
 }

@@ -17,6 +17,8 @@ __attribute__((visibility("default"))) volatile int aiprof_markers_active = 0;
 
 namespace aiprof::runtime {
 
+std::atomic<uint64_t> g_ignored_marker_calls{0};
+
 __thread ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {

@@ -13,8 +13,8 @@
 
 extern "C" {
 extern volatile int aiprof_collecting;
-// Nonzero while markers (mstx/NVTX) are collected: a window is open and `msproftx` is on.
-// Exported: mstx.h tests it inline.
+// Nonzero while a window is open: kMarkersRecorded when `msproftx` is on, kMarkersCounted when
+// it is off (calls are counted, not recorded). Exported: mstx.h tests it inline.
 extern volatile int aiprof_markers_active;
 }
 
@@ -68,6 +68,24 @@ inline uint32_t InternBytes(ThreadState* state, const char* text, size_t length)
     return entry->id;
   }
   return InternSlow(state, text, length, entry);
+}
+
+// Values of aiprof_markers_active.
+inline constexpr int kMarkersOff = 0;
+inline constexpr int kMarkersRecorded = 1;
+inline constexpr int kMarkersCounted = 2;
+
+// Marker calls made while a window was open with `msproftx` off: the window's stop reports
+// them (info.json "markers_ignored") so the launcher can say the program had markers.
+extern std::atomic<uint64_t> g_ignored_marker_calls;
+
+// True when the marker call should be recorded; counts the call when markers are off in an
+// open window (one relaxed add, the only cost of the disabled path).
+inline bool MarkersRecorded() {
+  int state = __atomic_load_n(&aiprof_markers_active, __ATOMIC_RELAXED);
+  if (state == kMarkersRecorded) return true;
+  if (state == kMarkersCounted) g_ignored_marker_calls.fetch_add(1, std::memory_order_relaxed);
+  return false;
 }
 
 inline bool Collecting() {

@@ -24,7 +24,8 @@ uint64_t RealtimeNs() {
 }
 
 void SetCollecting(bool on, bool markers) {
-  __atomic_store_n(&aiprof_markers_active, on && markers ? 1 : 0, __ATOMIC_RELAXED);
+  int state = !on ? kMarkersOff : markers ? kMarkersRecorded : kMarkersCounted;
+  __atomic_store_n(&aiprof_markers_active, state, __ATOMIC_RELAXED);
   __atomic_store_n(&aiprof_collecting, on ? 1 : 0, __ATOMIC_RELEASE);
 }
 
@@ -105,6 +106,7 @@ bool StartWindowLocked(SessionState& session, const Options& options, std::strin
   session.next_flush_ns = 0;
   InstallSignalHandlers();
   InstallProcessHooks();
+  g_ignored_marker_calls.store(0, std::memory_order_relaxed);
   SetCollecting(true, options.msproftx);
   FlushLocked(session, false);  // strings, domains, first ClockSync
   RunSourcesStart();
@@ -128,6 +130,7 @@ void StopWindowLocked(SessionState& session, const char* reason, int exit_status
       ticks_per_second > 0 ? nlohmann::json(ticks_per_second) : nlohmann::json(nullptr);
   window.info["end_realtime_ns"] = last.realtime_ns;
   window.info["stop_reason"] = reason;
+  window.info["markers_ignored"] = g_ignored_marker_calls.exchange(0, std::memory_order_relaxed);
   window.info["metadata"] = ExtraMetadata();
   if (exit_status != kExitStatusUnknown) window.info["exit_status"] = exit_status;
   WriteMetadataChunk(window);

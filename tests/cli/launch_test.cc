@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "cli/cli_runner.h"
@@ -40,8 +41,9 @@ class LaunchTest : public ::testing::Test {
   }
   static std::string App() { return BuildDir() + "/bin/launch_test_app"; }
 
+  // Without the export after collection, which only the export tests below need.
   CommandResult Collect(const std::string& options, const std::string& app) {
-    return RunAiprof("--output=" + out_ + " " + options + " " + app);
+    return RunAiprof("--output=" + out_ + " --export=off " + options + " " + app);
   }
 
   std::vector<ProfDir> ReadProfDirs() {
@@ -135,8 +137,9 @@ TEST_F(LaunchTest, ReturnsTheAppsExitCode) {
 }
 
 TEST_F(LaunchTest, LegacyApplicationFormAndExtraEnvironment) {
-  auto result = RunAiprof("--output=" + out_ + " --environment=\"EXIT_WITH=5;OTHER=x\" " +
-                          "--application=\"" + App() + " getenv EXIT_WITH\"");
+  auto result =
+      RunAiprof("--output=" + out_ + " --export=off --environment=\"EXIT_WITH=5;OTHER=x\" " +
+                "--application=\"" + App() + " getenv EXIT_WITH\"");
   EXPECT_EQ(result.exit_code, 5) << result.output;
   EXPECT_EQ(ReadProfDirs().size(), 1u);
 }
@@ -257,6 +260,79 @@ TEST_F(LaunchTest, StorageLimitStopsCollectionCleanly) {
   EXPECT_NE(lower.find("storage"), std::string::npos) << result.output;
 }
 
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+size_t Occurrences(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+TEST_F(LaunchTest, NvtxProgramsRangesAreRecordedAndExportedWithNoFlag) {
+  std::string program = BuildDir() + "/bin/examples/nvtx_sample";
+  if (!fs::exists(program)) program = BuildDir() + "/bin/nvtx_sample";
+  ASSERT_TRUE(fs::exists(program)) << "nvtx_sample is built whenever the NVTX headers are";
+  auto result = RunAiprof("--output=" + out_ + " " + program + " 5 1");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  // The export ran after collection, and its last lines say where the outputs are.
+  std::vector<std::string> lines = Lines(result.output);
+  ASSERT_GE(lines.size(), 2u) << result.output;
+  EXPECT_NE(lines[lines.size() - 2].find("[aiprof] Timeline: " + out_ + "/PROF_"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(lines.back().find("[aiprof] Summaries: "), std::string::npos) << result.output;
+  std::string timeline = lines[lines.size() - 2].substr(lines[lines.size() - 2].find('/'));
+  std::ifstream in(timeline);
+  auto trace = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(trace.is_object()) << timeline;
+  size_t outer = 0;
+  for (const auto& event : trace["traceEvents"]) outer += event["name"] == "outer";
+  EXPECT_EQ(outer, 5u) << "nvtxRangePushA(\"outer\") once per iteration";
+
+  // And `aiprof export` of the same directory shows them again, with no flag either.
+  auto exported = RunAiprof("export --output=" + out_);
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  EXPECT_NE(exported.output.find("trace_view_"), std::string::npos) << exported.output;
+}
+
+TEST_F(LaunchTest, MarkersOffAreCountedAndReported) {
+  auto result = Collect("--msproftx=off", App() + " exit 0");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  // One step: a push, a mark and a pop.
+  EXPECT_NE(result.output.find("the app made 3 mstx/NVTX marker calls that were not recorded "
+                               "(--msproftx=off)"),
+            std::string::npos)
+      << result.output;
+  auto dirs = ReadProfDirs();
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_TRUE(RangeNames(dirs[0].runtime).empty());
+  EXPECT_EQ(dirs[0].runtime.OfKind(RecordKind::kStepBegin).size(), 1u);  // not a marker
+  auto recorded = Collect("", App() + " exit 0");
+  EXPECT_EQ(recorded.output.find("not recorded"), std::string::npos) << recorded.output;
+}
+
+TEST_F(LaunchTest, TypeDbMakesTheExportAfterCollectionWriteTheDatabase) {
+  auto result = RunAiprof("--output=" + out_ + " --type=db " + App() + " exit 0");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(Occurrences(result.output, "[aiprof] Database: " + out_ + "/PROF_"), 1u)
+      << result.output;
+  EXPECT_EQ(result.output.find("Timeline:"), std::string::npos) << result.output;
+  EXPECT_TRUE(Lines(result.output).back().ends_with(".db")) << result.output;
+  // Plain progress lines when the output is not a terminal.
+  EXPECT_NE(result.output.find("% PROF_"), std::string::npos) << result.output;
+  auto off = Collect("--type=db", App() + " exit 0");
+  EXPECT_EQ(off.output.find("Database:"), std::string::npos) << off.output;
+  EXPECT_NE(off.output.find("aiprof export --output=" + out_ + " --type=db"), std::string::npos)
+      << off.output;
+}
+
 // Starts aiprof on a sleeping app in its own process group; returns the launcher's pid
 // once the app has made its marker and sleeps (it creates a file then).
 pid_t StartSleepingApp(const std::string& out, const std::string& app) {
@@ -266,7 +342,7 @@ pid_t StartSleepingApp(const std::string& out, const std::string& app) {
     setpgid(0, 0);
     std::string aiprof = BuildDir() + "/bin/aiprof";
     std::string output = "--output=" + out;
-    execl(aiprof.c_str(), aiprof.c_str(), output.c_str(), "--msproftx=on", app.c_str(), "sleep",
+    execl(aiprof.c_str(), aiprof.c_str(), output.c_str(), "--export=off", app.c_str(), "sleep",
           "20000", ready.c_str(), static_cast<char*>(nullptr));
     _exit(126);
   }

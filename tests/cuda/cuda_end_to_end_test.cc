@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -57,6 +58,34 @@ std::string TextArg(const Model& m, uint32_t set, std::string_view key) {
 double DoubleArg(const Model& m, uint32_t set, std::string_view key) {
   auto value = UIntArg(m, set, key);
   return value ? std::bit_cast<double>(*value) : -1;
+}
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+using TableWriter = void (*)(const Model&, const exporter::SummaryTarget&, uint64_t);
+
+struct WrittenTable {
+  std::vector<std::string> paths, errors;
+};
+
+WrittenTable WriteTable(TableWriter write, const Model& m, const fs::path& dir,
+                        exporter::SummaryFormat format,
+                        uint64_t row_limit = exporter::kCsvRowLimit) {
+  WrittenTable table;
+  fs::create_directories(dir);
+  write(m, exporter::SummaryTarget{dir.string(), "t", format, &table.paths, &table.errors},
+        row_limit);
+  return table;
+}
+
+// The CSV text of one table ("" when the writer wrote no file).
+std::string TableCsv(TableWriter write, const Model& m, const fs::path& dir) {
+  WrittenTable table = WriteTable(write, m, dir, exporter::SummaryFormat::kCsv);
+  EXPECT_TRUE(table.errors.empty());
+  return table.paths.size() == 1 ? ReadText(table.paths[0]) : "";
 }
 
 class CudaEndToEnd : public ::testing::Test {
@@ -236,7 +265,7 @@ TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
   CudaCollector collector(cupti.api(), RuntimeHost(), {});
   const Model m = model::ParseProfDir(Collect(collector, cupti));
 
-  const std::string op_summary = exporter::CudaKernelDetailsCsv(m);
+  const std::string op_summary = TableCsv(exporter::WriteCudaKernelDetails, m, output_ / "tables");
   EXPECT_TRUE(op_summary.starts_with("Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type"));
   EXPECT_EQ(Lines(op_summary), 1u + session_.kernels);
   EXPECT_NE(op_summary.find(",\"reduce(float const*, float*, int)\",N/A,N/A,KERNEL,"),
@@ -245,16 +274,16 @@ TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
   EXPECT_NE(op_summary.find(",\"[1024, 1, 1]\",\"[512, 1, 1]\",32,2048,100.00,"), std::string::npos)
       << op_summary;
 
-  const std::string task_time = exporter::CudaTaskTimeCsv(m);
+  const std::string task_time = TableCsv(exporter::WriteCudaTaskTime, m, output_ / "tables");
   EXPECT_EQ(Lines(task_time), 1u + session_.kernels + session_.memcpys + session_.memsets);
 
-  const std::string copies = exporter::CudaMemcpyCsv(m);
+  const std::string copies = TableCsv(exporter::WriteCudaMemcpy, m, output_ / "tables");
   EXPECT_EQ(Lines(copies), 1u + session_.memcpys);
   EXPECT_NE(copies.find(",HtoD,Pageable,Device,4194304,"), std::string::npos) << copies;
   EXPECT_NE(copies.find(",DtoH,Device,Pinned,4194304,"), std::string::npos) << copies;
 
   // Three 4 MiB allocations: 4096, 8192, 12288 KB allocated by the app.
-  const std::string memory = exporter::CudaDeviceMemoryCsv(m);
+  const std::string memory = TableCsv(exporter::WriteCudaDeviceMemory, m, output_ / "tables");
   EXPECT_EQ(Lines(memory), 1u + session_.allocations);
   EXPECT_NE(memory.find("0,app,0.000,12288.000,12288.000,"), std::string::npos) << memory;
 
@@ -267,6 +296,61 @@ TEST_F(CudaEndToEnd, SummariesListWhatTheSessionLaunched) {
   ASSERT_EQ(written.size(), 4u);
   for (const std::string& path : written) EXPECT_TRUE(fs::exists(path)) << path;
   EXPECT_TRUE(written[0].ends_with("kernel_details_test.csv"));
+}
+
+TEST_F(CudaEndToEnd, SummariesFollowTheSummaryFormatAndTheRowLimit) {
+  testing::CuptiTestDouble cupti;
+  CudaCollector collector(cupti.api(), RuntimeHost(), {});
+  const Model m = model::ParseProfDir(Collect(collector, cupti));
+  ASSERT_GE(session_.kernels, 3u);
+
+  // --summary-format=json: one array of objects keyed by the CSV headers.
+  WrittenTable json =
+      WriteTable(exporter::WriteCudaSummaries, m, output_ / "json", exporter::SummaryFormat::kJson);
+  EXPECT_TRUE(json.errors.empty());
+  ASSERT_EQ(json.paths.size(), 4u);
+  for (const std::string& path : json.paths) EXPECT_TRUE(path.ends_with("_t.json")) << path;
+  const nlohmann::json kernels = nlohmann::json::parse(ReadText(json.paths[0]));
+  ASSERT_TRUE(kernels.is_array());
+  ASSERT_EQ(kernels.size(), session_.kernels);
+  bool found_reduce = false;
+  for (const nlohmann::json& row : kernels) {
+    if (row["Op Name"] != "reduce(float const*, float*, int)") continue;
+    found_reduce = true;
+    EXPECT_EQ(row["Task Type"], "KERNEL");
+    EXPECT_EQ(row["Grid"], "[1024, 1, 1]");
+    EXPECT_EQ(row["Registers Per Thread"], 32);
+    EXPECT_DOUBLE_EQ(row["Theoretical Occupancy(%)"].get<double>(), 100.0);
+    EXPECT_TRUE(row["Task Duration(us)"].is_number());
+  }
+  EXPECT_TRUE(found_reduce);
+  const nlohmann::json memory = nlohmann::json::parse(ReadText(json.paths[3]));
+  ASSERT_EQ(memory.size(), session_.allocations);
+  bool found_peak = false;
+  for (const nlohmann::json& row : memory) {
+    found_peak |= row["event"] == "app" && row["hbm(KB)"].get<double>() == 12288.0;
+  }
+  EXPECT_TRUE(found_peak) << memory.dump();
+
+  // CSV above the row limit: _slice_<i> files of at most `limit` rows each, every one with
+  // the header, together holding every row once.
+  const uint64_t limit = 2;
+  WrittenTable split = WriteTable(exporter::WriteCudaKernelDetails, m, output_ / "split",
+                                  exporter::SummaryFormat::kCsv, limit);
+  EXPECT_TRUE(split.errors.empty());
+  ASSERT_EQ(split.paths.size(), (session_.kernels + limit - 1) / limit);
+  size_t rows = 0;
+  for (size_t i = 0; i < split.paths.size(); ++i) {
+    EXPECT_TRUE(split.paths[i].ends_with("kernel_details_slice_" + std::to_string(i) + "_t.csv"))
+        << split.paths[i];
+    const std::string text = ReadText(split.paths[i]);
+    EXPECT_TRUE(text.starts_with("Device_id,Model ID,Task ID")) << text;
+    const size_t file_rows = Lines(text) - 1;
+    EXPECT_GE(file_rows, 1u);
+    EXPECT_LE(file_rows, limit);
+    rows += file_rows;
+  }
+  EXPECT_EQ(rows, session_.kernels);
 }
 
 // The CUDA source's window with kernel counters and stream ranges on, as plugin_main.cc
@@ -372,7 +456,7 @@ TEST_F(CudaDeviceFeatures, KernelCountersBecomeKernelArgsAndOpSummaryColumns) {
   EXPECT_EQ(hit_rate["scale(float*, float, int)"], 87.5);
   EXPECT_EQ(hit_rate["reduce(float const*, float*, int)"], 42.25);
 
-  const std::string csv = exporter::CudaKernelDetailsCsv(m);
+  const std::string csv = TableCsv(exporter::WriteCudaKernelDetails, m, output_ / "tables");
   const std::string header = csv.substr(0, csv.find('\n'));
   EXPECT_TRUE(
       header.ends_with("Graph Node ID,l2_hit_rate(%),l2_read_hit_rate(%),l2_write_hit_rate(%)"))

@@ -169,7 +169,7 @@ TEST_F(DynamicEndToEnd, SocketIsOwnerOnlySecondClientRefusedKilledJobCleanedByLi
 TEST_F(DynamicEndToEnd, LaunchModeThroughAPseudoTerminal) {
   // The app's own environment asks for another mode and output: the launcher's values win.
   Subprocess aiprof(
-      {Aiprof(), "--dynamic=on", "--output=" + output_, "--msproftx=on", SampleJob(), finish_, "7"},
+      {Aiprof(), "--dynamic=on", "--output=" + output_, "--export=off", SampleJob(), finish_, "7"},
       Env({"AIPROF_MODE=launch",
            "AIPROF_OPTIONS={\"mode\":\"launch\",\"output\":\"" + dir_.path() + "/elsewhere\"}"}),
       /*use_pty=*/true);

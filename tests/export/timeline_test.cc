@@ -1,7 +1,11 @@
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "export/export_job.h"
@@ -46,6 +50,20 @@ struct Expected {
   std::string cat;
 };
 
+// The golden data's slices as every timeline format must show them.
+std::vector<Expected> GoldenSlices() {
+  return {
+      {"ProfilerStep#1", 1000, 1000, 101, "user_annotation"},
+      {"forward", 1100, 400, 101, "user_annotation"},
+      {"matmul", 1200, 100, 101, "user_annotation"},
+      {"async", 1700, 800, 101 | kLane1, "user_annotation"},
+      {"ProfilerStep#2", 2000, 1000, 101, "user_annotation"},
+      {"forward", 2100, 300, 101, "user_annotation"},
+      {"matmul", 2150, 200, 101, "user_annotation"},
+      {"load", 2600, 400, 102, "user_annotation"},
+  };
+}
+
 TEST_F(TimelineTest, EveryEventMatchesTheGoldenData) {
   json trace = Export();
   EXPECT_EQ(trace["schemaVersion"], 1);
@@ -56,16 +74,7 @@ TEST_F(TimelineTest, EveryEventMatchesTheGoldenData) {
   EXPECT_TRUE(trace["traceName"].is_string());
   EXPECT_EQ(trace["aiprof"]["dropped_events"], 3);
 
-  std::vector<Expected> expected = {
-      {"ProfilerStep#1", 1000, 1000, 101, "user_annotation"},
-      {"forward", 1100, 400, 101, "user_annotation"},
-      {"matmul", 1200, 100, 101, "user_annotation"},
-      {"async", 1700, 800, 101 | kLane1, "user_annotation"},
-      {"ProfilerStep#2", 2000, 1000, 101, "user_annotation"},
-      {"forward", 2100, 300, 101, "user_annotation"},
-      {"matmul", 2150, 200, 101, "user_annotation"},
-      {"load", 2600, 400, 102, "user_annotation"},
-  };
+  std::vector<Expected> expected = GoldenSlices();
   std::vector<Expected> got;
   std::map<std::string, std::vector<double>> counters;
   std::vector<std::tuple<std::string, int64_t, uint32_t>> instants;
@@ -201,43 +210,101 @@ TEST_F(TimelineTest, EscapesAwkwardStrings) {
   EXPECT_TRUE(found);
 }
 
-// Walks protobuf wire format; false on any malformed field.
-bool WalkProto(const std::string& bytes, size_t begin, size_t end, int depth, size_t* fields) {
-  size_t i = begin;
+// A protobuf wire-format decoder of our own (no generated code), so the test reads the
+// file as Perfetto would and does not reuse the writer's encoder.
+struct ProtoField {
+  uint32_t number = 0;
+  uint32_t wire_type = 0;
+  uint64_t value = 0;      // varint / fixed64 / fixed32
+  std::string_view bytes;  // length-delimited
+};
+
+// Every field of one message; false on any malformed byte.
+bool DecodeMessage(std::string_view bytes, std::vector<ProtoField>* fields) {
+  size_t i = 0;
   auto varint = [&](uint64_t* value) {
     *value = 0;
-    for (int shift = 0; i < end && shift < 64; shift += 7) {
+    for (int shift = 0; i < bytes.size() && shift < 64; shift += 7) {
       uint8_t byte = static_cast<uint8_t>(bytes[i++]);
       *value |= uint64_t{byte & 0x7fu} << shift;
       if (!(byte & 0x80)) return true;
     }
     return false;
   };
-  while (i < end) {
-    uint64_t tag, value;
+  while (i < bytes.size()) {
+    uint64_t tag = 0;
     if (!varint(&tag)) return false;
-    ++*fields;
-    switch (tag & 7) {
+    ProtoField field;
+    field.number = static_cast<uint32_t>(tag >> 3);
+    field.wire_type = static_cast<uint32_t>(tag & 7);
+    switch (field.wire_type) {
       case 0:
-        if (!varint(&value)) return false;
+        if (!varint(&field.value)) return false;
         break;
       case 1:
+        if (i + 8 > bytes.size()) return false;
+        std::memcpy(&field.value, bytes.data() + i, 8);
         i += 8;
         break;
-      case 2:
-        if (!varint(&value) || i + value > end) return false;
-        // Only descend into the packet level; deeper bytes may be strings.
-        if (depth == 0 && !WalkProto(bytes, i, i + value, 1, fields)) return false;
-        i += value;
+      case 2: {
+        uint64_t length = 0;
+        if (!varint(&length) || length > bytes.size() - i) return false;
+        field.bytes = bytes.substr(i, length);
+        i += length;
         break;
+      }
+      case 5: {
+        uint32_t value32 = 0;
+        if (i + 4 > bytes.size()) return false;
+        std::memcpy(&value32, bytes.data() + i, 4);
+        field.value = value32;
+        i += 4;
+        break;
+      }
       default:
         return false;
     }
+    if (field.number == 0) return false;
+    fields->push_back(field);
   }
-  return i == end;
+  return true;
 }
 
-TEST_F(TimelineTest, PerfettoTraceIsWellFormed) {
+std::vector<ProtoField> Decode(std::string_view bytes) {
+  std::vector<ProtoField> fields;
+  EXPECT_TRUE(DecodeMessage(bytes, &fields)) << "malformed protobuf";
+  return fields;
+}
+
+// Field numbers from perfetto/protos/perfetto/trace (trace.proto, trace_packet.proto,
+// track_event/track_event.proto, track_descriptor.proto, process_descriptor.proto,
+// thread_descriptor.proto, interned_data.proto).
+enum : uint32_t {
+  kTracePacketField = 1,
+  kPacketTimestampField = 8,
+  kPacketTrackEventField = 11,
+  kPacketInternedDataField = 12,
+  kPacketTrackDescriptorField = 60,
+  kDescriptorUuidField = 1,
+  kDescriptorNameField = 2,
+  kDescriptorProcessField = 3,
+  kDescriptorThreadField = 4,
+  kProcessPidField = 1,
+  kThreadPidField = 1,
+  kThreadTidField = 2,
+  kInternedCategoriesField = 1,
+  kInternedNamesField = 2,
+  kInternedIidField = 1,
+  kInternedNameField = 2,
+  kEventCategoryIidsField = 3,
+  kEventTypeField = 9,
+  kEventNameIidField = 10,
+  kEventTrackUuidField = 11,
+  kEventDoubleCounterValueField = 44,
+};
+enum : uint64_t { kTypeSliceBegin = 1, kTypeSliceEnd = 2, kTypeInstant = 3, kTypeCounter = 4 };
+
+TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
   ExportOptions options;
   options.output = prof_;
   options.timestamp = "20260101000000";
@@ -246,12 +313,134 @@ TEST_F(TimelineTest, PerfettoTraceIsWellFormed) {
   ASSERT_EQ(RunExport(options, out, err).exit_code, 0) << err.str();
   std::string bytes = ReadFile(Output("trace_view_20260101000000.pftrace"));
   ASSERT_FALSE(bytes.empty());
-  size_t fields = 0;
-  EXPECT_TRUE(WalkProto(bytes, 0, bytes.size(), 0, &fields));
-  // 8 slices → 16 begin/end packets, 1 instant, 3 counter samples, descriptors.
-  EXPECT_GT(fields, 20u);
-  EXPECT_NE(bytes.find("ProfilerStep#1"), std::string::npos);
-  EXPECT_NE(bytes.find("thread 101 (main)"), std::string::npos);
+
+  struct Thread {
+    uint64_t pid = 0, tid = 0;
+  };
+  std::map<uint64_t, Thread> threads;              // track uuid → thread
+  std::map<uint64_t, std::string> counter_tracks;  // track uuid → name
+  std::map<uint64_t, std::string> names, categories;
+  struct Open {
+    std::string name, category;
+    int64_t ts;
+  };
+  std::map<uint64_t, std::vector<Open>> open;  // per track: begun, not ended
+  std::vector<Expected> got;
+  std::map<std::string, std::vector<double>> counters;
+  std::vector<std::tuple<std::string, int64_t, uint64_t>> instants;
+  size_t packets = 0, process_descriptors = 0;
+  for (const ProtoField& packet_field : Decode(bytes)) {
+    ASSERT_EQ(packet_field.number, kTracePacketField);
+    ASSERT_EQ(packet_field.wire_type, 2u);
+    ++packets;
+    int64_t timestamp = -1;
+    std::string_view event_bytes;
+    for (const ProtoField& field : Decode(packet_field.bytes)) {
+      if (field.number == kPacketTimestampField) timestamp = static_cast<int64_t>(field.value);
+      if (field.number == kPacketTrackEventField) event_bytes = field.bytes;
+      if (field.number == kPacketInternedDataField) {
+        for (const ProtoField& table : Decode(field.bytes)) {
+          uint64_t iid = 0;
+          std::string text;
+          for (const ProtoField& entry : Decode(table.bytes)) {
+            if (entry.number == kInternedIidField) iid = entry.value;
+            if (entry.number == kInternedNameField) text = entry.bytes;
+          }
+          if (table.number == kInternedNamesField) names[iid] = text;
+          if (table.number == kInternedCategoriesField) categories[iid] = text;
+        }
+      }
+      if (field.number == kPacketTrackDescriptorField) {
+        uint64_t uuid = 0;
+        std::string name;
+        std::optional<Thread> thread;
+        for (const ProtoField& part : Decode(field.bytes)) {
+          if (part.number == kDescriptorUuidField) uuid = part.value;
+          if (part.number == kDescriptorNameField) name = part.bytes;
+          if (part.number == kDescriptorProcessField) {
+            ++process_descriptors;
+            for (const ProtoField& p : Decode(part.bytes)) {
+              if (p.number == kProcessPidField) {
+                EXPECT_EQ(p.value, kPid);
+              }
+            }
+          }
+          if (part.number == kDescriptorThreadField) {
+            thread = Thread{};
+            for (const ProtoField& t : Decode(part.bytes)) {
+              if (t.number == kThreadPidField) thread->pid = t.value;
+              if (t.number == kThreadTidField) thread->tid = t.value;
+            }
+          }
+        }
+        if (thread) threads[uuid] = *thread;
+        if (!thread && !name.empty()) counter_tracks[uuid] = name;
+      }
+    }
+    if (event_bytes.empty()) continue;
+    ASSERT_GE(timestamp, 0) << "track event without a timestamp";
+    uint64_t type = 0, track = 0, name_iid = 0, category_iid = 0;
+    double counter_value = 0;
+    for (const ProtoField& field : Decode(event_bytes)) {
+      if (field.number == kEventTypeField) type = field.value;
+      if (field.number == kEventTrackUuidField) track = field.value;
+      if (field.number == kEventNameIidField) name_iid = field.value;
+      if (field.number == kEventCategoryIidsField) category_iid = field.value;
+      if (field.number == kEventDoubleCounterValueField) {
+        counter_value = std::bit_cast<double>(field.value);
+      }
+    }
+    const int64_t relative = timestamp - kBase;
+    if (type == kTypeSliceBegin) {
+      ASSERT_TRUE(threads.count(track)) << "slice on an undeclared track";
+      ASSERT_TRUE(names.count(name_iid)) << "name iid " << name_iid << " not interned";
+      open[track].push_back({names[name_iid], categories[category_iid], relative});
+    } else if (type == kTypeSliceEnd) {
+      ASSERT_FALSE(open[track].empty()) << "end without a begin";
+      Open begun = open[track].back();
+      open[track].pop_back();
+      EXPECT_EQ(threads[track].pid, kPid);
+      got.push_back({begun.name, begun.ts, relative - begun.ts,
+                     static_cast<uint32_t>(threads[track].tid), begun.category});
+    } else if (type == kTypeInstant) {
+      instants.emplace_back(names[name_iid], relative, threads[track].tid);
+    } else if (type == kTypeCounter) {
+      ASSERT_TRUE(counter_tracks.count(track)) << "counter on an undeclared track";
+      counters[counter_tracks[track]].push_back(counter_value);
+    }
+  }
+  for (const auto& [track, stack] : open) EXPECT_TRUE(stack.empty()) << "unended slice";
+
+  std::vector<Expected> expected = GoldenSlices();
+  auto key = [](const Expected& e) { return std::tie(e.ts, e.name, e.dur, e.tid, e.cat); };
+  auto by_key = [&](const Expected& a, const Expected& b) { return key(a) < key(b); };
+  std::sort(expected.begin(), expected.end(), by_key);
+  std::sort(got.begin(), got.end(), by_key);
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(expected[i].name);
+    EXPECT_EQ(got[i].name, expected[i].name);
+    EXPECT_EQ(got[i].ts, expected[i].ts);
+    EXPECT_EQ(got[i].dur, expected[i].dur);
+    EXPECT_EQ(got[i].tid, expected[i].tid);
+    EXPECT_EQ(got[i].cat, expected[i].cat);
+  }
+  ASSERT_EQ(instants.size(), 1u);
+  EXPECT_EQ(instants[0], std::make_tuple(std::string("checkpoint"), int64_t{1600}, uint64_t{101}));
+  bool cpu_series = false;
+  for (const auto& [name, values] : counters) {
+    if (name.find("cpu_usage") == std::string::npos) continue;
+    cpu_series = true;
+    EXPECT_EQ(values, (std::vector<double>{50, 75})) << name;
+  }
+  EXPECT_TRUE(cpu_series);
+  // Descriptors (process, threads, counters) plus one packet per begin, end, instant and
+  // counter sample: nothing else in the file.
+  size_t samples = 0;
+  for (const auto& [name, values] : counters) samples += values.size();
+  EXPECT_EQ(process_descriptors, 1u);
+  EXPECT_EQ(packets, process_descriptors + threads.size() + counter_tracks.size() +
+                         2 * expected.size() + instants.size() + samples);
 }
 
 }  // namespace

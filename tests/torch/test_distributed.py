@@ -40,8 +40,9 @@ class DistributedGlooTest(unittest.TestCase):
         cls._tmp = tempfile.TemporaryDirectory()
         cls.output = os.path.join(cls._tmp.name, "out")
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        job = subprocess.run([AIPROF, "--task-time=on", "--output=" + cls.output, sys.executable,
-                              EXAMPLE, "--steps=%d" % STEPS], env=env, capture_output=True,
+        job = subprocess.run([AIPROF, "--task-time=on", "--export=off",
+                              "--output=" + cls.output, sys.executable, EXAMPLE,
+                              "--steps=%d" % STEPS], env=env, capture_output=True,
                              text=True, timeout=120)
         if job.returncode != 0:
             raise AssertionError("the gloo job failed:\n" + job.stdout + job.stderr)
@@ -131,7 +132,7 @@ class SpawnedRanksTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             output = os.path.join(tmp, "out")
             env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RANK")}
-            job = subprocess.run([AIPROF, "--task-time=on", "--output=" + output,
+            job = subprocess.run([AIPROF, "--task-time=on", "--export=off", "--output=" + output,
                                   sys.executable, EXAMPLE, "--steps=1", "--spawn"], env=env,
                                  capture_output=True, text=True, timeout=120)
             self.assertEqual(job.returncode, 0, job.stdout + job.stderr)

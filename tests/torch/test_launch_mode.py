@@ -63,6 +63,7 @@ class LaunchModeTest(unittest.TestCase):
     def test_cli_task_time_on(self):
         output = os.path.join(self.tmp, "out")
         data = self.run_job([os.path.join(BUILD_DIR, "bin", "aiprof"), "--task-time=on",
+                             "--export=off",
                              "--output=" + output, sys.executable, self.script], self.env,
                             output)
         self.check_operators(data, shapes=True)  # on = l1, which records shapes

@@ -1,5 +1,9 @@
 #include "export/csv/summary_writer.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 namespace aiprof::exporter {
 
 SummaryWriter::SummaryWriter(const SummaryTarget& target, std::string name,
@@ -94,6 +98,15 @@ SummaryWriter& SummaryWriter::Micros(int64_t ns) {
   BeginCell(true);
   // msprof writes µs as 3-decimal strings; JSON keeps them as numbers.
   out_->Micros(ns);
+  return *this;
+}
+
+SummaryWriter& SummaryWriter::Fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return NotApplicable();
+  BeginCell(true);
+  char text[64];
+  int length = std::snprintf(text, sizeof(text), "%.*f", decimals, value);
+  out_->Raw(std::string_view(text, static_cast<size_t>(std::max(0, length))));
   return *this;
 }
 

@@ -38,6 +38,8 @@ class SummaryWriter {
   SummaryWriter& Unsigned(uint64_t value);
   SummaryWriter& Real(double value);
   SummaryWriter& Micros(int64_t ns);
+  // `decimals` fixed decimals ("87.500"), a number in JSON too; N/A when not finite.
+  SummaryWriter& Fixed(double value, int decimals);
   SummaryWriter& NotApplicable() { return PlainText("N/A"); }
   void EndRow();
   bool Finish();

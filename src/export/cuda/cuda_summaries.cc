@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cinttypes>
-#include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -14,8 +10,6 @@ namespace aiprof::exporter {
 namespace {
 
 using model::Model;
-
-constexpr const char* kNotAvailable = "N/A";
 
 // A slice's argument by key, or nothing.
 struct Args {
@@ -29,47 +23,35 @@ struct Args {
     }
     return std::nullopt;
   }
-  std::string UInt(std::string_view key) const {
+  void UInt(SummaryWriter& w, std::string_view key) const {
     auto value = Raw(key);
-    return value ? std::to_string(*value) : kNotAvailable;
+    if (value) {
+      w.Unsigned(*value);
+    } else {
+      w.NotApplicable();
+    }
   }
-  std::string Double(std::string_view key, int decimals = 3) const {
+  void Double(SummaryWriter& w, std::string_view key, int decimals = 3) const {
     auto value = Raw(key);
-    if (!value) return kNotAvailable;
-    char text[64];
-    std::snprintf(text, sizeof(text), "%.*f", decimals, std::bit_cast<double>(*value));
-    return text;
+    if (value) {
+      w.Fixed(std::bit_cast<double>(*value), decimals);
+    } else {
+      w.NotApplicable();
+    }
   }
-  std::string Text(std::string_view key) const {
+  std::optional<std::string_view> Text(std::string_view key) const {
     auto value = Raw(key);
-    return value ? std::string(model.Str(static_cast<model::StringId>(*value))) : kNotAvailable;
+    if (!value) return std::nullopt;
+    return model.Str(static_cast<model::StringId>(*value));
   }
 };
 
-std::string Us(int64_t ns) {
-  char text[48];
-  const char* sign = ns < 0 ? "-" : "";
-  const uint64_t magnitude = ns < 0 ? static_cast<uint64_t>(-ns) : static_cast<uint64_t>(ns);
-  std::snprintf(text, sizeof(text), "%s%" PRIu64 ".%03" PRIu64, sign, magnitude / 1000,
-                magnitude % 1000);
-  return text;
-}
-
-std::string Fixed(double value, int decimals = 3) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.*f", decimals, value);
-  return text;
-}
-
-// CSV field: quoted when it holds a separator, quote or newline (kernel names do).
-std::string Field(std::string_view text) {
-  if (text.find_first_of(",\"\n") == std::string_view::npos) return std::string(text);
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
+void TextOrNotApplicable(SummaryWriter& w, std::optional<std::string_view> text) {
+  if (text) {
+    w.Text(*text);
+  } else {
+    w.NotApplicable();
   }
-  return out + "\"";
 }
 
 std::vector<uint32_t> SlicesOf(const Model& model, std::string_view category) {
@@ -139,51 +121,80 @@ std::vector<std::string_view> MetricColumns(const Model& model,
 
 }  // namespace
 
-std::string CudaKernelDetailsCsv(const Model& model) {
+void WriteCudaKernelDetails(const Model& model, const SummaryTarget& target, uint64_t row_limit) {
   const auto kernels = SlicesOf(model, "kernel");
-  if (kernels.empty()) return "";
+  if (kernels.empty()) return;
   const auto operators = OperatorsByExternalId(model);
   const auto metric_columns = MetricColumns(model, kernels);
-  std::string out =
-      "Device_id,Model ID,Task ID,Stream ID,Op Name,OP Type,OP State,Task Type,"
-      "Task Start Time(us),Task Duration(us),Task Wait Time(us),Block Num,Mix Block Num,"
-      "HF32 Eligible,Input Shapes,Input Data Types,Input Formats,Output Shapes,"
-      "Output Data Types,Output Formats,Context ID,Grid,Block,Registers Per Thread,"
-      "Shared Memory(B),Theoretical Occupancy(%),Est. Achieved Occupancy(%),Graph ID,"
-      "Graph Node ID";
-  for (std::string_view column : metric_columns) out += "," + Field(column.substr(7));
-  out += "\n";
+  std::vector<std::string> headers = {"Device_id",
+                                      "Model ID",
+                                      "Task ID",
+                                      "Stream ID",
+                                      "Op Name",
+                                      "OP Type",
+                                      "OP State",
+                                      "Task Type",
+                                      "Task Start Time(us)",
+                                      "Task Duration(us)",
+                                      "Task Wait Time(us)",
+                                      "Block Num",
+                                      "Mix Block Num",
+                                      "HF32 Eligible",
+                                      "Input Shapes",
+                                      "Input Data Types",
+                                      "Input Formats",
+                                      "Output Shapes",
+                                      "Output Data Types",
+                                      "Output Formats",
+                                      "Context ID",
+                                      "Grid",
+                                      "Block",
+                                      "Registers Per Thread",
+                                      "Shared Memory(B)",
+                                      "Theoretical Occupancy(%)",
+                                      "Est. Achieved Occupancy(%)",
+                                      "Graph ID",
+                                      "Graph Node ID"};
+  for (std::string_view column : metric_columns) headers.emplace_back(column.substr(7));
+  SummaryWriter w(target, "kernel_details", std::move(headers), kernels.size(), row_limit);
   std::map<int32_t, int64_t> previous_end;  // per device
   for (uint32_t s : kernels) {
     const Args args{model, model.slices.args[s]};
     const int32_t device = DeviceOf(model, s);
     auto last = previous_end.find(device);
-    const std::string wait = last == previous_end.end()
-                                 ? "0.000"
-                                 : Us(std::max<int64_t>(0, model.slices.ts[s] - last->second));
+    const int64_t wait_ns =
+        last == previous_end.end() ? 0 : std::max<int64_t>(0, model.slices.ts[s] - last->second);
     previous_end[device] =
         std::max(last == previous_end.end() ? 0 : last->second, model.slices.end[s]);
-    std::string op_type = kNotAvailable;
+    std::optional<std::string_view> op_type;
     if (auto id = args.Raw("External id")) {
-      if (auto op = operators.find(*id); op != operators.end()) op_type = std::string(op->second);
+      if (auto op = operators.find(*id); op != operators.end()) op_type = op->second;
     }
-    const std::string grid = args.Text("grid");
-    out += std::to_string(device) + "," + kNotAvailable + "," + args.UInt("correlation") + "," +
-           args.UInt("stream") + "," + Field(model.Str(model.slices.name[s])) + "," +
-           Field(op_type) + "," + kNotAvailable + ",KERNEL," + Us(model.slices.ts[s]) + "," +
-           Us(model.slices.dur(s)) + "," + wait + "," + std::to_string(ParseGridProduct(grid)) +
-           ",0," + kNotAvailable + ",,,,,,," + args.UInt("context") + "," + Field(grid) + "," +
-           Field(args.Text("block")) + "," + args.UInt("registers per thread") + "," +
-           args.UInt("shared memory") + "," + args.Double("theoretical occupancy %", 2) + "," +
-           args.UInt("est. achieved occupancy %") + "," + args.UInt("graph id") + "," +
-           args.UInt("graph node id");
-    for (std::string_view column : metric_columns) out += "," + args.Double(column);
-    out += "\n";
+    const std::optional<std::string_view> grid = args.Text("grid");
+    w.Number(device).NotApplicable();
+    args.UInt(w, "correlation");
+    args.UInt(w, "stream");
+    w.Text(model.Str(model.slices.name[s]));
+    TextOrNotApplicable(w, op_type);
+    w.NotApplicable().PlainText("KERNEL").Micros(model.slices.ts[s]).Micros(model.slices.dur(s));
+    w.Micros(wait_ns).Unsigned(grid ? ParseGridProduct(std::string(*grid)) : 0).Unsigned(0);
+    w.NotApplicable();
+    for (int empty = 0; empty < 6; ++empty) w.PlainText("");
+    args.UInt(w, "context");
+    TextOrNotApplicable(w, grid);
+    TextOrNotApplicable(w, args.Text("block"));
+    args.UInt(w, "registers per thread");
+    args.UInt(w, "shared memory");
+    args.Double(w, "theoretical occupancy %", 2);
+    args.UInt(w, "est. achieved occupancy %");
+    args.UInt(w, "graph id");
+    args.UInt(w, "graph node id");
+    for (std::string_view column : metric_columns) args.Double(w, column);
+    w.EndRow();
   }
-  return out;
 }
 
-std::string CudaTaskTimeCsv(const Model& model) {
+void WriteCudaTaskTime(const Model& model, const SummaryTarget& target, uint64_t row_limit) {
   struct Task {
     uint32_t slice;
     const char* type;
@@ -193,37 +204,43 @@ std::string CudaTaskTimeCsv(const Model& model) {
                                 std::pair{"gpu_memset", "MEMSET"}}) {
     for (uint32_t s : SlicesOf(model, category)) tasks.push_back({s, type});
   }
-  if (tasks.empty()) return "";
+  if (tasks.empty()) return;
   std::sort(tasks.begin(), tasks.end(), [&](const Task& a, const Task& b) {
     return model.slices.ts[a.slice] < model.slices.ts[b.slice];
   });
-  std::string out =
-      "Device_id,kernel_name,kernel_type,stream_id,task_id,task_time(us),task_start(us),"
-      "task_stop(us)\n";
+  SummaryWriter w(target, "task_time",
+                  {"Device_id", "kernel_name", "kernel_type", "stream_id", "task_id",
+                   "task_time(us)", "task_start(us)", "task_stop(us)"},
+                  tasks.size(), row_limit);
   for (const Task& task : tasks) {
     const uint32_t s = task.slice;
     const Args args{model, model.slices.args[s]};
-    const bool kernel = std::string_view(task.type) == "KERNEL";
-    out += std::to_string(DeviceOf(model, s)) + "," +
-           (kernel ? Field(model.Str(model.slices.name[s])) : std::string(kNotAvailable)) + "," +
-           task.type + "," + args.UInt("stream") + "," + args.UInt("correlation") + "," +
-           Us(model.slices.dur(s)) + "," + Us(model.slices.ts[s]) + "," + Us(model.slices.end[s]) +
-           "\n";
+    w.Number(DeviceOf(model, s));
+    if (std::string_view(task.type) == "KERNEL") {
+      w.Text(model.Str(model.slices.name[s]));
+    } else {
+      w.NotApplicable();
+    }
+    w.PlainText(task.type);
+    args.UInt(w, "stream");
+    args.UInt(w, "correlation");
+    w.Micros(model.slices.dur(s)).Micros(model.slices.ts[s]).Micros(model.slices.end[s]).EndRow();
   }
-  return out;
 }
 
-std::string CudaMemcpyCsv(const Model& model) {
+void WriteCudaMemcpy(const Model& model, const SummaryTarget& target, uint64_t row_limit) {
   const auto copies = SlicesOf(model, "gpu_memcpy");
-  if (copies.empty()) return "";
-  std::string out =
-      "Device_id,Stream ID,Correlation ID,Direction,Source Memory,Destination Memory,Size(B),"
-      "Start Time(us),Duration(us),Bandwidth(GB/s)\n";
+  if (copies.empty()) return;
+  SummaryWriter w(
+      target, "memcpy",
+      {"Device_id", "Stream ID", "Correlation ID", "Direction", "Source Memory",
+       "Destination Memory", "Size(B)", "Start Time(us)", "Duration(us)", "Bandwidth(GB/s)"},
+      copies.size(), row_limit);
   for (uint32_t s : copies) {
     const Args args{model, model.slices.args[s]};
     // The importer names copies "Memcpy <direction> (<source> -> <destination>)".
     const std::string_view name = model.Str(model.slices.name[s]);
-    std::string direction(kNotAvailable), source(kNotAvailable), destination(kNotAvailable);
+    std::optional<std::string_view> direction, source, destination;
     const size_t open = name.find(" ("), arrow = name.find(" -> ");
     if (name.starts_with("Memcpy ") && open != std::string_view::npos &&
         arrow != std::string_view::npos && name.ends_with(")")) {
@@ -231,15 +248,20 @@ std::string CudaMemcpyCsv(const Model& model) {
       source = name.substr(open + 2, arrow - open - 2);
       destination = name.substr(arrow + 4, name.size() - arrow - 5);
     }
-    out += std::to_string(DeviceOf(model, s)) + "," + args.UInt("stream") + "," +
-           args.UInt("correlation") + "," + direction + "," + source + "," + destination + "," +
-           args.UInt("bytes") + "," + Us(model.slices.ts[s]) + "," + Us(model.slices.dur(s)) + "," +
-           args.Double("memory bandwidth (GB/s)") + "\n";
+    w.Number(DeviceOf(model, s));
+    args.UInt(w, "stream");
+    args.UInt(w, "correlation");
+    TextOrNotApplicable(w, direction);
+    TextOrNotApplicable(w, source);
+    TextOrNotApplicable(w, destination);
+    args.UInt(w, "bytes");
+    w.Micros(model.slices.ts[s]).Micros(model.slices.dur(s));
+    args.Double(w, "memory bandwidth (GB/s)");
+    w.EndRow();
   }
-  return out;
 }
 
-std::string CudaDeviceMemoryCsv(const Model& model) {
+void WriteCudaDeviceMemory(const Model& model, const SummaryTarget& target, uint64_t row_limit) {
   // event "app": this process's allocations (CUPTI MEMORY2); "device": the whole GPU (NVML).
   struct Row {
     int64_t ts;
@@ -260,38 +282,23 @@ std::string CudaDeviceMemoryCsv(const Model& model) {
                       model.counters.value[i]});
     }
   }
-  if (rows.empty()) return "";
+  if (rows.empty()) return;
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.ts < b.ts; });
-  std::string out = "Device_id,event,ddr(KB),hbm(KB),memory(KB),timestamp(us)\n";
+  SummaryWriter w(target, "npu_mem",
+                  {"Device_id", "event", "ddr(KB)", "hbm(KB)", "memory(KB)", "timestamp(us)"},
+                  rows.size(), row_limit);
   for (const Row& row : rows) {
-    const std::string kb = Fixed(row.bytes / 1024.0);
-    out += std::to_string(row.device) + "," + row.event + ",0.000," + kb + "," + kb + "," +
-           Us(row.ts) + "\n";
+    const double kb = row.bytes / 1024.0;
+    w.Unsigned(row.device).PlainText(row.event).Fixed(0.0, 3).Fixed(kb, 3).Fixed(kb, 3);
+    w.Micros(row.ts).EndRow();
   }
-  return out;
 }
 
-void WriteCudaSummaries(const Model& model, const exporter::SummaryTarget& target) {
-  const std::pair<const char*, std::string> files[] = {
-      {"kernel_details", CudaKernelDetailsCsv(model)},
-      {"task_time", CudaTaskTimeCsv(model)},
-      {"memcpy", CudaMemcpyCsv(model)},
-      {"npu_mem", CudaDeviceMemoryCsv(model)},
-  };
-  for (const auto& [stem, text] : files) {
-    if (text.empty()) continue;
-    const std::string path = target.dir + "/" + stem + "_" + target.timestamp + ".csv";
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file << text;
-    file.close();
-    if (!file) {
-      if (target.errors != nullptr) {
-        target.errors->push_back("cannot write " + path + " (check free space and permissions)");
-      }
-      continue;
-    }
-    if (target.written != nullptr) target.written->push_back(path);
-  }
+void WriteCudaSummaries(const Model& model, const SummaryTarget& target, uint64_t row_limit) {
+  WriteCudaKernelDetails(model, target, row_limit);
+  WriteCudaTaskTime(model, target, row_limit);
+  WriteCudaMemcpy(model, target, row_limit);
+  WriteCudaDeviceMemory(model, target, row_limit);
 }
 
 }  // namespace aiprof::exporter

@@ -89,6 +89,7 @@ WindowOptions ParseOptions(const char* json_text) {
   if (it != json.end() && it->is_string() && it->get<std::string>() == "off") {
     options.activity = false;
   }
+  options.selection.runtime_api = get_bool("ascendcl", true);
   options.selection.driver_api = get_bool("runtime_api", true);
   options.selection.memory = get_bool("profile_memory", false);
   it = json.find("device_sys_freq_hz");
