@@ -176,7 +176,7 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
   state->block_data = runtime.pool.Data(block);
   state->block_meta = meta;
   state->position = 0;
-  if (runtime.pool.Low()) PokeWriter();
+  if (runtime.pool.Low() || runtime.pool.GrowthDue()) PokeWriter();
   return state->block_data;
 }
 
