@@ -26,6 +26,11 @@ extern volatile int aiprof_collecting;
 /* Current time in the process clock (the clock of every record's timestamps). */
 uint64_t aiprof_now(void);
 
+/* Nonzero when the process clock is the invariant TSC (set once, when the runtime loads,
+ * before any record): a source on x86 may then read it with rdtsc itself, which saves the
+ * call to aiprof_now on its hottest path. */
+extern volatile int aiprof_clock_is_tsc;
+
 /* Interns a string and returns its id (0 = the empty string). Strings are stored once per
  * process and written out by the runtime. Lock-free; hashes the bytes. Returns 0 and counts
  * a drop when the string table is full. */

@@ -1,16 +1,43 @@
 #include "runtime/block_pool.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 
 namespace aiprof::runtime {
 
+namespace {
+
+// Blocks faulted in per step of Grow: producers get the first ones while later ones are
+// still being faulted in.
+constexpr uint32_t kGrowStepBlocks = 16;
+
+uint32_t BlocksOf(size_t bytes) {
+  return static_cast<uint32_t>(bytes / kBlockBytes);
+}
+
+// Faults in [begin, begin + bytes) for writing. MADV_POPULATE_WRITE (Linux 5.14) does it in
+// one call; older kernels get one store per page.
+void Populate(uint8_t* begin, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  if (madvise(begin, bytes, MADV_POPULATE_WRITE) == 0) return;
+#endif
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  for (size_t offset = 0; offset < bytes; offset += page) {
+    // A volatile store of zero keeps the (zero-filled) content and forces the write fault.
+    *static_cast<volatile uint8_t*>(begin + offset) = 0;
+  }
+}
+
+}  // namespace
+
 bool BlockPool::Init(size_t cap_bytes) {
-  capacity_blocks_ = std::max<uint32_t>(2, static_cast<uint32_t>(cap_bytes / kBlockBytes));
+  capacity_blocks_ = std::max<uint32_t>(2, BlocksOf(cap_bytes));
+  initial_blocks_ = std::min(capacity_blocks_, std::max<uint32_t>(2, BlocksOf(kInitialReadyBytes)));
   size_t data_bytes = static_cast<size_t>(capacity_blocks_) * kBlockBytes;
   void* data = mmap(nullptr, data_bytes, PROT_READ | PROT_WRITE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (data == MAP_FAILED) return false;
   size_t meta_bytes = sizeof(BlockMeta) * capacity_blocks_;
   void* meta = mmap(nullptr, meta_bytes, PROT_READ | PROT_WRITE,
@@ -21,8 +48,33 @@ bool BlockPool::Init(size_t cap_bytes) {
   }
   meta_ = new (meta) BlockMeta[capacity_blocks_];
   data_ = static_cast<uint8_t*>(data);
-  for (uint32_t index = capacity_blocks_; index > 0; --index) Push(static_cast<int32_t>(index - 1));
+  // A forked child starts from the initial part only: what the parent grew is not copied
+  // (nor its page tables, which keeps fork cheap).
+  if (capacity_blocks_ > initial_blocks_) {
+    size_t initial_bytes = static_cast<size_t>(initial_blocks_) * kBlockBytes;
+    wipe_on_fork_ =
+        madvise(data_ + initial_bytes, data_bytes - initial_bytes, MADV_WIPEONFORK) == 0;
+  }
+  MakeReady(0, initial_blocks_);
   return true;
+}
+
+void BlockPool::MakeReady(uint32_t first, uint32_t end) {
+  for (uint32_t step = first; step < end; step += kGrowStepBlocks) {
+    uint32_t step_end = std::min(end, step + kGrowStepBlocks);
+    Populate(Data(static_cast<int32_t>(step)), static_cast<size_t>(step_end - step) * kBlockBytes);
+    for (uint32_t index = step_end; index > step; --index) Push(static_cast<int32_t>(index - 1));
+    ready_blocks_.store(step_end, std::memory_order_relaxed);
+  }
+}
+
+uint32_t BlockPool::Grow() {
+  uint32_t ready = ready_blocks_.load(std::memory_order_relaxed);
+  if (ready >= capacity_blocks_) return 0;
+  uint32_t target = std::max<uint32_t>(ready * 4, BlocksOf(kActiveReadyBytes));
+  target = std::min(target, capacity_blocks_);
+  MakeReady(ready, target);
+  return target - ready;
 }
 
 int32_t BlockPool::Pop() {
@@ -59,10 +111,16 @@ void BlockPool::Push(int32_t index) {
   }
 }
 
-void BlockPool::ResetAllFree() {
+void BlockPool::ResetAfterFork() {
+  uint32_t ready = ready_blocks_.load(std::memory_order_relaxed);
+  if (!wipe_on_fork_ && ready > initial_blocks_) {
+    madvise(Data(static_cast<int32_t>(initial_blocks_)),
+            static_cast<size_t>(ready - initial_blocks_) * kBlockBytes, MADV_DONTNEED);
+  }
   free_head_.store(0, std::memory_order_relaxed);
   free_count_.store(0, std::memory_order_relaxed);
-  for (uint32_t index = capacity_blocks_; index > 0; --index) Push(static_cast<int32_t>(index - 1));
+  for (uint32_t index = initial_blocks_; index > 0; --index) Push(static_cast<int32_t>(index - 1));
+  ready_blocks_.store(initial_blocks_, std::memory_order_relaxed);
 }
 
 }  // namespace aiprof::runtime

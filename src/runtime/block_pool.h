@@ -1,10 +1,13 @@
-// A bounded pool of fixed-size record blocks: the whole cap is one mapping, pre-faulted
-// (MAP_POPULATE) when the pool is created, so the record path never faults a fresh page and
-// nothing is lost while less than the cap is buffered, however late the writer thread gets
-// a CPU. (Growing lazily from the writer thread lost events under bursts on a busy 2-core
-// machine: producers fill a 64 KiB block in ~40 us, the writer may wait a scheduler tick.)
-// Free blocks sit on a lock-free stack with an ABA tag; Pop and Push are safe from any
-// thread.
+// A bounded pool of fixed-size record blocks that grows on demand. The whole cap is one
+// reserved mapping, but only the first kInitialReadyBytes are faulted in when the pool is
+// created, so a process that records little stays light. The writer thread faults further
+// blocks in (Grow) once the record path finds a quarter of them in use, ahead of need; the
+// record path only ever pops blocks that are already resident, so it never takes a page
+// fault on a fresh page and never waits. Growth quadruples the resident part (at least to
+// kActiveReadyBytes) so that a burst reaches the cap in two or three writer wake-ups; the
+// resident part never shrinks while the process lives, so a process that was busy once
+// keeps its headroom. Free blocks sit on a lock-free stack with an ABA tag; Pop and Push
+// are safe from any thread, Grow and ResetAfterFork run on one thread at a time.
 #pragma once
 
 #include <atomic>
@@ -15,6 +18,10 @@ namespace aiprof::runtime {
 
 inline constexpr uint32_t kBlockBytes = 64 * 1024;
 inline constexpr int32_t kNoBlock = -1;
+// Resident when the pool is created: what an idle profiled process pays for its buffers.
+inline constexpr size_t kInitialReadyBytes = size_t{2} << 20;
+// The least the pool grows to once a process records enough to run it low.
+inline constexpr size_t kActiveReadyBytes = size_t{16} << 20;
 
 // Per-block state shared by the owning thread (producer) and the writer.
 struct BlockMeta {
@@ -28,29 +35,53 @@ struct BlockMeta {
 
 class BlockPool {
  public:
-  // Maps and pre-faults `cap_bytes` (rounded down to whole blocks, at least 2). Returns
-  // false if the mapping fails.
+  // Reserves `cap_bytes` (rounded down to whole blocks, at least 2) and faults in the
+  // initial part. Returns false if the mapping fails.
   bool Init(size_t cap_bytes);
   bool initialized() const { return data_ != nullptr; }
 
   int32_t Pop();
   void Push(int32_t index);
 
+  // Writer thread: faults in more blocks and makes them free (quadrupling the resident
+  // part, at least to kActiveReadyBytes, at most to the cap). Returns the blocks added.
+  uint32_t Grow();
+
   uint8_t* Data(int32_t index) const { return data_ + static_cast<size_t>(index) * kBlockBytes; }
   BlockMeta& Meta(int32_t index) const { return meta_[index]; }
 
-  // Fewer than half of the blocks are free: time for the writer to drain.
-  bool Low() const { return free_count_.load(std::memory_order_relaxed) * 2 < capacity_blocks_; }
-  // After fork in the child: every populated block becomes free again.
-  void ResetAllFree();
+  // Fewer than half of the resident blocks are free: time for the writer to drain.
+  bool Low() const {
+    return free_count_.load(std::memory_order_relaxed) * 2 <
+           ready_blocks_.load(std::memory_order_relaxed);
+  }
+  // Below the cap, a quarter of the resident blocks are in use: time for the writer to grow
+  // the pool, early enough that the rest lasts while it wakes up.
+  bool GrowthDue() const {
+    uint32_t ready = ready_blocks_.load(std::memory_order_relaxed);
+    return ready < capacity_blocks_ && free_count_.load(std::memory_order_relaxed) * 4 < ready * 3;
+  }
+  // After fork in the child: only the initial part stays resident (the parent's grown part
+  // is not inherited, see Init), and all of it is free.
+  void ResetAfterFork();
 
   uint32_t capacity_blocks() const { return capacity_blocks_; }
+  uint32_t ready_blocks() const { return ready_blocks_.load(std::memory_order_relaxed); }
   uint32_t free_blocks() const { return free_count_.load(std::memory_order_relaxed); }
 
  private:
+  // Faults in blocks [first, end) and pushes them onto the free stack.
+  void MakeReady(uint32_t first, uint32_t end);
+
   uint8_t* data_ = nullptr;
   BlockMeta* meta_ = nullptr;
   uint32_t capacity_blocks_ = 0;
+  uint32_t initial_blocks_ = 0;
+  // The child of a fork cannot drop the inherited grown part with MADV_WIPEONFORK (kernels
+  // before 4.14): it releases it with MADV_DONTNEED instead.
+  bool wipe_on_fork_ = false;
+  // Blocks [0, ready_blocks_) are resident and owned by the free stack or by threads.
+  std::atomic<uint32_t> ready_blocks_{0};
   std::atomic<uint32_t> free_count_{0};
   // Low 32 bits: index + 1 of the top block (0 = empty); high 32 bits: ABA tag.
   std::atomic<uint64_t> free_head_{0};

@@ -6,6 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 
+extern "C" {
+__attribute__((visibility("default"))) volatile int aiprof_clock_is_tsc = 0;
+}
+
 namespace aiprof::runtime {
 
 bool g_clock_uses_tsc = false;
@@ -41,6 +45,7 @@ ClockSource SelectClock() {
   const char* forced = std::getenv("AIPROF_CLOCK");
   bool allow_tsc = forced == nullptr || std::strcmp(forced, "monotonic_raw") != 0;
   g_clock_uses_tsc = allow_tsc && (CpuidSaysInvariantTsc() || CpuinfoSaysInvariantTsc());
+  aiprof_clock_is_tsc = g_clock_uses_tsc ? 1 : 0;
 #endif
   return CurrentClockSource();
 }

@@ -11,6 +11,8 @@
 #define AIPROF_HAVE_RDTSC 1
 #endif
 
+extern "C" volatile int aiprof_clock_is_tsc;
+
 namespace aiprof::runtime {
 
 enum class ClockSource { kTsc, kMonotonicRaw };

@@ -172,6 +172,10 @@ void NoteForkChild() {
   g_owner_pid.store(getpid());
 }
 
+bool OwnsRuntimeState() {
+  return getpid() == g_owner_pid.load(std::memory_order_relaxed);
+}
+
 }  // namespace aiprof::runtime
 
 // Processes that end with _exit (Python's os._exit in DataLoader workers, many forked

@@ -10,5 +10,8 @@ void InstallSignalHandlers();
 void InstallProcessHooks();
 // Called in a fork child: the runtime's state now belongs to this process.
 void NoteForkChild();
+// False in a vfork child, which shares the runtime's state with its parent and must leave it
+// alone.
+bool OwnsRuntimeState();
 
 }  // namespace aiprof::runtime

@@ -14,19 +14,13 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 extern char** environ;
 
 namespace aiprof::runtime {
 
 namespace {
-
-std::string ReadFirstLine(const char* path) {
-  std::ifstream file(path);
-  std::string line;
-  std::getline(file, line);
-  return line;
-}
 
 std::string CpuModel() {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -40,11 +34,42 @@ std::string CpuModel() {
   return "";
 }
 
+std::string ExecutablePath() {
+  char path[PATH_MAX];
+  ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+  if (length <= 0) return "";
+  return std::string(path, static_cast<size_t>(length));
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// /proc/self/exe or /proc/<pid>/exe: how programs re-execute themselves.
+bool IsProcExeLink(const std::string& path) {
+  constexpr std::string_view kPrefix = "/proc/", kSuffix = "/exe";
+  if (path.size() <= kPrefix.size() + kSuffix.size() || path.rfind(kPrefix, 0) != 0 ||
+      path.compare(path.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0) {
+    return false;
+  }
+  std::string middle = path.substr(kPrefix.size(), path.size() - kPrefix.size() - kSuffix.size());
+  return middle == "self" || middle.find_first_not_of("0123456789") == std::string::npos;
+}
+
+// The command line, with an argv[0] of /proc/self/exe replaced by the executable it names,
+// so the process is shown by its real program.
 nlohmann::json CommandLine() {
   nlohmann::json args = nlohmann::json::array();
   std::ifstream file("/proc/self/cmdline", std::ios::binary);
   std::string arg;
-  while (std::getline(file, arg, '\0')) args.push_back(arg);
+  while (std::getline(file, arg, '\0')) {
+    if (args.empty() && IsProcExeLink(arg)) {
+      std::string real = ExecutablePath();
+      if (!real.empty()) arg = real;
+    }
+    args.push_back(arg);
+  }
   return args;
 }
 
@@ -131,7 +156,8 @@ nlohmann::json ProcessMetadata() {
       {"ppid", getppid()},
       {"hostname", hostname},
       {"cmdline", CommandLine()},
-      {"exe", ReadFirstLine("/proc/self/comm")},
+      {"exe", BaseName(ExecutablePath())},
+      {"exe_path", ExecutablePath()},
       {"cpu_model", CpuModel()},
       {"cpu_count", sysconf(_SC_NPROCESSORS_ONLN)},
       {"rank", IntFromEnvironment({"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"})},
@@ -141,6 +167,13 @@ nlohmann::json ProcessMetadata() {
       {"environment", Environment()},
   };
   return metadata;
+}
+
+void CorrectExecutableName(char name[16]) {
+  if (std::strcmp(name, "exe") != 0) return;
+  std::string real = BaseName(ExecutablePath());
+  if (real.empty()) return;
+  std::snprintf(name, 16, "%s", real.c_str());
 }
 
 bool MakeDirectories(const std::string& path, std::string* error) {

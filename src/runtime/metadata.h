@@ -8,8 +8,13 @@
 
 namespace aiprof::runtime {
 
-// pid, ppid, hostname, cmdline, cpu_model, rank/local_rank/world_size, environment.
+// pid, ppid, hostname, cmdline, exe (the executable's name) and exe_path, cpu_model,
+// rank/local_rank/world_size, environment.
 nlohmann::json ProcessMetadata();
+
+// The kernel names a program started as /proc/self/exe "exe" (its comm): replaces that
+// name of the main thread with the real executable's (at most 15 characters).
+void CorrectExecutableName(char name[16]);
 
 // Creates <output>/PROF_{seq:06}_{YYYYMMDDhhmmssmmm}_{16 alnum} (local time) and its
 // host/data/; `dir` gets the absolute path. seq < 0: one more than the largest sequence

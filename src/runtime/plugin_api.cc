@@ -36,7 +36,10 @@ AIPROF_EXPORT int aiprof_emit(const void* record, uint32_t words) {
   uint8_t kind = static_cast<const RecordHeader*>(record)->kind;
   uint8_t* at = Reserve(state, bytes, kind);
   if (at == nullptr) return 0;
-  std::memcpy(at, record, bytes);
+  // Word by word, inline: for these few words a call to libc's memcpy costs more than the
+  // copy (PyTorch operators: 3 words each).
+  const auto* from = static_cast<const uint8_t*>(record);
+  for (uint32_t word = 0; word < words; ++word) std::memcpy(at + word * 16, from + word * 16, 16);
   Commit(state, bytes);
   return 1;
 }

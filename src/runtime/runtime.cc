@@ -111,6 +111,8 @@ ThreadState* ThreadRegistry::Register(BlockPool& pool) {
     std::memset(state->name_at_exit, 0, sizeof state->name_at_exit);
     prctl(PR_GET_NAME, state->name_at_exit, 0, 0, 0);
     int32_t block = pool.Pop();
+    // Many threads starting at once take many blocks without ever reaching ReserveSlow.
+    if (pool.Low() || pool.GrowthDue()) PokeWriter();
     state->block = block;
     if (block == kNoBlock) {
       state->block_data = nullptr;
@@ -163,8 +165,10 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
   }
   int32_t block = runtime.pool.Pop();
   if (block == kNoBlock) {
-    // No poke here: the writer was poked when the pool got low, and poking on every dropped
-    // record would keep it flushing in a loop while a thread sits on a full block.
+    // No poke for draining here: the writer was poked when the pool got low, and poking on
+    // every dropped record would keep it flushing in a loop while a thread sits on a full
+    // block. Below the cap the writer is asked to grow the pool (finite work).
+    if (runtime.pool.GrowthDue()) PokeWriter();
     CountDrop(state, kind);
     return nullptr;
   }
@@ -178,7 +182,7 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
   state->block_data = runtime.pool.Data(block);
   state->block_meta = meta;
   state->position = 0;
-  if (runtime.pool.Low()) PokeWriter();
+  if (runtime.pool.Low() || runtime.pool.GrowthDue()) PokeWriter();
   return state->block_data;
 }
 

@@ -50,17 +50,13 @@ SessionState& Session() {
   return *reinterpret_cast<SessionState*>(g_session_storage);
 }
 
-bool StartWindowLocked(SessionState& session, const Options& options, std::string* error) {
-  if (session.open) {
-    *error = "a collection window is already open (" + session.window.dir + ")";
-    return false;
-  }
-  if (!InitBuffers(options.buffer_mb)) {
-    *error = "cannot reserve buffer memory";
-    return false;
-  }
-  Window window;
-  window.options = options;
+namespace {
+
+// Creates the window's PROF_* directory, raw file and info.json. Runs when the window
+// opens, or for a fork child's window at the first flush that has data.
+bool CreateWindowFiles(SessionState& session, std::string* error) {
+  Window& window = session.window;
+  const Options& options = window.options;
   if (!CreateProfDir(options.output, options.seq, &window.dir, error)) return false;
   window.data_path = window.dir + "/host/data/aiprof." + std::to_string(getpid()) + ".data";
   format::ChunkWriterOptions file_options;
@@ -68,10 +64,6 @@ bool StartWindowLocked(SessionState& session, const Options& options, std::strin
   window.file = format::ChunkWriter::Create(window.data_path, static_cast<uint32_t>(getpid()),
                                             file_options, error);
   if (window.file == nullptr) return false;
-
-  DiscardBufferedLocked();
-  window.first_sync = SampleClocks();
-  window.index = session.windows_started++;
   ClockSource clock = CurrentClockSource();
   window.info = ProcessMetadata();
   window.info["format"] = "aiprof-raw";
@@ -90,12 +82,37 @@ bool StartWindowLocked(SessionState& session, const Options& options, std::strin
   window.info["stop_reason"] = nullptr;
   window.info["drops"] = {{"total", 0}, {"by_kind", nlohmann::json::object()}};
   window.info["metadata"] = ExtraMetadata();
-  session.window = std::move(window);
+  window.files_deferred = false;
+  session.last_dir = window.dir;
+  WriteMetadataChunk(window);
+  WriteInfoJson(window);
+  return true;
+}
+
+// Opens a window; with `defer_files` its directory is created only once it has data.
+bool OpenWindowLocked(SessionState& session, const Options& options, bool defer_files,
+                      std::string* error) {
+  if (session.open) {
+    *error = "a collection window is already open (" + session.window.dir + ")";
+    return false;
+  }
+  if (!InitBuffers(options.buffer_mb)) {
+    *error = "cannot reserve buffer memory";
+    return false;
+  }
+  DiscardBufferedLocked();
+  session.window = Window();
+  session.window.options = options;
+  session.window.first_sync = SampleClocks();
+  session.window.index = session.windows_started++;
+  session.window.files_deferred = true;
+  if (!defer_files && !CreateWindowFiles(session, error)) {
+    session.window = Window();
+    --session.windows_started;
+    return false;
+  }
   session.open = true;
-  session.last_dir = session.window.dir;
   SetOptionsJson(options.json);
-  WriteMetadataChunk(session.window);
-  WriteInfoJson(session.window);
 
   ApplyDomainFilters(options.mstx_domain_include, options.mstx_domain_exclude);
   session.stop_at_ns = 0;
@@ -118,12 +135,34 @@ bool StartWindowLocked(SessionState& session, const Options& options, std::strin
   return true;
 }
 
+}  // namespace
+
+bool StartWindowLocked(SessionState& session, const Options& options, std::string* error) {
+  return OpenWindowLocked(session, options, false, error);
+}
+
+bool CreateDeferredWindowFilesLocked(SessionState& session) {
+  std::string error;
+  if (CreateWindowFiles(session, &error)) return true;
+  std::fprintf(stderr, "aiprof: process %d: %s; profiling disabled in this process\n", getpid(),
+               error.c_str());
+  session.window.files_deferred = false;
+  SetCollecting(false, false);
+  return false;
+}
+
 void StopWindowLocked(SessionState& session, const char* reason, int exit_status) {
   if (!session.open) return;
   RunSourcesStop();
   SetCollecting(false, false);
   Window& window = session.window;
   FlushLocked(session, true);
+  if (window.files_deferred) {
+    // A fork child's window that never had data: it leaves no directory behind.
+    session.open = false;
+    session.stop_at_ns = 0;
+    return;
+  }
   ClockSyncSample last = SampleClocks();
   double ticks_per_second = EstimateTicksPerSecond(window.first_sync, last);
   window.info["clock"]["tsc_hz_estimate"] =
@@ -135,7 +174,7 @@ void StopWindowLocked(SessionState& session, const char* reason, int exit_status
   if (exit_status != kExitStatusUnknown) window.info["exit_status"] = exit_status;
   WriteMetadataChunk(window);
   window.file.reset();
-  WriteInfoJson(window);
+  if (!window.dir.empty()) WriteInfoJson(window);
   session.open = false;
   session.stop_at_ns = 0;
 }
@@ -170,6 +209,26 @@ bool ScheduleWindow(const Options& options, std::string* error) {
   InstallSignalHandlers();
   InstallProcessHooks();
   return EnsureWriterThreadLocked(session);
+}
+
+bool StopWindowForExec(Options* options) {
+  SessionState& session = Session();
+  std::lock_guard<std::mutex> lock(session.mutex);
+  session.start_scheduled = false;
+  if (!session.open) return false;
+  *options = session.window.options;
+  StopWindowLocked(session, "exec", kExitStatusUnknown);
+  return true;
+}
+
+void ReopenAfterFailedExec(const Options& options) {
+  SessionState& session = Session();
+  std::lock_guard<std::mutex> lock(session.mutex);
+  std::string error;
+  if (!OpenWindowLocked(session, options, true, &error)) {
+    std::fprintf(stderr, "aiprof: cannot resume collection after a failed exec: %s\n",
+                 error.c_str());
+  }
 }
 
 bool WindowOpen() {
@@ -257,7 +316,7 @@ void ChildAfterFork() {
   t_thread_state = nullptr;
   if (runtime.buffers_ready.load(std::memory_order_acquire)) {
     runtime.threads.ResetAfterFork();
-    runtime.pool.ResetAllFree();
+    runtime.pool.ResetAfterFork();
   }
   runtime.poke_pending.store(false);
   RunSourcesForkChild();
@@ -265,12 +324,15 @@ void ChildAfterFork() {
   Options options = session.window.options;
   if (session.window.file != nullptr) session.window.file.reset();  // the parent's file
   session.open = false;
+  session.last_dir.clear();
   session.start_scheduled = false;
   SetCollecting(false, false);
   session.windows_started = 0;
   if (was_open && options.follow_children) {
+    // The child records from here on, but gets a directory only once it has data: a child
+    // that execs or exits without recording leaves nothing behind.
     std::string error;
-    if (!StartWindowLocked(session, options, &error)) {
+    if (!OpenWindowLocked(session, options, true, &error)) {
       std::fprintf(stderr, "aiprof: child %d: %s; profiling disabled in this process\n", getpid(),
                    error.c_str());
     }

@@ -39,6 +39,13 @@ bool RequestStopFromSignal(int signo, int timeout_ms);
 // Asks the writer to flush now and waits at most `timeout_ms` (async-signal-safe).
 bool RequestFlushFromSignal(int timeout_ms);
 
+// exec replaces the process without exit handlers: closes the open window first (stop
+// reason "exec"). Returns whether one was open, and its options.
+bool StopWindowForExec(Options* options);
+// The exec failed and the process goes on: collects again, into a new directory created
+// once there is data.
+void ReopenAfterFailedExec(const Options& options);
+
 // Fork handlers (pthread_atfork).
 void PrepareFork();
 void ParentAfterFork();

@@ -31,6 +31,8 @@ struct Window {
   bool collection_start_emitted = false;
   ClockSyncSample first_sync{};
   uint64_t index = 0;
+  // A fork child's window before its first data: no directory, file or info.json yet.
+  bool files_deferred = false;
 };
 
 struct SessionState {
@@ -71,6 +73,9 @@ void StopWriterThread(SessionState& session);
 // session.cc. Caller holds the mutex.
 void StopWindowLocked(SessionState& session, const char* reason, int exit_status);
 bool StartWindowLocked(SessionState& session, const Options& options, std::string* error);
+// Creates the directory of a window opened with deferred files (writer.cc, at the first flush
+// with data). On failure, prints why and stops collecting. Caller holds the mutex.
+bool CreateDeferredWindowFilesLocked(SessionState& session);
 // writer.cc. Forgets records buffered outside a window and zeroes drop counters, so a new
 // window's file holds only its own data. Caller holds the mutex.
 void DiscardBufferedLocked();

@@ -1,7 +1,7 @@
-// The writer thread: drains every thread's published records into the window's raw file
-// once per flush interval (sooner when blocks run low), with new strings first, then
-// ClockSync, domain names, drop counts and thread names; recycles drained blocks; runs the
-// delay/duration timers and the storage limit.
+// The writer thread: grows the block pool when it runs low; drains every thread's published
+// records into the window's raw file once per flush interval (sooner when blocks run low),
+// with new strings first, then ClockSync, domain names, drop counts and thread names;
+// recycles drained blocks; runs the delay/duration timers and the storage limit.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,6 +13,7 @@
 
 #include "format/records.h"
 #include "runtime/domains.h"
+#include "runtime/metadata.h"
 #include "runtime/runtime.h"
 #include "runtime/session.h"
 #include "runtime/session_state.h"
@@ -99,6 +100,28 @@ std::vector<DrainSpan> SnapshotThreads(Runtime& runtime) {
   return spans;
 }
 
+// Whether any thread published a record or counted a drop since the buffers were last
+// drained (a deferred window gets its directory only then).
+bool AnythingRecorded(Runtime& runtime) {
+  uint32_t high = runtime.threads.high_water();
+  for (uint32_t index = 0; index < high; ++index) {
+    ThreadState* state = runtime.threads.Slot(index);
+    uint32_t status = state->status.load(std::memory_order_acquire);
+    if (status != kSlotActive && status != kSlotExited) continue;
+    for (const auto& counter : state->drops) {
+      if (counter.load(std::memory_order_relaxed) != 0) return true;
+    }
+    int32_t block = state->drain_block != kNoBlock
+                        ? state->drain_block
+                        : state->chain_head.load(std::memory_order_acquire);
+    if (block == kNoBlock) continue;
+    if (runtime.pool.Meta(block).next.load(std::memory_order_acquire) != kNoBlock) return true;
+    uint32_t drained = state->drain_block == block ? state->drain_position : 0;
+    if (runtime.pool.Meta(block).committed.load(std::memory_order_acquire) > drained) return true;
+  }
+  return false;
+}
+
 void EmitNewStrings(Runtime& runtime, Window& window) {
   format::StringTableBuffer strings;
   uint32_t count = runtime.strings.id_count();
@@ -172,6 +195,8 @@ void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
       runtime.pool.Push(block);
       block = next;
       position = 0;
+      // A long flush (compression) must not hold back growth while producers burst.
+      if (runtime.pool.GrowthDue()) runtime.pool.Grow();
     }
     state->drain_block = block;
     state->drain_position = position;
@@ -213,6 +238,8 @@ void WriterIteration(SessionState& session) {
     return;
   }
   bool blocks_low = runtime.pool.Low();
+  // Fresh blocks first: they are free at once, while the flush below may take a while.
+  if (runtime.pool.GrowthDue()) runtime.pool.Grow();
   if (now >= session.next_flush_ns || blocks_low) {
     FlushLocked(session, false);
     session.next_flush_ns = now + uint64_t{session.window.options.flush_interval_ms} * 1000000;
@@ -248,6 +275,11 @@ void* WriterMain(void* argument) {
     while (runtime.wake_fd >= 0 && read(runtime.wake_fd, &ignored, sizeof ignored) > 0) {
     }
     runtime.poke_pending.store(false, std::memory_order_release);
+    // Growth needs no lock (only this thread grows): it is not delayed by a thread that holds
+    // the session mutex.
+    if (runtime.buffers_ready.load(std::memory_order_acquire) && runtime.pool.GrowthDue()) {
+      runtime.pool.Grow();
+    }
     std::lock_guard<std::mutex> lock(session->mutex);
     WriterIteration(*session);
   }
@@ -267,8 +299,13 @@ void PokeWriterNow() {
 void FlushLocked(SessionState& session, bool final) {
   Runtime& runtime = GetRuntime();
   Window& window = session.window;
-  if (window.file == nullptr) return;
-  if (!final) RunSourcesFlush();
+  if (window.files_deferred) {
+    if (!final) RunSourcesFlush();
+    if (!AnythingRecorded(runtime) || !CreateDeferredWindowFilesLocked(session)) return;
+  } else {
+    if (window.file == nullptr) return;
+    if (!final) RunSourcesFlush();
+  }
   std::vector<DrainSpan> spans = SnapshotThreads(runtime);
 
   struct NameChange {
@@ -285,6 +322,7 @@ void FlushLocked(SessionState& session, bool final) {
     } else if (!ReadThreadName(state->tid, name)) {
       continue;
     }
+    if (state->tid == static_cast<uint32_t>(getpid())) CorrectExecutableName(name);
     if (name[0] == '\0') continue;
     if (std::strcmp(name, state->reported_name) == 0) continue;
     bool full = false;

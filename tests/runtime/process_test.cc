@@ -329,5 +329,97 @@ TEST(ProcessTest, MemoryStaysWithinTheCapAndDropsAreExact) {
   EXPECT_EQ(data.Count(RecordKind::kMark) + data.TotalDrops(), static_cast<uint64_t>(attempted));
 }
 
+// Buffers grow on demand: a process that records little keeps only the initial part of the
+// pool resident (2 MiB), not the cap (64 MiB by default).
+TEST(ProcessTest, AnIdleProcessAddsAtMostFourMiB) {
+  std::string output = MakeTempDir("idle");
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "idle", "10", output}, {});
+  std::string report = ReadAll(child.stdout_fd);
+  ASSERT_EQ(Wait(child.pid), 0) << report;
+  long baseline_kb = 0, window_kb = 0;
+  ASSERT_EQ(std::sscanf(report.c_str(), "baseline_kb %ld window_kb %ld", &baseline_kb, &window_kb),
+            2)
+      << report;
+  EXPECT_LE(window_kb - baseline_kb, 4 * 1024)
+      << "baseline " << baseline_kb << " KiB, with an open window " << window_kb << " KiB";
+  RawData data = OnlyRun(output);
+  EXPECT_EQ(data.Count(RecordKind::kMark), 10u);
+}
+
+// Every PROF_* directory under `output` is complete: closed with an end time and a reason.
+std::map<std::string, nlohmann::json> ClosedDirsByPid(const std::string& output) {
+  std::map<std::string, nlohmann::json> by_pid;
+  for (const std::string& dir : ProfDirs(output)) {
+    nlohmann::json info = ReadInfoJson(dir);
+    EXPECT_TRUE(info["stop_reason"].is_string()) << dir << ": " << info.dump(2);
+    EXPECT_FALSE(info["end_realtime_ns"].is_null()) << dir;
+    by_pid[std::to_string(info["pid"].get<int>()) + "/" + info["stop_reason"].dump()] = info;
+  }
+  return by_pid;
+}
+
+size_t CountWithReason(const std::map<std::string, nlohmann::json>& dirs, const char* reason) {
+  size_t count = 0;
+  for (const auto& [key, info] : dirs) count += info["stop_reason"] == reason;
+  return count;
+}
+
+TEST(ProcessTest, ForkThenExecLeavesOnlyTheExecutedProgramsDirectories) {
+  std::string output = MakeTempDir("launch_quiet");
+  Child child =
+      Spawn({BuildDir() + "/bin/runtime_test_child", "launch", "3", "quiet"}, {Options(output)});
+  ReadAll(child.stdout_fd);
+  ASSERT_EQ(Wait(child.pid), 0);
+  auto dirs = ClosedDirsByPid(output);
+  // The launcher's own and one per exec'd worker; none for the children between fork and exec.
+  ASSERT_EQ(dirs.size(), 4u);
+  EXPECT_EQ(CountWithReason(dirs, "exit"), 4u);
+  size_t workers = 0;
+  for (const std::string& dir : ProfDirs(output)) {
+    RawData data = LoadRawFile(RuntimeDataFile(dir));
+    if (data.Count(RecordKind::kMark) == 100u) ++workers;
+  }
+  EXPECT_EQ(workers, 3u);
+}
+
+TEST(ProcessTest, AForkChildThatRecordsBeforeExecGetsItsOwnClosedDirectory) {
+  std::string output = MakeTempDir("launch_record");
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "launch", "2", "record"},
+                      {Options(output, ",\"flush_interval_ms\":60000")});
+  ReadAll(child.stdout_fd);
+  ASSERT_EQ(Wait(child.pid), 0);
+  auto dirs = ClosedDirsByPid(output);
+  // The launcher, two exec'd workers, and the two children's records from before their exec
+  // (same pid as the worker each became, closed with reason "exec").
+  ASSERT_EQ(dirs.size(), 5u);
+  EXPECT_EQ(CountWithReason(dirs, "exec"), 2u);
+  for (const std::string& dir : ProfDirs(output)) {
+    if (ReadInfoJson(dir)["stop_reason"] != "exec") continue;
+    RawData data = LoadRawFile(RuntimeDataFile(dir));
+    ASSERT_TRUE(data.opened) << dir;
+    ASSERT_EQ(data.Count(RecordKind::kMark), 1u) << dir;
+    for (const Record& record : data.records) {
+      if (record.kind == static_cast<uint8_t>(RecordKind::kMark)) {
+        EXPECT_EQ(data.Name(record.arg), "before exec");
+      }
+    }
+  }
+}
+
+TEST(ProcessTest, AProgramReexecutedAsProcSelfExeIsNamedByItsExecutable) {
+  std::string output = MakeTempDir("reexec");
+  Child child = Spawn({BuildDir() + "/bin/runtime_test_child", "reexec"}, {Options(output)});
+  ReadAll(child.stdout_fd);
+  ASSERT_EQ(Wait(child.pid), 0);
+  auto dirs = ClosedDirsByPid(output);
+  ASSERT_EQ(dirs.size(), 2u);  // before the exec (reason "exec") and after it
+  EXPECT_EQ(CountWithReason(dirs, "exec"), 1u);
+  for (const auto& [key, info] : dirs) {
+    EXPECT_EQ(info["exe"], "runtime_test_child") << info.dump(2);
+    std::string argv0 = info["cmdline"][0].get<std::string>();
+    EXPECT_EQ(argv0, BuildDir() + "/bin/runtime_test_child") << info["cmdline"].dump();
+  }
+}
+
 }  // namespace
 }  // namespace aiprof::testing

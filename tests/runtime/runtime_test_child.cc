@@ -3,7 +3,13 @@
 //   wait-signal N   N marks, print "ready", then keep marking until a signal ends the process
 //   rss N THREADS   open a window through the API (output = argv[4]) with AIPROF_OPTIONS-free
 //                   options, N marks per thread; print baseline/peak RSS (KiB) and attempts
+//   idle N DIR      open a window through the API (default buffer size), N marks, wait two
+//                   flush intervals; print the RSS (KiB) before the window and at its end
+//   launch N MODE   fork N children that exec this program as "exit 100" (the launcher/worker
+//                   pattern); MODE "record": each child marks once before its exec
+//   reexec          exec this program as /proc/self/exe with "exit 10"
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -76,6 +82,46 @@ int Rss(long per_thread, int threads, const char* output) {
   return 0;
 }
 
+int Idle(long count, const char* output) {
+  long baseline = StatusKb("VmRSS:");
+  aiprofInit(output);
+  aiprofConfig* config = aiprofCreateConfig(nullptr, 0, AIPROF_TYPE_DEFAULT);
+  aiprofConfigSetOption(config, "flush_interval_ms", "50");
+  if (aiprofStart(config) != AIPROF_SUCCESS) {
+    std::fprintf(stderr, "start failed: %s\n", aiprofLastError());
+    return 2;
+  }
+  Marks(count);
+  usleep(100 * 1000);  // the writer thread runs its flushes meanwhile
+  long windowed = StatusKb("VmRSS:");
+  aiprofStop(config);
+  aiprofDestroyConfig(config);
+  std::printf("baseline_kb %ld window_kb %ld\n", baseline, windowed);
+  return 0;
+}
+
+int Launch(const char* self, long children, bool record_before_exec) {
+  for (long i = 0; i < children; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      if (record_before_exec) mstxMarkA("before exec", nullptr);
+      execl(self, self, "exit", "100", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  int failures = 0;
+  for (long i = 0; i < children; ++i) {
+    int status = 0;
+    if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
+  }
+  return failures;
+}
+
+int Reexec() {
+  execl("/proc/self/exe", "/proc/self/exe", "exit", "10", static_cast<char*>(nullptr));
+  return 127;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,6 +131,13 @@ int main(int argc, char** argv) {
   if (mode == "wait-signal") return WaitSignal(count);
   if (mode == "underscore-exit") return ImmediateExit(count);
   if (mode == "rss" && argc > 4) return Rss(count, std::atoi(argv[3]), argv[4]);
-  std::fprintf(stderr, "usage: runtime_test_child exit N | wait-signal N | rss N THREADS DIR\n");
+  if (mode == "idle" && argc > 3) return Idle(count, argv[3]);
+  if (mode == "launch" && argc > 3)
+    return Launch(argv[0], count, std::strcmp(argv[3], "record") == 0);
+  if (mode == "reexec") return Reexec();
+  std::fprintf(
+      stderr,
+      "usage: runtime_test_child exit N | wait-signal N | rss N THREADS DIR | idle N DIR | "
+      "launch N record|quiet | reexec\n");
   return 2;
 }

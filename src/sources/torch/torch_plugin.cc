@@ -15,6 +15,9 @@
 #include <c10/core/Allocator.h>
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <dlfcn.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include <array>
 #include <atomic>
@@ -64,6 +67,15 @@ Settings ReadSettings() {
 
 std::atomic<bool> g_memory_enabled{false};
 
+// The process clock, read here when it is the TSC: one rdtsc instead of a call into the
+// runtime, twice per operator.
+inline uint64_t Now() {
+#if defined(__x86_64__)
+  if (__builtin_expect(aiprof_clock_is_tsc != 0, 1)) return __rdtsc();
+#endif
+  return aiprof_now();
+}
+
 // ---- per-thread operator state ------------------------------------------------------
 
 // What the window asked for, set before the callback is added (whose registration
@@ -85,9 +97,7 @@ class NameCache {
   Name Intern(const char* name) {
     const auto key = reinterpret_cast<uintptr_t>(name);
     Entry& entry = entries_[(key >> 3 ^ key >> 13) & (kEntries - 1)];
-    if (entry.pointer == name && std::memcmp(entry.text, name, entry.length + 1) == 0) {
-      return {entry.id, entry.flop_counted};
-    }
+    if (entry.pointer == name && SameText(entry, name)) return {entry.id, entry.flop_counted};
     const size_t length = std::strlen(name);
     const bool flop_counted = format::IsFlopCountedOperator({name, length});
     const uint32_t id = aiprof_intern(name, length);
@@ -111,6 +121,24 @@ class NameCache {
     bool flop_counted = false;
     char text[kTextBytes];
   };
+  // The cached text and its NUL against `name`, 8 bytes at a time, inline: operator names
+  // are short, and a call to libc's memcmp cost more than the comparison. Reads the same
+  // length + 1 bytes of `name` as memcmp would.
+  static bool SameText(const Entry& entry, const char* name) {
+    const uint32_t bytes = entry.length + 1;
+    uint32_t at = 0;
+    for (; at + 8 <= bytes; at += 8) {
+      uint64_t cached, given;
+      std::memcpy(&cached, entry.text + at, 8);
+      std::memcpy(&given, name + at, 8);
+      if (cached != given) return false;
+    }
+    for (; at < bytes; ++at) {
+      if (entry.text[at] != name[at]) return false;
+    }
+    return true;
+  }
+
   std::array<Entry, kEntries> entries_{};
 };
 
@@ -177,7 +205,7 @@ void EmitMemory(TorchKind kind, void* address, int64_t bytes, int64_t total_allo
     format::TorchMemoryBlock block;
     format::TorchMemoryTotals totals;
   } record{};
-  record.header = {aiprof_now(), format::ToKind(kind), 2, DeviceAux(device), 0};
+  record.header = {Now(), format::ToKind(kind), 2, DeviceAux(device), 0};
   record.block = {reinterpret_cast<uint64_t>(address), bytes};
   record.totals = {total_allocated, total_reserved};
   aiprof_emit(&record, 3);
@@ -388,14 +416,14 @@ std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
     }
   }
   if (pair) {
-    record.header.ts = aiprof_now();
+    record.header.ts = Now();
     EmitBegin(record, record.header.ext_words);
     return nullptr;
   }
   frame.fn = &fn;
   ++ops.depth;
   // Last, so the capture work above is not charged to the operator.
-  record.header.ts = aiprof_now();
+  record.header.ts = Now();
   return nullptr;
 }
 
@@ -427,7 +455,7 @@ void EndOffTop(ThreadOps& ops, const at::RecordFunction& fn, uint64_t end) {
 }
 
 void OnOpExit(const at::RecordFunction& fn, at::ObserverContext*) {
-  const uint64_t end = aiprof_now();
+  const uint64_t end = Now();
   ThreadOps* ops = t_ops;
   if (ops == nullptr) {
     EmitEnd(fn, end);
