@@ -2,7 +2,9 @@
 // top-level schemaVersion, deviceProperties, distributedInfo, baseTimeNanoseconds,
 // displayTimeUnit, traceEvents, traceName; µs with 3 decimals relative to
 // baseTimeNanoseconds; X slices, i markers, C counters (including "Dropped events"),
-// s/f flows, and one M event per process/thread name, label and sort index.
+// s/f flows, and one M event per process/thread name, label and sort index. Metadata a
+// program added under "user.<key>" (aiprof_add_metadata, the Python API's add_metadata) is a
+// top-level "<key>", as Kineto writes torch.profiler's metadata.
 #pragma once
 
 #include <string>
@@ -16,5 +18,9 @@ namespace aiprof::exporter {
 int64_t TimelineBaseNs(const model::Model& model);
 
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error);
+// The same, with `trace_name` as traceName instead of `path` (a caller that compresses the
+// file afterwards names the final file).
+bool WriteTraceJson(const model::Model& model, const std::string& path,
+                    const std::string& trace_name, std::string* error);
 
 }  // namespace aiprof::exporter
