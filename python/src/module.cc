@@ -59,8 +59,8 @@ py::dict ToPython(const OperatorColumns& ops) {
   columns["end_ns"] = ops.end_ns;
   columns["self_ns"] = ops.self_ns;
   columns["name"] = ops.name;
-  columns["user_annotation"] = std::vector<bool>(ops.user_annotation.begin(),
-                                                 ops.user_annotation.end());
+  columns["user_annotation"] =
+      std::vector<bool>(ops.user_annotation.begin(), ops.user_annotation.end());
   columns["closed"] = std::vector<bool>(ops.closed.begin(), ops.closed.end());
   columns["backward"] = std::vector<bool>(ops.backward.begin(), ops.backward.end());
   columns["record_id"] = ops.record_id;
@@ -87,8 +87,8 @@ py::dict ToPython(const MemoryColumns& memory) {
   columns["total_reserved"] = memory.total_reserved;
   columns["device_type"] = memory.device_type;
   columns["device_index"] = memory.device_index;
-  columns["out_of_memory"] = std::vector<bool>(memory.out_of_memory.begin(),
-                                               memory.out_of_memory.end());
+  columns["out_of_memory"] =
+      std::vector<bool>(memory.out_of_memory.begin(), memory.out_of_memory.end());
   return columns;
 }
 

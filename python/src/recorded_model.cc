@@ -95,9 +95,8 @@ OperatorColumns RecordedModel::Operators() const {
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (s.category[row] != cpu_op && s.category[row] != user_annotation) continue;
     bool has_id = false;
-    ForEachArg(m.args, s.args[row], [&](model::StringId key, uint32_t) {
-      has_id |= key == keys.external_id;
-    });
+    ForEachArg(m.args, s.args[row],
+               [&](model::StringId key, uint32_t) { has_id |= key == keys.external_id; });
     if (has_id) rows.push_back(row);
   }
   std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {

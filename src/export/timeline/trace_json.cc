@@ -127,8 +127,8 @@ class TraceJsonWriter {
   static void AddUserMetadata(const nlohmann::json& metadata, nlohmann::json* user) {
     static constexpr std::string_view kPrefix = "user.";
     static constexpr std::string_view kReserved[] = {
-        "schemaVersion", "deviceProperties", "distributedInfo", "host_name",   "aiprof",
-        "displayTimeUnit", "baseTimeNanoseconds", "traceEvents", "traceName"};
+        "schemaVersion",   "deviceProperties",    "distributedInfo", "host_name", "aiprof",
+        "displayTimeUnit", "baseTimeNanoseconds", "traceEvents",     "traceName"};
     if (!metadata.is_object()) return;
     for (const auto& [key, value] : metadata.items()) {
       if (!key.starts_with(kPrefix)) continue;
