@@ -1,13 +1,14 @@
 // _aiprof: the native half of the aiprof Python package. It drives the runtime through
-// aiprof.h (loaded with dlopen), emits what the Python side records, and reads PROF_*
-// directories back for the exports the package writes itself.
+// aiprof.h (loaded with dlopen), emits what the Python side records, and gives the
+// package's exports the model of its PROF_* directories (src/model, src/export).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <stdexcept>
 
-#include "prof_reader.h"
 #include "python_events.h"
+#include "recorded_model.h"
 #include "runtime_api.h"
 
 namespace py = pybind11;
@@ -49,59 +50,46 @@ class Window {
   aiprofConfig* config_ = nullptr;
 };
 
-py::object InputsOrNone(const OpEvent& op, int what) {
-  if (!op.has_inputs) return py::none();
-  py::list list;
-  for (const auto& input : op.inputs) {
-    if (what == 0) {
-      list.append(py::cast(input.dims));
-    } else if (what == 1) {
-      list.append(input.type);
-    } else {
-      list.append(input.concrete);
-    }
-  }
-  return list;
+// Columns as a dict of lists: Python builds its event objects from them in one pass.
+py::dict ToPython(const OperatorColumns& ops) {
+  py::dict columns;
+  columns["pid"] = ops.pid;
+  columns["tid"] = ops.tid;
+  columns["start_ns"] = ops.start_ns;
+  columns["end_ns"] = ops.end_ns;
+  columns["self_ns"] = ops.self_ns;
+  columns["name"] = ops.name;
+  columns["user_annotation"] =
+      std::vector<bool>(ops.user_annotation.begin(), ops.user_annotation.end());
+  columns["closed"] = std::vector<bool>(ops.closed.begin(), ops.closed.end());
+  columns["backward"] = std::vector<bool>(ops.backward.begin(), ops.backward.end());
+  columns["record_id"] = ops.record_id;
+  columns["sequence_nr"] = ops.sequence_nr;
+  columns["fwd_thread"] = ops.fwd_thread;
+  columns["flops"] = ops.flops;
+  columns["input_dims"] = ops.input_dims;
+  columns["input_types"] = ops.input_types;
+  columns["concrete_inputs"] = ops.concrete_inputs;
+  columns["call_stack"] = ops.call_stack;
+  columns["module_hierarchy"] = ops.module_hierarchy;
+  columns["parent"] = ops.parent;
+  return columns;
 }
 
-py::dict ToPython(const ProfData& data) {
-  py::list ops, memory, marks;
-  for (const auto& op : data.ops) {
-    ops.append(py::make_tuple(op.pid, op.tid, op.start_ns, op.end_ns, op.name, op.scope,
-                              op.record_id, op.sequence_nr, op.forward_thread_id, op.thread_id,
-                              InputsOrNone(op, 0), InputsOrNone(op, 1), InputsOrNone(op, 2),
-                              op.closed, op.flops));
-  }
-  for (const auto& event : data.memory) {
-    memory.append(py::make_tuple(event.pid, event.tid, event.ts_ns, event.address, event.bytes,
-                                 event.total_allocated, event.total_reserved, event.device_type,
-                                 event.device_index, event.out_of_memory));
-  }
-  for (const auto& mark : data.marks) {
-    marks.append(py::make_tuple(mark.pid, mark.tid, mark.ts_ns, mark.message));
-  }
-  auto spans = [](const std::vector<SpanEvent>& events) {
-    py::list list;
-    for (const auto& e : events) {
-      list.append(py::make_tuple(e.pid, e.tid, e.start_ns, e.end_ns, e.name, e.value));
-    }
-    return list;
-  };
-  py::dict result;
-  result["ops"] = ops;
-  result["memory"] = memory;
-  result["marks"] = marks;
-  result["python_calls"] = spans(data.python_calls);
-  result["modules"] = spans(data.modules);
-  result["steps"] = spans(data.steps);
-  result["ranges"] = spans(data.ranges);
-  result["gcs"] = spans(data.gcs);
-  result["thread_names"] = data.thread_names;
-  result["metadata_json"] = data.metadata_json;
-  result["files"] = data.files;
-  result["dropped"] = data.dropped;
-  result["problems"] = data.problems;
-  return result;
+py::dict ToPython(const MemoryColumns& memory) {
+  py::dict columns;
+  columns["pid"] = memory.pid;
+  columns["tid"] = memory.tid;
+  columns["ts_ns"] = memory.ts_ns;
+  columns["address"] = memory.address;
+  columns["bytes"] = memory.bytes;
+  columns["total_allocated"] = memory.total_allocated;
+  columns["total_reserved"] = memory.total_reserved;
+  columns["device_type"] = memory.device_type;
+  columns["device_index"] = memory.device_index;
+  columns["out_of_memory"] =
+      std::vector<bool>(memory.out_of_memory.begin(), memory.out_of_memory.end());
+  return columns;
 }
 
 }  // namespace
@@ -165,15 +153,35 @@ PYBIND11_MODULE(_aiprof, m) {
   m.def("set_python_tracer", &SetPythonTracer);
   m.def("set_python_tracer_on_this_thread", &SetPythonTracerOnThisThread);
 
-  m.def(
-      "read_prof_dir",
-      [](const std::string& prof_dir) {
-        ProfData data;
-        {
-          py::gil_scoped_release release;
-          data = ReadProfDir(prof_dir);
-        }
-        return ToPython(data);
-      },
-      "Reads the raw data of a PROF_* directory into event lists.");
+  py::class_<RecordedModel>(m, "RecordedModel",
+                            "The model (src/model) of one or more PROF_* directories.")
+      .def(py::init([](const std::vector<std::string>& prof_dirs) {
+             py::gil_scoped_release release;
+             return std::make_unique<RecordedModel>(prof_dirs);
+           }),
+           py::arg("prof_dirs"))
+      .def("write_chrome_trace", &RecordedModel::WriteChromeTrace, py::arg("path"),
+           py::arg("trace_name"), py::call_guard<py::gil_scoped_release>(),
+           "Writes the Kineto JSON trace with the writer of `aiprof export`.")
+      .def("operators",
+           [](const RecordedModel& model) {
+             OperatorColumns columns;
+             {
+               py::gil_scoped_release release;
+               columns = model.Operators();
+             }
+             return ToPython(columns);
+           })
+      .def("memory",
+           [](const RecordedModel& model) {
+             MemoryColumns columns;
+             {
+               py::gil_scoped_release release;
+               columns = model.Memory();
+             }
+             return ToPython(columns);
+           })
+      .def_property_readonly("dropped", &RecordedModel::dropped)
+      .def_property_readonly("problems", &RecordedModel::Problems)
+      .def_property_readonly("files", &RecordedModel::files);
 }

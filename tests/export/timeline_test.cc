@@ -210,6 +210,29 @@ TEST_F(TimelineTest, EscapesAwkwardStrings) {
   EXPECT_TRUE(found);
 }
 
+// Metadata a program added as "user.<key>" (the Python API's add_metadata and flags) is a
+// top-level key of the trace, as torch.profiler's metadata is in Kineto's; null values and
+// keys the trace itself uses are left out; trace_name overrides traceName.
+TEST_F(TimelineTest, UserMetadataBecomesTopLevelKeys) {
+  model::Model m = model::ParseProfDir(prof_);
+  json metadata = json::parse(m.processes.metadata[0].empty() ? "{}" : m.processes.metadata[0]);
+  metadata["metadata"]["user.run"] = "export-test";
+  metadata["metadata"]["user.sizes"] = {{"batch", 16}};
+  metadata["metadata"]["user.with_stack"] = nullptr;
+  metadata["metadata"]["user.traceEvents"] = 1;
+  metadata["metadata"]["not_user"] = 2;
+  m.processes.metadata[0] = metadata.dump();
+  std::string path = (root_ / "user_metadata.json").string(), error;
+  ASSERT_TRUE(WriteTraceJson(m, path, "final.json.gz", &error)) << error;
+  json trace = json::parse(ReadFile(path));
+  EXPECT_EQ(trace["run"], "export-test");
+  EXPECT_EQ(trace["sizes"], json({{"batch", 16}}));
+  EXPECT_FALSE(trace.contains("with_stack"));
+  EXPECT_FALSE(trace.contains("not_user"));
+  EXPECT_TRUE(trace["traceEvents"].is_array());
+  EXPECT_EQ(trace["traceName"], "final.json.gz");
+}
+
 // A protobuf wire-format decoder of our own (no generated code), so the test reads the
 // file as Perfetto would and does not reuse the writer's encoder.
 struct ProtoField {

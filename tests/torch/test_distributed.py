@@ -33,7 +33,6 @@ def gloo_unavailable():
 
 
 @unittest.skipIf(gloo_unavailable(), gloo_unavailable() or "")
-@unittest.skipUnless(os.path.exists(AIPROF), "aiprof CLI not built")
 class DistributedGlooTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -123,7 +122,6 @@ class DistributedGlooTest(unittest.TestCase):
 
 
 @unittest.skipIf(gloo_unavailable(), gloo_unavailable() or "")
-@unittest.skipUnless(os.path.exists(AIPROF), "aiprof CLI not built")
 class SpawnedRanksTest(unittest.TestCase):
     """Ranks started by torch.multiprocessing.spawn have no RANK in their environment: the
     launch hook records the process group's rank once init_process_group returns."""
@@ -168,7 +166,6 @@ def issued_by_rank(stdout):
 
 
 @unittest.skipIf(gloo_unavailable(), gloo_unavailable() or "")
-@unittest.skipUnless(os.path.exists(AIPROF), "aiprof CLI not built")
 class PythonApiRanksTest(unittest.TestCase):
     """Each rank profiled with aiprof.profiler.profile and tensorboard_trace_handler (no
     launcher): the handler's export holds the rank's collectives and its rank id."""

@@ -76,15 +76,16 @@ class ExportTest(unittest.TestCase):
         self.assertTrue(glob.glob(os.path.join(prof_dirs[0], "host", "data", "aiprof.*.data")))
         output = os.path.join(directory, "aiprof_output")
         self.assertTrue(os.path.isdir(output))
-        if aiprof._native.find_cli() is not None:  # `aiprof export` ran on the window
-            files = os.listdir(output)
-            self.assertFalse([f for f in files if f.startswith("EXPORT_")], files)
-            for name in ("operator_details.csv", "operator_memory.csv", "memory_record.csv"):
-                self.assertIn(name, files)
-            self.assertTrue([f for f in files if f.startswith("trace_view_")], files)
-            with open(os.path.join(output, "operator_memory.csv")) as handle:
-                header = handle.readline().strip()
-            self.assertTrue(header.startswith("Name,Size(KB),Allocation Time(us),Release Time(us)"))
+        # The build's CLI is found (AIPROF_LIB_DIR/../bin), so `aiprof export` ran.
+        self.assertIsNotNone(aiprof._native.find_cli())
+        files = os.listdir(output)
+        self.assertFalse([f for f in files if f.startswith("EXPORT_")], files)
+        for name in ("operator_details.csv", "operator_memory.csv", "memory_record.csv"):
+            self.assertIn(name, files)
+        self.assertTrue([f for f in files if f.startswith("trace_view_")], files)
+        with open(os.path.join(output, "operator_memory.csv")) as handle:
+            header = handle.readline().strip()
+        self.assertTrue(header.startswith("Name,Size(KB),Allocation Time(us),Release Time(us)"))
 
     def test_kineto_trace(self):
         self.assertRegex(os.path.basename(self.trace_path), r"^worker0\.\d+\.pt\.trace\.json$")

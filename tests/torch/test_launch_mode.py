@@ -36,7 +36,7 @@ class LaunchModeTest(unittest.TestCase):
         self.assertIn("trained", result.stdout)
         prof_dirs = glob.glob(os.path.join(output, "PROF_*"))
         self.assertEqual(len(prof_dirs), 1, result.stderr)
-        return _aiprof.read_prof_dir(prof_dirs[0])
+        return _aiprof.RecordedModel(prof_dirs)
 
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory()
@@ -49,17 +49,16 @@ class LaunchModeTest(unittest.TestCase):
     def tearDown(self):
         self._tmp.cleanup()
 
-    def check_operators(self, data, shapes):
-        counts = collections.Counter(op[4] for op in data["ops"])
+    def check_operators(self, model, shapes):
+        operators = model.operators()
+        counts = collections.Counter(operators["name"])
         self.assertEqual(counts["aten::addmm"], 6)  # 3 steps x 2 Linear
         self.assertEqual(counts["Optimizer.step#SGD.step"], 3)
         self.assertGreater(counts["autograd::engine::evaluate_function: AddmmBackward0"], 0)
-        with_inputs = [op for op in data["ops"] if op[10] is not None]
+        with_inputs = [dims for dims in operators["input_dims"] if dims]
         self.assertEqual(bool(with_inputs), shapes)
-        self.assertEqual(data["dropped"], 0)
+        self.assertEqual(model.dropped, 0)
 
-    @unittest.skipUnless(os.path.exists(os.path.join(BUILD_DIR, "bin", "aiprof")),
-                         "aiprof CLI not built")
     def test_cli_task_time_on(self):
         output = os.path.join(self.tmp, "out")
         data = self.run_job([os.path.join(BUILD_DIR, "bin", "aiprof"), "--task-time=on",
@@ -82,7 +81,7 @@ class LaunchModeTest(unittest.TestCase):
         env["LD_PRELOAD"] = os.path.join(BUILD_DIR, "lib", "libaiprof.so")
         env["AIPROF_OPTIONS"] = '{"output": "%s", "mode": "launch", "task_time": "off"}' % output
         data = self.run_job([sys.executable, self.script], env, output)
-        self.assertEqual(data["ops"], [])
+        self.assertEqual(data.operators()["name"], [])
 
 
 if __name__ == "__main__":

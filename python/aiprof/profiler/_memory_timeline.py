@@ -60,8 +60,8 @@ def _device_matches(memory, device):
 class MemoryTimeline:
     def __init__(self, trace, device, hints):
         self.device = device
-        memory = sorted((m for m in trace.raw["memory"] if _device_matches(m, device) and not m[9]),
-                        key=lambda m: m[2])
+        memory = sorted((m for m in trace.memory_events()
+                         if _device_matches(m, device) and not m[9]), key=lambda m: m[2])
         phases = _PhaseLookup(trace)
         self.allocator_totals = [(m[2], m[5]) for m in memory]  # what the allocator reported
         # The first event tells how much was allocated before the window: PREEXISTING.
@@ -209,7 +209,7 @@ class _PhaseLookup:
         event = events[i]
         if event.name.startswith("Optimizer."):
             return _OPTIMIZER
-        if event.fwd_thread != 0 or event.name.startswith("autograd::engine") or \
+        if event.backward or event.name.startswith("autograd::engine") or \
                 "backward" in event.name.lower():
             return _BACKWARD
         return _FORWARD

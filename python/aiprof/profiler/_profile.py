@@ -1,6 +1,6 @@
 """_KinetoProfile and profile: the torch.profiler / torch_npu.profiler classes on top of
 the aiprof runtime. Each recorded cycle is one runtime window (one PROF_* directory);
-exports read that directory back."""
+exports read that directory back through the C++ model (RecordedWindow)."""
 
 import atexit
 import functools
@@ -18,7 +18,7 @@ from ._distributed import watch_process_group
 from ._memory_timeline import MemoryTimeline, live_tensor_categories
 from ._python_hooks import GcDetector, ModuleHooks
 from ._schedule import ProfilerAction, _default_schedule_fn
-from ._trace import TraceData
+from ._recorded import RecordedWindow
 
 _temporary_dirs = []
 
@@ -120,6 +120,7 @@ class _KinetoProfile:
             # Started by the `aiprof` launcher: its window already records everything.
             self._joined_launcher_window = True
             self.start_time_ns = time.time_ns()
+            self._record_metadata(native)
             return
         output = self._output_parent
         if output is None:
@@ -134,8 +135,7 @@ class _KinetoProfile:
         self.start_time_ns = time.time_ns()
         window.start()
         self._window = window
-        for key, value in self._metadata.items():
-            native.add_metadata("user." + key, json.dumps(value))
+        self._record_metadata(native)
         watch_process_group(native)
         if self.with_stack:
             # Threads that exist now get the tracer at once, threads started later at their
@@ -185,7 +185,7 @@ class _KinetoProfile:
             if not self._prof_dir:
                 raise RuntimeError("no recorded window: call start()/stop() (or step through "
                                    "an active schedule) before exporting")
-            self._trace = TraceData.read(self._prof_dir)
+            self._trace = RecordedWindow([self._prof_dir])
         return self._trace
 
     def events(self):
@@ -194,16 +194,22 @@ class _KinetoProfile:
     def key_averages(self):
         return _KeyAverages(self._trace_data().operators())
 
-    def _trace_metadata(self):
+    def _record_metadata(self, native):
+        """Metadata and the profiler's flags go into the window's raw data ("user.<key>"),
+        where the trace writer finds them: the trace of export_chrome_trace and of
+        `aiprof export` carry them alike, as top-level keys. The runtime keeps metadata
+        for the process, so a flag that is off is set to null (left out of the trace) rather
+        than inherited from an earlier window."""
         metadata = dict(self._metadata)
         for flag in ("profile_memory", "with_stack", "record_shapes", "with_modules",
                      "with_flops"):
-            if getattr(self, flag):
-                metadata[flag] = 1
-        return metadata
+            metadata[flag] = 1 if getattr(self, flag) else None
+        for key, value in metadata.items():
+            native.add_metadata("user." + key, json.dumps(value))
 
     def export_chrome_trace(self, path):
-        self._trace_data().write_chrome_trace(path, self._trace_metadata())
+        """The Kineto JSON trace, by the C++ writer `aiprof export` uses."""
+        self._trace_data().write_chrome_trace(path)
         return path
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
@@ -234,7 +240,7 @@ class _KinetoProfile:
 
     def _add_metadata(self, key, value):
         self._metadata[key] = value
-        if self._window is not None:
+        if self._window is not None or self._joined_launcher_window:
             _native.runtime().add_metadata("user." + key, json.dumps(value))
 
     def metadata(self):

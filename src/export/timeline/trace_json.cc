@@ -90,6 +90,7 @@ class TraceJsonWriter {
     nlohmann::json device_properties = nlohmann::json::array();
     nlohmann::json distributed = nlohmann::json::object();
     std::string hostname;
+    nlohmann::json user = nlohmann::json::object();
     for (size_t p = 0; p < m_.processes.size(); ++p) {
       if (m_.processes.metadata[p].empty()) continue;
       auto meta = nlohmann::json::parse(m_.processes.metadata[p], nullptr, false);
@@ -103,7 +104,10 @@ class TraceJsonWriter {
         for (const auto& device : *found) device_properties.push_back(device);
       };
       add_devices(meta);
-      if (meta.contains("metadata")) add_devices(meta["metadata"]);
+      if (meta.contains("metadata")) {
+        add_devices(meta["metadata"]);
+        AddUserMetadata(meta["metadata"], &user);
+      }
       if (meta.contains("rank") && meta["rank"].is_number_integer() && meta["rank"] >= 0) {
         distributed["rank"] = meta["rank"];
       }
@@ -120,8 +124,30 @@ class TraceJsonWriter {
     w_.Raw("{\n\"schemaVersion\":1,\n\"deviceProperties\":").Raw(device_properties.dump());
     w_.Raw(",\n\"distributedInfo\":").Raw(distributed.dump());
     if (!hostname.empty()) w_.Raw(",\n\"host_name\":").JsonString(hostname);
+    for (const auto& [key, value] : user.items()) {
+      w_.Raw(",\n").JsonString(key).Char(':').Raw(value.dump());
+    }
     w_.Raw(",\n\"aiprof\":").Raw(aiprof.dump());
     w_.Raw(",\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":").Int(base_).Raw(",\n");
+  }
+
+  // "user.<key>" entries become top-level keys; the first process to set a key wins, and a
+  // key the trace itself uses is left out rather than written twice.
+  static void AddUserMetadata(const nlohmann::json& metadata, nlohmann::json* user) {
+    static constexpr std::string_view kPrefix = "user.";
+    static constexpr std::string_view kReserved[] = {
+        "schemaVersion",   "deviceProperties",    "distributedInfo", "host_name", "aiprof",
+        "displayTimeUnit", "baseTimeNanoseconds", "traceEvents",     "traceName"};
+    if (!metadata.is_object()) return;
+    for (const auto& [key, value] : metadata.items()) {
+      if (!key.starts_with(kPrefix)) continue;
+      const std::string name = key.substr(kPrefix.size());
+      if (std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved)) {
+        continue;
+      }
+      // null: unset (the runtime keeps metadata for the process, so it cannot be erased).
+      if (!value.is_null() && !user->contains(name)) (*user)[name] = value;
+    }
   }
 
   void Metadata(const char* name, uint32_t pid, const uint32_t* tid, const char* key,
@@ -308,9 +334,16 @@ int64_t TimelineBaseNs(const model::Model& m) {
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
                     const analysis::OverlapResult* overlap,
                     const analysis::MemoryAnalysis* memory) {
+  return WriteTraceJson(model, path, path, error, overlap, memory);
+}
+
+bool WriteTraceJson(const model::Model& model, const std::string& path,
+                    const std::string& trace_name, std::string* error,
+                    const analysis::OverlapResult* overlap,
+                    const analysis::MemoryAnalysis* memory) {
   TextWriter w;
   if (!w.Open(path, error)) return false;
-  TraceJsonWriter(model, w, overlap, memory).Write(path);
+  TraceJsonWriter(model, w, overlap, memory).Write(trace_name);
   if (!w.Close()) {
     *error = w.error();
     return false;

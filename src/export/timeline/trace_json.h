@@ -3,7 +3,9 @@
 // displayTimeUnit, traceEvents, traceName; µs with 3 decimals relative to
 // baseTimeNanoseconds; X slices, i markers, C counters (including "Dropped events"),
 // s/f flows, and one M event per process/thread name, label and sort index; with an
-// overlap result, its "Overlap Analysis" processes (overlap_tracks.h).
+// overlap result, its "Overlap Analysis" processes (overlap_tracks.h). Metadata a program
+// added under "user.<key>" (aiprof_add_metadata, the Python API's add_metadata) is a
+// top-level "<key>", as Kineto writes torch.profiler's metadata.
 #pragma once
 
 #include <string>
@@ -20,6 +22,12 @@ int64_t TimelineBaseNs(const model::Model& model);
 
 // `memory`: its category timeline as counter tracks (memory_tracks.h).
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
+                    const analysis::OverlapResult* overlap = nullptr,
+                    const analysis::MemoryAnalysis* memory = nullptr);
+// The same, with `trace_name` as traceName instead of `path` (a caller that compresses the
+// file afterwards names the final file).
+bool WriteTraceJson(const model::Model& model, const std::string& path,
+                    const std::string& trace_name, std::string* error,
                     const analysis::OverlapResult* overlap = nullptr,
                     const analysis::MemoryAnalysis* memory = nullptr);
 
