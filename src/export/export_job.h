@@ -1,6 +1,10 @@
 // `aiprof export`: for each PROF_* directory under --output, parse the raw data and write the
 // timeline and summaries (text) or the database (db). One local-time stamp per run names
-// every output file. Exit codes follow src/cli/command.h.
+// every output file (msprof's layout: PROF_*/aiprof_output/{name}_{ts}.csv). A PROF_* that
+// is the only one inside a torch_npu-style result folder (`*_aiprof_pt`, `*_ascend_pt`,
+// what the Python API writes) is exported into that folder's aiprof_output/ with
+// torch_npu's fixed names instead (trace_view.json, step_trace_time.csv, ...,
+// aiprof_pytorch_profiler.db). Exit codes follow src/cli/command.h.
 #pragma once
 
 #include <iosfwd>
@@ -25,6 +29,8 @@ struct ExportOptions {
   bool clear = false;
   unsigned threads = 2;
   std::string timestamp;  // empty: now, local time YYYYMMDDhhmmss
+  // Unset: fixed names inside a `*_pt` result folder, msprof's timestamped names elsewhere.
+  std::optional<FileNaming> naming;
 };
 
 struct ExportResult {

@@ -2,6 +2,24 @@
 
 namespace aiprof::exporter {
 
+namespace {
+
+// aiprof stems whose torch_npu file has another name (ascend-msprof-formats.md §2.3); the
+// others (op_statistic, api_statistic, kernel_details, operator_details, trace_view, ...)
+// are the same.
+std::string TorchNpuStem(const std::string& stem) {
+  if (stem == "step_trace") return "step_trace_time";
+  return stem;
+}
+
+}  // namespace
+
+std::string OutputFileName(const SummaryTarget& target, const std::string& stem,
+                           const std::string& extension) {
+  if (target.naming == FileNaming::kFixed) return TorchNpuStem(stem) + extension;
+  return stem + "_" + target.timestamp + extension;
+}
+
 SummaryWriter::SummaryWriter(const SummaryTarget& target, std::string name,
                              std::vector<std::string> headers, uint64_t expected_rows,
                              uint64_t row_limit)
@@ -18,7 +36,7 @@ void SummaryWriter::OpenNext() {
   failed_ = false;
   bool csv = target_.format == SummaryFormat::kCsv;
   std::string stem = sliced_ ? name_ + "_slice_" + std::to_string(slice_++) : name_;
-  path_ = target_.dir + "/" + stem + "_" + target_.timestamp + (csv ? ".csv" : ".json");
+  path_ = target_.dir + "/" + OutputFileName(target_, stem, csv ? ".csv" : ".json");
   out_ = std::make_unique<TextWriter>();
   std::string error;
   if (!out_->Open(path_, &error)) {

@@ -1,6 +1,8 @@
 // Writes one msprof-style summary table as CSV (`{name}_{ts}.csv`, split into
 // `{name}_slice_{i}_{ts}.csv` above 1,000,000 rows, as msprof does) or, with
 // --summary-format=json, as `{name}_{ts}.json`: an array of objects keyed by the headers.
+// With FileNaming::kFixed (a torch_npu-style `*_pt` result folder) the files get
+// torch_npu's fixed names instead: `{torch_npu name}.csv`, no timestamp.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,10 @@
 namespace aiprof::exporter {
 
 enum class SummaryFormat { kCsv, kJson };
+// kTimestamped: msprof's `{name}_{timestamp}.{ext}`; kFixed: torch_npu's ASCEND_PROFILER_OUTPUT
+// names (`trace_view.json`, `step_trace_time.csv`, ...), which scripts written against
+// torch_npu results look for.
+enum class FileNaming { kTimestamped, kFixed };
 
 struct SummaryTarget {
   std::string dir;        // aiprof_output
@@ -21,9 +27,15 @@ struct SummaryTarget {
   SummaryFormat format = SummaryFormat::kCsv;
   std::vector<std::string>* written = nullptr;  // paths of finished files
   std::vector<std::string>* errors = nullptr;
+  FileNaming naming = FileNaming::kTimestamped;
 };
 
 inline constexpr uint64_t kCsvRowLimit = 1'000'000;
+
+// The file name (no directory) of the output `stem` ("step_trace", "trace_view", ...) with
+// `extension` (".csv"): `{stem}_{timestamp}{extension}`, or torch_npu's fixed name.
+std::string OutputFileName(const SummaryTarget& target, const std::string& stem,
+                           const std::string& extension);
 
 class SummaryWriter {
  public:

@@ -280,7 +280,7 @@ void WriteCudaSummaries(const Model& model, const exporter::SummaryTarget& targe
   };
   for (const auto& [stem, text] : files) {
     if (text.empty()) continue;
-    const std::string path = target.dir + "/" + stem + "_" + target.timestamp + ".csv";
+    const std::string path = target.dir + "/" + exporter::OutputFileName(target, stem, ".csv");
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
     file << text;
     file.close();
