@@ -101,9 +101,12 @@ def _attach_torch_plugin():
 def install_optimizer_step_hook():
     """Counts a dynamic_profile step at the end of every ``Optimizer.step()``, as torch_npu
     does for PROF_CONFIG_PATH. A script that calls ``dp.step()`` itself turns it off."""
+    import importlib
+
     import torch
 
-    optimizer_module = torch.optim.optimizer
+    # torch.optim's __init__ deletes its `optimizer` attribute; the module is in sys.modules.
+    optimizer_module = importlib.import_module("torch.optim.optimizer")
     if getattr(optimizer_module, "_aiprof_step_hook_installed", False):
         return
     from . import dynamic_profile

@@ -46,7 +46,8 @@ bool IsPtResultFolder(const fs::path& dir) {
   const std::string name = dir.filename().string();
   for (const char* suffix : {"_aiprof_pt", "_ascend_pt"}) {
     const std::string_view tail(suffix);
-    if (name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
+    if (name.size() > tail.size() &&
+        name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
       return true;
   }
   return false;
@@ -66,8 +67,8 @@ size_t CountProfDirs(const fs::path& dir) {
 OutputPlace PlaceOutputs(const fs::path& prof, const std::optional<FileNaming>& requested) {
   const fs::path parent = prof.parent_path();
   const bool single_in_pt_folder = IsPtResultFolder(parent) && CountProfDirs(parent) == 1;
-  const FileNaming naming = requested.value_or(single_in_pt_folder ? FileNaming::kFixed
-                                                                   : FileNaming::kTimestamped);
+  const FileNaming naming =
+      requested.value_or(single_in_pt_folder ? FileNaming::kFixed : FileNaming::kTimestamped);
   if (naming == FileNaming::kFixed && single_in_pt_folder) return {parent / kOutputDir, naming};
   return {prof / kOutputDir, naming};
 }

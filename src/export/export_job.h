@@ -3,7 +3,7 @@
 // every output file (msprof's layout: PROF_*/aiprof_output/{name}_{ts}.csv). A PROF_* that
 // is the only one inside a torch_npu-style result folder (`*_aiprof_pt`, `*_ascend_pt`,
 // what the Python API writes) is exported into that folder's aiprof_output/ with
-// torch_npu's fixed names instead (trace_view.json, step_trace_time.csv, ...,
+// torch_npu's fixed names instead (trace_view.json, step_trace.csv, ...,
 // aiprof_pytorch_profiler.db). Exit codes follow src/cli/command.h.
 #pragma once
 

@@ -33,17 +33,18 @@ std::string TranslateProfilingOptions(const char* text) {
 
 __attribute__((constructor(200))) void AdoptSeedEnvironmentAliases() {
   const char* profiling_mode = std::getenv("PROFILING_MODE");
-  if (profiling_mode == nullptr) return;
+  // A job launched by `aiprof` has AIPROF_OPTIONS: the launcher's settings win (seed 004:
+  // PROFILING_MODE/PROFILING_OPTIONS cannot be set for an app run in launch mode).
+  if (profiling_mode == nullptr || IsSet("AIPROF_OPTIONS")) return;
   if (std::strcmp(profiling_mode, "dynamic") == 0) {
     if (!IsSet("AIPROF_MODE")) setenv("AIPROF_MODE", "dynamic", 1);
     return;
   }
-  if (std::strcmp(profiling_mode, "true") != 0 || IsSet("AIPROF_OPTIONS")) return;
+  if (std::strcmp(profiling_mode, "true") != 0) return;
   const char* profiling_options = std::getenv("PROFILING_OPTIONS");
-  const std::string options =
-      profiling_options != nullptr && profiling_options[0] != '\0'
-          ? TranslateProfilingOptions(profiling_options)
-          : std::string("{}");
+  const std::string options = profiling_options != nullptr && profiling_options[0] != '\0'
+                                  ? TranslateProfilingOptions(profiling_options)
+                                  : std::string("{}");
   setenv("AIPROF_OPTIONS", options.c_str(), 1);
 }
 

@@ -36,7 +36,6 @@ class DynamicSeedTest(unittest.TestCase):
             client.stdin.write(line + "\n")
             client.stdin.flush()
             time.sleep(1.0 if line == "start" else 0.2)
-        client.stdin.close()
 
     def check_windows(self, count):
         dirs = prof_dirs(self.output)

@@ -113,7 +113,7 @@ def _rank_id():
 def _run_exporter(prof_dir, output_dir, export_types):
     """`aiprof export` of a PROF_* directory inside a `*_aiprof_pt` folder writes the
     deliverables straight into the folder's aiprof_output/ with torch_npu's fixed names
-    (trace_view.json, step_trace_time.csv, ..., aiprof_pytorch_profiler.db). A missing CLI
+    (trace_view.json, step_trace.csv, ..., aiprof_pytorch_profiler.db). A missing CLI
     or a failed export is reported in aiprof_output/ rather than failing the training job."""
     cli = _native.find_cli()
     os.makedirs(output_dir, exist_ok=True)

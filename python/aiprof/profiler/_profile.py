@@ -227,14 +227,11 @@ class _KinetoProfile:
             for line in lines:
                 handle.write(line + "\n")
 
-    def export_memory_timeline(self, output_path=None, device=None, *, path=None):
+    def export_memory_timeline(self, output_path, device=None):
         """torch's ``export_memory_timeline(output_path, device)``: the suffix of
         ``output_path`` picks the format (.html, .json, .json.gz, .raw.json.gz). ``device``
         is "cpu" or "cuda:N" ("npu:N" is read as "cuda:N"); default: the current CUDA
         device if there is one, else "cpu"."""
-        output_path = output_path if output_path is not None else path
-        if output_path is None:
-            raise TypeError("export_memory_timeline() needs output_path")
         if not self.profile_memory:
             raise RuntimeError("export_memory_timeline needs profile_memory=True")
         if device is None:

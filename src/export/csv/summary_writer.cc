@@ -2,21 +2,9 @@
 
 namespace aiprof::exporter {
 
-namespace {
-
-// aiprof stems whose torch_npu file has another name (ascend-msprof-formats.md §2.3); the
-// others (op_statistic, api_statistic, kernel_details, operator_details, trace_view, ...)
-// are the same.
-std::string TorchNpuStem(const std::string& stem) {
-  if (stem == "step_trace") return "step_trace_time";
-  return stem;
-}
-
-}  // namespace
-
 std::string OutputFileName(const SummaryTarget& target, const std::string& stem,
                            const std::string& extension) {
-  if (target.naming == FileNaming::kFixed) return TorchNpuStem(stem) + extension;
+  if (target.naming == FileNaming::kFixed) return stem + extension;
   return stem + "_" + target.timestamp + extension;
 }
 

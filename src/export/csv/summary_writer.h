@@ -1,8 +1,8 @@
 // Writes one msprof-style summary table as CSV (`{name}_{ts}.csv`, split into
 // `{name}_slice_{i}_{ts}.csv` above 1,000,000 rows, as msprof does) or, with
 // --summary-format=json, as `{name}_{ts}.json`: an array of objects keyed by the headers.
-// With FileNaming::kFixed (a torch_npu-style `*_pt` result folder) the files get
-// torch_npu's fixed names instead: `{torch_npu name}.csv`, no timestamp.
+// With FileNaming::kFixed (a torch_npu-style `*_pt` result folder) the files get fixed
+// names instead, `{name}.csv` with no timestamp, as torch_npu names its deliverables.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +16,10 @@
 namespace aiprof::exporter {
 
 enum class SummaryFormat { kCsv, kJson };
-// kTimestamped: msprof's `{name}_{timestamp}.{ext}`; kFixed: torch_npu's ASCEND_PROFILER_OUTPUT
-// names (`trace_view.json`, `step_trace_time.csv`, ...), which scripts written against
-// torch_npu results look for.
+// kTimestamped: msprof's `{name}_{timestamp}.{ext}`; kFixed: `{name}.{ext}`, torch_npu's
+// ASCEND_PROFILER_OUTPUT names (`trace_view.json`, `op_statistic.csv`, `kernel_details.csv`,
+// ...), which scripts written against torch_npu results look for. Tables whose torch_npu
+// file has other columns keep their msprof name (`step_trace.csv`, not step_trace_time.csv).
 enum class FileNaming { kTimestamped, kFixed };
 
 struct SummaryTarget {
@@ -33,7 +34,7 @@ struct SummaryTarget {
 inline constexpr uint64_t kCsvRowLimit = 1'000'000;
 
 // The file name (no directory) of the output `stem` ("step_trace", "trace_view", ...) with
-// `extension` (".csv"): `{stem}_{timestamp}{extension}`, or torch_npu's fixed name.
+// `extension` (".csv"): `{stem}_{timestamp}{extension}`, or `{stem}{extension}` (kFixed).
 std::string OutputFileName(const SummaryTarget& target, const std::string& stem,
                            const std::string& extension);
 
