@@ -130,7 +130,7 @@ class Seed001Test(unittest.TestCase):
 
     # The aclprof C API flow (examples/api/aclprof_flow.c), then --iteration-id=3.
     def test_c_api_flow(self):
-        program = os.path.join(BUILD_DIR, "examples", "api", "aclprof_flow")
+        program = os.path.join(BUILD_DIR, "bin", "aclprof_flow")
         result = subprocess.run([program, self.result, "5"], capture_output=True, text=True,
                                 timeout=60)
         self.assertEqual(result.returncode, 0, result.stderr)

@@ -6,10 +6,10 @@ behave exactly as in torch:
     prof.key_averages(group_by_stack_n=5).table(...)
 
 Each recorded operator (any object with the attributes of profiler._trace.Event: id, name,
-tid, start_ns, end_ns, parent, input_shapes, stack, sequence_nr, fwd_thread, scope, flops)
-becomes a torch.autograd.profiler_util.FunctionEvent linked to its enclosing operator, so
-torch computes self times, groups (EventList.key_averages) and prints the table (columns,
-units and footer as the installed torch prints them)."""
+tid, start_ns, end_ns, input_shapes, stack, sequence_nr, fwd_thread, scope, flops) becomes
+a torch.autograd.profiler_util.FunctionEvent and torch builds the tree, so torch computes
+self times, groups (EventList.key_averages) and prints the table (columns, units and footer
+as the installed torch prints them)."""
 
 import inspect
 
@@ -26,9 +26,8 @@ def event_list(events, with_flops=False, profile_memory=False):
 
     function_event = _function_event_class()
     accepted = set(inspect.signature(function_event.__init__).parameters)
-    converted = {}
-    ordered = sorted(events, key=lambda e: (e.start_ns, -e.end_ns))
-    for event in ordered:
+    converted = []
+    for event in sorted(events, key=lambda e: (e.start_ns, -e.end_ns)):
         arguments = {
             "id": event.id,
             "name": event.name,
@@ -42,18 +41,12 @@ def event_list(events, with_flops=False, profile_memory=False):
             "sequence_nr": event.sequence_nr,
             "flops": event.flops or None,
         }
-        converted[id(event)] = function_event(
-            **{key: value for key, value in arguments.items() if key in accepted})
-    for event in ordered:
-        parent = event.parent
-        while parent is not None and id(parent) not in converted:
-            parent = parent.parent
-        if parent is not None:
-            child = converted[id(event)]
-            converted[id(parent)].append_cpu_child(child)
-            child.set_cpu_parent(converted[id(parent)])
-    return EventList([converted[id(e)] for e in ordered], with_flops=with_flops,
-                     profile_memory=profile_memory)
+        converted.append(function_event(
+            **{key: value for key, value in arguments.items() if key in accepted}))
+    result = EventList(converted, with_flops=with_flops, profile_memory=profile_memory)
+    # torch's own nesting (per thread, by time), duplicate removal and backward stacks.
+    result._build_tree()
+    return result
 
 
 def key_averages(events, group_by_input_shape=False, group_by_stack_n=0, with_flops=False,
