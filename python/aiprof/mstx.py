@@ -102,3 +102,16 @@ class _RangeContext:
                 return function(*args, **kwargs)
 
         return wrapper
+
+
+class _CallableModule(type(contextlib)):
+    """`aiprof.mstx().mark(...)`, the form torch_npu documents beside `mstx.mark(...)`:
+    calling the module returns the module."""
+
+    def __call__(self):
+        return self
+
+
+import sys  # noqa: E402
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,9 +1,12 @@
-"""aiprof launch hook. The aiprof runtime, preloaded by `aiprof --task-time=on ...`, puts
-this directory first on PYTHONPATH; Python imports this module at startup. Once the
-program imports torch, libaiprof_torch.so is loaded into the preloaded runtime so
-operators are recorded without changing the script (plus nn.Module ranges and the Python
-call stack when the launcher's options ask for them). The interpreter's own
-sitecustomize, if any, still runs (imported after this one)."""
+"""aiprof launch hook. The aiprof runtime, preloaded by `aiprof --task-time=on ...` (or by
+LD_PRELOAD in dynamic mode: AIPROF_MODE/PROFILING_MODE=dynamic, AIPROF_CONFIG_PATH /
+PROF_CONFIG_PATH), puts this directory first on PYTHONPATH; Python imports this module at
+startup. Once the program imports torch, libaiprof_torch.so is loaded into the preloaded
+runtime so operators are recorded without changing the script (plus nn.Module ranges and
+the Python call stack when the launcher's options ask for them); with a dynamic_profile
+directory in the environment, every Optimizer.step() also counts a step. The plugin
+records only while a window is open. The interpreter's own sitecustomize, if any, still
+runs (imported after this one)."""
 
 import importlib
 import importlib.abc
@@ -39,6 +42,10 @@ def _attach():
 
         native = _native.runtime()
         _native.attach_torch()
+        from aiprof import _on_demand
+
+        if _on_demand.config_path() is not None:
+            _on_demand.install_optimizer_step_hook()
         from aiprof.profiler._distributed import watch_process_group
 
         watch_process_group(native)

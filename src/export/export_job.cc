@@ -39,6 +39,43 @@ void ClearOutputs(const fs::path& prof_dir) {
   }
 }
 
+// Where one PROF_* directory's deliverables go, and how they are named.
+struct OutputPlace {
+  fs::path dir;  // the text outputs (and, with fixed names, the database)
+  FileNaming naming = FileNaming::kTimestamped;
+};
+
+bool IsPtResultFolder(const fs::path& dir) {
+  const std::string name = dir.filename().string();
+  for (const char* suffix : {"_aiprof_pt", "_ascend_pt"}) {
+    const std::string_view tail(suffix);
+    if (name.size() > tail.size() &&
+        name.compare(name.size() - tail.size(), tail.size(), tail) == 0)
+      return true;
+  }
+  return false;
+}
+
+size_t CountProfDirs(const fs::path& dir) {
+  size_t count = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_directory(ec) && entry.path().filename().string().rfind("PROF_", 0) == 0) ++count;
+  }
+  return count;
+}
+
+// Fixed names need one PROF_* per result folder, or the files of two would overwrite each
+// other: a folder holding several keeps msprof's per-PROF_* layout.
+OutputPlace PlaceOutputs(const fs::path& prof, const std::optional<FileNaming>& requested) {
+  const fs::path parent = prof.parent_path();
+  const bool single_in_pt_folder = IsPtResultFolder(parent) && CountProfDirs(parent) == 1;
+  const FileNaming naming =
+      requested.value_or(single_in_pt_folder ? FileNaming::kFixed : FileNaming::kTimestamped);
+  if (naming == FileNaming::kFixed && single_in_pt_folder) return {parent / kOutputDir, naming};
+  return {prof / kOutputDir, naming};
+}
+
 // A few lines for the terminal: where the time went and how long the steps took.
 void PrintShortSummary(const model::Model& m, std::ostream& out) {
   std::vector<uint8_t> is_step(m.slices.size(), 0);
@@ -131,7 +168,12 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       }
       m = &filtered;
     }
-    if (options.clear) ClearOutputs(prof);
+    const OutputPlace place = PlaceOutputs(prof, options.naming);
+    if (options.clear) {
+      ClearOutputs(prof);
+      std::error_code ec;
+      fs::remove_all(place.dir, ec);
+    }
     step(0.2, "analyses");
     const analysis::AnalysisSet analyses = analysis::RunAnalyses(*m, {options.iterations});
     std::vector<std::string> errors;
@@ -139,14 +181,20 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
     size_t written_before = written.size();
     if (options.type == ExportType::kDb) {
       step(0.4, "database");
+      // msprof keeps the database beside the data; torch_npu in its output folder.
       std::string path = (prof / ("aiprof_" + timestamp + ".db")).string();
+      if (place.naming == FileNaming::kFixed) {
+        std::error_code ec;
+        fs::create_directories(place.dir, ec);
+        path = (place.dir / "aiprof_pytorch_profiler.db").string();
+      }
       if (WriteSqlite(*m, path, &error, &analyses)) {
         written.push_back(path);
       } else {
         errors.push_back(error);
       }
     } else {
-      fs::path output_dir = prof / kOutputDir;
+      const fs::path& output_dir = place.dir;
       std::error_code ec;
       fs::create_directories(output_dir, ec);
       if (ec) {
@@ -157,8 +205,11 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       }
       step(0.3, "timeline and summaries");
       bool perfetto = options.timeline_format == TimelineFormat::kPerfetto;
+      SummaryTarget target{output_dir.string(), timestamp, options.summary_format};
+      target.naming = place.naming;
       std::string timeline =
-          (output_dir / ("trace_view_" + timestamp + (perfetto ? ".pftrace" : ".json"))).string();
+          (output_dir / OutputFileName(target, "trace_view", perfetto ? ".pftrace" : ".json"))
+              .string();
       bool timeline_ok = false;
       std::string timeline_error;
       auto write_timeline = [&] {
@@ -175,8 +226,8 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
         write_timeline();
       }
       std::vector<std::string> summaries_written;
-      SummaryTarget target{output_dir.string(), timestamp, options.summary_format,
-                           &summaries_written, &errors};
+      target.written = &summaries_written;
+      target.errors = &errors;
       WriteAllSummaries(*m, target);
       exporter::WriteCudaSummaries(*m, target);
       WriteAnalysisOutputs(*m, analyses, output_dir.string(), false, options.summary_format,

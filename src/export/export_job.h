@@ -1,7 +1,11 @@
 // `aiprof export`: for each PROF_* directory under --output, parse the raw data, run the
 // analyses (analysis/analysis_set.h) and write the timeline, summaries and analysis files
 // (text) or the database with the analysis tables (db). One local-time stamp per run names
-// every output file. Exit codes follow src/cli/command.h.
+// every output file (msprof's layout: PROF_*/aiprof_output/{name}_{ts}.csv). A PROF_* that
+// is the only one inside a torch_npu-style result folder (`*_aiprof_pt`, `*_ascend_pt`,
+// what the Python API writes) is exported into that folder's aiprof_output/ with
+// torch_npu's fixed names instead (trace_view.json, step_trace.csv, ...,
+// aiprof_pytorch_profiler.db). Exit codes follow src/cli/command.h.
 #pragma once
 
 #include <iosfwd>
@@ -27,6 +31,8 @@ struct ExportOptions {
   unsigned threads = 2;
   std::string timestamp;        // empty: now, local time YYYYMMDDhhmmss
   bool progress_lines = false;  // stages as plain lines when stderr is not a terminal
+  // Unset: fixed names inside a `*_pt` result folder, msprof's timestamped names elsewhere.
+  std::optional<FileNaming> naming;
 };
 
 struct ExportResult {

@@ -1,10 +1,14 @@
-// Launch mode for Python jobs (`aiprof --task-time=on python3 train.py`): the runtime is
-// preloaded before the interpreter starts, so at load time it puts aiprof's launch-hook
-// directory first on PYTHONPATH. Python then imports the hook's sitecustomize.py, which
-// waits for `import torch` and loads libaiprof_torch.so into this runtime; the script
-// itself is unchanged. Nothing happens when task_time is off, when AIPROF_OPTIONS is
-// absent (programs that only link the control API), or when the hook directory is not
-// installed next to the library. Programs that are not Python ignore PYTHONPATH.
+// Python jobs with a preloaded runtime (`aiprof --task-time=on python3 train.py`, or
+// `AIPROF_MODE=dynamic LD_PRELOAD=libaiprof.so python3 train.py` for a later attach, or
+// `PROF_CONFIG_PATH=dir` for dynamic_profile): the runtime is loaded before the
+// interpreter starts, so at load time it puts aiprof's launch-hook directory first on
+// PYTHONPATH. Python then imports the hook's sitecustomize.py, which waits for
+// `import torch` and loads libaiprof_torch.so into this runtime; the script itself is
+// unchanged. The plugin adds its RecordFunction callback only while a window is open, so
+// a dynamic-mode job that is never attached to pays nothing. Nothing happens when
+// task_time is off, when neither AIPROF_OPTIONS nor a dynamic mode is set (programs that
+// only link the control API), or when the hook directory is not installed next to the
+// library. Programs that are not Python ignore PYTHONPATH.
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -16,12 +20,32 @@
 namespace aiprof::runtime {
 namespace {
 
-bool TaskTimeOn(const char* options_json) {
-  auto options = nlohmann::json::parse(options_json, nullptr, /*allow_exceptions=*/false);
-  if (!options.is_object()) return false;
+bool TaskTimeOn(const nlohmann::json& options) {
   auto task_time = options.find("task_time");
   return task_time != options.end() && task_time->is_string() &&
          task_time->get<std::string>() != "off";
+}
+
+bool IsSet(const char* name) {
+  const char* value = getenv(name);
+  return value != nullptr && value[0] != '\0';
+}
+
+// Windows are opened later, on command (control socket) or by a dynamic_profile config
+// edit; environment aliases (PROFILING_MODE) were adopted by environment_aliases.cc.
+bool DynamicCollectionRequested(const nlohmann::json& options) {
+  const char* mode = getenv("AIPROF_MODE");
+  if (mode != nullptr && std::string(mode) == "dynamic") return true;
+  if (options.is_object() && options.value("mode", "") == "dynamic") return true;
+  return IsSet("AIPROF_CONFIG_PATH") || IsSet("PROF_CONFIG_PATH");
+}
+
+bool TorchOperatorsWanted() {
+  const char* text = getenv("AIPROF_OPTIONS");
+  const auto options = nlohmann::json::parse(text != nullptr ? text : "{}", nullptr,
+                                             /*allow_exceptions=*/false);
+  if (DynamicCollectionRequested(options)) return true;
+  return text != nullptr && options.is_object() && TaskTimeOn(options);
 }
 
 // <dir of libaiprof.so>/../python/aiprof_launch_hook (the build tree and the installed
@@ -42,8 +66,7 @@ std::string HookDirectory() {
 }
 
 __attribute__((constructor)) void AddPythonLaunchHook() {
-  const char* options = getenv("AIPROF_OPTIONS");
-  if (options == nullptr || !TaskTimeOn(options)) return;
+  if (!TorchOperatorsWanted()) return;
   const std::string hook = HookDirectory();
   if (hook.empty() || access((hook + "/sitecustomize.py").c_str(), R_OK) != 0) return;
   const char* current = getenv("PYTHONPATH");

@@ -74,6 +74,30 @@ TEST_F(ExportJobTest, ExportTwiceIsIdempotentAndClearRemovesEarlierOutputs) {
   EXPECT_TRUE(fs::exists(Output("analysis/analysis_inputs.csv")));
 }
 
+// A PROF_* alone in a torch_npu-style result folder (what the Python API writes) is exported
+// into the folder's aiprof_output/ with fixed names; two PROF_* there keep msprof's layout.
+TEST_F(ExportJobTest, ResultFolderGetsFixedNamesInItsOutputDirectory) {
+  const fs::path folder = root_ / "host_42_20260101000000000_aiprof_pt";
+  fs::create_directories(folder);
+  const fs::path prof = folder / fs::path(prof_).filename();
+  fs::rename(prof_, prof);
+  ASSERT_EQ(Run(folder.string()).exit_code, 0);
+  EXPECT_TRUE(fs::exists(folder / "aiprof_output" / "trace_view.json"));
+  EXPECT_TRUE(fs::exists(folder / "aiprof_output" / "step_trace.csv"));
+  EXPECT_FALSE(fs::exists(prof / "aiprof_output"));
+  ExportOptions db;
+  db.output = folder.string();
+  db.type = ExportType::kDb;
+  std::ostringstream out, err;
+  ASSERT_EQ(RunExport(db, out, err).exit_code, 0) << err.str();
+  EXPECT_TRUE(fs::exists(folder / "aiprof_output" / "aiprof_pytorch_profiler.db"));
+
+  fs::copy(prof, folder / "PROF_000002_20260101000000000_SECONDSECONDSECO",
+           fs::copy_options::recursive);
+  ASSERT_EQ(Run(folder.string()).exit_code, 0);
+  EXPECT_TRUE(fs::exists(prof / "aiprof_output" / "trace_view_20260101000000.json"));
+}
+
 TEST_F(ExportJobTest, QueryDescribesEachProfDir) {
   std::ostringstream out, err;
   std::vector<QueryRow> rows;

@@ -185,8 +185,9 @@ class PythonApiRanksTest(unittest.TestCase):
                 self.assertEqual(len(directories), 1, os.listdir(traces))
                 with open(os.path.join(directories[0], "profiler_info.json")) as handle:
                     self.assertEqual(json.load(handle)["rank_id"], rank)
+                # torch_npu-style result folder: fixed file names (docs/dynamic.md)
                 files = glob.glob(os.path.join(directories[0], "aiprof_output",
-                                               "communication_statistic_*.csv"))
+                                               "communication_statistic.csv"))
                 self.assertEqual(len(files), 1, directories[0])
                 with open(files[0], newline="") as handle:
                     counts = {row[1]: int(row[2]) for row in list(csv.reader(handle))[1:]}

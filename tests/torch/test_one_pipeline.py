@@ -1,5 +1,5 @@
 """The Python API and `aiprof export` are one pipeline: the Kineto trace that
-export_chrome_trace and tensorboard_trace_handler write and the trace_view_*.json of
+export_chrome_trace and tensorboard_trace_handler write and the trace_view*.json of
 `aiprof export` on the same PROF_* directory hold the same events, event for event, and
 the same top-level fields except traceName (each names its own file)."""
 
@@ -30,9 +30,13 @@ def cli_trace(prof_dir):
     if result.returncode != 0:
         raise AssertionError("aiprof export failed (%d): %s" % (result.returncode,
                                                                result.stderr))
-    traces = glob.glob(os.path.join(prof_dir, "aiprof_output", "trace_view_*.json"))
+    # A PROF_* alone in a *_aiprof_pt result folder is exported into that folder's
+    # aiprof_output/ with torch_npu's fixed names; elsewhere msprof's timestamped names.
+    traces = (glob.glob(os.path.join(prof_dir, "aiprof_output", "trace_view_*.json")) +
+              glob.glob(os.path.join(os.path.dirname(prof_dir), "aiprof_output",
+                                     "trace_view.json")))
     if len(traces) != 1:
-        raise AssertionError("expected one trace_view_*.json, found %s" % traces)
+        raise AssertionError("expected one exported trace, found %s" % traces)
     with open(traces[0]) as handle:
         return json.load(handle)
 

@@ -25,10 +25,12 @@ from ._config import (  # noqa: F401
 from ._handler import tensorboard_trace_handler  # noqa: F401
 from ._profile import _KinetoProfile, profile  # noqa: F401
 from ._schedule import ProfilerAction, schedule  # noqa: F401
+from .. import dynamic_profile  # noqa: F401,E402  (torch_npu.profiler.dynamic_profile)
+from . import profiler  # noqa: F401,E402  (profiler.analyse: offline parsing)
 
 __all__ = [
     "AiCMetrics", "ExportType", "HostSystem", "ProfilerAction", "ProfilerActivity",
     "ProfilerLevel", "_ExperimentalConfig", "_KinetoProfile", "profile", "schedule",
     "supported_activities", "supported_ai_core_metrics", "supported_export_type",
-    "supported_profiler_level", "tensorboard_trace_handler",
+    "supported_profiler_level", "tensorboard_trace_handler", "dynamic_profile", "profiler",
 ]

@@ -119,15 +119,37 @@ class _ExperimentalConfig:
         }
 
 
-def supported_activities():
-    activities = [ProfilerActivity.CPU]
+def _cuda_source_in_process():
+    """True when libaiprof_cuda.so is loaded (a launch under `aiprof` injects it through
+    CUDA_INJECTION64_PATH), the only way GPU activity reaches a window."""
+    import ctypes
+
+    try:
+        return hasattr(ctypes.CDLL(None), "aiprof_cuda_push_external_id")
+    except OSError:
+        return False
+
+
+def gpu_activity_unavailable_reason():
+    """Why GPU (CUDA/NPU) activity cannot be collected in this process, or None."""
     try:
         import torch
-
-        if torch.cuda.is_available():
-            activities.append(ProfilerActivity.CUDA)
     except ImportError:
-        pass
+        return "torch is not installed"
+    if not torch.cuda.is_available():
+        return "no CUDA device is usable here (torch.cuda.is_available() is False)"
+    if not _cuda_source_in_process():
+        return ("the CUDA source is not in this process: run the script under the launcher "
+                "(`aiprof --task-time=on python3 train.py`), which injects libaiprof_cuda.so")
+    return None
+
+
+def supported_activities():
+    """The activities this process can collect: CPU always; CUDA when a CUDA device is
+    usable and aiprof's CUDA source is loaded (NPU activity is read as CUDA)."""
+    activities = [ProfilerActivity.CPU]
+    if gpu_activity_unavailable_reason() is None:
+        activities.append(ProfilerActivity.CUDA)
     return activities
 
 

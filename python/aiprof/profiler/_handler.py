@@ -6,7 +6,6 @@ Kineto-named `{worker}.{time_ns}.pt.trace.json` beside it for TensorBoard and HT
 import datetime
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -112,10 +111,10 @@ def _rank_id():
 
 
 def _run_exporter(prof_dir, output_dir, export_types):
-    """`aiprof export` writes the msprof-style deliverables into PROF_*/aiprof_output/;
-    they are moved to the trace directory's aiprof_output/ (torch_npu keeps them at the
-    top, in ASCEND_PROFILER_OUTPUT/). A missing CLI or a failed export is reported in
-    aiprof_output/ rather than failing the training job."""
+    """`aiprof export` of a PROF_* directory inside a `*_aiprof_pt` folder writes the
+    deliverables straight into the folder's aiprof_output/ with torch_npu's fixed names
+    (trace_view.json, step_trace.csv, ..., aiprof_pytorch_profiler.db). A missing CLI
+    or a failed export is reported in aiprof_output/ rather than failing the training job."""
     cli = _native.find_cli()
     os.makedirs(output_dir, exist_ok=True)
     if cli is None:
@@ -132,14 +131,6 @@ def _run_exporter(prof_dir, output_dir, export_types):
             with open(os.path.join(output_dir, "EXPORT_FAILED.txt"), "a") as handle:
                 handle.write("`%s` exited with %d:\n%s%s" % (
                     " ".join(command), result.returncode, result.stdout, result.stderr))
-    exported = os.path.join(prof_dir, "aiprof_output")
-    if os.path.isdir(exported):
-        for name in os.listdir(exported):
-            shutil.move(os.path.join(exported, name), os.path.join(output_dir, name))
-        os.rmdir(exported)
-    for name in os.listdir(prof_dir):  # --type=db writes aiprof_*.db beside the data
-        if name.startswith("aiprof_") and name.endswith(".db"):
-            shutil.move(os.path.join(prof_dir, name), os.path.join(output_dir, name))
     return ok
 
 

@@ -57,6 +57,18 @@ def _device_matches(memory, device):
     return False
 
 
+def recorded_devices(trace):
+    """Names ("cpu", "cuda:N") of the devices with allocator events in `trace`."""
+    names = set()
+    for memory in trace.raw["memory"]:
+        device_type, device_index = memory[7], memory[8]
+        if device_type == 0:
+            names.add("cpu")
+        elif device_type == 1:
+            names.add("cuda:%d" % device_index)
+    return sorted(names)
+
+
 class MemoryTimeline:
     def __init__(self, trace, device, hints):
         self.device = device

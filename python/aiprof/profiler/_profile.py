@@ -13,9 +13,15 @@ import time
 import warnings
 
 from .. import _native
-from ._config import ProfilerActivity, _ExperimentalConfig, supported_activities
+from ._config import (
+    ProfilerActivity,
+    _ExperimentalConfig,
+    gpu_activity_unavailable_reason,
+    supported_activities,
+)
 from ._distributed import watch_process_group
-from ._memory_timeline import MemoryTimeline, live_tensor_categories
+from ._key_averages_table import key_averages
+from ._memory_timeline import MemoryTimeline, live_tensor_categories, recorded_devices
 from ._python_hooks import GcDetector, ModuleHooks
 from ._schedule import ProfilerAction, _default_schedule_fn
 from ._recorded import RecordedWindow
@@ -43,6 +49,12 @@ class _KinetoProfile:
         unknown = [a for a in self.activities if not isinstance(a, ProfilerActivity)]
         if unknown:
             raise ValueError("activities must be ProfilerActivity values, got %r" % unknown)
+        gpu = sorted(a.value for a in self.activities
+                     if a in (ProfilerActivity.CUDA, ProfilerActivity.NPU))
+        reason = gpu_activity_unavailable_reason() if gpu else None
+        if reason is not None:
+            warnings.warn("aiprof: %s activity is not collected: %s; only CPU activity is "
+                          "recorded" % ("/".join(gpu), reason), stacklevel=2)
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_stack = with_stack
@@ -191,8 +203,11 @@ class _KinetoProfile:
     def events(self):
         return self._trace_data().operators(include_user_annotations=True)
 
-    def key_averages(self):
-        return _KeyAverages(self._trace_data().operators())
+    def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
+        """torch's EventList of FunctionEventAvg (``.table(sort_by=..., row_limit=...)``)."""
+        return key_averages(self._trace_data().operators(include_user_annotations=True),
+                            group_by_input_shape, group_by_stack_n, self.with_flops,
+                            self.profile_memory)
 
     def _record_metadata(self, native):
         """Metadata and the profiler's flags go into the window's raw data ("user.<key>"),
@@ -218,14 +233,30 @@ class _KinetoProfile:
             for line in lines:
                 handle.write(line + "\n")
 
-    def export_memory_timeline(self, path, device=None):
+    def export_memory_timeline(self, output_path, device=None):
+        """torch's ``export_memory_timeline(output_path, device)``: the suffix of
+        ``output_path`` picks the format (.html, .json, .json.gz, .raw.json.gz). ``device``
+        is "cpu" or "cuda:N" ("npu:N" is read as "cuda:N"); default: the current CUDA
+        device if there is one, else "cpu"."""
         if not self.profile_memory:
             raise RuntimeError("export_memory_timeline needs profile_memory=True")
         if device is None:
             import torch
 
             device = "cuda:0" if torch.cuda.is_available() else "cpu"
-        MemoryTimeline(self._trace_data(), device, self._memory_hints).export(path)
+        device = str(device)
+        if device.startswith("npu"):
+            device = "cuda" + device[3:]
+        trace = self._trace_data()
+        timeline = MemoryTimeline(trace, device, self._memory_hints)
+        if not timeline.allocator_totals:
+            recorded = recorded_devices(trace)
+            raise ValueError(
+                "export_memory_timeline(device=%r): no allocator event of that device was "
+                "recorded in this window (devices with events: %s); pass one of those "
+                "(\"cpu\" for CPU tensors, \"cuda:N\" or \"npu:N\" for GPU N)"
+                % (device, ", ".join(recorded) if recorded else "none"))
+        timeline.export(output_path)
 
     def memory_timeline(self, device="cpu"):
         return MemoryTimeline(self._trace_data(), device, self._memory_hints)
@@ -246,30 +277,12 @@ class _KinetoProfile:
     def metadata(self):
         return dict(self._metadata)
 
+    def __enter__(self):
+        self.start()
+        return self
 
-class _KeyAverages(list):
-    """Per-operator aggregates (count, total and self time in us, and with with_flops the
-    summed FLOPs of the operators it counts), like key_averages()."""
-
-    def __init__(self, events):
-        rows = {}
-        for event in events:
-            row = rows.setdefault(event.name, {"key": event.name, "count": 0,
-                                               "cpu_time_total": 0.0,
-                                               "self_cpu_time_total": 0.0, "flops": 0})
-            row["count"] += 1
-            row["cpu_time_total"] += event.cpu_time_total
-            row["self_cpu_time_total"] += event.self_cpu_time_total
-            row["flops"] += event.flops
-        super().__init__(sorted(rows.values(), key=lambda r: -r["self_cpu_time_total"]))
-
-    def table(self, row_limit=100):
-        lines = ["%-60s %8s %14s %14s" % ("Name", "Calls", "CPU total(us)", "Self CPU(us)")]
-        for row in self[:row_limit]:
-            lines.append("%-60s %8d %14.3f %14.3f" % (row["key"][:60], row["count"],
-                                                      row["cpu_time_total"],
-                                                      row["self_cpu_time_total"]))
-        return "\n".join(lines)
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        self.stop()
 
 
 class profile(_KinetoProfile):

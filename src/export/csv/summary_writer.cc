@@ -6,6 +6,12 @@
 
 namespace aiprof::exporter {
 
+std::string OutputFileName(const SummaryTarget& target, const std::string& stem,
+                           const std::string& extension) {
+  if (target.naming == FileNaming::kFixed || target.timestamp.empty()) return stem + extension;
+  return stem + "_" + target.timestamp + extension;
+}
+
 SummaryWriter::SummaryWriter(const SummaryTarget& target, std::string name,
                              std::vector<std::string> headers, uint64_t expected_rows,
                              uint64_t row_limit)
@@ -22,8 +28,7 @@ void SummaryWriter::OpenNext() {
   failed_ = false;
   bool csv = target_.format == SummaryFormat::kCsv;
   std::string stem = sliced_ ? name_ + "_slice_" + std::to_string(slice_++) : name_;
-  std::string suffix = target_.timestamp.empty() ? "" : "_" + target_.timestamp;
-  path_ = target_.dir + "/" + stem + suffix + (csv ? ".csv" : ".json");
+  path_ = target_.dir + "/" + OutputFileName(target_, stem, csv ? ".csv" : ".json");
   out_ = std::make_unique<TextWriter>();
   std::string error;
   if (!out_->Open(path_, &error)) {

@@ -1,6 +1,8 @@
 // Writes one msprof-style summary table as CSV (`{name}_{ts}.csv`, split into
 // `{name}_slice_{i}_{ts}.csv` above 1,000,000 rows, as msprof does) or, with
 // --summary-format=json, as `{name}_{ts}.json`: an array of objects keyed by the headers.
+// With FileNaming::kFixed (a torch_npu-style `*_pt` result folder) the files get fixed
+// names instead, `{name}.csv` with no timestamp, as torch_npu names its deliverables.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,11 @@
 namespace aiprof::exporter {
 
 enum class SummaryFormat { kCsv, kJson };
+// kTimestamped: msprof's `{name}_{timestamp}.{ext}`; kFixed: `{name}.{ext}`, torch_npu's
+// ASCEND_PROFILER_OUTPUT names (`trace_view.json`, `op_statistic.csv`, `kernel_details.csv`,
+// ...), which scripts written against torch_npu results look for. Tables whose torch_npu
+// file has other columns keep their msprof name (`step_trace.csv`, not step_trace_time.csv).
+enum class FileNaming { kTimestamped, kFixed };
 
 struct SummaryTarget {
   std::string dir;        // aiprof_output
@@ -21,9 +28,15 @@ struct SummaryTarget {
   SummaryFormat format = SummaryFormat::kCsv;
   std::vector<std::string>* written = nullptr;  // paths of finished files
   std::vector<std::string>* errors = nullptr;
+  FileNaming naming = FileNaming::kTimestamped;
 };
 
 inline constexpr uint64_t kCsvRowLimit = 1'000'000;
+
+// The file name (no directory) of the output `stem` ("step_trace", "trace_view", ...) with
+// `extension` (".csv"): `{stem}_{timestamp}{extension}`, or `{stem}{extension}` (kFixed).
+std::string OutputFileName(const SummaryTarget& target, const std::string& stem,
+                           const std::string& extension);
 
 class SummaryWriter {
  public:

@@ -1,0 +1,278 @@
+"""Seed 002 (torch_npu profiler), each code sample with `torch_npu.profiler` ->
+`aiprof.profiler`, `torch_npu.npu.mstx` -> `aiprof.mstx`, NPU -> CPU; one process (torch
+imports once). The dynamic_profile samples are in test_seed_002_dynamic_profile.py."""
+
+import glob
+import json
+import os
+import tempfile
+import unittest
+import warnings
+
+import torch
+
+import aiprof
+import aiprof.profiler
+from seed_support import read_csv, slice_names
+
+torch.manual_seed(0)
+torch.set_num_threads(1)
+MODEL = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
+OPTIMIZER = torch.optim.SGD(MODEL.parameters(), lr=0.1)
+X, Y = torch.randn(4, 8), torch.randint(0, 2, (4,))
+
+
+def train_one_step(*_):
+    OPTIMIZER.zero_grad()
+    torch.nn.functional.cross_entropy(MODEL(X), Y).backward()
+    OPTIMIZER.step()
+
+
+def result_folders(parent):
+    return sorted(glob.glob(os.path.join(parent, "*_aiprof_pt")))
+
+
+class Seed002ProfilerTest(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.tmp = self._tmp.name
+        self.cwd = os.getcwd()
+        os.chdir(self.tmp)
+
+    def tearDown(self):
+        os.chdir(self.cwd)
+        self._tmp.cleanup()
+
+    def experimental_config(self, **overrides):
+        arguments = dict(export_type=aiprof.profiler.ExportType.Text,
+                         profiler_level=aiprof.profiler.ProfilerLevel.Level0, msprof_tx=False,
+                         aic_metrics=aiprof.profiler.AiCMetrics.AiCoreNone, l2_cache=False,
+                         op_attr=False, data_simplification=False, record_op_args=False,
+                         gc_detect_threshold=None)
+        arguments.update(overrides)
+        return aiprof.profiler._ExperimentalConfig(**arguments)
+
+    def check_result_folder(self, folder, steps=None):
+        """torch_npu's fixed names in the folder's output directory (seed 002 layout
+        `*_ascend_pt/ASCEND_PROFILER_OUTPUT` -> `*_aiprof_pt/aiprof_output`)."""
+        output = os.path.join(folder, "aiprof_output")
+        files = os.listdir(output)
+        for name in ("trace_view.json", "operator_details.csv", "op_statistic.csv",
+                     "api_statistic.csv"):
+            self.assertIn(name, files)
+        self.assertFalse([f for f in files if f.startswith("EXPORT_")], files)
+        self.assertTrue(os.path.isfile(os.path.join(folder, "profiler_info.json")))
+        names = slice_names(os.path.join(output, "trace_view.json"))
+        self.assertGreater(names["aten::addmm"], 0)
+        if steps is not None:
+            self.assertEqual(sorted(n for n in names if n.startswith("ProfilerStep#")), steps)
+        return names
+
+    # "Sample code" 1: the profile context manager with a schedule and the handler.
+    def test_profile_with_schedule_and_handler(self):
+        steps = 3
+        with aiprof.profiler.profile(
+                activities=[aiprof.profiler.ProfilerActivity.CPU],
+                schedule=aiprof.profiler.schedule(wait=0, warmup=0, active=1, repeat=1,
+                                                  skip_first=1),
+                on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result"),
+                record_shapes=False, profile_memory=False, with_stack=False,
+                with_modules=False, with_flops=False,
+                experimental_config=self.experimental_config()) as prof:
+            for step in range(steps):
+                train_one_step(step, steps, None, MODEL, OPTIMIZER, None)
+                prof.step()
+        folders = result_folders("result")
+        self.assertEqual(len(folders), 1)
+        self.check_result_folder(folders[0], steps=["ProfilerStep#1"])
+
+    # "Sample code" 2: start()/step()/stop() instead of with.
+    def test_profile_start_step_stop(self):
+        prof = aiprof.profiler.profile(
+            activities=[aiprof.profiler.ProfilerActivity.CPU],
+            schedule=aiprof.profiler.schedule(wait=0, warmup=0, active=1, repeat=1, skip_first=1),
+            on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result"),
+            experimental_config=self.experimental_config())
+        prof.start()
+        for _ in range(3):
+            train_one_step()
+            prof.step()
+        prof.stop()
+        folders = result_folders("result")
+        self.assertEqual(len(folders), 1)
+        self.check_result_folder(folders[0], steps=["ProfilerStep#1"])
+
+    # "Sample code" 3: export_chrome_trace without a handler.
+    def test_export_chrome_trace(self):
+        with aiprof.profiler.profile() as prof:
+            for _ in range(2):
+                train_one_step()
+        prof.export_chrome_trace("./chrome_trace_14.json")
+        with open("chrome_trace_14.json") as handle:
+            events = json.load(handle)["traceEvents"]
+        self.assertTrue(any(e.get("name") == "aten::addmm" for e in events))
+
+    # _KinetoProfile sample: start at epoch 0, stop at epoch 1, export; also `with`.
+    def test_kineto_profile(self):
+        prof = aiprof.profiler._KinetoProfile(activities=None, record_shapes=False,
+                                              profile_memory=False, with_stack=False,
+                                              with_flops=False, with_modules=False,
+                                              experimental_config=None)
+        for epoch in range(3):
+            train_one_step()
+            if epoch == 0:
+                prof.start()
+            if epoch == 1:
+                prof.stop()
+        prof.export_chrome_trace("result_dir/trace.json".replace("result_dir/", ""))
+        with open("trace.json") as handle:
+            names = [e.get("name") for e in json.load(handle)["traceEvents"]]
+        self.assertEqual(names.count("Optimizer.step#SGD.step"), 1)  # epoch 1 only
+        with aiprof.profiler._KinetoProfile(activities=[aiprof.profiler.ProfilerActivity.CPU]) as kineto:
+            train_one_step()
+            kineto.add_metadata_json("sizes", json.dumps({"batch": 4}))
+        self.assertEqual(kineto.metadata()["sizes"], {"batch": 4})
+        self.assertGreater(sum(1 for e in kineto.events() if e.name == "aten::addmm"), 0)
+
+    # mstx sample: ranges (stream None: host only), mark, mstx().mark; msprof_tx with
+    # Level_none and the Db export; schedule(wait=1, warmup=1, active=2, repeat=2, skip_first=1).
+    def test_mstx_with_db_export(self):
+        range_id = aiprof.mstx.range_start("dataloader", None)
+        aiprof.mstx.range_end(range_id)
+        experimental_config = aiprof.profiler._ExperimentalConfig(
+            profiler_level=aiprof.profiler.ProfilerLevel.Level_none, msprof_tx=True,
+            export_type=aiprof.profiler.ExportType.Db)
+        with aiprof.profiler.profile(
+                schedule=aiprof.profiler.schedule(wait=1, warmup=1, active=2, repeat=2,
+                                                  skip_first=1),
+                on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result"),
+                experimental_config=experimental_config) as prof:
+            for epoch in range(2):
+                aiprof.mstx.mark("train epoch start")
+                aiprof.mstx().mark("train epoch start (callable form)")
+                for _ in range(5):
+                    range_id = aiprof.mstx.range_start("step", None)
+                    train_one_step()
+                    aiprof.mstx.range_end(range_id)
+                    prof.step()
+        folders = result_folders("result")
+        self.assertEqual(len(folders), 2)  # repeat=2
+        for folder in folders:
+            database = os.path.join(folder, "aiprof_output", "aiprof_pytorch_profiler.db")
+            self.assertTrue(os.path.isfile(database), os.listdir(folder))
+            import sqlite3
+
+            with sqlite3.connect(database) as connection:
+                tables = {row[0] for row in connection.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table'")}
+            self.assertTrue(tables)
+
+    # The schedule sample: wait=1, warmup=1, active=2, repeat=2, skip_first=1 over 9 steps.
+    def test_schedule_sample_nine_steps(self):
+        with aiprof.profiler.profile(
+                activities=[aiprof.profiler.ProfilerActivity.CPU],
+                schedule=aiprof.profiler.schedule(wait=1, warmup=1, active=2, repeat=2,
+                                                  skip_first=1),
+                on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result")) as prof:
+            for _ in range(9):
+                train_one_step()
+                prof.step()
+        folders = result_folders("result")
+        self.assertEqual(len(folders), 2)
+        self.check_result_folder(folders[0], steps=["ProfilerStep#3", "ProfilerStep#4"])
+        self.check_result_folder(folders[1], steps=["ProfilerStep#7", "ProfilerStep#8"])
+        rows = read_csv(os.path.join(folders[0], "aiprof_output", "operator_details.csv"))
+        self.assertEqual(rows[0][:2], ["Name", "Input Shapes"])
+
+    # add_metadata / add_metadata_json land in profiler_metadata.json.
+    def test_metadata(self):
+        with aiprof.profiler.profile(
+                on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result")) as prof:
+            prof.add_metadata("run", "seed-002")
+            prof.add_metadata_json("sizes", json.dumps({"batch": 4}))
+            train_one_step()
+        with open(os.path.join(result_folders("result")[0], "profiler_metadata.json")) as handle:
+            metadata = json.load(handle)
+        self.assertEqual(metadata["run"], "seed-002")
+        self.assertEqual(metadata["sizes"], {"batch": 4})
+
+    # export_memory_timeline sample: keyword names; device "npu:0" has no allocator events
+    # on a CPU machine, which is said clearly; "cpu" writes the file.
+    def test_export_memory_timeline(self):
+        outcome = {}
+
+        def trace_handler(prof):
+            try:
+                prof.export_memory_timeline(output_path="./memory_timeline.html", device="npu:0")
+            except ValueError as error:
+                outcome["npu"] = str(error)
+            prof.export_memory_timeline(output_path="./memory_timeline.html", device="cpu")
+
+        with aiprof.profiler.profile(
+                activities=[aiprof.profiler.ProfilerActivity.CPU],
+                schedule=aiprof.profiler.schedule(wait=0, warmup=0, active=4, repeat=1,
+                                                  skip_first=0),
+                on_trace_ready=trace_handler, record_shapes=True, profile_memory=True,
+                with_stack=True, with_modules=True) as prof:
+            for _ in range(4):
+                train_one_step()
+                prof.step()
+        self.assertIn("no allocator event of that device", outcome["npu"])
+        self.assertIn("cpu", outcome["npu"])
+        self.assertTrue(os.path.getsize("memory_timeline.html") > 0)
+
+    # The torch.profiler idioms: key_averages().table(...), grouping by shape and stack.
+    def test_key_averages_table(self):
+        with aiprof.profiler.profile(record_shapes=True, with_stack=True) as prof:
+            for _ in range(3):
+                train_one_step()
+        averages = prof.key_averages()
+        table = averages.table(sort_by="self_cpu_time_total", row_limit=10)
+        header = table.splitlines()[1]
+        for column in ("Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total",
+                       "CPU time avg", "# of Calls"):
+            self.assertIn(column, header)
+        self.assertIn("Self CPU time total:", table)
+        rows = {row.key: row for row in averages}
+        self.assertEqual(rows["aten::addmm"].count, 6)  # 3 steps x 2 Linear
+        by_shape = prof.key_averages(group_by_input_shape=True)
+        shapes = {str(row.input_shapes) for row in by_shape if row.key == "aten::addmm"}
+        self.assertEqual(len(shapes), 2)  # the two Linear layers
+        self.assertIn("Input Shapes", by_shape.table(sort_by="cpu_time_total", row_limit=5))
+        by_stack = prof.key_averages(group_by_stack_n=2)
+        self.assertIn("Source Location", by_stack.table(sort_by="self_cpu_time_total",
+                                                        row_limit=5))
+
+    # Offline parsing: analyse_flag=False, then profiler.analyse(profiler_path, max_process_number).
+    def test_offline_analyse(self):
+        with aiprof.profiler.profile(
+                on_trace_ready=aiprof.profiler.tensorboard_trace_handler(
+                    "./result", analyse_flag=False)):
+            train_one_step()
+        folder = result_folders("result")[0]
+        self.assertFalse(os.path.exists(os.path.join(folder, "aiprof_output", "trace_view.json")))
+        from aiprof.profiler.profiler import analyse
+
+        self.assertEqual(analyse(profiler_path="./result", max_process_number=2),
+                         [os.path.abspath(folder)])
+        self.check_result_folder(folder)
+        self.assertEqual(aiprof.profiler.profiler.analyse, analyse)
+        with self.assertRaisesRegex(ValueError, "no \\*_aiprof_pt result folder"):
+            analyse(profiler_path=self.tmp + "/nothing-here")
+
+    # supported_activities() tells the truth; an activity that cannot be collected warns.
+    def test_activities(self):
+        supported = aiprof.profiler.supported_activities()
+        self.assertIn(aiprof.profiler.ProfilerActivity.CPU, supported)
+        if not torch.cuda.is_available():
+            self.assertEqual(supported, [aiprof.profiler.ProfilerActivity.CPU])
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                aiprof.profiler.profile(activities=[aiprof.profiler.ProfilerActivity.CPU,
+                                                    aiprof.profiler.ProfilerActivity.NPU])
+            self.assertTrue(any("NPU activity is not collected" in str(w.message)
+                                for w in caught), [str(w.message) for w in caught])
+
+
+if __name__ == "__main__":
+    unittest.main()
