@@ -20,8 +20,8 @@ namespace aiprof::cpu_sampling {
 
 namespace {
 
-int PerfEventOpen(perf_event_attr* attr, pid_t tid) {
-  return static_cast<int>(syscall(SYS_perf_event_open, attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+int PerfEventOpen(perf_event_attr* attr, pid_t tid, int cpu) {
+  return static_cast<int>(syscall(SYS_perf_event_open, attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
 constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
@@ -69,6 +69,8 @@ bool PerfSampler::Start(uint32_t hz, std::string* why) {
   ring_pages_ = 16;
   while (ring_pages_ < want && ring_pages_ < 1024) ring_pages_ *= 2;
   frames_.resize(format::kCpuMaxFrames);
+  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  rings_.assign(static_cast<size_t>(cpus > 0 ? cpus : 1), Ring{});
 
   // Hardware cycles where the PMU is exposed (bare metal), else the cpu-clock timer, which
   // works in VMs and containers.
@@ -78,7 +80,7 @@ bool PerfSampler::Start(uint32_t hz, std::string* why) {
   attr.config = PERF_COUNT_HW_CPU_CYCLES;
   attr.freq = 1;
   attr.sample_freq = hz;
-  int probe = PerfEventOpen(&attr, 0);
+  int probe = PerfEventOpen(&attr, 0, 0);
   if (probe < 0 && errno == EINVAL) {
     // Kernels before 5.13 have no inherit_thread / remove_on_exec.
     inherit_thread_ = false;
@@ -87,7 +89,7 @@ bool PerfSampler::Start(uint32_t hz, std::string* why) {
     attr.config = PERF_COUNT_HW_CPU_CYCLES;
     attr.freq = 1;
     attr.sample_freq = hz;
-    probe = PerfEventOpen(&attr, 0);
+    probe = PerfEventOpen(&attr, 0, 0);
   }
   if (probe >= 0 && std::getenv("AIPROF_CPU_SAMPLING_EVENT") == nullptr) {
     close(probe);
@@ -143,45 +145,57 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
   attr.mmap2 = 1;
   attr.comm = 1;
   attr.context_switch = 1;
-  Ring ring;
-  ring.sample_fd = PerfEventOpen(&attr, static_cast<pid_t>(tid));
-  if (ring.sample_fd < 0) {
-    *why = Errno(("perf_event_open(" + event_name_ + ")").c_str());
-    return false;
-  }
-  long page = sysconf(_SC_PAGESIZE);
-  ring.mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
-  void* base = mmap(nullptr, ring.mapped, PROT_READ | PROT_WRITE, MAP_SHARED, ring.sample_fd, 0);
-  if (base == MAP_FAILED) {
-    *why = Errno("mmap of the perf ring");
-    close(ring.sample_fd);
-    return false;
-  }
-  ring.base = static_cast<uint8_t*>(base);
-
-  // Switch-outs with the user stack the thread blocked in (off-CPU stacks), into the same
-  // ring. Optional: without it the timeline still has the switch records.
+  // Switch-outs with the user stack the thread blocked in (off-CPU stacks). Optional:
+  // without it the timeline still has the switch records.
   perf_event_attr switch_attr;
   BaseAttr(&switch_attr, inherit_thread_);
   switch_attr.type = PERF_TYPE_SOFTWARE;
   switch_attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
   switch_attr.sample_period = 1;
-  ring.switch_fd = PerfEventOpen(&switch_attr, static_cast<pid_t>(tid));
-  if (ring.switch_fd >= 0) {
-    if (ioctl(ring.switch_fd, PERF_EVENT_IOC_SET_OUTPUT, ring.sample_fd) != 0 ||
-        ioctl(ring.switch_fd, PERF_EVENT_IOC_ID, &ring.switch_id) != 0) {
-      close(ring.switch_fd);
-      ring.switch_fd = -1;
-    } else {
-      off_cpu_ = true;
+  long page = sysconf(_SC_PAGESIZE);
+  bool any = false;
+  for (size_t cpu = 0; cpu < rings_.size(); ++cpu) {
+    int fd = PerfEventOpen(&attr, static_cast<pid_t>(tid), static_cast<int>(cpu));
+    if (fd < 0) {
+      if (errno == ENODEV) continue;  // offline CPU
+      *why = Errno(("perf_event_open(" + event_name_ + ")").c_str());
+      return false;
     }
+    event_fds_.push_back(fd);
+    Ring& ring = rings_[cpu];
+    if (ring.fd < 0) {
+      size_t mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
+      void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (base == MAP_FAILED) {
+        *why = Errno("mmap of the perf ring");
+        return false;
+      }
+      ring = {fd, static_cast<uint8_t*>(base), mapped};
+    } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
+      *why = Errno("PERF_EVENT_IOC_SET_OUTPUT");
+      return false;
+    }
+    any = true;
+    int switch_fd = PerfEventOpen(&switch_attr, static_cast<pid_t>(tid), static_cast<int>(cpu));
+    if (switch_fd < 0) continue;
+    uint64_t id = 0;
+    if (ioctl(switch_fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0 ||
+        ioctl(switch_fd, PERF_EVENT_IOC_ID, &id) != 0) {
+      close(switch_fd);
+      continue;
+    }
+    event_fds_.push_back(switch_fd);
+    switch_ids_.insert(id);
+    off_cpu_ = true;
   }
-  rings_.push_back(ring);
-  return true;
+  if (!any) *why = "perf_event_open: no online CPU accepted the event";
+  return any;
 }
 
 void PerfSampler::Drain() {
-  for (Ring& ring : rings_) DrainRing(ring);
+  for (Ring& ring : rings_) {
+    if (ring.fd >= 0) DrainRing(ring);
+  }
 }
 
 void PerfSampler::DrainRing(Ring& ring) {
@@ -201,14 +215,13 @@ void PerfSampler::DrainRing(Ring& ring) {
     uint64_t first = std::min<uint64_t>(header.size, size - at);
     std::memcpy(scratch_.data(), data + at, first);
     std::memcpy(scratch_.data() + first, data, header.size - first);
-    HandleRecord(ring, scratch_.data() + sizeof(header), header.type, header.misc);
+    HandleRecord(scratch_.data() + sizeof(header), header.type, header.misc);
     tail += header.size;
   }
   __atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-void PerfSampler::HandleRecord(const Ring& ring, const uint8_t* body, uint16_t type,
-                               uint16_t misc) {
+void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc) {
   switch (type) {
     case PERF_RECORD_SAMPLE: {
       struct Fixed {
@@ -223,7 +236,7 @@ void PerfSampler::HandleRecord(const Ring& ring, const uint8_t* body, uint16_t t
       std::memcpy(&fixed, body, sizeof(fixed));
       const uint8_t* chain = body + sizeof(fixed);
       uint16_t flags = 0;
-      if (ring.switch_fd >= 0 && fixed.identifier == ring.switch_id) {
+      if (switch_ids_.count(fixed.identifier) > 0) {
         flags |= format::kCpuSampleOffCpu;
       } else if (IsKernelAddress(fixed.ip)) {
         flags |= format::kCpuSampleKernelLeaf;
@@ -302,21 +315,19 @@ void PerfSampler::NameThread(uint32_t pid, uint32_t tid) {
 }
 
 void PerfSampler::Stop() {
-  for (Ring& ring : rings_) {
-    ioctl(ring.sample_fd, PERF_EVENT_IOC_DISABLE, 0);
-    if (ring.switch_fd >= 0) ioctl(ring.switch_fd, PERF_EVENT_IOC_DISABLE, 0);
-  }
+  for (int fd : event_fds_) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   Drain();
   AbandonAfterFork();
 }
 
 void PerfSampler::AbandonAfterFork() {
   for (Ring& ring : rings_) {
-    munmap(ring.base, ring.mapped);
-    if (ring.switch_fd >= 0) close(ring.switch_fd);
-    close(ring.sample_fd);
+    if (ring.fd >= 0) munmap(ring.base, ring.mapped);
+    ring = Ring{};
   }
-  rings_.clear();
+  for (int fd : event_fds_) close(fd);
+  event_fds_.clear();
+  switch_ids_.clear();
   named_tids_.clear();
 }
 

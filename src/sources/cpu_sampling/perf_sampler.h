@@ -1,8 +1,10 @@
 // perf_event_open sampler: one software cpu-clock (or hardware cycles) event per thread of
-// the process, inherited by the threads they create, plus a context-switches event whose
-// samples carry the stack a thread blocked in. The kernel walks frame-pointer call chains
-// and writes samples, thread switches and new mappings into one mmap ring per thread;
-// Drain() reads the rings on the runtime's writer thread, never on a profiled thread.
+// the process and CPU, inherited by the threads they create, plus a context-switches event
+// whose samples carry the stack a thread blocked in. The kernel walks frame-pointer call
+// chains and writes samples, thread switches and new mappings into one mmap ring per CPU
+// (the kernel refuses to map an inherited per-task event, so every thread's event on a CPU
+// is redirected into that CPU's ring, as `perf record` does); Drain() reads the rings on
+// the runtime's writer thread, never on a profiled thread.
 #pragma once
 
 #include <cstdint>
@@ -29,18 +31,18 @@ class PerfSampler {
 
  private:
   struct Ring {
-    int sample_fd = -1;
-    int switch_fd = -1;
+    int fd = -1;  // the event whose buffer the CPU's other events write into
     uint8_t* base = nullptr;
     size_t mapped = 0;
-    uint64_t switch_id = 0;
   };
   bool OpenThread(uint32_t tid, std::string* why);
   void DrainRing(Ring& ring);
-  void HandleRecord(const Ring& ring, const uint8_t* record, uint16_t type, uint16_t misc);
+  void HandleRecord(const uint8_t* record, uint16_t type, uint16_t misc);
   void NameThread(uint32_t pid, uint32_t tid);
 
-  std::vector<Ring> rings_;
+  std::vector<Ring> rings_;  // per CPU; fd -1 for a CPU no event could be opened on
+  std::vector<int> event_fds_;
+  std::unordered_set<uint64_t> switch_ids_;
   std::vector<uint8_t> scratch_;
   std::vector<uint64_t> frames_;
   MappingRecorder mappings_;
