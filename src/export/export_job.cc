@@ -7,6 +7,7 @@
 
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
+#include "export/cpu/cpu_outputs.h"
 #include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
 #include "export/progress.h"
@@ -190,6 +191,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
                            &summaries_written, &errors};
       WriteAllSummaries(*m, target);
       exporter::WriteCudaSummaries(*m, target);
+      WriteCpuSamplingOutputs(*m, target);
       if (timeline_thread.joinable()) timeline_thread.join();
       if (timeline_ok) {
         written.push_back(timeline);
