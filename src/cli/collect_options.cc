@@ -149,13 +149,6 @@ void AddNotes(const CollectArgs& args, const Machine& machine, CollectConfig* co
         "--aicpu=on: Ascend AI CPU operators do not exist on this platform; nothing "
         "will be collected for it");
   }
-  bool sys_cpu = false;
-  std::string ignored;
-  if (OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, &ignored) && sys_cpu) {
-    note(
-        "--sys-cpu-profiling=on: the AI CPU / control CPU PMU of an NPU does not exist here; "
-        "nothing will be collected for it (host CPU usage: --host-sys=cpu)");
-  }
 }
 
 }  // namespace
@@ -247,8 +240,10 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
   add("--sys-hardware-mem-freq", &a->sys_hardware_mem_freq, "Its sampling frequency in Hz (1..100)",
       kDevice, "50");
   add("--sys-cpu-profiling", &a->sys_cpu_profiling,
-      "NPU AI CPU / control CPU PMU (accepted; no such device here): on|off", kDevice, "off");
-  add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..50)", kDevice, "50");
+      "Host CPU sampling of the app: call stacks, thread switches (docs/cpu-sampling.md): on|off",
+      kDevice, "off");
+  add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..10000)", kDevice,
+      "99");
 
   const char* kHost = "Host resources (sampled by the launcher)";
   add("--host-sys", &a->host_sys,
@@ -367,7 +362,8 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   c->device_sys_freq_hz = hardware_mem ? static_cast<int>(value) : 0;
   bool sys_cpu = false;
   if (!OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, error)) return false;
-  if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, 50, &value, error)) return false;
+  if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, 10000, &value, error)) return false;
+  c->cpu_sampling_hz = sys_cpu ? static_cast<uint32_t>(value) : 0;
 
   host::HostSamplerOptions& s = c->sampler;
   bool osrt = false;
@@ -447,11 +443,7 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     *error = "no application given: aiprof collect [options] <app> [app args]";
     return false;
   }
-  if (osrt) {
-    c->notes.push_back(
-        "--host-sys=osrt: OS runtime API tracing is not collected by aiprof; "
-        "the other --host-sys items are");
-  }
+  c->osrt = osrt;
   AddNotes(args, machine, c);
   return true;
 }
@@ -487,6 +479,8 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
       {"follow_children", c.follow_children},
       {"app", c.app},
       {"type", c.type},
+      {"cpu_sampling", {{"freq_hz", c.cpu_sampling_hz}, {"mode", "auto"}}},
+      {"osrt", {{"on", c.osrt}, {"threshold_ns", 1000}}},
   };
 }
 

@@ -38,7 +38,7 @@ struct CollectArgs {
   std::string sys_hardware_mem = "off";
   std::string sys_hardware_mem_freq = "50";
   std::string sys_cpu_profiling = "off";
-  std::string sys_cpu_freq = "50";
+  std::string sys_cpu_freq = "99";
   std::string host_sys;
   std::string host_sys_usage;
   std::string host_sys_usage_freq = "50";
@@ -78,6 +78,10 @@ struct CollectConfig {
   bool aicpu = false;
   int device_sys_freq_hz = 0;  // --sys-hardware-mem
   bool follow_children = true;
+  // --sys-cpu-profiling=on: stack sampling frequency (0: off); --host-sys=osrt. Both are
+  // collected inside the app by preloaded plugins (docs/cpu-sampling.md).
+  uint32_t cpu_sampling_hz = 0;
+  bool osrt = false;
   std::string runtime_mode = "launch";   // AIPROF_OPTIONS "mode"; "dynamic" for --dynamic=on
   std::vector<std::string> environment;  // NAME=VALUE
   std::vector<std::string> app;

@@ -184,9 +184,8 @@ class CpuSamplingImporter : public RecordImporter {
 };
 
 }  // namespace
+}  // namespace aiprof::model
 
 AIPROF_DEFINE_IMPORTER(cpu_sampling) {
-  return std::make_unique<CpuSamplingImporter>();
+  return std::make_unique<aiprof::model::CpuSamplingImporter>();
 }
-
-}  // namespace aiprof::model

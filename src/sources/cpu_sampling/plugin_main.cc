@@ -3,10 +3,12 @@
 // sampler with each window, drain it at every flush (writer thread) and stop it.
 //
 // Options (AIPROF_OPTIONS, docs/cpu-sampling.md): "cpu_sampling": {"freq_hz": 99,
-// "mode": "auto" | "perf" | "timer"}. auto: perf_event_open, else the timer fallback.
+// "mode": "auto" | "perf" | "timer"}. auto: perf_event_open, else the timer fallback;
+// freq_hz 0: off.
 #include <time.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,13 +29,18 @@ struct Options {
 Options ReadOptions() {
   Options options;
   nlohmann::json json = nlohmann::json::parse(aiprof_options_json(), nullptr, false);
-  if (!json.is_object()) return options;
+  if (!json.is_object()) json = nlohmann::json::object();
   auto found = json.find("cpu_sampling");
-  if (found == json.end() || !found->is_object()) return options;
-  options.hz = found->value("freq_hz", options.hz);
-  options.mode = found->value("mode", options.mode);
-  if (options.hz < 1) options.hz = 1;
+  if (found == json.end() || !found->is_object()) found = json.end();
+  if (found != json.end()) {
+    options.hz = found->value("freq_hz", options.hz);
+    options.mode = found->value("mode", options.mode);
+  }
   if (options.hz > 10000) options.hz = 10000;
+  // Forces a mode without editing the options (tests, or to compare the two modes).
+  if (const char* mode = std::getenv("AIPROF_CPU_SAMPLING_MODE"); mode != nullptr && *mode) {
+    options.mode = mode;
+  }
   return options;
 }
 
@@ -67,6 +74,7 @@ void OnStart(void*) {
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mutex);
   Options options = ReadOptions();
+  if (options.hz == 0) return;  // "freq_hz": 0 is off
   std::string hz = " at " + std::to_string(options.hz) + " Hz";
   std::string perf_why;
   if (options.mode != "timer") {
