@@ -15,6 +15,7 @@ void CpuProfileTables::Append(const CpuProfileTables& in, const std::vector<uint
   uint32_t frame_base = static_cast<uint32_t>(stacks.frames.size());
   for (size_t i = 0; i < in.stacks.size(); ++i) {
     stacks.process.push_back(processes[in.stacks.process[i]]);
+    stacks.kernel_leaf.push_back(in.stacks.kernel_leaf[i]);
     stacks.begin.push_back(frame_base + in.stacks.begin[i + 1]);
   }
   stacks.frames.insert(stacks.frames.end(), in.stacks.frames.begin(), in.stacks.frames.end());

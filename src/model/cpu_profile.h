@@ -26,6 +26,8 @@ struct CpuSampleTable {
 // `row` is frames[begin[row] .. begin[row + 1]), leaf first.
 struct CpuStackTable {
   std::vector<uint32_t> process;  // ProcessTable row
+  // 1: sampled in the kernel; the frames are the user stack below the system call.
+  std::vector<uint8_t> kernel_leaf;
   std::vector<uint32_t> begin{0};
   std::vector<uint64_t> frames;
   size_t size() const { return process.size(); }

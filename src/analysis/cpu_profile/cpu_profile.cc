@@ -109,16 +109,10 @@ CpuProfile SymbolizeCpuProfile(const model::Model& m) {
   CpuProfile profile;
   Symbolizer symbolizer(m, &profile);
   const model::CpuStackTable& stacks = m.cpu.stacks;
-  // A stack whose sample was taken in the kernel gets a "[kernel]" leaf; the samples say
-  // which stacks those are.
-  std::vector<uint8_t> kernel_leaf(stacks.size(), 0);
-  for (size_t i = 0; i < m.cpu.samples.size(); ++i) {
-    if (m.cpu.samples.flags[i] & format::kCpuSampleKernelLeaf) kernel_leaf[m.cpu.samples.stack[i]] = 1;
-  }
-  uint32_t kernel = kernel_leaf.empty() ? 0 : symbolizer.Named("[kernel]", "[kernel]");
+  uint32_t kernel = symbolizer.Named("[kernel]", "[kernel]");
   profile.stack_begin.reserve(stacks.size() + 1);
   for (uint32_t row = 0; row < stacks.size(); ++row) {
-    if (kernel_leaf[row]) profile.stack_functions.push_back(kernel);
+    if (stacks.kernel_leaf[row]) profile.stack_functions.push_back(kernel);
     for (uint32_t f = stacks.begin[row]; f < stacks.begin[row + 1]; ++f) {
       profile.stack_functions.push_back(
           symbolizer.Function(stacks.process[row], stacks.frames[f], f == stacks.begin[row]));

@@ -33,7 +33,8 @@ class CpuSamplingImporter : public RecordImporter {
         uint32_t process = Process(context, sample->pid);
         uint32_t thread = context.Thread(process, sample->tid);
         const auto* ips = reinterpret_cast<const uint64_t*>(record.ExtAs<format::ExtWord>(1));
-        uint32_t stack = Stack(cpu, process, frames == 0 ? nullptr : ips, frames);
+        uint32_t stack = Stack(cpu, process, frames == 0 ? nullptr : ips, frames,
+                               (h.aux & format::kCpuSampleKernelLeaf) != 0);
         if (h.aux & format::kCpuSampleOffCpu) {
           blocking_samples_[thread].push_back({static_cast<int64_t>(h.ts), stack});
         }
@@ -164,12 +165,15 @@ class CpuSamplingImporter : public RecordImporter {
     return it->second;
   }
 
-  uint32_t Stack(CpuProfileTables& cpu, uint32_t process, const uint64_t* ips, uint32_t frames) {
+  uint32_t Stack(CpuProfileTables& cpu, uint32_t process, const uint64_t* ips, uint32_t frames,
+                 bool kernel_leaf) {
     key_.assign(reinterpret_cast<const char*>(&process), sizeof(process));
+    key_ += kernel_leaf ? 'k' : 'u';
     if (frames > 0) key_.append(reinterpret_cast<const char*>(ips), frames * sizeof(uint64_t));
     auto [it, inserted] = stacks_.emplace(key_, static_cast<uint32_t>(cpu.stacks.size()));
     if (inserted) {
       cpu.stacks.process.push_back(process);
+      cpu.stacks.kernel_leaf.push_back(kernel_leaf ? 1 : 0);
       if (frames > 0) cpu.stacks.frames.insert(cpu.stacks.frames.end(), ips, ips + frames);
       cpu.stacks.begin.push_back(static_cast<uint32_t>(cpu.stacks.frames.size()));
     }

@@ -28,7 +28,7 @@ __attribute__((noinline)) void SpinFor(uint64_t cpu_ns, uint64_t seed) {
   uint64_t end = ThreadCpuNs() + cpu_ns;
   uint64_t x = seed;
   while (ThreadCpuNs() < end) {
-    for (int i = 0; i < 2000; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+    for (int i = 0; i < 200000; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
   }
   g_sink = x;
 }
@@ -37,7 +37,7 @@ __attribute__((noinline)) void HotLoop(uint64_t cpu_ns) {
   uint64_t end = ThreadCpuNs() + cpu_ns;
   uint64_t x = 1;
   while (ThreadCpuNs() < end) {
-    for (int i = 0; i < 2000; ++i) x = x * 2862933555777941757ull + 3037000493ull;
+    for (int i = 0; i < 200000; ++i) x = x * 2862933555777941757ull + 3037000493ull;
   }
   g_sink = x;
 }
