@@ -80,7 +80,8 @@ TEST(CpuSampling, HotFunctionWithFramePointers) {
   // Frame-pointer chains: SpinFor is reached through ColdLoop, so ColdLoop's total holds
   // SpinFor's samples.
   analysis::CpuProfile profile = analysis::SymbolizeCpuProfile(*m);
-  const analysis::ThreadCpuCost& all = analysis::CpuCostByThread(*m, profile).back();
+  std::vector<analysis::ThreadCpuCost> costs = analysis::CpuCostByThread(*m, profile);
+  const analysis::ThreadCpuCost& all = costs.back();
   uint64_t spin_self = 0, cold_total = 0;
   for (const analysis::FunctionCost& f : all.functions) {
     const std::string& name = profile.function_name[f.function];

@@ -42,8 +42,10 @@ __attribute__((noinline)) void HotLoop(uint64_t cpu_ns) {
   g_sink = x;
 }
 
+// Calls SpinFor as a real call (not a tail jump) so that ColdLoop has a frame above it.
 __attribute__((noinline)) void ColdLoop(uint64_t cpu_ns) {
   SpinFor(cpu_ns, 7);
+  g_sink = g_sink + 1;
 }
 
 void Work(int rounds) {
