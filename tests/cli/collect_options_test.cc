@@ -44,7 +44,8 @@ const InvalidCase kInvalid[] = {
     {"--sys-hardware-mem=x true", "--sys-hardware-mem=x"},
     {"--sys-hardware-mem-freq=200 true", "--sys-hardware-mem-freq=200"},
     {"--sys-cpu-profiling=x true", "--sys-cpu-profiling=x"},
-    {"--sys-cpu-freq=51 true", "--sys-cpu-freq=51"},
+    {"--sys-cpu-freq=10001 true", "--sys-cpu-freq=10001"},
+    {"--sys-cpu-freq=0 true", "--sys-cpu-freq=0"},
     {"--host-sys=cpu,gpu true", "--host-sys=cpu,gpu"},
     {"--host-sys= true", "--host-sys"},
     {"--host-sys-usage=disk true", "--host-sys-usage=disk"},
@@ -154,13 +155,27 @@ TEST(CollectOptions, AbsentSourcesAreAcceptedWithOneNoteEach) {
   args.host_sys = "cpu,osrt";
   args.explicit_options = {"ai-core", "l2", "aicpu", "host-sys"};
   CollectConfig config = Resolve(args, Machine{false, "no /dev/nvidia0"});
-  ASSERT_EQ(config.notes.size(), 4u);
-  EXPECT_NE(config.notes[0].find("--host-sys=osrt"), std::string::npos);
-  EXPECT_NE(config.notes[1].find("--ai-core=on"), std::string::npos);
-  EXPECT_NE(config.notes[1].find("no /dev/nvidia0"), std::string::npos);
-  EXPECT_NE(config.notes[2].find("--l2=on"), std::string::npos);
-  EXPECT_NE(config.notes[3].find("--aicpu=on"), std::string::npos);
-  EXPECT_TRUE(Resolve(args, Machine{true, ""}).notes.size() == 2u);  // osrt and aicpu stay
+  ASSERT_EQ(config.notes.size(), 3u);
+  EXPECT_NE(config.notes[0].find("--ai-core=on"), std::string::npos);
+  EXPECT_NE(config.notes[0].find("no /dev/nvidia0"), std::string::npos);
+  EXPECT_NE(config.notes[1].find("--l2=on"), std::string::npos);
+  EXPECT_NE(config.notes[2].find("--aicpu=on"), std::string::npos);
+  EXPECT_TRUE(Resolve(args, Machine{true, ""}).notes.size() == 1u);  // aicpu stays
+  EXPECT_TRUE(config.osrt);  // collected by libaiprof_osrt.so (docs/cpu-sampling.md)
+}
+
+TEST(CollectOptions, CpuSamplingOptionsReachTheRuntime) {
+  CollectArgs args;
+  args.app = {"app"};
+  EXPECT_EQ(Resolve(args, Machine{}).cpu_sampling_hz, 0u);
+  args.sys_cpu_profiling = "on";
+  EXPECT_EQ(Resolve(args, Machine{}).cpu_sampling_hz, 99u);
+  args.sys_cpu_freq = "1000";
+  CollectConfig config = Resolve(args, Machine{});
+  EXPECT_EQ(config.cpu_sampling_hz, 1000u);
+  nlohmann::json options = RuntimeOptionsJson(config, 0);
+  EXPECT_EQ(options["cpu_sampling"]["freq_hz"], 1000);
+  EXPECT_EQ(options["osrt"]["on"], false);
 }
 
 TEST(CollectOptions, HcclRecordsMessageSizesAndNcclNvtxRanges) {
