@@ -123,33 +123,44 @@ CpuProfile SymbolizeCpuProfile(const model::Model& m) {
 }
 
 std::vector<ThreadCpuCost> CpuCostByThread(const model::Model& m, const CpuProfile& profile) {
+  // Samples per distinct (thread, stack) first: stacks repeat, so the per-frame work runs
+  // once per distinct pair instead of once per sample.
+  std::unordered_map<uint64_t, uint64_t> pairs;
+  for (size_t i = 0; i < m.cpu.samples.size(); ++i) {
+    if (m.cpu.samples.flags[i] & format::kCpuSampleOffCpu) continue;
+    pairs[(uint64_t{m.cpu.samples.thread[i]} << 32) | m.cpu.samples.stack[i]]++;
+  }
   std::unordered_map<uint32_t, ThreadCpuCost> threads;
   ThreadCpuCost all{model::kNoRow, 0, {}};
   std::unordered_map<uint32_t, std::unordered_map<uint32_t, FunctionCost>> costs;
-  std::vector<uint32_t> seen(profile.function_name.size(), UINT32_MAX);
-  uint32_t sample_index = 0;
-  for (size_t i = 0; i < m.cpu.samples.size(); ++i) {
-    if (m.cpu.samples.flags[i] & format::kCpuSampleOffCpu) continue;
-    uint32_t thread = m.cpu.samples.thread[i];
-    threads.try_emplace(thread, ThreadCpuCost{thread, 0, {}}).first->second.samples++;
-    all.samples++;
-    auto stack = profile.Stack(m.cpu.samples.stack[i]);
-    ++sample_index;
+  std::vector<uint64_t> seen(profile.function_name.size(), UINT64_MAX);
+  uint64_t pair_index = 0;
+  for (const auto& [key, count] : pairs) {
+    uint32_t thread = static_cast<uint32_t>(key >> 32);
+    threads.try_emplace(thread, ThreadCpuCost{thread, 0, {}}).first->second.samples += count;
+    all.samples += count;
+    auto stack = profile.Stack(static_cast<uint32_t>(key));
+    ++pair_index;
+    auto& thread_costs = costs[thread];
+    auto& all_costs = costs[model::kNoRow];
     for (size_t f = 0; f < stack.size(); ++f) {
       uint32_t fn = stack[f];
-      for (uint32_t key : {thread, model::kNoRow}) {
-        FunctionCost& cost = costs[key].try_emplace(fn, FunctionCost{fn, 0, 0}).first->second;
-        if (f == 0) cost.self++;
-        if (seen[fn] != sample_index) cost.total++;
+      bool first_on_stack = seen[fn] != pair_index;
+      seen[fn] = pair_index;
+      for (auto* table : {&thread_costs, &all_costs}) {
+        FunctionCost& cost = table->try_emplace(fn, FunctionCost{fn, 0, 0}).first->second;
+        if (f == 0) cost.self += count;
+        if (first_on_stack) cost.total += count;
       }
-      seen[fn] = sample_index;
     }
   }
   auto finish = [&](ThreadCpuCost& t) {
     for (auto& [fn, cost] : costs[t.thread]) t.functions.push_back(cost);
-    std::sort(t.functions.begin(), t.functions.end(), [](const FunctionCost& a, const FunctionCost& b) {
-      return a.self != b.self ? a.self > b.self : a.total > b.total;
-    });
+    std::sort(t.functions.begin(), t.functions.end(),
+              [](const FunctionCost& a, const FunctionCost& b) {
+                if (a.self != b.self) return a.self > b.self;
+                return a.total != b.total ? a.total > b.total : a.function < b.function;
+              });
   };
   std::vector<ThreadCpuCost> out;
   for (auto& [thread, cost] : threads) out.push_back(std::move(cost));
@@ -186,9 +197,13 @@ std::map<std::string, uint64_t> FoldedStacks(const model::Model& m, const CpuPro
     }
     return folded;
   }
+  std::vector<uint64_t> per_stack(m.cpu.stacks.size(), 0);
   for (size_t i = 0; i < m.cpu.samples.size(); ++i) {
     if (m.cpu.samples.flags[i] & format::kCpuSampleOffCpu) continue;
-    folded[stack_text(m.cpu.samples.stack[i])]++;
+    per_stack[m.cpu.samples.stack[i]]++;
+  }
+  for (uint32_t row = 0; row < per_stack.size(); ++row) {
+    if (per_stack[row] > 0) folded[stack_text(row)] += per_stack[row];
   }
   return folded;
 }
