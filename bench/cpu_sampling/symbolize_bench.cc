@@ -42,8 +42,9 @@ model::Model BuildModel(size_t samples) {
     uint64_t start, end, offset;
     char perms[8];
     int at = 0;
-    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start, &end,
-                    perms, &offset, &at) < 4 || perms[2] != 'x' || line[at] != '/') {
+    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start, &end, perms,
+                    &offset, &at) < 4 ||
+        perms[2] != 'x' || line[at] != '/') {
       continue;
     }
     std::string path = line + at;

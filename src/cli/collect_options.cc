@@ -242,8 +242,7 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
   add("--sys-cpu-profiling", &a->sys_cpu_profiling,
       "Host CPU sampling of the app: call stacks, thread switches (docs/cpu-sampling.md): on|off",
       kDevice, "off");
-  add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..10000)", kDevice,
-      "99");
+  add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..10000)", kDevice, "99");
 
   const char* kHost = "Host resources (sampled by the launcher)";
   add("--host-sys", &a->host_sys,

@@ -83,7 +83,7 @@ struct CpuMappingFile {
 static_assert(sizeof(CpuMappingFile) == 16);
 
 struct OsrtCall {
-  uint64_t end;     // return, process clock
+  uint64_t end;    // return, process clock
   int64_t result;  // the call's return value (-1 with errno as in libc)
 };
 static_assert(sizeof(OsrtCall) == 16);

@@ -22,19 +22,19 @@ using testing::BuildDir;
 using testing::RunShell;
 
 struct Collected {
-  std::string output;  // aiprof's stdout and stderr
+  std::string output;                // aiprof's stdout and stderr
   std::vector<model::Model> models;  // one per PROF_* directory (process)
 };
 
 Collected Collect(const std::string& env, const std::string& options, const std::string& app,
                   const std::string& mode) {
-  std::string dir = (fs::temp_directory_path() / ("aiprof_cpu_" + std::to_string(getpid()) +
-                                                  "_" + app + "_" + mode))
+  std::string dir = (fs::temp_directory_path() /
+                     ("aiprof_cpu_" + std::to_string(getpid()) + "_" + app + "_" + mode))
                         .string();
   fs::remove_all(dir);
   Collected result;
-  auto run = RunShell(env + " " + BuildDir() + "/bin/aiprof --output=" + dir + " " + options +
-                      " " + BuildDir() + "/bin/" + app + " " + mode);
+  auto run = RunShell(env + " " + BuildDir() + "/bin/aiprof --output=" + dir + " " + options + " " +
+                      BuildDir() + "/bin/" + app + " " + mode);
   result.output = run.output;
   EXPECT_EQ(run.exit_code, 0) << run.output;
   std::string error;
@@ -71,8 +71,8 @@ void ExpectHotLoopOnTop(const model::Model& m, const std::string& what) {
 }
 
 TEST(CpuSampling, HotFunctionWithFramePointers) {
-  Collected c = Collect("", "--sys-cpu-profiling=on --sys-cpu-freq=499", "cpu_sampling_app_fp",
-                        "hot");
+  Collected c =
+      Collect("", "--sys-cpu-profiling=on --sys-cpu-freq=499", "cpu_sampling_app_fp", "hot");
   EXPECT_NE(c.output.find("CPU sampling: perf_event"), std::string::npos) << c.output;
   const model::Model* m = LaunchedProcess(c);
   ASSERT_NE(m, nullptr) << "no process with samples from two threads: " << c.output;
@@ -108,8 +108,8 @@ TEST(CpuSampling, HotFunctionWithFramePointers) {
 }
 
 TEST(CpuSampling, HotFunctionWithoutFramePointers) {
-  Collected c = Collect("", "--sys-cpu-profiling=on --sys-cpu-freq=499", "cpu_sampling_app_nofp",
-                        "hot");
+  Collected c =
+      Collect("", "--sys-cpu-profiling=on --sys-cpu-freq=499", "cpu_sampling_app_nofp", "hot");
   const model::Model* m = LaunchedProcess(c);
   ASSERT_NE(m, nullptr) << c.output;
   ExpectHotLoopOnTop(*m, "no frame pointers");
@@ -130,8 +130,8 @@ TEST(CpuSampling, TimerFallbackWhenForced) {
 }
 
 TEST(CpuSampling, WaitsOnMutexAndReadAreRecorded) {
-  Collected c = Collect("", "--sys-cpu-profiling=on --host-sys=osrt", "cpu_sampling_app_fp",
-                        "block");
+  Collected c =
+      Collect("", "--sys-cpu-profiling=on --host-sys=osrt", "cpu_sampling_app_fp", "block");
   ASSERT_EQ(c.models.size(), 1u) << c.output;
   const model::Model& m = c.models[0];
   uint32_t main_pid = m.processes.pid[0];

@@ -38,8 +38,8 @@ class Symbolizer {
   }
 
   uint32_t Named(const std::string& name, const std::string& module) {
-    auto [it, inserted] =
-        functions_.emplace(module + '\n' + name, static_cast<uint32_t>(profile_.function_name.size()));
+    auto [it, inserted] = functions_.emplace(module + '\n' + name,
+                                             static_cast<uint32_t>(profile_.function_name.size()));
     if (inserted) {
       profile_.function_name.push_back(name);
       profile_.function_module.push_back(module);

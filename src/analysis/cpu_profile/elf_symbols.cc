@@ -81,14 +81,15 @@ bool ElfSymbols::Load(const std::string& path, std::string* error) {
   if (!ReadFile(path, false, error)) return false;
   if (starts_.empty() && build_id_.size() > 2) {
     // Stripped: the debuginfo package's file, by build-id.
-    std::string debug = "/usr/lib/debug/.build-id/" + build_id_.substr(0, 2) + "/" +
-                        build_id_.substr(2) + ".debug";
+    std::string debug =
+        "/usr/lib/debug/.build-id/" + build_id_.substr(0, 2) + "/" + build_id_.substr(2) + ".debug";
     std::string ignored;
     if (access(debug.c_str(), R_OK) == 0) ReadFile(debug, true, &ignored);
   }
   std::vector<size_t> order(starts_.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return starts_[a] < starts_[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return starts_[a] < starts_[b]; });
   std::vector<uint64_t> starts, ends;
   std::vector<std::string> names;
   for (size_t i : order) {
@@ -141,8 +142,7 @@ bool ElfSymbols::ReadFile(const std::string& path, bool symbols_only, std::strin
       const Elf64_Shdr& sh = shdrs[i];
       if (sh.sh_type != wanted || sh.sh_link >= ehdr->e_shnum) continue;
       const Elf64_Shdr& strtab = shdrs[sh.sh_link];
-      if (!file.Holds(sh.sh_offset, sh.sh_size) ||
-          !file.Holds(strtab.sh_offset, strtab.sh_size)) {
+      if (!file.Holds(sh.sh_offset, sh.sh_size) || !file.Holds(strtab.sh_offset, strtab.sh_size)) {
         continue;
       }
       const auto* syms = reinterpret_cast<const Elf64_Sym*>(base + sh.sh_offset);

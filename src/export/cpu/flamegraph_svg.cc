@@ -21,11 +21,20 @@ std::string Escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -49,11 +58,11 @@ void Draw(const std::string& name, const Node& node, double x, int depth, int ma
   if (width < 0.1) return;
   double y = kPad + 24 + (max_depth - depth) * kFrameHeight;
   char pct[32];
-  std::snprintf(pct, sizeof(pct), "%.2f", 100.0 * static_cast<double>(node.weight) /
-                                              static_cast<double>(total));
+  std::snprintf(pct, sizeof(pct), "%.2f",
+                100.0 * static_cast<double>(node.weight) / static_cast<double>(total));
   out << "<g><title>" << Escape(name) << " (" << node.weight << ' ' << unit << ", " << pct
-      << "%)</title><rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << width
-      << "\" height=\"" << kFrameHeight - 1 << "\" fill=\"" << Colour(name) << "\" rx=\"2\"/>";
+      << "%)</title><rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << width << "\" height=\""
+      << kFrameHeight - 1 << "\" fill=\"" << Colour(name) << "\" rx=\"2\"/>";
   size_t chars = static_cast<size_t>(width / 7);
   if (chars >= 3) {
     std::string label = name.size() <= chars ? name : name.substr(0, chars - 2) + "..";

@@ -97,8 +97,8 @@ bool WritePprofProfile(const model::Model& m, const analysis::CpuProfile& profil
     ProtoWriter label;
     label.Int(1, strings.Id("thread"));
     std::string name(m.Str(m.threads.name[thread]));
-    label.Int(2, strings.Id(name.empty() ? "thread " + std::to_string(m.threads.tid[thread])
-                                         : name));
+    label.Int(2,
+              strings.Id(name.empty() ? "thread " + std::to_string(m.threads.tid[thread]) : name));
     sample.Bytes(3, label.bytes());
     ProtoWriter tid;
     tid.Int(1, strings.Id("tid"));

@@ -6,8 +6,8 @@
 
 #include "analysis/cpu_profile/cpu_profile.h"
 #include "export/text_writer.h"
-#include "format/records_cpu.h"
 #include "export/timeline/track_ids.h"
+#include "format/records_cpu.h"
 
 namespace aiprof::exporter {
 namespace {

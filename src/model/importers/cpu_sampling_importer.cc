@@ -59,7 +59,8 @@ class CpuSamplingImporter : public RecordImporter {
         const auto* id = reinterpret_cast<const uint8_t*>(record.ExtAs<format::ExtWord>(2));
         std::string hex;
         static const char kHex[] = "0123456789abcdef";
-        for (uint32_t i = 0; id != nullptr && i < std::min<uint32_t>(file->build_id_size, 32); ++i) {
+        for (uint32_t i = 0; id != nullptr && i < std::min<uint32_t>(file->build_id_size, 32);
+             ++i) {
           hex += kHex[id[i] >> 4];
           hex += kHex[id[i] & 15];
         }

@@ -50,8 +50,8 @@ size_t ReadBuildId(const std::string& path, uint8_t* out, size_t capacity) {
     if (map != MAP_FAILED) {
       const auto* base = static_cast<const uint8_t*>(map);
       const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(base);
-      bool elf64 = std::memcmp(ehdr->e_ident, ELFMAG, SELFMAG) == 0 &&
-                   ehdr->e_ident[EI_CLASS] == ELFCLASS64;
+      bool elf64 =
+          std::memcmp(ehdr->e_ident, ELFMAG, SELFMAG) == 0 && ehdr->e_ident[EI_CLASS] == ELFCLASS64;
       if (elf64 && ehdr->e_phoff + ehdr->e_phnum * sizeof(Elf64_Phdr) <= size) {
         const auto* phdrs = reinterpret_cast<const Elf64_Phdr*>(base + ehdr->e_phoff);
         for (int i = 0; i < ehdr->e_phnum && found == 0; ++i) {
@@ -77,8 +77,8 @@ void MappingRecorder::EmitCurrentMappings(uint64_t now_ns) {
     uint64_t start = 0, end = 0, offset = 0;
     char perms[8] = {};
     int path_at = 0;
-    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start, &end,
-                    perms, &offset, &path_at) < 4) {
+    if (std::sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n", &start, &end, perms,
+                    &offset, &path_at) < 4) {
       continue;
     }
     if (perms[2] != 'x' || path_at <= 0) continue;
@@ -95,8 +95,8 @@ void MappingRecorder::Emit(uint64_t ts_ns, uint32_t pid, uint64_t start, uint64_
   auto found = build_ids_.find(path);
   if (found == build_ids_.end()) {
     BuildId id{};
-    id.size = path[0] == '/' ? static_cast<uint8_t>(ReadBuildId(path, id.bytes, sizeof(id.bytes)))
-                             : 0;
+    id.size =
+        path[0] == '/' ? static_cast<uint8_t>(ReadBuildId(path, id.bytes, sizeof(id.bytes))) : 0;
     found = build_ids_.emplace(path, id).first;
   }
   struct {

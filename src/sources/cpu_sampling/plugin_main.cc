@@ -62,8 +62,8 @@ void EmitInfo(format::CpuSamplingMode mode, const std::string& reason, uint32_t 
     uint64_t period_ns;
     uint64_t freq_hz;
   } record{};
-  record.header = {aiprof_now(), static_cast<uint8_t>(format::CpuRecordKind::kCpuSamplingInfo),
-                   1, static_cast<uint16_t>(mode), aiprof_intern(reason.data(), reason.size())};
+  record.header = {aiprof_now(), static_cast<uint8_t>(format::CpuRecordKind::kCpuSamplingInfo), 1,
+                   static_cast<uint16_t>(mode), aiprof_intern(reason.data(), reason.size())};
   record.period_ns = 1000000000ull / hz;
   record.freq_hz = hz;
   aiprof_emit(&record, 2);
@@ -94,10 +94,9 @@ void OnStart(void*) {
       return;
     }
   }
-  std::string because = options.mode == "timer"
-                            ? "forced by cpu_sampling.mode=timer"
-                            : "perf_event_open refused: " + perf_why +
-                                  " (see /proc/sys/kernel/perf_event_paranoid)";
+  std::string because = options.mode == "timer" ? "forced by cpu_sampling.mode=timer"
+                                                : "perf_event_open refused: " + perf_why +
+                                                      " (see /proc/sys/kernel/perf_event_paranoid)";
   std::string timer_why;
   if (state.timer.Start(options.hz, &timer_why)) {
     state.mode = format::CpuSamplingMode::kTimer;
@@ -134,8 +133,8 @@ void OnForkChild(void*) {
   state.mode = format::CpuSamplingMode::kNone;
 }
 
-const aiprof_source kSource = {AIPROF_PLUGIN_ABI_VERSION, "cpu_sampling", OnStart, OnStop,
-                               OnFlush, OnForkChild, nullptr};
+const aiprof_source kSource = {
+    AIPROF_PLUGIN_ABI_VERSION, "cpu_sampling", OnStart, OnStop, OnFlush, OnForkChild, nullptr};
 
 __attribute__((constructor)) void RegisterWhenLoaded() {
   aiprof_register_source(&kSource);

@@ -103,9 +103,9 @@ bool TimerSampler::Start(uint32_t hz, std::string* why) {
   g_pid = getpid();
   struct sigaction current {};
   sigaction(SIGPROF, nullptr, &current);
-  bool has_handler = (current.sa_flags & SA_SIGINFO) ? current.sa_sigaction != OnSigprof
-                                                     : current.sa_handler != SIG_DFL &&
-                                                           current.sa_handler != SIG_IGN;
+  bool has_handler = (current.sa_flags & SA_SIGINFO)
+                         ? current.sa_sigaction != OnSigprof
+                         : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
   if (has_handler) {
     *why = "the program has its own SIGPROF handler";
     return false;
@@ -144,7 +144,7 @@ bool TimerSampler::ArmNewThreads(std::string* why) {
   closedir(tasks);
   for (uint32_t tid : tids) {
     if (timers_.count(tid) > 0) continue;
-    sigevent event {};
+    sigevent event{};
     event.sigev_notify = SIGEV_THREAD_ID;
     event.sigev_signo = SIGPROF;
     event._sigev_un._tid = static_cast<pid_t>(tid);
@@ -170,8 +170,7 @@ void TimerSampler::Drain() {
   uint32_t pid = static_cast<uint32_t>(g_pid);
   for (Slot& slot : g_slots) {
     if (slot.state.load(std::memory_order_acquire) != kReady) continue;
-    EmitSample(slot.ts, format::kCpuSampleTimer, pid, slot.tid, UINT32_MAX, slot.ips,
-               slot.frames);
+    EmitSample(slot.ts, format::kCpuSampleTimer, pid, slot.tid, UINT32_MAX, slot.ips, slot.frames);
     slot.state.store(kFree, std::memory_order_release);
   }
   uint64_t dropped = g_dropped.load(std::memory_order_relaxed);

@@ -51,13 +51,28 @@ enum Call : uint32_t {
   kCallCount,
 };
 
-constexpr const char* kNames[kCallCount] = {
-    "pthread_mutex_lock", "pthread_cond_wait", "pthread_cond_timedwait", "pthread_join",
-    "sem_wait",           "poll",              "epoll_wait",             "select",
-    "read",               "write",             "pread64",                "pwrite64",
-    "recv",               "send",              "recvfrom",               "sendto",
-    "accept",             "connect",           "sleep",                  "usleep",
-    "nanosleep",          "clock_nanosleep"};
+constexpr const char* kNames[kCallCount] = {"pthread_mutex_lock",
+                                            "pthread_cond_wait",
+                                            "pthread_cond_timedwait",
+                                            "pthread_join",
+                                            "sem_wait",
+                                            "poll",
+                                            "epoll_wait",
+                                            "select",
+                                            "read",
+                                            "write",
+                                            "pread64",
+                                            "pwrite64",
+                                            "recv",
+                                            "send",
+                                            "recvfrom",
+                                            "sendto",
+                                            "accept",
+                                            "connect",
+                                            "sleep",
+                                            "usleep",
+                                            "nanosleep",
+                                            "clock_nanosleep"};
 
 void* g_real[kCallCount];
 std::atomic<uint32_t> g_name_ids[kCallCount];
@@ -142,8 +157,8 @@ void OnStop(void*) {
   g_on.store(false);
 }
 
-const aiprof_source kSource = {AIPROF_PLUGIN_ABI_VERSION, "osrt", OnStart, OnStop, nullptr,
-                               nullptr, nullptr};
+const aiprof_source kSource = {
+    AIPROF_PLUGIN_ABI_VERSION, "osrt", OnStart, OnStop, nullptr, nullptr, nullptr};
 
 __attribute__((constructor)) void RegisterWhenLoaded() {
   aiprof_register_source(&kSource);
@@ -226,16 +241,15 @@ AIPROF_OSRT ssize_t send(int fd, const void* buffer, size_t size, int flags) {
 AIPROF_OSRT ssize_t recvfrom(int fd, void* buffer, size_t size, int flags, struct sockaddr* from,
                              socklen_t* from_size) {
   Scope scope(Call::kRecvfrom);
-  return scope.End(
-      Real<ssize_t (*)(int, void*, size_t, int, struct sockaddr*, socklen_t*)>(Call::kRecvfrom)(
-          fd, buffer, size, flags, from, from_size));
+  return scope.End(Real<ssize_t (*)(int, void*, size_t, int, struct sockaddr*, socklen_t*)>(
+      Call::kRecvfrom)(fd, buffer, size, flags, from, from_size));
 }
 AIPROF_OSRT ssize_t sendto(int fd, const void* buffer, size_t size, int flags,
                            const struct sockaddr* to, socklen_t to_size) {
   Scope scope(Call::kSendto);
-  return scope.End(Real<ssize_t (*)(int, const void*, size_t, int, const struct sockaddr*,
-                                    socklen_t)>(Call::kSendto)(fd, buffer, size, flags, to,
-                                                               to_size));
+  return scope.End(
+      Real<ssize_t (*)(int, const void*, size_t, int, const struct sockaddr*, socklen_t)>(
+          Call::kSendto)(fd, buffer, size, flags, to, to_size));
 }
 AIPROF_OSRT int accept(int fd, struct sockaddr* address, socklen_t* size) {
   Scope scope(Call::kAccept);
@@ -263,7 +277,6 @@ AIPROF_OSRT int nanosleep(const struct timespec* duration, struct timespec* rema
 AIPROF_OSRT int clock_nanosleep(clockid_t clock, int flags, const struct timespec* duration,
                                 struct timespec* remaining) {
   Scope scope(Call::kClockNanosleep);
-  return scope.End(
-      Real<int (*)(clockid_t, int, const struct timespec*, struct timespec*)>(
-          Call::kClockNanosleep)(clock, flags, duration, remaining));
+  return scope.End(Real<int (*)(clockid_t, int, const struct timespec*, struct timespec*)>(
+      Call::kClockNanosleep)(clock, flags, duration, remaining));
 }
