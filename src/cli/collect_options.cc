@@ -147,32 +147,6 @@ void AddNotes(const CollectArgs& args, const Machine& machine, CollectConfig* co
   }
 }
 
-// Options that aiprof does not implement yet: rejected here, in one place, so the branch
-// that implements them removes its lines and nothing else.
-bool RejectNotYetSupported(const CollectArgs& args, std::string* error) {
-  if (args.sys_cpu_profiling == "on") {
-    *error =
-        "--sys-cpu-profiling=on: not yet supported (host CPU sampling is being added); "
-        "for CPU usage use --host-sys=cpu or --sys-profiling=on";
-    return false;
-  }
-  if (Given(args, "sys-cpu-freq")) {
-    *error = Quote("sys-cpu-freq", args.sys_cpu_freq) +
-             ": not yet supported (it sets the rate of --sys-cpu-profiling); for CPU usage "
-             "sampling use --host-sys=cpu with --host-sys-usage-freq";
-    return false;
-  }
-  for (const std::string& item : SplitList(args.host_sys, ',')) {
-    if (item == "osrt") {
-      *error = Quote("host-sys", args.host_sys) +
-               ": osrt (OS runtime API tracing) is not yet supported; the other items "
-               "(cpu,mem,disk,network) are";
-      return false;
-    }
-  }
-  return true;
-}
-
 // A frequency option is only meaningful with the option it paces.
 bool RejectUnpaced(const CollectArgs& args, const char* frequency, bool paced_on, const char* needs,
                    std::string* error) {
@@ -290,14 +264,15 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
   add("--sys-hardware-mem-freq", &a->sys_hardware_mem_freq, "Its sampling frequency in Hz (1..100)",
       kDevice, "50");
   add("--sys-cpu-profiling", &a->sys_cpu_profiling,
-      "CPU sampling: not yet supported (off only); CPU usage: --host-sys=cpu", kDevice, "off");
-  add("--sys-cpu-freq", &a->sys_cpu_freq,
-      "Sampling frequency of --sys-cpu-profiling in Hz (1..50): not yet supported", kDevice, "50");
+      "Host CPU sampling of the app: call stacks, thread switches (docs/cpu-sampling.md): on|off",
+      kDevice, "off");
+  add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..10000)", kDevice, "99");
 
   const char* kHost = "Host resources (sampled by the launcher)";
   add("--host-sys", &a->host_sys,
-      "Per-process data of the app's process tree, comma list of cpu,mem,disk,network "
-      "(network: whole-machine NIC traffic; osrt is not yet supported)",
+      "Per-process data of the app's process tree, comma list of cpu,mem,disk,network,osrt "
+      "(network: whole-machine NIC traffic; osrt: blocking OS calls of the app, "
+      "docs/cpu-sampling.md)",
       kHost, "none");
   add("--host-sys-usage", &a->host_sys_usage, "Whole-machine usage, comma list of cpu,mem", kHost,
       "none");
@@ -452,10 +427,12 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   }
   bool sys_cpu = false;
   if (!OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, error)) return false;
-  if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, 50, &value, error)) return false;
-  if (!RejectNotYetSupported(args, error)) return false;
+  if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, 10000, &value, error)) return false;
+  c->cpu_sampling_hz = sys_cpu ? static_cast<uint32_t>(value) : 0;
+  if (!RejectUnpaced(args, "sys-cpu-freq", sys_cpu, "--sys-cpu-profiling", error)) return false;
 
   host::HostSamplerOptions& s = c->sampler;
+  bool osrt = false;
   for (const std::string& item : SplitList(args.host_sys, ',')) {
     if (!OneOf("host-sys", item, {"cpu", "mem", "disk", "network", "osrt"}, error)) {
       *error = Quote("host-sys", args.host_sys) + ": unknown item '" + item +
@@ -466,6 +443,7 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     if (item == "mem") s.process_mem = true;
     if (item == "disk") s.process_disk = true;
     if (item == "network") s.network = true;
+    if (item == "osrt") osrt = true;
   }
   if (Given(args, "host-sys") && SplitList(args.host_sys, ',').empty()) {
     *error = Quote("host-sys", args.host_sys) +
@@ -538,6 +516,7 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     *error = "no application given: aiprof collect [options] <app> [app args]";
     return false;
   }
+  c->osrt = osrt;
   AddNotes(args, machine, c);
   return true;
 }
@@ -573,6 +552,8 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
       {"follow_children", c.follow_children},
       {"app", c.app},
       {"type", c.type},
+      {"cpu_sampling", {{"freq_hz", c.cpu_sampling_hz}, {"mode", "auto"}}},
+      {"osrt", {{"on", c.osrt}, {"threshold_ns", 1000}}},
   };
 }
 

@@ -39,7 +39,7 @@ struct CollectArgs {
   std::string sys_hardware_mem = "off";
   std::string sys_hardware_mem_freq = "50";
   std::string sys_cpu_profiling = "off";
-  std::string sys_cpu_freq = "50";
+  std::string sys_cpu_freq = "99";
   std::string host_sys;
   std::string host_sys_usage;
   std::string host_sys_usage_freq = "50";
@@ -80,6 +80,10 @@ struct CollectConfig {
   int device_sys_freq_hz = 0;  // --sys-hardware-mem
   bool follow_children = true;
   bool export_after = true;  // --export: run `aiprof export` on the new PROF_* when the app ends
+  // --sys-cpu-profiling=on: stack sampling frequency (0: off); --host-sys=osrt. Both are
+  // collected inside the app by preloaded plugins (docs/cpu-sampling.md).
+  uint32_t cpu_sampling_hz = 0;
+  bool osrt = false;
   std::string runtime_mode = "launch";   // AIPROF_OPTIONS "mode"; "dynamic" for --dynamic=on
   std::vector<std::string> environment;  // NAME=VALUE
   std::vector<std::string> app;

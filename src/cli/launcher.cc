@@ -60,6 +60,9 @@ std::vector<std::string> AppEnvironment(const CollectConfig& config, const std::
     replaced.insert(entry.substr(0, entry.find('=')));
   }
   std::string preload = lib_dir + "/libaiprof.so";
+  // Plugins that must be in the process from its first instruction (docs/cpu-sampling.md).
+  if (config.cpu_sampling_hz > 0) preload += " " + lib_dir + "/libaiprof_cpusampling.so";
+  if (config.osrt) preload += " " + lib_dir + "/libaiprof_osrt.so";
   if (const char* existing = getenv("LD_PRELOAD"); existing && *existing) {
     preload += std::string(" ") + existing;
   }

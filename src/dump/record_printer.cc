@@ -9,6 +9,7 @@
 
 #include "format/reader.h"
 #include "format/records.h"
+#include "format/records_cpu.h"
 
 namespace aiprof::dump {
 
@@ -19,6 +20,7 @@ using format::RecordKind;
 
 std::string KindName(uint8_t kind) {
   if (const char* name = format::CoreKindName(kind)) return name;
+  if (const char* name = format::CpuKindName(kind)) return name;
   char text[32];
   std::snprintf(text, sizeof text, "kind_%u", kind);
   return text;

@@ -9,6 +9,7 @@
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
 #include "export/analysis/analysis_files.h"
+#include "export/cpu/cpu_outputs.h"
 #include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
 #include "export/progress.h"
@@ -232,6 +233,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       exporter::WriteCudaSummaries(*m, target);
       WriteAnalysisOutputs(*m, analyses, output_dir.string(), false, options.summary_format,
                            &summaries_written, &errors);
+      WriteCpuSamplingOutputs(*m, target);
       if (timeline_thread.joinable()) timeline_thread.join();
       if (timeline_ok) {
         written.push_back(timeline);

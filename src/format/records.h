@@ -44,6 +44,7 @@ inline constexpr uint8_t kCudaKindFirst = 80, kCudaKindLast = 127;   // records_
 // Communication is derived from torch and CUDA records today (docs/communication.md); the
 // range stays reserved for a source of its own (records_comm.h).
 inline constexpr uint8_t kCommKindFirst = 128, kCommKindLast = 143;
+// CPU sampling, thread switches and OS runtime calls: 144-159 (records_cpu.h).
 
 // Core kinds (markers, steps, counters, bookkeeping).
 enum class RecordKind : uint8_t {

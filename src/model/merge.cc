@@ -216,6 +216,7 @@ class Merger {
       od.count.push_back(d.count[i]);
       od.last_ts.push_back(d.last_ts[i] + offset_);
     }
+    out_.cpu.Append(in.cpu, r.processes, r.threads, r.strings, offset_);
     for (FileReport& file : in.files) out_.files.push_back(std::move(file));
     out_.raw_bytes += in.raw_bytes;
     out_.records += in.records;
@@ -296,6 +297,7 @@ Model MergeFragments(std::vector<Fragment> fragments) {
     for (int64_t& ts : out.steps.ts) ts += offset;
     for (int64_t& end : out.steps.end) end += offset;
     for (int64_t& ts : out.drops.last_ts) ts += offset;
+    out.cpu.ShiftTimes(offset);
     PairFlows(fragments, std::vector<Remap>(1, IdentityRemap(out)), out);
     return out;
   }

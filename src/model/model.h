@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "format/reader.h"
+#include "model/cpu_profile.h"
 #include "model/string_pool.h"
 
 namespace aiprof::model {
@@ -198,6 +199,7 @@ struct Model {
   MarkerTable markers;
   StepTable steps;
   DropTable drops;
+  CpuProfileTables cpu;  // CPU sampling (cpu_profile.h)
   std::vector<FileReport> files;
   uint64_t raw_bytes = 0;
   uint64_t records = 0;

@@ -52,13 +52,12 @@ const InvalidCase kInvalid[] = {
     {"--host-sys-usage-freq=10 true", "--host-sys-usage-freq"},
     {"--sys-sampling-freq=5 true", "--sys-sampling-freq"},
     {"--sys-pid-sampling-freq=5 true", "--sys-pid-sampling-freq"},
-    {"--sys-cpu-profiling=on true", "--sys-cpu-profiling=on"},
-    {"--sys-cpu-freq=10 true", "--sys-cpu-freq=10"},
-    {"--host-sys=cpu,osrt true", "--host-sys=cpu,osrt"},
+    {"--sys-cpu-freq=10 true", "--sys-cpu-freq"},
     {"--sys-hardware-mem=x true", "--sys-hardware-mem=x"},
     {"--sys-hardware-mem-freq=200 true", "--sys-hardware-mem-freq=200"},
     {"--sys-cpu-profiling=x true", "--sys-cpu-profiling=x"},
-    {"--sys-cpu-freq=51 true", "--sys-cpu-freq=51"},
+    {"--sys-cpu-freq=10001 true", "--sys-cpu-freq=10001"},
+    {"--sys-cpu-freq=0 true", "--sys-cpu-freq=0"},
     {"--host-sys=cpu,gpu true", "--host-sys=cpu,gpu"},
     {"--host-sys= true", "--host-sys"},
     {"--host-sys-usage=disk true", "--host-sys-usage=disk"},
@@ -199,6 +198,22 @@ TEST(CollectOptions, SeedCommandLinesAreAccepted) {
   CollectConfig config = Resolve(args, Machine{true, ""});
   EXPECT_EQ(config.task_time, "l1");
   EXPECT_TRUE(config.ai_core && config.runtime_api && config.host_api);
+}
+
+TEST(CollectOptions, CpuSamplingOptionsReachTheRuntime) {
+  CollectArgs args;
+  args.app = {"app"};
+  EXPECT_EQ(Resolve(args, Machine{}).cpu_sampling_hz, 0u);
+  args.sys_cpu_profiling = "on";
+  args.explicit_options = {"sys-cpu-profiling"};
+  EXPECT_EQ(Resolve(args, Machine{}).cpu_sampling_hz, 99u);
+  args.sys_cpu_freq = "1000";
+  args.explicit_options = {"sys-cpu-profiling", "sys-cpu-freq"};
+  CollectConfig config = Resolve(args, Machine{});
+  EXPECT_EQ(config.cpu_sampling_hz, 1000u);
+  nlohmann::json options = RuntimeOptionsJson(config, 0);
+  EXPECT_EQ(options["cpu_sampling"]["freq_hz"], 1000);
+  EXPECT_EQ(options["osrt"]["on"], false);
 }
 
 TEST(CollectOptions, HcclRecordsMessageSizesAndNcclNvtxRanges) {

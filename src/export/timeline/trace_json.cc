@@ -4,10 +4,12 @@
 #include <bit>
 #include <nlohmann/json.hpp>
 
+#include "analysis/cpu_profile/cpu_profile.h"
 #include "export/text_writer.h"
 #include "export/timeline/memory_tracks.h"
 #include "export/timeline/overlap_tracks.h"
 #include "export/timeline/track_ids.h"
+#include "format/records_cpu.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -65,6 +67,7 @@ class TraceJsonWriter {
     WriteCounters();
     WriteFlows();
     WriteOverlapLanes();
+    WriteCpuSampling();
     w_.Raw("\n],\n\"traceName\":").JsonString(trace_name).Raw("\n}\n");
   }
 
@@ -312,6 +315,74 @@ class TraceJsonWriter {
   }
 
   const model::Model& m_;
+  // CPU sampling (docs/cpu-sampling.md): each sampled thread gets a lane "<thread> (CPU)"
+  // holding its thread states (Running / Blocked / Preempted, from the kernel's switch
+  // records) and its stack samples as instants named by the leaf function.
+  static constexpr uint32_t kCpuLane = 500u << 23;
+  void WriteCpuSampling() {
+    const model::CpuProfileTables& cpu = m_.cpu;
+    if (cpu.empty()) return;
+    analysis::CpuProfile profile = analysis::SymbolizeCpuProfile(m_);
+    std::vector<uint8_t> named(m_.threads.size(), 0);
+    auto lane = [&](uint32_t thread) {
+      uint32_t pid = m_.processes.pid[m_.threads.process[thread]];
+      uint32_t tid = m_.threads.tid[thread] | kCpuLane;
+      if (!named[thread]) {
+        named[thread] = 1;
+        std::string name(m_.Str(m_.threads.name[thread]));
+        if (name.empty()) name = "thread " + std::to_string(m_.threads.tid[thread]);
+        Metadata("thread_name", pid, &tid, "name", name + " (CPU)", nullptr);
+        int64_t sort = m_.threads.sort_index[thread] * 1000 + 999;
+        Metadata("thread_sort_index", pid, &tid, "sort_index", "", &sort);
+      }
+      return std::pair<uint32_t, uint32_t>(pid, tid);
+    };
+    auto stack_text = [&](uint32_t stack) {
+      std::string text;
+      for (uint32_t f : profile.Stack(stack)) {
+        if (!text.empty()) text += '\n';
+        text += profile.function_name[f];
+      }
+      return text;
+    };
+    static constexpr const char* kStateNames[] = {"Running", "Blocked", "Preempted"};
+    const model::ThreadStateTable& st = cpu.thread_states;
+    for (size_t i = 0; i < st.size(); ++i) {
+      auto [pid, tid] = lane(st.thread[i]);
+      Separator();
+      w_.Raw("{\"ph\":\"X\",\"cat\":\"thread_state\",\"name\":\"")
+          .Raw(kStateNames[static_cast<int>(st.state[i])])
+          .Raw("\",\"pid\":")
+          .UInt(pid)
+          .Raw(",\"tid\":")
+          .UInt(tid)
+          .Raw(",\"ts\":");
+      Ts(st.ts[i]);
+      w_.Raw(",\"dur\":").Micros(std::max<int64_t>(st.end[i] - st.ts[i], 0));
+      if (st.stack[i] != UINT32_MAX) {
+        w_.Raw(",\"args\":{\"Blocked in\":").JsonString(stack_text(st.stack[i])).Char('}');
+      }
+      w_.Char('}');
+    }
+    const model::CpuSampleTable& s = cpu.samples;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s.flags[i] & format::kCpuSampleOffCpu) continue;
+      auto [pid, tid] = lane(s.thread[i]);
+      auto stack = profile.Stack(s.stack[i]);
+      Separator();
+      w_.Raw("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"cpu_sample\",\"name\":")
+          .JsonString(stack.empty() ? std::string_view("[unknown]")
+                                    : std::string_view(profile.function_name[stack[0]]))
+          .Raw(",\"pid\":")
+          .UInt(pid)
+          .Raw(",\"tid\":")
+          .UInt(tid)
+          .Raw(",\"ts\":");
+      Ts(s.ts[i]);
+      w_.Raw(",\"args\":{\"Stack\":").JsonString(stack_text(s.stack[i])).Raw("}}");
+    }
+  }
+
   TextWriter& w_;
   const analysis::OverlapResult* overlap_;
   const analysis::MemoryAnalysis* memory_;
@@ -327,6 +398,8 @@ int64_t TimelineBaseNs(const model::Model& m) {
   for (int64_t ts : m.slices.ts) earliest = std::min(earliest, ts);
   for (int64_t ts : m.instants.ts) earliest = std::min(earliest, ts);
   for (int64_t ts : m.counters.ts) earliest = std::min(earliest, ts);
+  for (int64_t ts : m.cpu.samples.ts) earliest = std::min(earliest, ts);
+  for (int64_t ts : m.cpu.thread_states.ts) earliest = std::min(earliest, ts);
   if (earliest == INT64_MAX) earliest = m.start_ns;
   return earliest / 1'000'000'000 * 1'000'000'000;
 }

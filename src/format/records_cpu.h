@@ -1,0 +1,111 @@
+// CPU sampling records (kinds 144-159), written by libaiprof_cpusampling.so
+// (src/sources/cpu_sampling) on the runtime's writer thread, and OS runtime call slices
+// written by libaiprof_osrt.so (src/sources/osrt) on the calling thread.
+//
+// Sample and context-switch timestamps come from the kernel (perf_event_open with
+// use_clockid = CLOCK_MONOTONIC_RAW, or clock_gettime(CLOCK_MONOTONIC_RAW) in the timer
+// fallback): they are CLOCK_MONOTONIC_RAW ns, not the process clock, which the flag
+// kCpuTimeMonotonicRaw on every such record states. The parser puts them straight into the
+// model's monotonic time base (the same one the ClockSync fit converts ticks to).
+//
+// Instruction pointers are raw addresses of the sampled process; they are resolved offline
+// against the kCpuMapping records (path, build-id, file offset) of the same process.
+#pragma once
+
+#include <cstdint>
+
+#include "format/records.h"
+
+namespace aiprof::format {
+
+inline constexpr uint8_t kCpuKindFirst = 144, kCpuKindLast = 159;  // see records.h
+
+enum class CpuRecordKind : uint8_t {
+  // One stack sample. ts: sample time (monotonic raw ns). aux: CpuSampleFlags.
+  // arg: 0. ext word 0: CpuSampleHeader. ext words 1..: the frames, leaf first, two
+  // 64-bit instruction pointers per word (a last odd slot is 0).
+  kCpuSample = 144,
+  // An executable mapping of the sampled process. ts: when it was seen. arg: path string
+  // id. ext word 0: CpuMappingRange, word 1: CpuMappingFile, words 2-3: the GNU build-id
+  // (up to 32 bytes, length in CpuMappingFile::build_id_size).
+  kCpuMapping = 145,
+  // The kernel switched a thread in or out. ts: monotonic raw ns. aux: CpuSwitchFlags.
+  // ext word 0: CpuSampleHeader (frames = 0).
+  kCpuSwitch = 146,
+  // Which sampling mode ran and why (one per start). aux: CpuSamplingMode. arg: string id
+  // of the reason text. ext word 0: {lo = sampling period in ns, hi = frequency in Hz}.
+  kCpuSamplingInfo = 147,
+  // An OS runtime call that took at least the threshold (src/sources/osrt). ts: entry in
+  // the process clock. arg: function name string id. ext word 0: OsrtCall.
+  kOsrtCall = 148,
+};
+
+enum CpuSampleFlags : uint16_t {
+  kCpuTimeMonotonicRaw = 1u << 0,
+  kCpuSampleKernelLeaf = 1u << 1,  // the sampled IP was in the kernel (frames are user frames)
+  kCpuSampleOffCpu = 1u << 2,      // taken at a switch-out: the blocking stack
+  kCpuSampleTimer = 1u << 3,       // from the timer_create fallback
+  kCpuSampleTruncated = 1u << 4,   // more frames existed than were kept
+};
+
+enum CpuSwitchFlags : uint16_t {
+  // kCpuTimeMonotonicRaw (bit 0) is always set.
+  kCpuSwitchOut = 1u << 1,      // 0: switched in
+  kCpuSwitchPreempt = 1u << 2,  // switched out while runnable (preempted), not blocked
+};
+
+enum class CpuSamplingMode : uint16_t {
+  kPerfEvent = 1,  // perf_event_open, cpu-clock or cycles, per thread, inherited
+  kTimer = 2,      // timer_create(CLOCK_THREAD_CPUTIME_ID) + SIGPROF, per thread
+  kNone = 3,       // neither could run; arg says why
+};
+
+struct CpuSampleHeader {
+  uint32_t pid;
+  uint32_t tid;
+  uint32_t cpu;     // UINT32_MAX when not known
+  uint32_t frames;  // instruction pointers that follow
+};
+static_assert(sizeof(CpuSampleHeader) == 16);
+
+struct CpuMappingRange {
+  uint64_t start;
+  uint64_t end;
+};
+static_assert(sizeof(CpuMappingRange) == 16);
+
+struct CpuMappingFile {
+  uint64_t file_offset;  // offset in the file of `start`
+  uint32_t pid;
+  uint8_t build_id_size;  // 0: none found
+  uint8_t reserved[3];
+};
+static_assert(sizeof(CpuMappingFile) == 16);
+
+struct OsrtCall {
+  uint64_t end;    // return, process clock
+  int64_t result;  // the call's return value (-1 with errno as in libc)
+};
+static_assert(sizeof(OsrtCall) == 16);
+
+// Frames kept per sample: a record holds at most kMaxExtWords words, one is the header.
+inline constexpr uint32_t kCpuMaxFrames = 2 * (kMaxExtWords - 1);
+
+inline const char* CpuKindName(uint8_t kind) {
+  switch (static_cast<CpuRecordKind>(kind)) {
+    case CpuRecordKind::kCpuSample:
+      return "cpu_sample";
+    case CpuRecordKind::kCpuMapping:
+      return "cpu_mapping";
+    case CpuRecordKind::kCpuSwitch:
+      return "cpu_switch";
+    case CpuRecordKind::kCpuSamplingInfo:
+      return "cpu_sampling_info";
+    case CpuRecordKind::kOsrtCall:
+      return "osrt_call";
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace aiprof::format

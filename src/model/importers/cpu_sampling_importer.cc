@@ -1,0 +1,196 @@
+// CPU sampling records (src/format/records_cpu.h) → CpuProfileTables: samples with
+// deduplicated stacks, mappings, sampling runs, and thread states built from the switch
+// records. The kernel stamps samples and switches in monotonic raw ns, which is the time
+// base the parser converts ticks to, so they are stored without conversion.
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "format/records_cpu.h"
+#include "model/importer.h"
+
+namespace aiprof::model {
+namespace {
+
+using format::CpuRecordKind;
+
+class CpuSamplingImporter : public RecordImporter {
+ public:
+  bool Handles(uint8_t kind) const override {
+    return kind >= static_cast<uint8_t>(CpuRecordKind::kCpuSample) &&
+           kind <= static_cast<uint8_t>(CpuRecordKind::kCpuSamplingInfo);
+  }
+
+  void Import(const format::RecordView& record, ImportContext& context) override {
+    const format::RecordHeader& h = *record.header;
+    CpuProfileTables& cpu = context.model().cpu;
+    switch (static_cast<CpuRecordKind>(h.kind)) {
+      case CpuRecordKind::kCpuSample: {
+        const auto* sample = record.ExtAs<format::CpuSampleHeader>(0);
+        if (sample == nullptr) break;
+        uint32_t frames = std::min<uint32_t>(sample->frames, 2 * (h.ext_words - 1u));
+        uint32_t process = Process(context, sample->pid);
+        uint32_t thread = context.Thread(process, sample->tid);
+        const auto* ips = reinterpret_cast<const uint64_t*>(record.ExtAs<format::ExtWord>(1));
+        uint32_t stack = Stack(cpu, process, frames == 0 ? nullptr : ips, frames,
+                               (h.aux & format::kCpuSampleKernelLeaf) != 0);
+        if (h.aux & format::kCpuSampleOffCpu) {
+          blocking_samples_[thread].push_back({static_cast<int64_t>(h.ts), stack});
+        }
+        cpu.samples.ts.push_back(static_cast<int64_t>(h.ts));
+        cpu.samples.thread.push_back(thread);
+        cpu.samples.stack.push_back(stack);
+        cpu.samples.flags.push_back(h.aux);
+        cpu.samples.cpu.push_back(sample->cpu);
+        break;
+      }
+      case CpuRecordKind::kCpuSwitch: {
+        const auto* sample = record.ExtAs<format::CpuSampleHeader>(0);
+        if (sample == nullptr) break;
+        uint32_t thread = context.Thread(Process(context, sample->pid), sample->tid);
+        switches_.push_back({static_cast<int64_t>(h.ts), thread, h.aux});
+        break;
+      }
+      case CpuRecordKind::kCpuMapping: {
+        const auto* range = record.ExtAs<format::CpuMappingRange>(0);
+        const auto* file = record.ExtAs<format::CpuMappingFile>(1);
+        if (range == nullptr || file == nullptr) break;
+        const auto* id = reinterpret_cast<const uint8_t*>(record.ExtAs<format::ExtWord>(2));
+        std::string hex;
+        static const char kHex[] = "0123456789abcdef";
+        for (uint32_t i = 0; id != nullptr && i < std::min<uint32_t>(file->build_id_size, 32);
+             ++i) {
+          hex += kHex[id[i] >> 4];
+          hex += kHex[id[i] & 15];
+        }
+        CpuMappingTable& m = cpu.mappings;
+        m.process.push_back(Process(context, file->pid));
+        m.start.push_back(range->start);
+        m.end.push_back(range->end);
+        m.file_offset.push_back(file->file_offset);
+        m.path.push_back(context.FileString(h.arg));
+        m.build_id.push_back(std::move(hex));
+        break;
+      }
+      case CpuRecordKind::kCpuSamplingInfo: {
+        const auto* rate = record.ExtAs<format::ExtWord>(0);
+        cpu.runs.process.push_back(context.process());
+        cpu.runs.mode.push_back(h.aux);
+        cpu.runs.reason.push_back(context.FileString(h.arg));
+        cpu.runs.freq_hz.push_back(rate == nullptr ? 0 : static_cast<uint32_t>(rate->hi));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  // Switch records arrive per CPU ring, so a thread that migrated has its records out of
+  // order across rings: sort, then turn each thread's in/out sequence into intervals.
+  void Finish(ImportContext& context, uint64_t) override {
+    std::stable_sort(switches_.begin(), switches_.end(), [](const Switch& a, const Switch& b) {
+      return a.thread != b.thread ? a.thread < b.thread : a.ts < b.ts;
+    });
+    for (auto& [thread, list] : blocking_samples_) {
+      std::stable_sort(list.begin(), list.end(),
+                       [](const Blocking& a, const Blocking& b) { return a.ts < b.ts; });
+    }
+    ThreadStateTable& states = context.model().cpu.thread_states;
+    auto add = [&](uint32_t thread, int64_t ts, int64_t end, ThreadState state, uint32_t stack) {
+      if (end <= ts) return;
+      states.thread.push_back(thread);
+      states.ts.push_back(ts);
+      states.end.push_back(end);
+      states.state.push_back(state);
+      states.stack.push_back(stack);
+    };
+    for (size_t i = 0; i + 1 < switches_.size(); ++i) {
+      const Switch& a = switches_[i];
+      const Switch& b = switches_[i + 1];
+      if (a.thread != b.thread) continue;
+      bool a_out = a.flags & format::kCpuSwitchOut;
+      bool b_out = b.flags & format::kCpuSwitchOut;
+      if (!a_out && b_out) {
+        add(a.thread, a.ts, b.ts, ThreadState::kRunning, UINT32_MAX);
+      } else if (a_out && !b_out) {
+        bool preempted = a.flags & format::kCpuSwitchPreempt;
+        add(a.thread, a.ts, b.ts, preempted ? ThreadState::kPreempted : ThreadState::kBlocked,
+            preempted ? UINT32_MAX : BlockingStack(a.thread, a.ts, b.ts));
+      }
+    }
+    switches_.clear();
+  }
+
+ private:
+  struct Switch {
+    int64_t ts;
+    uint32_t thread;
+    uint16_t flags;
+  };
+  struct Blocking {
+    int64_t ts;
+    uint32_t stack;
+  };
+
+  // The switch-out sample of the context-switches event is taken in the same scheduler
+  // call as the switch record: the thread's latest one at or before the wake-up.
+  uint32_t BlockingStack(uint32_t thread, int64_t out_ts, int64_t in_ts) {
+    auto found = blocking_samples_.find(thread);
+    if (found == blocking_samples_.end()) return UINT32_MAX;
+    const std::vector<Blocking>& list = found->second;
+    auto after = std::upper_bound(list.begin(), list.end(), in_ts,
+                                  [](int64_t ts, const Blocking& b) { return ts < b.ts; });
+    if (after == list.begin()) return UINT32_MAX;
+    const Blocking& candidate = *(after - 1);
+    constexpr int64_t kSameSwitchNs = 100000;
+    return candidate.ts + kSameSwitchNs >= out_ts ? candidate.stack : UINT32_MAX;
+  }
+
+  uint32_t Process(ImportContext& context, uint32_t pid) {
+    Model& model = context.model();
+    if (pid == 0 || pid == model.processes.pid[context.process()]) return context.process();
+    auto [it, inserted] = other_processes_.emplace(pid, 0);
+    if (!inserted) return it->second;
+    // A forked child whose events were inherited (kernels without inherit_thread).
+    ProcessTable& p = model.processes;
+    it->second = static_cast<uint32_t>(p.size());
+    p.pid.push_back(pid);
+    p.host.push_back(p.host[context.process()]);
+    p.name.push_back(model.strings.Intern("process " + std::to_string(pid)));
+    p.label.push_back(model.strings.Intern("CPU"));
+    p.sort_index.push_back(pid);
+    p.device_id.push_back(-1);
+    p.rank.push_back(-1);
+    p.metadata.emplace_back();
+    return it->second;
+  }
+
+  uint32_t Stack(CpuProfileTables& cpu, uint32_t process, const uint64_t* ips, uint32_t frames,
+                 bool kernel_leaf) {
+    key_.assign(reinterpret_cast<const char*>(&process), sizeof(process));
+    key_ += kernel_leaf ? 'k' : 'u';
+    if (frames > 0) key_.append(reinterpret_cast<const char*>(ips), frames * sizeof(uint64_t));
+    auto [it, inserted] = stacks_.emplace(key_, static_cast<uint32_t>(cpu.stacks.size()));
+    if (inserted) {
+      cpu.stacks.process.push_back(process);
+      cpu.stacks.kernel_leaf.push_back(kernel_leaf ? 1 : 0);
+      if (frames > 0) cpu.stacks.frames.insert(cpu.stacks.frames.end(), ips, ips + frames);
+      cpu.stacks.begin.push_back(static_cast<uint32_t>(cpu.stacks.frames.size()));
+    }
+    return it->second;
+  }
+
+  std::vector<Switch> switches_;
+  std::unordered_map<uint32_t, std::vector<Blocking>> blocking_samples_;
+  std::unordered_map<std::string, uint32_t> stacks_;
+  std::unordered_map<uint32_t, uint32_t> other_processes_;
+  std::string key_;
+};
+
+}  // namespace
+}  // namespace aiprof::model
+
+AIPROF_DEFINE_IMPORTER(cpu_sampling) {
+  return std::make_unique<aiprof::model::CpuSamplingImporter>();
+}

@@ -1,0 +1,334 @@
+#include "sources/cpu_sampling/perf_sampler.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+#include "sources/cpu_sampling/sample_emitter.h"
+
+namespace aiprof::cpu_sampling {
+
+namespace {
+
+int PerfEventOpen(perf_event_attr* attr, pid_t tid, int cpu) {
+  return static_cast<int>(syscall(SYS_perf_event_open, attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+}
+
+constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+                                 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
+
+// The sample_id block appended to non-sample records (sample_id_all) for kSampleType.
+struct SampleId {
+  uint32_t pid, tid;
+  uint64_t time;
+  uint32_t cpu, reserved;
+  uint64_t identifier;
+};
+
+void BaseAttr(perf_event_attr* attr, bool inherit_thread) {
+  std::memset(attr, 0, sizeof(*attr));
+  attr->size = sizeof(*attr);
+  attr->sample_type = kSampleType;
+  attr->disabled = 0;
+  attr->inherit = 1;
+  // Threads inherit the events; forked children open their own (their runtime follows
+  // them with its own window) and exec'ed images start afresh.
+  attr->inherit_thread = inherit_thread ? 1 : 0;
+  attr->remove_on_exec = inherit_thread ? 1 : 0;
+  attr->exclude_callchain_kernel = 1;
+  attr->exclude_hv = 1;
+  attr->sample_id_all = 1;
+  attr->use_clockid = 1;
+  attr->clockid = CLOCK_MONOTONIC_RAW;
+}
+
+std::string Errno(const char* what) {
+  return std::string(what) + ": " + std::strerror(errno);
+}
+
+bool IsKernelAddress(uint64_t ip) {
+  return ip >= 0xffff800000000000ull;
+}
+
+}  // namespace
+
+bool PerfSampler::Start(uint32_t hz, std::string* why) {
+  hz_ = hz;
+  // About two flush intervals of samples of up to ~1 KiB, a power of two of pages.
+  size_t want = static_cast<size_t>(hz) * 2048 * 2 / 4096;
+  ring_pages_ = 16;
+  while (ring_pages_ < want && ring_pages_ < 1024) ring_pages_ *= 2;
+  frames_.resize(format::kCpuMaxFrames);
+  long cpus = sysconf(_SC_NPROCESSORS_CONF);
+  rings_.assign(static_cast<size_t>(cpus > 0 ? cpus : 1), Ring{});
+
+  // Hardware cycles where the PMU is exposed (bare metal), else the cpu-clock timer, which
+  // works in VMs and containers.
+  perf_event_attr attr;
+  BaseAttr(&attr, true);
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.freq = 1;
+  attr.sample_freq = hz;
+  int probe = PerfEventOpen(&attr, 0, 0);
+  if (probe < 0 && errno == EINVAL) {
+    // Kernels before 5.13 have no inherit_thread / remove_on_exec.
+    inherit_thread_ = false;
+    BaseAttr(&attr, false);
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.config = PERF_COUNT_HW_CPU_CYCLES;
+    attr.freq = 1;
+    attr.sample_freq = hz;
+    probe = PerfEventOpen(&attr, 0, 0);
+  }
+  if (probe >= 0 && std::getenv("AIPROF_CPU_SAMPLING_EVENT") == nullptr) {
+    close(probe);
+    event_type_ = PERF_TYPE_HARDWARE;
+    event_config_ = PERF_COUNT_HW_CPU_CYCLES;
+    event_name_ = "cycles";
+  } else {
+    if (probe >= 0) close(probe);
+    event_type_ = PERF_TYPE_SOFTWARE;
+    event_config_ = PERF_COUNT_SW_CPU_CLOCK;
+    event_name_ = "cpu-clock";
+  }
+
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) {
+    *why = Errno("/proc/self/task");
+    return false;
+  }
+  std::vector<uint32_t> tids;
+  while (dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] != '.') tids.push_back(static_cast<uint32_t>(std::atoi(entry->d_name)));
+  }
+  closedir(tasks);
+  for (uint32_t tid : tids) {
+    std::string thread_why;
+    if (!OpenThread(tid, &thread_why)) {
+      // A thread that exited meanwhile is not a refusal.
+      if (errno == ESRCH) continue;
+      *why = thread_why;
+      Stop();
+      return false;
+    }
+  }
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+  mappings_.EmitCurrentMappings(static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
+                                static_cast<uint64_t>(now.tv_nsec));
+  return true;
+}
+
+bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
+  perf_event_attr attr;
+  BaseAttr(&attr, inherit_thread_);
+  attr.type = event_type_;
+  attr.config = event_config_;
+  if (event_type_ == PERF_TYPE_SOFTWARE) {
+    attr.sample_period = 1000000000ull / hz_;  // ns of CPU time
+  } else {
+    attr.freq = 1;
+    attr.sample_freq = hz_;
+  }
+  attr.mmap = 1;
+  attr.mmap2 = 1;
+  attr.comm = 1;
+  attr.context_switch = 1;
+  // Switch-outs with the user stack the thread blocked in (off-CPU stacks). Optional:
+  // without it the timeline still has the switch records.
+  perf_event_attr switch_attr;
+  BaseAttr(&switch_attr, inherit_thread_);
+  switch_attr.type = PERF_TYPE_SOFTWARE;
+  switch_attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+  switch_attr.sample_period = 1;
+  long page = sysconf(_SC_PAGESIZE);
+  bool any = false;
+  for (size_t cpu = 0; cpu < rings_.size(); ++cpu) {
+    int fd = PerfEventOpen(&attr, static_cast<pid_t>(tid), static_cast<int>(cpu));
+    if (fd < 0) {
+      if (errno == ENODEV) continue;  // offline CPU
+      *why = Errno(("perf_event_open(" + event_name_ + ")").c_str());
+      return false;
+    }
+    event_fds_.push_back(fd);
+    Ring& ring = rings_[cpu];
+    if (ring.fd < 0) {
+      size_t mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
+      void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      if (base == MAP_FAILED) {
+        *why = Errno("mmap of the perf ring");
+        return false;
+      }
+      ring = {fd, static_cast<uint8_t*>(base), mapped};
+    } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
+      *why = Errno("PERF_EVENT_IOC_SET_OUTPUT");
+      return false;
+    }
+    any = true;
+    int switch_fd = PerfEventOpen(&switch_attr, static_cast<pid_t>(tid), static_cast<int>(cpu));
+    if (switch_fd < 0) continue;
+    uint64_t id = 0;
+    if (ioctl(switch_fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0 ||
+        ioctl(switch_fd, PERF_EVENT_IOC_ID, &id) != 0) {
+      close(switch_fd);
+      continue;
+    }
+    event_fds_.push_back(switch_fd);
+    switch_ids_.insert(id);
+    off_cpu_ = true;
+  }
+  if (!any) *why = "perf_event_open: no online CPU accepted the event";
+  return any;
+}
+
+void PerfSampler::Drain() {
+  for (Ring& ring : rings_) {
+    if (ring.fd >= 0) DrainRing(ring);
+  }
+}
+
+void PerfSampler::DrainRing(Ring& ring) {
+  auto* page = reinterpret_cast<perf_event_mmap_page*>(ring.base);
+  const uint8_t* data = ring.base + page->data_offset;
+  uint64_t size = page->data_size;
+  uint64_t head = __atomic_load_n(&page->data_head, __ATOMIC_ACQUIRE);
+  uint64_t tail = page->data_tail;
+  while (tail + sizeof(perf_event_header) <= head) {
+    perf_event_header header;
+    for (size_t i = 0; i < sizeof(header); ++i) {
+      reinterpret_cast<uint8_t*>(&header)[i] = data[(tail + i) % size];
+    }
+    if (header.size < sizeof(header) || tail + header.size > head) break;
+    if (scratch_.size() < header.size) scratch_.resize(header.size);
+    uint64_t at = tail % size;
+    uint64_t first = std::min<uint64_t>(header.size, size - at);
+    std::memcpy(scratch_.data(), data + at, first);
+    std::memcpy(scratch_.data() + first, data, header.size - first);
+    HandleRecord(scratch_.data() + sizeof(header), header.type, header.misc);
+    tail += header.size;
+  }
+  __atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc) {
+  switch (type) {
+    case PERF_RECORD_SAMPLE: {
+      struct Fixed {
+        uint64_t identifier;
+        uint64_t ip;
+        uint32_t pid, tid;
+        uint64_t time;
+        uint32_t cpu, reserved;
+        uint64_t nr;
+      };
+      Fixed fixed;
+      std::memcpy(&fixed, body, sizeof(fixed));
+      const uint8_t* chain = body + sizeof(fixed);
+      uint16_t flags = 0;
+      if (switch_ids_.count(fixed.identifier) > 0) {
+        flags |= format::kCpuSampleOffCpu;
+      } else if (IsKernelAddress(fixed.ip)) {
+        flags |= format::kCpuSampleKernelLeaf;
+      }
+      uint32_t frames = 0;
+      for (uint64_t i = 0; i < fixed.nr && frames < frames_.size(); ++i) {
+        uint64_t ip;
+        std::memcpy(&ip, chain + i * 8, 8);
+        if (ip >= static_cast<uint64_t>(PERF_CONTEXT_MAX)) continue;  // context marker
+        frames_[frames++] = ip;
+      }
+      if (frames == 0 && !IsKernelAddress(fixed.ip)) frames_[frames++] = fixed.ip;
+      NameThread(fixed.pid, fixed.tid);
+      EmitSample(fixed.time, flags, fixed.pid, fixed.tid, fixed.cpu, frames_.data(), frames);
+      break;
+    }
+    case PERF_RECORD_SWITCH: {
+      SampleId id;
+      std::memcpy(&id, body, sizeof(id));
+      uint16_t flags = 0;
+      if (misc & PERF_RECORD_MISC_SWITCH_OUT) flags |= format::kCpuSwitchOut;
+      if (misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) flags |= format::kCpuSwitchPreempt;
+      EmitSwitch(id.time, flags, id.pid, id.tid, id.cpu);
+      break;
+    }
+    case PERF_RECORD_MMAP2: {
+      struct Mmap2 {
+        uint32_t pid, tid;
+        uint64_t addr, len, pgoff;
+        uint8_t device_or_build_id[24];
+        uint32_t prot, flags;
+      };
+      Mmap2 map;
+      std::memcpy(&map, body, sizeof(map));
+      if ((map.prot & PROT_EXEC) == 0) break;
+      const char* path = reinterpret_cast<const char*>(body + sizeof(map));
+      SampleId id;
+      std::memcpy(&id, body + sizeof(map) + ((std::strlen(path) + 8) & ~size_t{7}), sizeof(id));
+      mappings_.Emit(id.time, map.pid, map.addr, map.addr + map.len, map.pgoff, path);
+      break;
+    }
+    case PERF_RECORD_COMM: {
+      uint32_t ids[2];
+      std::memcpy(ids, body, sizeof(ids));
+      named_tids_.erase(ids[1]);
+      NameThread(ids[0], ids[1]);
+      break;
+    }
+    case PERF_RECORD_LOST: {
+      uint64_t lost[2];  // id, count
+      std::memcpy(lost, body, sizeof(lost));
+      lost_ += lost[1];
+      EmitSampleDrops(static_cast<uint32_t>(getpid()), lost_);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+// Threads that never record anything themselves still get a name on the timeline.
+void PerfSampler::NameThread(uint32_t pid, uint32_t tid) {
+  if (pid != static_cast<uint32_t>(getpid()) || !named_tids_.insert(tid).second) return;
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char name[32];
+  ssize_t n = read(fd, name, sizeof(name));
+  close(fd);
+  if (n <= 0) return;
+  while (n > 0 && name[n - 1] == '\n') --n;
+  format::RecordHeader record{aiprof_now(), static_cast<uint8_t>(format::RecordKind::kThreadName),
+                              0, 1, aiprof_intern(name, static_cast<size_t>(n))};
+  aiprof_emit_for_thread(tid, &record, 1);
+}
+
+void PerfSampler::Stop() {
+  for (int fd : event_fds_) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  Drain();
+  AbandonAfterFork();
+}
+
+void PerfSampler::AbandonAfterFork() {
+  for (Ring& ring : rings_) {
+    if (ring.fd >= 0) munmap(ring.base, ring.mapped);
+    ring = Ring{};
+  }
+  for (int fd : event_fds_) close(fd);
+  event_fds_.clear();
+  switch_ids_.clear();
+  named_tids_.clear();
+}
+
+}  // namespace aiprof::cpu_sampling

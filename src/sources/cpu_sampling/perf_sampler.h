@@ -1,0 +1,60 @@
+// perf_event_open sampler: one software cpu-clock (or hardware cycles) event per thread of
+// the process and CPU, inherited by the threads they create, plus a context-switches event
+// whose samples carry the stack a thread blocked in. The kernel walks frame-pointer call
+// chains and writes samples, thread switches and new mappings into one mmap ring per CPU
+// (the kernel refuses to map an inherited per-task event, so every thread's event on a CPU
+// is redirected into that CPU's ring, as `perf record` does); Drain() reads the rings on
+// the runtime's writer thread, never on a profiled thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "sources/cpu_sampling/mappings.h"
+
+namespace aiprof::cpu_sampling {
+
+class PerfSampler {
+ public:
+  // Opens the events on every thread of the process. False (and *why) when the kernel
+  // refuses perf_event_open (perf_event_paranoid, seccomp, no such event).
+  bool Start(uint32_t hz, std::string* why);
+  void Drain();
+  void Stop();
+  // In a forked child: the rings belong to the parent's events; drop them unread.
+  void AbandonAfterFork();
+  // "cpu-clock" or "cycles", and whether thread switches are recorded.
+  const std::string& event_name() const { return event_name_; }
+  bool off_cpu() const { return off_cpu_; }
+
+ private:
+  struct Ring {
+    int fd = -1;  // the event whose buffer the CPU's other events write into
+    uint8_t* base = nullptr;
+    size_t mapped = 0;
+  };
+  bool OpenThread(uint32_t tid, std::string* why);
+  void DrainRing(Ring& ring);
+  void HandleRecord(const uint8_t* record, uint16_t type, uint16_t misc);
+  void NameThread(uint32_t pid, uint32_t tid);
+
+  std::vector<Ring> rings_;  // per CPU; fd -1 for a CPU no event could be opened on
+  std::vector<int> event_fds_;
+  std::unordered_set<uint64_t> switch_ids_;
+  std::vector<uint8_t> scratch_;
+  std::vector<uint64_t> frames_;
+  MappingRecorder mappings_;
+  std::unordered_set<uint32_t> named_tids_;
+  std::string event_name_;
+  uint32_t event_type_ = 0;
+  uint64_t event_config_ = 0;
+  uint32_t hz_ = 99;
+  size_t ring_pages_ = 64;
+  bool inherit_thread_ = true;
+  bool off_cpu_ = false;
+  uint64_t lost_ = 0;
+};
+
+}  // namespace aiprof::cpu_sampling

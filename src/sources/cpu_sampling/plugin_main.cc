@@ -1,0 +1,144 @@
+// libaiprof_cpusampling.so: preloaded after libaiprof.so when CPU sampling is on
+// (`--sys-cpu-profiling=on` or `--host-sys=cpu`); registers a source whose hooks start the
+// sampler with each window, drain it at every flush (writer thread) and stop it.
+//
+// Options (AIPROF_OPTIONS, docs/cpu-sampling.md): "cpu_sampling": {"freq_hz": 99,
+// "mode": "auto" | "perf" | "timer"}. auto: perf_event_open, else the timer fallback;
+// freq_hz 0: off.
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "aiprof/plugin.h"
+#include "format/records_cpu.h"
+#include "sources/cpu_sampling/perf_sampler.h"
+#include "sources/cpu_sampling/timer_sampler.h"
+
+namespace aiprof::cpu_sampling {
+namespace {
+
+struct Options {
+  uint32_t hz = 99;
+  std::string mode = "auto";
+};
+
+Options ReadOptions() {
+  Options options;
+  nlohmann::json json = nlohmann::json::parse(aiprof_options_json(), nullptr, false);
+  if (!json.is_object()) json = nlohmann::json::object();
+  auto found = json.find("cpu_sampling");
+  if (found == json.end() || !found->is_object()) found = json.end();
+  if (found != json.end()) {
+    options.hz = found->value("freq_hz", options.hz);
+    options.mode = found->value("mode", options.mode);
+  }
+  if (options.hz > 10000) options.hz = 10000;
+  // Forces a mode without editing the options (tests, or to compare the two modes).
+  if (const char* mode = std::getenv("AIPROF_CPU_SAMPLING_MODE"); mode != nullptr && *mode) {
+    options.mode = mode;
+  }
+  return options;
+}
+
+struct State {
+  std::mutex mutex;
+  PerfSampler perf;
+  TimerSampler timer;
+  format::CpuSamplingMode mode = format::CpuSamplingMode::kNone;
+};
+
+State& GetState() {
+  static State* state = new State();
+  return *state;
+}
+
+void EmitInfo(format::CpuSamplingMode mode, const std::string& reason, uint32_t hz) {
+  struct {
+    format::RecordHeader header;
+    uint64_t period_ns;
+    uint64_t freq_hz;
+  } record{};
+  record.header = {aiprof_now(), static_cast<uint8_t>(format::CpuRecordKind::kCpuSamplingInfo), 1,
+                   static_cast<uint16_t>(mode), aiprof_intern(reason.data(), reason.size())};
+  record.period_ns = 1000000000ull / hz;
+  record.freq_hz = hz;
+  aiprof_emit(&record, 2);
+  std::fprintf(stderr, "aiprof: CPU sampling: %s\n", reason.c_str());
+}
+
+void OnStart(void*) {
+  State& state = GetState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  Options options = ReadOptions();
+  if (options.hz == 0) return;  // "freq_hz": 0 is off
+  std::string hz = " at " + std::to_string(options.hz) + " Hz";
+  std::string perf_why;
+  if (options.mode != "timer") {
+    if (state.perf.Start(options.hz, &perf_why)) {
+      state.mode = format::CpuSamplingMode::kPerfEvent;
+      EmitInfo(state.mode,
+               "perf_event " + state.perf.event_name() + hz + ", frame-pointer call chains" +
+                   (state.perf.off_cpu() ? ", thread switches with blocking stacks"
+                                         : ", no thread switch stacks"),
+               options.hz);
+      return;
+    }
+    if (options.mode == "perf") {
+      state.mode = format::CpuSamplingMode::kNone;
+      EmitInfo(state.mode, "off: perf_event_open refused (" + perf_why + ") and mode is perf",
+               options.hz);
+      return;
+    }
+  }
+  std::string because = options.mode == "timer" ? "forced by cpu_sampling.mode=timer"
+                                                : "perf_event_open refused: " + perf_why +
+                                                      " (see /proc/sys/kernel/perf_event_paranoid)";
+  std::string timer_why;
+  if (state.timer.Start(options.hz, &timer_why)) {
+    state.mode = format::CpuSamplingMode::kTimer;
+    EmitInfo(state.mode,
+             "timer fallback (SIGPROF per thread CPU time)" + hz + ", " + because +
+                 "; no thread switches",
+             options.hz);
+    return;
+  }
+  state.mode = format::CpuSamplingMode::kNone;
+  EmitInfo(state.mode, "off: " + because + "; timer fallback failed: " + timer_why, options.hz);
+}
+
+void OnFlush(void*) {
+  State& state = GetState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.mode == format::CpuSamplingMode::kPerfEvent) state.perf.Drain();
+  if (state.mode == format::CpuSamplingMode::kTimer) state.timer.Drain();
+}
+
+void OnStop(void*) {
+  State& state = GetState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.mode == format::CpuSamplingMode::kPerfEvent) state.perf.Stop();
+  if (state.mode == format::CpuSamplingMode::kTimer) state.timer.Stop();
+  state.mode = format::CpuSamplingMode::kNone;
+}
+
+void OnForkChild(void*) {
+  State& state = GetState();
+  new (&state.mutex) std::mutex();
+  state.perf.AbandonAfterFork();
+  state.timer.AbandonAfterFork();
+  state.mode = format::CpuSamplingMode::kNone;
+}
+
+const aiprof_source kSource = {
+    AIPROF_PLUGIN_ABI_VERSION, "cpu_sampling", OnStart, OnStop, OnFlush, OnForkChild, nullptr};
+
+__attribute__((constructor)) void RegisterWhenLoaded() {
+  aiprof_register_source(&kSource);
+}
+
+}  // namespace
+}  // namespace aiprof::cpu_sampling

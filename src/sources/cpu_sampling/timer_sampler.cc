@@ -1,0 +1,201 @@
+#include "sources/cpu_sampling/timer_sampler.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <vector>
+
+#include "sources/cpu_sampling/sample_emitter.h"
+
+namespace aiprof::cpu_sampling {
+
+namespace {
+
+constexpr uint32_t kSlotFrames = 126;
+constexpr uint32_t kSlots = 4096;
+constexpr uint64_t kMaxStackSpan = 64ull << 20;  // a frame pointer this far above sp is garbage
+
+enum SlotState : uint32_t { kFree = 0, kWriting = 1, kReady = 2 };
+
+struct Slot {
+  std::atomic<uint32_t> state;
+  uint32_t tid;
+  uint32_t frames;
+  uint32_t reserved;
+  uint64_t ts;
+  uint64_t ips[kSlotFrames];
+};
+
+// Preallocated at load: the signal handler never allocates.
+Slot g_slots[kSlots];
+std::atomic<uint64_t> g_next_slot{0};
+std::atomic<uint64_t> g_dropped{0};
+std::atomic<bool> g_enabled{false};
+pid_t g_pid = 0;
+
+bool ReadWord(uint64_t address, uint64_t* out) {
+  iovec local{out, sizeof(*out)};
+  iovec remote{reinterpret_cast<void*>(address), sizeof(*out)};
+  return syscall(SYS_process_vm_readv, g_pid, &local, 1, &remote, 1, 0) ==
+         static_cast<long>(sizeof(*out));
+}
+
+void OnSigprof(int, siginfo_t*, void* context) {
+  if (!g_enabled.load(std::memory_order_relaxed)) return;
+  int saved_errno = errno;
+  Slot& slot = g_slots[g_next_slot.fetch_add(1, std::memory_order_relaxed) % kSlots];
+  uint32_t expected = kFree;
+  if (!slot.state.compare_exchange_strong(expected, kWriting, std::memory_order_acquire)) {
+    g_dropped.fetch_add(1, std::memory_order_relaxed);
+    errno = saved_errno;
+    return;
+  }
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+  slot.ts = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+  slot.tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  const mcontext_t& regs = static_cast<ucontext_t*>(context)->uc_mcontext;
+#if defined(__x86_64__)
+  uint64_t ip = static_cast<uint64_t>(regs.gregs[REG_RIP]);
+  uint64_t fp = static_cast<uint64_t>(regs.gregs[REG_RBP]);
+  uint64_t sp = static_cast<uint64_t>(regs.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  uint64_t ip = regs.pc;
+  uint64_t fp = regs.regs[29];
+  uint64_t sp = regs.sp;
+#endif
+  uint32_t frames = 0;
+  slot.ips[frames++] = ip;
+  uint64_t low = sp;
+  while (frames < kSlotFrames && fp >= low && fp - sp < kMaxStackSpan && fp % 8 == 0) {
+    uint64_t next_fp = 0, return_address = 0;
+    if (!ReadWord(fp, &next_fp) || !ReadWord(fp + 8, &return_address) || return_address == 0) {
+      break;
+    }
+    slot.ips[frames++] = return_address;
+    low = fp + 16;
+    fp = next_fp;
+  }
+  slot.frames = frames;
+  slot.state.store(kReady, std::memory_order_release);
+  errno = saved_errno;
+}
+
+// The CPU-time clock of another thread of this process (the kernel's MAKE_THREAD_CPUCLOCK:
+// CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK).
+clockid_t ThreadCpuClock(uint32_t tid) {
+  return static_cast<clockid_t>((~static_cast<uint32_t>(tid) << 3) | 6);
+}
+
+}  // namespace
+
+bool TimerSampler::Start(uint32_t hz, std::string* why) {
+  hz_ = hz;
+  g_pid = getpid();
+  struct sigaction current {};
+  sigaction(SIGPROF, nullptr, &current);
+  bool has_handler = (current.sa_flags & SA_SIGINFO)
+                         ? current.sa_sigaction != OnSigprof
+                         : current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
+  if (has_handler) {
+    *why = "the program has its own SIGPROF handler";
+    return false;
+  }
+  struct sigaction action {};
+  action.sa_sigaction = OnSigprof;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(SIGPROF, &action, nullptr) != 0) {
+    *why = std::string("sigaction(SIGPROF): ") + std::strerror(errno);
+    return false;
+  }
+  g_enabled.store(true, std::memory_order_relaxed);
+  running_ = true;
+  if (!ArmNewThreads(why)) {
+    Stop();
+    return false;
+  }
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+  mappings_.EmitCurrentMappings(static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
+                                static_cast<uint64_t>(now.tv_nsec));
+  return true;
+}
+
+bool TimerSampler::ArmNewThreads(std::string* why) {
+  DIR* tasks = opendir("/proc/self/task");
+  if (tasks == nullptr) {
+    *why = std::string("/proc/self/task: ") + std::strerror(errno);
+    return false;
+  }
+  std::vector<uint32_t> tids;
+  while (dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] != '.') tids.push_back(static_cast<uint32_t>(std::atoi(entry->d_name)));
+  }
+  closedir(tasks);
+  for (uint32_t tid : tids) {
+    if (timers_.count(tid) > 0) continue;
+    sigevent event{};
+    event.sigev_notify = SIGEV_THREAD_ID;
+    event.sigev_signo = SIGPROF;
+    event._sigev_un._tid = static_cast<pid_t>(tid);
+    timer_t timer;
+    if (timer_create(ThreadCpuClock(tid), &event, &timer) != 0) {
+      if (errno == ESRCH || errno == EINVAL) continue;  // the thread exited meanwhile
+      *why = std::string("timer_create: ") + std::strerror(errno);
+      return false;
+    }
+    long period_ns = 1000000000l / static_cast<long>(hz_);
+    itimerspec spec{};
+    spec.it_interval.tv_sec = period_ns / 1000000000l;
+    spec.it_interval.tv_nsec = period_ns % 1000000000l;
+    spec.it_value = spec.it_interval;
+    timer_settime(timer, 0, &spec, nullptr);
+    timers_[tid] = timer;
+  }
+  return true;
+}
+
+void TimerSampler::Drain() {
+  if (!running_) return;
+  uint32_t pid = static_cast<uint32_t>(g_pid);
+  for (Slot& slot : g_slots) {
+    if (slot.state.load(std::memory_order_acquire) != kReady) continue;
+    EmitSample(slot.ts, format::kCpuSampleTimer, pid, slot.tid, UINT32_MAX, slot.ips, slot.frames);
+    slot.state.store(kFree, std::memory_order_release);
+  }
+  uint64_t dropped = g_dropped.load(std::memory_order_relaxed);
+  if (dropped != reported_drops_) {
+    reported_drops_ = dropped;
+    EmitSampleDrops(pid, dropped);
+  }
+  std::string ignored;
+  if (g_enabled.load(std::memory_order_relaxed)) ArmNewThreads(&ignored);
+}
+
+void TimerSampler::Stop() {
+  g_enabled.store(false, std::memory_order_relaxed);
+  for (auto& [tid, timer] : timers_) timer_delete(static_cast<timer_t>(timer));
+  timers_.clear();
+  Drain();
+  running_ = false;
+}
+
+void TimerSampler::AbandonAfterFork() {
+  // POSIX timers are not inherited by fork; queued samples belong to the parent.
+  timers_.clear();
+  for (Slot& slot : g_slots) slot.state.store(kFree, std::memory_order_relaxed);
+  g_enabled.store(false, std::memory_order_relaxed);
+  running_ = false;
+}
+
+}  // namespace aiprof::cpu_sampling

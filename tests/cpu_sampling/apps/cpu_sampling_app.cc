@@ -1,0 +1,106 @@
+// Test program for CPU sampling (tests/cpu_sampling): built with and without frame pointers.
+//   hot:   main thread and a new thread each spend ~70% of their CPU time in HotLoop and
+//          ~30% in ColdLoop (by thread CPU time), and a forked child runs HotLoop.
+//   block: the main thread waits 300 ms on a mutex another thread holds, then 200 ms in
+//          read() on a pipe the other thread writes late.
+#include <pthread.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+namespace {
+
+volatile uint64_t g_sink;
+
+uint64_t ThreadCpuNs() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+}
+
+__attribute__((noinline)) void SpinFor(uint64_t cpu_ns, uint64_t seed) {
+  uint64_t end = ThreadCpuNs() + cpu_ns;
+  uint64_t x = seed;
+  while (ThreadCpuNs() < end) {
+    for (int i = 0; i < 200000; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  }
+  g_sink = x;
+}
+
+__attribute__((noinline)) void HotLoop(uint64_t cpu_ns) {
+  uint64_t end = ThreadCpuNs() + cpu_ns;
+  uint64_t x = 1;
+  while (ThreadCpuNs() < end) {
+    for (int i = 0; i < 200000; ++i) x = x * 2862933555777941757ull + 3037000493ull;
+  }
+  g_sink = x;
+}
+
+// Calls SpinFor as a real call (not a tail jump) so that ColdLoop has a frame above it.
+__attribute__((noinline)) void ColdLoop(uint64_t cpu_ns) {
+  SpinFor(cpu_ns, 7);
+  g_sink = g_sink + 1;
+}
+
+void Work(int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    HotLoop(14000000);
+    ColdLoop(6000000);
+  }
+}
+
+int Hot() {
+  std::thread worker([] { Work(30); });
+  pid_t child = fork();
+  if (child == 0) {
+    HotLoop(300000000);
+    _exit(0);
+  }
+  Work(30);
+  worker.join();
+  int status = 0;
+  waitpid(child, &status, 0);
+  return 0;
+}
+
+int Block() {
+  pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+  int fds[2];
+  if (pipe(fds) != 0) return 1;
+  std::atomic<bool> locked{false};
+  std::thread holder([&] {
+    pthread_mutex_lock(&mutex);
+    locked = true;
+    usleep(300000);
+    pthread_mutex_unlock(&mutex);
+    usleep(200000);
+    char byte = 'x';
+    if (write(fds[1], &byte, 1) != 1) std::perror("write");
+  });
+  while (!locked) usleep(100);
+  pthread_mutex_lock(&mutex);  // waits ~300 ms
+  pthread_mutex_unlock(&mutex);
+  char byte = 0;
+  if (read(fds[0], &byte, 1) != 1) return 1;  // waits ~200 ms
+  holder.join();
+  return byte == 'x' ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s hot|block\n", argv[0]);
+    return 2;
+  }
+  if (std::strcmp(argv[1], "hot") == 0) return Hot();
+  if (std::strcmp(argv[1], "block") == 0) return Block();
+  std::fprintf(stderr, "unknown mode %s\n", argv[1]);
+  return 2;
+}
