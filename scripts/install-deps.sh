@@ -11,6 +11,7 @@ PACKAGES=(
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-setuptools python3-pip
   python3-torch libtorch-dev
   procps tmux
+  nodejs chromium
 )
 
 missing=()
@@ -19,6 +20,12 @@ for pkg in "${PACKAGES[@]}"; do
     missing+=("$pkg")
   fi
 done
+
+# The web UI bundle (web/) needs npm; a nodejs build that bundles its own npm (NodeSource)
+# conflicts with Debian's npm package, so npm is asked for only when no npm is found.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 
 if ((${#missing[@]} == 0)); then
   exit 0
