@@ -89,3 +89,9 @@ if [[ -n $timeline ]]; then
   echo "                   open https://ui.perfetto.dev (or chrome://tracing) and drop that file on it"
 fi
 echo "  raw data:        $prof/host/data"
+if "$aiprof" ui --help >/dev/null 2>&1; then
+  echo
+  echo "== Look at it in the web UI (overview, timeline, operators, resources)"
+  echo "  $aiprof ui $out"
+  echo "  (on a remote machine: add --no-browser, then ssh -L 8737:127.0.0.1:8737 <host> and open the printed URL)"
+fi

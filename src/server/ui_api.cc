@@ -84,6 +84,32 @@ void AppendArgs(const model::Model& m, uint32_t set, std::string& out) {
   out += '}';
 }
 
+template <typename T>
+size_t Bytes(const std::vector<T>& column) {
+  return column.capacity() * sizeof(T);
+}
+
+// The model's heap size, column by column (strings at their text plus a pool entry each):
+// the reference for the server's memory target (at most 1.5x the model).
+size_t ApproximateModelBytes(const model::Model& m) {
+  size_t bytes = Bytes(m.slices.ts) + Bytes(m.slices.end) + Bytes(m.slices.track) +
+                 Bytes(m.slices.name) + Bytes(m.slices.category) + Bytes(m.slices.args) +
+                 Bytes(m.slices.depth) + Bytes(m.slices.parent) + Bytes(m.slices.flags);
+  bytes += Bytes(m.args.key) + Bytes(m.args.type) + Bytes(m.args.value) + Bytes(m.args.set_begin);
+  bytes += Bytes(m.instants.ts) + Bytes(m.instants.track) + Bytes(m.instants.name) +
+           Bytes(m.instants.category) + Bytes(m.instants.args);
+  bytes += Bytes(m.counters.series) + Bytes(m.counters.ts) + Bytes(m.counters.value);
+  bytes += Bytes(m.flows.id) + Bytes(m.flows.from_slice) + Bytes(m.flows.to_slice) +
+           Bytes(m.flows.category);
+  bytes += Bytes(m.markers.is_instant) + Bytes(m.markers.row) + Bytes(m.markers.event_type) +
+           Bytes(m.markers.domain) + Bytes(m.markers.detail);
+  constexpr size_t kPoolEntry = sizeof(std::string) + sizeof(std::string_view) + 32;
+  for (model::StringId id = 0; id < m.strings.size(); ++id) {
+    bytes += m.strings.Get(id).size() + kPoolEntry;
+  }
+  return bytes;
+}
+
 std::string Lowercase(std::string_view text) {
   std::string lower(text);
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -142,6 +168,7 @@ std::string UiApi::Run() const {
          ",\"raw_bytes\":" + std::to_string(m.raw_bytes) +
          ",\"unknown_records\":" + std::to_string(m.unknown_records) +
          ",\"unmatched_ends\":" + std::to_string(m.unmatched_ends) +
+         ",\"model_bytes\":" + std::to_string(ApproximateModelBytes(m)) +
          ",\"index_bytes\":" + std::to_string(index_.MemoryBytes()) + "}";
   out += ",\"drops\":{\"total\":" + std::to_string(m.drops.total()) + ",\"rows\":[";
   for (size_t i = 0; i < m.drops.size(); ++i) {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 namespace aiprof::server {
 namespace {
@@ -194,9 +195,21 @@ std::string UiServer::Url() const {
          std::to_string(port_) + "/?token=" + options_.token;
 }
 
-void UiServer::Run() { http_->listen_after_bind(); }
+void UiServer::Run() {
+  run_called_ = true;
+  if (!stop_requested_) http_->listen_after_bind();
+  run_returned_ = true;
+}
 
-void UiServer::Stop() { http_->stop(); }
+void UiServer::Stop() {
+  // httplib's stop() does nothing before its accept loop runs, so repeat it until Run has
+  // returned; a Run that starts after this sees stop_requested_ and returns at once.
+  stop_requested_ = true;
+  while (run_called_ && !run_returned_) {
+    http_->stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
 
 void UiServer::AddRoutes() {
   httplib::Server& http = *http_;
@@ -272,7 +285,7 @@ void UiServer::AddRoutes() {
       api_.Search(text, static_cast<size_t>(limit), out);
     });
   }));
-  http.Get(R"(/api/table/([a-z]+))", [this](const httplib::Request& req, httplib::Response& res) {
+  http.Get(R"(/api/table/([a-z]+))", Guarded([this](const httplib::Request& req, httplib::Response& res) {
     const std::string name = req.matches[1];
     if (name != "operators" && name != "kernels") {
       throw ApiError(404, "no table '" + name + "' (tables: operators, kernels)");
@@ -291,7 +304,7 @@ void UiServer::AddRoutes() {
   http.Get(R"(/api/.*)", Guarded([](const httplib::Request& req, httplib::Response&) {
     throw ApiError(404, "no API route " + req.path);
   }));
-  http.Get(R"(/([A-Za-z0-9_.-]*))", [this](const httplib::Request& req, httplib::Response& res) {
+  http.Get(R"(/([A-Za-z0-9_.-]*))", Guarded([this](const httplib::Request& req, httplib::Response& res) {
     std::string name = req.matches[1];
     if (name.empty()) name = "index.html";
     auto found = static_files_.find(name);

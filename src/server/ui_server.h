@@ -4,6 +4,7 @@
 // server is shared by many users; the default address is 127.0.0.1.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -54,6 +55,9 @@ class UiServer {
   int port_ = 0;
   std::map<std::string, StaticFile> static_files_;
   std::unique_ptr<httplib::Server> http_;
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> run_called_{false};
+  std::atomic<bool> run_returned_{false};
 };
 
 }  // namespace aiprof::server
