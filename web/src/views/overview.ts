@@ -77,7 +77,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
     );
   }
 
-  root.append(el("h2", {}, "Step time"));
+  root.append(el("h2", {}, "Step time (step trace: µs per step)"));
   const trace = info.step_trace;
   if (!trace.length) {
     root.append(el("div", { class: "missing" }, "No steps in this run: mark iterations (aiprof step API, mstx, ProfilerStep) to get the step chart."));
@@ -85,8 +85,10 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
     const chart = el("div", { class: "chart", id: "step-chart" });
     root.append(chart);
     const steps = trace.map((r) => r.step);
-    const aug = trace.map((r) => (r.data_aug_bound ?? 0) / 1e3);
-    const fp = trace.map((r, i) => aug[i] + r.fp_to_bp / 1e3);
+    // Stacked so that the bars add up to the iteration time: step start → FP start (data
+    // wait, set-up), FP to BP, refresh (BP end → iteration end).
+    const beforeFp = trace.map((r) => Math.max(r.iteration - r.fp_to_bp - r.refresh, 0) / 1e3);
+    const fp = trace.map((r, i) => beforeFp[i] + r.fp_to_bp / 1e3);
     const total = trace.map((r, i) => fp[i] + r.refresh / 1e3);
     const bars = uPlot.paths.bars!({ size: [0.8, 40] });
     new uPlot(
@@ -97,12 +99,12 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
         axes: [{ label: "step" }, { label: "µs", size: 70 }],
         series: [
           { label: "step" },
-          { label: "refresh (BP end → iteration end)", fill: "#f2b880", stroke: "#d98b3a", paths: bars },
-          { label: "FP to BP", fill: "#7fb3e8", stroke: "#3d7fc4", paths: bars },
-          { label: "data aug bound (waiting for data)", fill: "#e88f8f", stroke: "#c44b4b", paths: bars },
+          { label: "refresh (BP end → iteration end)", fill: "#f2b880", stroke: "#d98b3a", paths: bars, points: { show: false } },
+          { label: "FP to BP", fill: "#7fb3e8", stroke: "#3d7fc4", paths: bars, points: { show: false } },
+          { label: "step start → FP start", fill: "#e88f8f", stroke: "#c44b4b", paths: bars, points: { show: false } },
         ],
       },
-      [steps, total, fp, aug],
+      [steps, total, fp, beforeFp],
       chart,
     );
     const table = el("table", { class: "data", id: "step-table" });

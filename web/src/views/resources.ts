@@ -50,9 +50,9 @@ export async function renderResources(root: HTMLElement): Promise<() => void> {
         {
           title,
           width,
-          height: 180,
+          height: 150,
           scales: { x: { time: false } },
-          axes: [{ label: "s since start" }, { size: 70 }],
+          axes: [{ label: "s since start" }, { size: 90 }],
           series: [
             { label: "s" },
             ...seriesList.map((s, k) => ({

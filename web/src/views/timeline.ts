@@ -52,10 +52,14 @@ declare global {
   }
 }
 
+// Processes with slices first (the job, then devices), counter-only ones (the launcher's
+// host sampler) after them.
 function buildLanes(processes: ProcessTracks[]): Lane[] {
   const lanes: Lane[] = [];
   let y = 0;
-  for (const p of processes) {
+  const hasSlices = (p: ProcessTracks) => p.threads.some((t) => t.tracks.some((k) => k.rows > 0));
+  const ordered = [...processes.filter(hasSlices), ...processes.filter((p) => !hasSlices(p))];
+  for (const p of ordered) {
     lanes.push({ kind: "process", label: `${p.name || "process"} (${p.label || p.pid})`, id: p.id, y, h: PROCESS_H, depths: 0 });
     y += PROCESS_H;
     for (const t of p.threads) {
@@ -234,7 +238,8 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     }
     const spanNs = v1 - v0;
     const target = spanNs / (plotWidth() / 100);
-    const tick = Math.pow(10, Math.ceil(Math.log10(Math.max(target, 1))));
+    const decade = Math.pow(10, Math.floor(Math.log10(Math.max(target, 1))));
+    const tick = [1, 2, 5, 10].map((m) => m * decade).find((t) => t >= target) ?? 10 * decade;
     ctx.fillStyle = "#445";
     ctx.strokeStyle = "#c5ccd8";
     for (let t = Math.ceil(v0 / tick) * tick; t < v1; t += tick) {
