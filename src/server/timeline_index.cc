@@ -7,12 +7,20 @@ namespace {
 
 constexpr size_t kSmallestLevel = 64;  // no coarser level below this many spans
 
-// Merges `spans` whose gap to the previous span's end is below `gap_ns`.
+// Neighbours are merged when the gap between them and both of their widths are below
+// `gap_ns`: at a zoom where that is under a pixel they could not be told apart, while a
+// span wider than that stays on its own (with its name) however close its neighbours are.
+int64_t MergeKey(const SliceSpan& previous, const SliceSpan& next) {
+  return std::max({next.ts - previous.end, previous.end - previous.ts, next.end - next.ts,
+                   int64_t{0}});
+}
+
 std::vector<SliceSpan> Merge(const std::vector<SliceSpan>& spans, int64_t gap_ns,
                              const model::SliceTable& slices) {
   std::vector<SliceSpan> merged;
-  for (const SliceSpan& span : spans) {
-    if (!merged.empty() && span.ts - merged.back().end < gap_ns) {
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const SliceSpan& span = spans[i];
+    if (!merged.empty() && MergeKey(spans[i - 1], span) < gap_ns) {
       SliceSpan& last = merged.back();
       last.end = std::max(last.end, span.end);
       last.count += span.count;
@@ -106,11 +114,9 @@ void TimelineIndex::BuildLevels(Row& row) const {
   for (uint32_t slice : row.slices) finer.push_back({s.ts[slice], s.end[slice], 1, slice});
   std::vector<int64_t> gaps;
   while (finer.size() > kSmallestLevel) {
-    // The gap that leaves about a quarter of the spans: the (n/4)-th largest gap.
+    // The gap that leaves about a quarter of the spans: the (n/4)-th largest merge key.
     gaps.clear();
-    for (size_t i = 1; i < finer.size(); ++i) {
-      gaps.push_back(std::max<int64_t>(finer[i].ts - finer[i - 1].end, 0));
-    }
+    for (size_t i = 1; i < finer.size(); ++i) gaps.push_back(MergeKey(finer[i - 1], finer[i]));
     const size_t keep = finer.size() / 4;
     std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(keep), gaps.end(),
                      std::greater<>());
@@ -136,10 +142,13 @@ void TimelineIndex::QuerySlices(
       if (candidate.gap_ns <= ns_per_px) level = &candidate;
     }
     SliceSpan pending;
+    SliceSpan previous;  // the last span merged into `pending`
     bool has_pending = false;
     auto emit = [&](const SliceSpan& span) {
       if (span.end <= t0) return;
-      if (has_pending && span.ts - pending.end < ns_per_px) {
+      const bool merge = has_pending && MergeKey(previous, span) < ns_per_px;
+      previous = span;
+      if (merge) {
         pending.end = std::max(pending.end, span.end);
         pending.count += span.count;
         if (s.dur(span.slice) > s.dur(pending.slice)) pending.slice = span.slice;

@@ -4,8 +4,9 @@
 // whole to the browser).
 //
 // Slices: one row per (track, depth); slices of a row do not overlap. Level 0 is the row's
-// slices by start time; each coarser level merges neighbours separated by less than the
-// level's gap, chosen (the n/4-th largest gap) so that it holds at most a quarter of the
+// slices by start time; each coarser level merges neighbours when the gap between them and
+// both their widths are below the level's gap (so a slice wider than that keeps its name),
+// the gap chosen (the n/4-th largest such key) so that the level holds at most a quarter of the
 // spans of the level below: all levels together hold at most a third as many spans as the
 // row has slices (memory stays well below the model's). A query picks the coarsest level whose gap is below one pixel (merging
 // what is invisible anyway), then merges on the fly what still falls within a pixel.

@@ -78,6 +78,22 @@ TEST(TimelineIndex, FullZoomOutIsBoundedByThePixelsAndCountsEverySlice) {
   EXPECT_EQ(visited.slices, 100000u);  // merged spans still count what they hold
 }
 
+TEST(TimelineIndex, WideNeighboursKeepTheirOwnSpans) {
+  // Back-to-back 1 µs slices (like consecutive steps): at 100 ns per pixel each is 10 px
+  // wide and must stay a separate, named span even though no gap separates them.
+  model::Model m = RegularModel(1000);
+  for (size_t i = 0; i < m.slices.size(); ++i) {
+    m.slices.ts[i] = 1000 * static_cast<int64_t>(i);
+    m.slices.end[i] = m.slices.ts[i] + 1000;
+  }
+  const TimelineIndex index(m);
+  const Visited wide = Query(index, 0, 1000 * 1000, 100);
+  EXPECT_EQ(wide.spans, 1000u);
+  const Visited narrow = Query(index, 0, 1000 * 1000, 10000);  // 0.1 px each: merged
+  EXPECT_LT(narrow.spans, 10u);
+  EXPECT_EQ(narrow.slices, 1000u);
+}
+
 TEST(TimelineIndex, LevelsCostLessThanTheSlicesThemselves) {
   const model::Model m = RegularModel(100000);
   const TimelineIndex index(m);
