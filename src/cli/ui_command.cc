@@ -116,6 +116,8 @@ int RunUi(const UiOptions& options) {
             << server.port() << " <host>, then open that URL locally; Ctrl-C stops\n"
             << std::flush;
   if (!options.no_browser) OpenBrowser(server.Url());
+  // The run summary walks every slice once; start it now so the first page need not wait.
+  std::thread warm([&api] { api.Run(); });
 
   // SIGINT/SIGTERM stop the server from a thread of ours (stopping is not signal-safe).
   sigset_t stop_signals;
@@ -131,6 +133,7 @@ int RunUi(const UiOptions& options) {
   server.Run();
   pthread_kill(waiter.native_handle(), SIGTERM);  // when Run ended for another reason
   waiter.join();
+  warm.join();
   return kExitOk;
 }
 

@@ -17,19 +17,23 @@ constexpr size_t kFlowLimit = 5000;
 constexpr size_t kRangeStatisticsRows = 200;
 constexpr size_t kStreamPiece = 64 * 1024;  // bytes gathered before a piece is sent
 
+// The data's extent: the first and last event (slices, instants, counters), falling back to
+// the collection window when there are none. The window's start can be far from the data
+// (a window opened long before the first record), which would squeeze it into a sliver.
 int64_t RunOrigin(const model::Model& m) {
-  int64_t origin = m.start_ns;
-  if (origin == 0 && m.slices.size() > 0) {
-    origin = *std::min_element(m.slices.ts.begin(), m.slices.ts.end());
-  }
-  return origin;
+  int64_t origin = INT64_MAX;
+  for (int64_t t : m.slices.ts) origin = std::min(origin, t);
+  for (int64_t t : m.instants.ts) origin = std::min(origin, t);
+  for (int64_t t : m.counters.ts) origin = std::min(origin, t);
+  return origin == INT64_MAX ? m.start_ns : origin;
 }
 
 int64_t RunEnd(const model::Model& m) {
-  int64_t end = m.end_ns;
+  int64_t end = INT64_MIN;
   for (int64_t e : m.slices.end) end = std::max(end, e);
+  for (int64_t t : m.instants.ts) end = std::max(end, t);
   for (int64_t t : m.counters.ts) end = std::max(end, t);
-  return end;
+  return end == INT64_MIN ? m.end_ns : end;
 }
 
 // Names referred to by index in one answer, listed once at its end.
@@ -130,14 +134,25 @@ void CheckTracks(const model::Model& m, const std::vector<uint32_t>& tracks) {
 UiApi::UiApi(model::Model model, std::vector<std::string> prof_dirs)
     : model_(std::move(model)), prof_dirs_(std::move(prof_dirs)), index_(model_) {
   origin_ns_ = RunOrigin(model_);
+  end_ns_ = RunEnd(model_);
 }
 
-std::string UiApi::Run() const {
+const std::string& UiApi::Run() const {
+  std::call_once(run_once_, [this] { run_json_ = BuildRun(); });
+  return run_json_;
+}
+
+const std::string& UiApi::Tracks() const {
+  std::call_once(tracks_once_, [this] { tracks_json_ = BuildTracks(); });
+  return tracks_json_;
+}
+
+std::string UiApi::BuildRun() const {
   const model::Model& m = model_;
   std::string out = "{\"origin_ns\":";
   AppendJsonNumber(out, origin_ns_);
   out += ",\"end\":";
-  AppendJsonNumber(out, RunEnd(m) - origin_ns_);
+  AppendJsonNumber(out, end_ns_ - origin_ns_);
   out += ",\"prof_dirs\":[";
   for (size_t i = 0; i < prof_dirs_.size(); ++i) {
     if (i > 0) out += ',';
@@ -210,7 +225,7 @@ std::string UiApi::Run() const {
   return out;
 }
 
-std::string UiApi::Tracks() const {
+std::string UiApi::BuildTracks() const {
   const model::Model& m = model_;
   std::vector<uint32_t> processes(m.processes.size());
   for (uint32_t i = 0; i < processes.size(); ++i) processes[i] = i;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -41,9 +42,11 @@ class UiApi {
   const model::Model& model() const { return model_; }
   const TimelineIndex& index() const { return index_; }
   int64_t origin_ns() const { return origin_ns_; }
+  int64_t end_ns() const { return end_ns_; }  // the last event
 
-  std::string Run() const;     // run info, drops, files, steps, step trace
-  std::string Tracks() const;  // processes → threads → tracks, counter series
+  // Computed on first use, then kept (the model does not change).
+  const std::string& Run() const;     // run info, drops, files, steps, step trace
+  const std::string& Tracks() const;  // processes → threads → tracks, counter series
   // Spans of `tracks` over the window (level of detail), with instants.
   void Slices(const TimeWindow& window, const std::vector<uint32_t>& tracks,
               const JsonSink& out) const;
@@ -60,10 +63,16 @@ class UiApi {
   void Table(std::string_view name, uint64_t step, const JsonSink& out) const;
 
  private:
+  std::string BuildRun() const;
+  std::string BuildTracks() const;
+
   model::Model model_;
   std::vector<std::string> prof_dirs_;
   TimelineIndex index_;
   int64_t origin_ns_ = 0;
+  int64_t end_ns_ = 0;
+  mutable std::once_flag run_once_, tracks_once_;
+  mutable std::string run_json_, tracks_json_;
 };
 
 }  // namespace aiprof::server

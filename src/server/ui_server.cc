@@ -74,8 +74,7 @@ std::vector<uint32_t> IdListParam(const httplib::Request& req, const char* name)
 TimeWindow WindowParams(const httplib::Request& req, const UiApi& api) {
   TimeWindow window;
   window.t0 = IntParam(req, "t0", 0);
-  window.t1 = IntParam(req, "t1", api.model().end_ns > 0 ? api.model().end_ns - api.origin_ns()
-                                                         : INT64_MAX / 4);
+  window.t1 = IntParam(req, "t1", api.end_ns() - api.origin_ns() + 1);
   window.pixels = IntParam(req, "px", 1000);
   if (window.t1 <= window.t0) {
     throw ApiError(400, "time window: t1 (" + std::to_string(window.t1) +
