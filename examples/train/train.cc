@@ -4,11 +4,18 @@
 // backward, optimizer) is an mstx range and each iteration a step, so a profile shows
 // where the time goes and when the loader cannot keep up.
 //
-//   train [--steps=N] [--batch=N] [--hidden=N] [--loaders=N] [--seed=N]
+//   train [--steps=N] [--batch=N] [--hidden=N] [--loaders=N] [--seed=N] [--slow-loader=MS]
+//         [--prefetch=N]
+//
+// --slow-loader=MS makes each batch take MS ms more to load (a stand-in for slow storage or
+// decoding), so the trainer waits for input: the data-preparation analysis shows it.
+// --prefetch=N is how many loaded batches may wait for the trainer (default 4); with N at
+// least --steps the loaders never block, so the trainer waits only for the first batch.
 #include <aiprof/aiprof.h>
 #include <aiprof/mstx.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -32,6 +39,8 @@ struct Settings {
   int hidden = 128;
   int loaders = 1;
   unsigned seed = 42;
+  int slow_loader_ms = 0;
+  int prefetch = 4;
 };
 
 struct Batch {
@@ -96,6 +105,9 @@ void LoadBatches(int loader, int count, const Settings& settings, const std::vec
       // Augmentation stand-in: per-sample normalisation, as image pipelines do.
       float scale = 1.0f / std::sqrt(norm / kFeatures + 1e-6f);
       for (int f = 0; f < kFeatures; ++f) x[f] *= scale;
+    }
+    if (settings.slow_loader_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(settings.slow_loader_ms));
     }
     mstxRangeEnd(range);
     queue->Push(std::move(batch));
@@ -182,10 +194,14 @@ bool ParseArgs(int argc, char** argv, Settings* settings) {
       settings->loaders = static_cast<int>(value);
     else if (ParseFlag(argv[i], "--seed", &value) && value >= 0)
       settings->seed = static_cast<unsigned>(value);
+    else if (ParseFlag(argv[i], "--slow-loader", &value) && value >= 0 && value <= 10000)
+      settings->slow_loader_ms = static_cast<int>(value);
+    else if (ParseFlag(argv[i], "--prefetch", &value) && value > 0 && value <= 100000)
+      settings->prefetch = static_cast<int>(value);
     else {
       std::fprintf(stderr,
                    "train: bad argument '%s'\nusage: train [--steps=N] [--batch=N] "
-                   "[--hidden=N] [--loaders=1..16] [--seed=N]\n",
+                   "[--hidden=N] [--loaders=1..16] [--seed=N] [--slow-loader=MS] [--prefetch=N]\n",
                    argv[i]);
       return false;
     }
@@ -200,7 +216,7 @@ int main(int argc, char** argv) {
   if (!ParseArgs(argc, argv, &settings)) return 2;
   const int batch = settings.batch;
   std::vector<float> centres = MakeCentres(settings.seed);
-  BatchQueue queue(4);
+  BatchQueue queue(static_cast<size_t>(settings.prefetch));
   std::vector<std::thread> loaders;
   for (int loader = 0; loader < settings.loaders; ++loader) {
     int count = settings.steps / settings.loaders + (loader < settings.steps % settings.loaders);

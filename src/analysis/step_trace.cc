@@ -16,24 +16,31 @@ bool ContainsNoCase(std::string_view text, std::string_view word) {
 }  // namespace
 
 std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
-  const model::StepTable& steps = model.steps;
+  return ComputeStepTrace(model, FindSteps(model).steps);
+}
+
+std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
+                                           const std::vector<StepSpan>& steps) {
   const model::SliceTable& s = model.slices;
   std::vector<StepTraceRow> rows(steps.size());
-  std::vector<uint32_t> order(steps.size());
   for (uint32_t i = 0; i < steps.size(); ++i) {
-    order[i] = i;
-    rows[i].step = steps.step[i];
-    rows[i].thread = steps.thread[i];
-    rows[i].slice = steps.slice[i];
-    rows[i].begin_ns = steps.ts[i];
-    rows[i].iteration_end_ns = steps.end[i];
-    rows[i].fp_start_ns = INT64_MAX;
-    rows[i].bp_end_ns = INT64_MIN;
+    rows[i].step = steps[i].step;
+    rows[i].thread = steps[i].thread;
+    rows[i].slice = steps[i].slice;
+    rows[i].begin_ns = steps[i].begin_ns;
+    rows[i].iteration_end_ns = steps[i].end_ns;
   }
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (steps.thread[a] != steps.thread[b]) return steps.thread[a] < steps.thread[b];
-    return steps.ts[a] < steps.ts[b];
-  });
+  // FindSteps orders the steps by thread, then begin: the order the search below needs.
+  auto ordered = [](const StepSpan& a, const StepSpan& b) {
+    if (a.thread != b.thread) return a.thread < b.thread;
+    return a.begin_ns < b.begin_ns;
+  };
+  std::vector<uint32_t> order(steps.size());
+  for (uint32_t i = 0; i < steps.size(); ++i) order[i] = i;
+  if (!std::is_sorted(steps.begin(), steps.end(), ordered)) {
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return ordered(steps[a], steps[b]); });
+  }
   // Name classes are decided once per string, not per slice.
   std::vector<uint8_t> name_class(model.strings.size(), 0);  // 1 forward, 2 backward
   for (model::StringId id = 0; id < model.strings.size(); ++id) {
@@ -45,13 +52,13 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
     }
   }
   std::vector<uint8_t> is_step_slice(s.size(), 0);
-  for (uint32_t slice : steps.slice) is_step_slice[slice] = 1;
+  for (const StepSpan& r : steps) is_step_slice[r.slice] = 1;
 
   std::vector<int64_t> first_child(steps.size(), INT64_MAX), last_child(steps.size(), INT64_MIN);
   std::vector<int64_t> forward(steps.size(), INT64_MAX), backward(steps.size(), INT64_MIN);
   auto key_before = [&](const std::pair<uint32_t, int64_t>& key, uint32_t step) {
-    if (key.first != steps.thread[step]) return key.first < steps.thread[step];
-    return key.second < steps.ts[step];
+    if (key.first != steps[step].thread) return key.first < steps[step].thread;
+    return key.second < steps[step].begin_ns;
   };
   // Slices of a thread come mostly in time order, so the position found for the thread's
   // previous slice usually holds again; the binary search runs only when it does not.
@@ -69,7 +76,7 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
     hint[thread] = static_cast<size_t>(it - order.begin());
     if (it == order.begin()) continue;
     uint32_t step = *(it - 1);
-    if (steps.thread[step] != thread || s.end[row] > steps.end[step]) continue;
+    if (steps[step].thread != thread || s.end[row] > steps[step].end_ns) continue;
     first_child[step] = std::min(first_child[step], s.ts[row]);
     last_child[step] = std::max(last_child[step], s.end[row]);
     uint8_t cls = name_class[s.name[row]];
@@ -87,7 +94,7 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
   }
   for (size_t k = 1; k < order.size(); ++k) {
     uint32_t previous = order[k - 1], current = order[k];
-    if (steps.thread[previous] != steps.thread[current]) continue;
+    if (steps[previous].thread != steps[current].thread) continue;
     rows[current].has_data_aug_bound = true;
     rows[current].data_aug_bound_ns = rows[current].fp_start_ns - rows[previous].iteration_end_ns;
   }

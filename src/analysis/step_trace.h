@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "analysis/steps.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -19,7 +20,7 @@ namespace aiprof::analysis {
 struct StepTraceRow {
   uint64_t step = 0;
   uint32_t thread = 0;  // ThreadTable row
-  uint32_t slice = 0;   // the step's "ProfilerStep#N" slice
+  uint32_t slice = 0;   // the step's range ("ProfilerStep#N" or a step marker)
   int64_t begin_ns = 0;
   int64_t fp_start_ns = 0;
   int64_t bp_end_ns = 0;
@@ -32,6 +33,10 @@ struct StepTraceRow {
   int64_t refresh_ns() const { return iteration_end_ns - bp_end_ns; }
 };
 
+// For `steps` (by thread, then begin, as FindSteps gives them); rows by step number.
+std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
+                                           const std::vector<StepSpan>& steps);
+// For all steps FindSteps finds.
 std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model);
 
 }  // namespace aiprof::analysis

@@ -3,7 +3,7 @@
 //   aiprof [options] <app> [args]         -> aiprof collect [options] <app> [args]
 //   aiprof --application="<app> <args>"   -> aiprof collect --application=...
 //   aiprof --export=on [options]          -> aiprof export [options]   (same for query,
-//                                            dynamic)
+//                                            dynamic, analyze)
 // Every <name>_command.cc in this folder registers itself; CMake lists them in commands.inc.
 #include <iostream>
 #include <string>
@@ -35,8 +35,10 @@ std::vector<std::string> ToSubcommandForm(const std::vector<std::string>& args, 
     if (known) return args;
   }
   if (first == "-h" || first == "--help" || first == "--version") return args;
-  static const std::pair<const char*, const char*> kModes[] = {
-      {"--export=on", "export"}, {"--query=on", "query"}, {"--dynamic=on", "dynamic"}};
+  static const std::pair<const char*, const char*> kModes[] = {{"--export=on", "export"},
+                                                               {"--query=on", "query"},
+                                                               {"--dynamic=on", "dynamic"},
+                                                               {"--analyze=on", "analyze"}};
   for (size_t i = 0; i < args.size() && IsOption(args[i]); ++i) {
     for (const auto& [flag, command] : kModes) {
       if (args[i] != flag) continue;
@@ -52,7 +54,7 @@ std::vector<std::string> ToSubcommandForm(const std::vector<std::string>& args, 
       }
       return rewritten;
     }
-    if (args[i] == "--parse=on" || args[i] == "--analyze=on") {
+    if (args[i] == "--parse=on") {
       *error = args[i] + ": not a separate step in aiprof; `aiprof export` parses and analyses";
       return {};
     }

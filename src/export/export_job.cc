@@ -5,11 +5,14 @@
 #include <ostream>
 #include <thread>
 
+#include "analysis/analysis_set.h"
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
+#include "export/analysis/analysis_files.h"
 #include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
 #include "export/progress.h"
+#include "export/read_problems.h"
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/pftrace.h"
 #include "export/timeline/trace_json.h"
@@ -33,24 +36,6 @@ void ClearOutputs(const fs::path& prof_dir) {
     if (name.rfind("aiprof_", 0) == 0 && entry.path().extension() == ".db") {
       fs::remove(entry.path(), ec);
     }
-  }
-}
-
-void ReportReadProblems(const model::Model& m, std::ostream& err) {
-  for (const auto& file : m.files) {
-    if (!file.error.empty()) {
-      err << "aiprof export: skipped " << file.path << ": " << file.error << "\n";
-    } else if (!file.report.clean()) {
-      err << "aiprof export: " << file.path << ": " << file.report.Summary()
-          << " (everything intact was exported)\n";
-    }
-  }
-  if (m.unknown_records > 0) {
-    err << "aiprof export: " << m.unknown_records
-        << " records of kinds this version does not know were skipped\n";
-  }
-  if (m.unmatched_ends > 0) {
-    err << "aiprof export: " << m.unmatched_ends << " range ends without a matching begin\n";
   }
 }
 
@@ -130,7 +115,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
     }
     step(0.0, "parsing");
     model::Model parsed = model::ParseFiles(files, {options.threads});
-    ReportReadProblems(parsed, err);
+    ReportReadProblems(parsed, "aiprof export", err);
     if (parsed.records == 0) {
       err << "aiprof export: " << prof.string() << ": no readable records; nothing exported\n";
       failed = true;
@@ -147,13 +132,15 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       m = &filtered;
     }
     if (options.clear) ClearOutputs(prof);
+    step(0.2, "analyses");
+    const analysis::AnalysisSet analyses = analysis::RunAnalyses(*m, {options.iterations});
     std::vector<std::string> errors;
     std::vector<std::string>& written = result.written;
     size_t written_before = written.size();
     if (options.type == ExportType::kDb) {
       step(0.4, "database");
       std::string path = (prof / ("aiprof_" + timestamp + ".db")).string();
-      if (WriteSqlite(*m, path, &error)) {
+      if (WriteSqlite(*m, path, &error, &analyses)) {
         written.push_back(path);
       } else {
         errors.push_back(error);
@@ -175,8 +162,9 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       bool timeline_ok = false;
       std::string timeline_error;
       auto write_timeline = [&] {
-        timeline_ok = perfetto ? WritePerfettoTrace(*m, timeline, &timeline_error)
-                               : WriteTraceJson(*m, timeline, &timeline_error);
+        timeline_ok = perfetto
+                          ? WritePerfettoTrace(*m, timeline, &timeline_error, &analyses.overlap)
+                          : WriteTraceJson(*m, timeline, &timeline_error, &analyses.overlap);
       };
       // The exporters only read the model: the timeline runs beside the summaries.
       std::jthread timeline_thread;
@@ -190,6 +178,8 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
                            &summaries_written, &errors};
       WriteAllSummaries(*m, target);
       exporter::WriteCudaSummaries(*m, target);
+      WriteAnalysisOutputs(*m, analyses, output_dir.string(), false, options.summary_format,
+                           &summaries_written, &errors);
       if (timeline_thread.joinable()) timeline_thread.join();
       if (timeline_ok) {
         written.push_back(timeline);

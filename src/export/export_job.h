@@ -1,5 +1,6 @@
-// `aiprof export`: for each PROF_* directory under --output, parse the raw data and write the
-// timeline and summaries (text) or the database (db). One local-time stamp per run names
+// `aiprof export`: for each PROF_* directory under --output, parse the raw data, run the
+// analyses (analysis/analysis_set.h) and write the timeline, summaries and analysis files
+// (text) or the database with the analysis tables (db). One local-time stamp per run names
 // every output file. Exit codes follow src/cli/command.h.
 #pragma once
 

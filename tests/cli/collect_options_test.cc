@@ -201,7 +201,7 @@ TEST(Cli, HelpListsEveryCommandAndGroup) {
 }
 
 TEST(Cli, MsprofModeFlagsSelectTheirCommand) {
-  for (const char* command : {"export", "query", "dynamic"}) {
+  for (const char* command : {"export", "query", "dynamic", "analyze"}) {
     if (RunAiprof(std::string(command) + " --help").exit_code != 0) continue;  // not built
     auto result = RunAiprof(std::string("--") + command + "=on --help");
     EXPECT_EQ(result.exit_code, 0) << command << "\n" << result.output;

@@ -18,7 +18,8 @@ void SummaryWriter::OpenNext() {
   failed_ = false;
   bool csv = target_.format == SummaryFormat::kCsv;
   std::string stem = sliced_ ? name_ + "_slice_" + std::to_string(slice_++) : name_;
-  path_ = target_.dir + "/" + stem + "_" + target_.timestamp + (csv ? ".csv" : ".json");
+  std::string suffix = target_.timestamp.empty() ? "" : "_" + target_.timestamp;
+  path_ = target_.dir + "/" + stem + suffix + (csv ? ".csv" : ".json");
   out_ = std::make_unique<TextWriter>();
   std::string error;
   if (!out_->Open(path_, &error)) {

@@ -17,7 +17,7 @@ enum class SummaryFormat { kCsv, kJson };
 
 struct SummaryTarget {
   std::string dir;        // aiprof_output
-  std::string timestamp;  // YYYYMMDDhhmmss of this export run
+  std::string timestamp;  // YYYYMMDDhhmmss of this export run; empty: `{name}.csv`
   SummaryFormat format = SummaryFormat::kCsv;
   std::vector<std::string>* written = nullptr;  // paths of finished files
   std::vector<std::string>* errors = nullptr;

@@ -10,6 +10,7 @@
 
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
+#include "export/sqlite/analysis_tables.h"
 #include "export/sqlite/communication_table.h"
 #include "export/sqlite/row_source.h"
 
@@ -108,6 +109,7 @@ class Db {
   }
   const std::string& error() const { return error_; }
   sqlite3* handle() const { return db_; }
+  RowSource& rows() { return rows_; }
   static void Bind(sqlite3_stmt* s, int i, int64_t v) { sqlite3_bind_int64(s, i, v); }
   static void Bind(sqlite3_stmt* s, int i, uint64_t v) {
     sqlite3_bind_int64(s, i, static_cast<int64_t>(v));
@@ -252,7 +254,7 @@ bool WriteSliceTables(const model::Model& m, Db& db,
                             }));
 }
 
-bool WriteTables(const model::Model& m, Db& db) {
+bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* analyses) {
   if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
   // Ids used only by this writer (task types, metadata) are appended after the model's.
   std::vector<std::string> extra;
@@ -324,6 +326,11 @@ bool WriteTables(const model::Model& m, Db& db) {
   if (!WriteCommunicationOpTable(db.handle(), m, extra_id, &communication_error)) {
     return db.Fail(communication_error);
   }
+  std::string analysis_error;
+  if (analyses != nullptr &&
+      !WriteAnalysisTables(db.handle(), db.rows(), m, *analyses, &analysis_error)) {
+    return db.Fail(analysis_error);
+  }
   auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
   for (size_t i = 0; i < extra.size(); ++i) {
     db.Insert(strings, static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
@@ -333,14 +340,15 @@ bool WriteTables(const model::Model& m, Db& db) {
 
 }  // namespace
 
-bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error) {
+bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
+                 const analysis::AnalysisSet* analyses) {
   std::string temporary = path + ".tmp";
   std::error_code ec;
   std::filesystem::remove(temporary, ec);
   bool ok;
   {
     Db db;
-    ok = db.Open(temporary) && WriteTables(model, db);
+    ok = db.Open(temporary) && WriteTables(model, db, analyses);
     if (!ok) *error = "cannot write database '" + path + "': " + db.error();
   }
   if (ok) {

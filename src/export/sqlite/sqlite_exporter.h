@@ -5,12 +5,15 @@
 
 #include <string>
 
+#include "analysis/analysis_set.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
 inline constexpr const char* kDbSchemaVersion = "1.0.0";
 
-bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error);
+// With `analyses`, their tables too (export/sqlite/analysis_tables.h).
+bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
+                 const analysis::AnalysisSet* analyses = nullptr);
 
 }  // namespace aiprof::exporter

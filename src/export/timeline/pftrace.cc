@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "export/text_writer.h"
+#include "export/timeline/overlap_tracks.h"
 #include "export/timeline/proto_writer.h"
 #include "export/timeline/track_ids.h"
 
@@ -65,11 +66,21 @@ uint64_t TrackUuid(uint32_t row) {
 uint64_t CounterUuid(uint32_t row) {
   return (uint64_t{3} << 40) + row;
 }
+uint64_t OverlapProcessUuid(uint32_t scope) {
+  return (uint64_t{4} << 40) + scope;
+}
+uint64_t OverlapLaneUuid(uint32_t scope, uint32_t lane) {
+  return (uint64_t{5} << 40) + uint64_t{scope} * analysis::kOverlapLaneCount + lane;
+}
 
 class PerfettoWriter {
  public:
-  PerfettoWriter(const model::Model& m, TextWriter& out)
-      : m_(m), out_(out), ids_(ComputeTimelineIds(m)), name_emitted_(m.strings.size(), 0) {}
+  PerfettoWriter(const model::Model& m, TextWriter& out, const analysis::OverlapResult* overlap)
+      : m_(m),
+        out_(out),
+        overlap_(overlap),
+        ids_(ComputeTimelineIds(m)),
+        name_emitted_(m.strings.size(), 0) {}
 
   void Write() {
     WriteDescriptors();
@@ -80,6 +91,7 @@ class PerfettoWriter {
     WriteSlices();
     WriteInstants();
     WriteCounters();
+    WriteOverlapLanes();
   }
 
  private:
@@ -121,6 +133,26 @@ class PerfettoWriter {
       track.Varint(kTrackParentUuid, ProcessUuid(m_.counter_series.process[s]));
       track.Bytes(kTrackName, CounterDisplayName(m_, s)).Message(kTrackCounter, counter);
       descriptor(track);
+    }
+    for (uint32_t scope = 0; overlap_ != nullptr && scope < overlap_->scopes.size(); ++scope) {
+      ProtoMessage process, track;
+      uint32_t pid = OverlapAnalysisPid(scope);
+      process.Int(kProcessPid, static_cast<int32_t>(pid));
+      process.Bytes(kProcessName, std::string(kOverlapProcessName) + " (" +
+                                      OverlapAnalysisLabel(m_, overlap_->scopes[scope]) + ")");
+      track.Varint(kTrackUuid, OverlapProcessUuid(scope)).Message(kTrackProcess, process);
+      descriptor(track);
+      for (uint32_t lane = 0; lane < analysis::kOverlapLaneCount; ++lane) {
+        ProtoMessage thread, lane_track;
+        thread.Int(kThreadPid, static_cast<int32_t>(pid));
+        thread.Int(kThreadTid, static_cast<int32_t>(lane));
+        thread.Bytes(kThreadName,
+                     analysis::OverlapLaneName(static_cast<analysis::OverlapLane>(lane)));
+        lane_track.Varint(kTrackUuid, OverlapLaneUuid(scope, lane));
+        lane_track.Varint(kTrackParentUuid, OverlapProcessUuid(scope));
+        lane_track.Message(kTrackThread, thread);
+        descriptor(lane_track);
+      }
     }
   }
 
@@ -256,8 +288,52 @@ class PerfettoWriter {
     }
   }
 
+  // Lane names and the category get interned ids after the model's strings.
+  void WriteOverlapLanes() {
+    if (overlap_ == nullptr || overlap_->scopes.empty()) return;
+    const uint64_t lane_iid = uint64_t{m_.strings.size()} + 1;
+    const uint64_t category_iid = lane_iid + analysis::kOverlapLaneCount;
+    bool interned = false;
+    for (uint32_t scope = 0; scope < overlap_->scopes.size(); ++scope) {
+      analysis::ForEachLaneInterval(
+          overlap_->scopes[scope], [&](analysis::OverlapLane lane, analysis::Interval i) {
+            uint32_t lane_index = static_cast<uint32_t>(lane);
+            for (int end = 0; end < 2; ++end) {
+              ProtoMessage packet, event;
+              packet.Varint(kPacketTimestamp, static_cast<uint64_t>(end ? i.end : i.begin));
+              if (!interned) {
+                ProtoMessage names;
+                for (uint32_t l = 0; l < analysis::kOverlapLaneCount; ++l) {
+                  ProtoMessage entry;
+                  entry.Varint(kInternedIid, lane_iid + l);
+                  entry.Bytes(kInternedName,
+                              analysis::OverlapLaneName(static_cast<analysis::OverlapLane>(l)));
+                  names.Message(kInternedNames, entry);
+                }
+                ProtoMessage category;
+                category.Varint(kInternedIid, category_iid).Bytes(kInternedName, kOverlapCategory);
+                names.Message(kInternedCategories, category);
+                packet.Message(kPacketInternedData, names);
+                interned = true;
+              }
+              event.Varint(kEventType, end ? kSliceEnd : kSliceBegin);
+              event.Varint(kEventTrackUuid, OverlapLaneUuid(scope, lane_index));
+              if (!end) {
+                event.Varint(kEventNameIid, lane_iid + lane_index);
+                event.Varint(kEventCategoryIids, category_iid);
+              }
+              packet.Message(kPacketTrackEvent, event);
+              packet.Varint(kPacketSequenceId, kSequenceId)
+                  .Varint(kPacketSequenceFlags, kNeedsIncrementalState);
+              EmitPacket(packet);
+            }
+          });
+    }
+  }
+
   const model::Model& m_;
   TextWriter& out_;
+  const analysis::OverlapResult* overlap_;
   TimelineIds ids_;
   std::vector<uint8_t> name_emitted_;  // bit 0: event name sent, bit 1: category sent
   std::unordered_multimap<uint32_t, uint64_t> flows_out_, flows_in_;
@@ -265,10 +341,11 @@ class PerfettoWriter {
 
 }  // namespace
 
-bool WritePerfettoTrace(const model::Model& model, const std::string& path, std::string* error) {
+bool WritePerfettoTrace(const model::Model& model, const std::string& path, std::string* error,
+                        const analysis::OverlapResult* overlap) {
   TextWriter out;
   if (!out.Open(path, error)) return false;
-  PerfettoWriter(model, out).Write();
+  PerfettoWriter(model, out, overlap).Write();
   if (!out.Close()) {
     *error = out.error();
     return false;

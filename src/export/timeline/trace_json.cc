@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "export/text_writer.h"
+#include "export/timeline/overlap_tracks.h"
 #include "export/timeline/track_ids.h"
 
 namespace aiprof::exporter {
@@ -45,8 +46,8 @@ void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& fi
 
 class TraceJsonWriter {
  public:
-  TraceJsonWriter(const model::Model& m, TextWriter& w)
-      : m_(m), w_(w), ids_(ComputeTimelineIds(m)), base_(TimelineBaseNs(m)) {}
+  TraceJsonWriter(const model::Model& m, TextWriter& w, const analysis::OverlapResult* overlap)
+      : m_(m), w_(w), overlap_(overlap), ids_(ComputeTimelineIds(m)), base_(TimelineBaseNs(m)) {}
 
   void Write(const std::string& trace_name) {
     WriteHeader();
@@ -56,6 +57,7 @@ class TraceJsonWriter {
     WriteInstants();
     WriteCounters();
     WriteFlows();
+    WriteOverlapLanes();
     w_.Raw("\n],\n\"traceName\":").JsonString(trace_name).Raw("\n}\n");
   }
 
@@ -156,6 +158,38 @@ class TraceJsonWriter {
       int64_t sort = m_.threads.sort_index[m_.tracks.thread[t]] * 1000 + m_.tracks.lane[t];
       Metadata("thread_sort_index", pid, &tid, "sort_index", "", &sort);
     }
+    if (overlap_ == nullptr) return;
+    for (uint32_t scope = 0; scope < overlap_->scopes.size(); ++scope) {
+      uint32_t pid = OverlapAnalysisPid(scope);
+      int64_t sort = OverlapAnalysisSortIndex(scope);
+      Metadata("process_name", pid, nullptr, "name", kOverlapProcessName, nullptr);
+      Metadata("process_labels", pid, nullptr, "labels",
+               OverlapAnalysisLabel(m_, overlap_->scopes[scope]), nullptr);
+      Metadata("process_sort_index", pid, nullptr, "sort_index", "", &sort);
+      for (uint32_t lane = 0; lane < analysis::kOverlapLaneCount; ++lane) {
+        int64_t lane_sort = lane;
+        Metadata("thread_name", pid, &lane, "name",
+                 analysis::OverlapLaneName(static_cast<analysis::OverlapLane>(lane)), nullptr);
+        Metadata("thread_sort_index", pid, &lane, "sort_index", "", &lane_sort);
+      }
+    }
+  }
+
+  void WriteOverlapLanes() {
+    if (overlap_ == nullptr) return;
+    for (uint32_t scope = 0; scope < overlap_->scopes.size(); ++scope) {
+      uint32_t pid = OverlapAnalysisPid(scope);
+      analysis::ForEachLaneInterval(
+          overlap_->scopes[scope], [&](analysis::OverlapLane lane, analysis::Interval i) {
+            Separator();
+            w_.Raw("{\"ph\":\"X\",\"cat\":\"").Raw(kOverlapCategory).Raw("\",\"name\":");
+            w_.JsonString(analysis::OverlapLaneName(lane));
+            w_.Raw(",\"pid\":").UInt(pid).Raw(",\"tid\":").UInt(static_cast<uint32_t>(lane));
+            w_.Raw(",\"ts\":");
+            Ts(i.begin);
+            w_.Raw(",\"dur\":").Micros(i.length()).Char('}');
+          });
+    }
   }
 
   void WriteSlices() {
@@ -234,6 +268,7 @@ class TraceJsonWriter {
 
   const model::Model& m_;
   TextWriter& w_;
+  const analysis::OverlapResult* overlap_;
   TimelineIds ids_;
   int64_t base_;
   bool first_event_ = true;
@@ -250,10 +285,11 @@ int64_t TimelineBaseNs(const model::Model& m) {
   return earliest / 1'000'000'000 * 1'000'000'000;
 }
 
-bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error) {
+bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
+                    const analysis::OverlapResult* overlap) {
   TextWriter w;
   if (!w.Open(path, error)) return false;
-  TraceJsonWriter(model, w).Write(path);
+  TraceJsonWriter(model, w, overlap).Write(path);
   if (!w.Close()) {
     *error = w.error();
     return false;

@@ -1,0 +1,55 @@
+#include "analysis/analysis_set.h"
+
+#include <algorithm>
+#include <string>
+
+namespace aiprof::analysis {
+
+std::string AnalysisInputs::Describe() const {
+  std::string text = device_run ? "CUDA run" : "CPU-only run";
+  text += ": compute = " + std::string(ComputeInputName(compute));
+  text += device_run ? " on " + std::to_string(devices) + " device(s)"
+                     : " in " + std::to_string(host_processes) + " process(es)";
+  text += "; steps from " + std::string(StepSourceName(step_source)) + " (" +
+          std::to_string(steps) + ")";
+  text += "; " + std::to_string(communication_ops) + " communication op(s)";
+  if (!ranks.empty()) text += "; " + std::to_string(ranks.size()) + " rank(s)";
+  if (dropped_records > 0) text += "; " + std::to_string(dropped_records) + " record(s) dropped";
+  return text;
+}
+
+AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options) {
+  AnalysisSet set;
+  set.options = options;
+  set.steps = FindSteps(model, options.iterations);
+  set.communication = model::ClassifyCommunication(model);
+  set.overlap = ComputeOverlap(model, set.communication);
+  set.step_breakdown = ComputeStepBreakdown(model, set.overlap, set.steps);
+  set.data_preparation = ComputeDataPreparation(model, set.steps);
+  set.memory = ComputeMemoryAnalysis(model, set.steps);
+  const Activities activities = SelectActivities(model);
+  set.kernel_breakdown = ComputeKernelBreakdown(model, activities);
+  set.idle_time = ComputeIdleTime(model, activities);
+
+  AnalysisInputs& in = set.inputs;
+  in.device_run = set.overlap.device_run;
+  for (const OverlapScope& scope : set.overlap.scopes) {
+    if (in.compute == ComputeInput::kNone) in.compute = scope.compute_input;
+    if (scope.device_id >= 0) ++in.devices;
+  }
+  for (size_t p = 0; p < model.processes.size(); ++p) {
+    if (model.processes.device_id[p] < 0) ++in.host_processes;
+    int32_t rank = model.processes.rank[p];
+    if (rank >= 0 && std::find(in.ranks.begin(), in.ranks.end(), rank) == in.ranks.end()) {
+      in.ranks.push_back(rank);
+    }
+  }
+  std::sort(in.ranks.begin(), in.ranks.end());
+  in.step_source = set.steps.source;
+  in.steps = set.steps.steps.size();
+  in.communication_ops = set.communication.size();
+  in.dropped_records = model.drops.total();
+  return set;
+}
+
+}  // namespace aiprof::analysis

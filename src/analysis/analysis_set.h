@@ -1,0 +1,73 @@
+// All analyses of one profile, computed once from the model and read by every consumer:
+// the exporters (analysis files, timeline lanes, db tables), `aiprof analyze`, and later
+// the web server, advisor and cluster code. Each analysis has its own file and result
+// type; this aggregate holds one of each plus what the run had (AnalysisInputs), so a
+// report can say plainly what a figure was computed from.
+//
+// Extension point — adding an analysis:
+//   1. src/analysis/<name>.h/.cc: a `<Name>Result` type and
+//      `<Name>Result Compute<Name>(const model::Model&, const AnalysisSet& so_far)`;
+//      read the shared pieces from `so_far` (inputs, steps, communication, overlap)
+//      instead of finding them again;
+//   2. a `<Name>Result <name>;` field below, after the existing ones;
+//   3. one line in RunAnalyses (analysis_set.cc), after the analyses it reads;
+//   4. its writers in src/export/analysis/ and its lines in the text report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/data_preparation.h"
+#include "analysis/device_activity.h"
+#include "analysis/idle_time.h"
+#include "analysis/kernel_breakdown.h"
+#include "analysis/memory.h"
+#include "analysis/overlap.h"
+#include "analysis/step_breakdown.h"
+#include "analysis/steps.h"
+#include "model/communication.h"
+#include "model/filter.h"
+#include "model/model.h"
+
+namespace aiprof::analysis {
+
+struct AnalysisOptions {
+  // --iteration-id: analyse only steps first..last; none: all.
+  std::optional<model::StepRange> iterations;
+};
+
+// What the run had, decided once for every analysis.
+struct AnalysisInputs {
+  bool device_run = false;                     // CUDA: device tasks exist; else CPU-only
+  ComputeInput compute = ComputeInput::kNone;  // of the first scope with tasks
+  StepSource step_source = StepSource::kNone;
+  uint64_t steps = 0;
+  uint64_t devices = 0;         // device processes with tasks
+  uint64_t host_processes = 0;  // host processes
+  std::vector<int32_t> ranks;   // distinct known ranks, ascending; empty: single process
+  uint64_t communication_ops = 0;
+  uint64_t dropped_records = 0;  // overflow drops: analyses may miss this many records
+
+  // One line, e.g. "CUDA run: compute = device kernels/memcpy/memset on 1 device(s);
+  // steps from step records (prof.step / aiprofStepBegin) (5); 0 communication ops".
+  std::string Describe() const;
+};
+
+struct AnalysisSet {
+  AnalysisOptions options;
+  AnalysisInputs inputs;
+  StepList steps;
+  std::vector<model::CommOp> communication;
+  OverlapResult overlap;
+  StepBreakdownResult step_breakdown;
+  DataPreparationResult data_preparation;
+  MemoryAnalysis memory;
+  KernelBreakdownResult kernel_breakdown;
+  IdleTimeResult idle_time;
+};
+
+AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options = {});
+
+}  // namespace aiprof::analysis

@@ -1,0 +1,92 @@
+#include "analysis/data_preparation.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "analysis/input_wait.h"
+#include "analysis/intervals.h"
+
+namespace aiprof::analysis {
+namespace {
+
+enum NameKind : uint8_t { kOther = 0, kDataLoaderOp = 1, kDataRange = 2 };
+
+NameKind Classify(std::string_view name) {
+  if (!IsInputWaitName(name)) return kOther;
+  return name.starts_with("enumerate(DataLoader)") || name.starts_with("enumerate(DataPipe)")
+             ? kDataLoaderOp
+             : kDataRange;
+}
+
+}  // namespace
+
+DataPreparationResult ComputeDataPreparation(const model::Model& model, const StepList& steps) {
+  DataPreparationResult result;
+  const model::SliceTable& s = model.slices;
+
+  std::vector<uint8_t> kind(model.strings.size(), kOther);
+  for (model::StringId id = 0; id < model.strings.size(); ++id) {
+    kind[id] = Classify(model.strings.Get(id));
+  }
+  std::vector<uint8_t> runs_steps(model.threads.size(), 0);
+  for (const StepSpan& step : steps.steps) runs_steps[step.thread] = 1;
+
+  std::vector<std::vector<Interval>> waits(model.threads.size());
+  std::vector<Interval> loaders;
+  bool saw_dataloader_op = false, saw_wait_range = false;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    const uint8_t k = kind[s.name[row]];
+    if (k == kOther) continue;
+    const uint32_t thread = model.ThreadOfSlice(row);
+    if (runs_steps[thread]) {
+      waits[thread].push_back({s.ts[row], s.end[row]});
+      saw_dataloader_op |= k == kDataLoaderOp;
+      saw_wait_range |= k == kDataRange;
+    } else {
+      loaders.push_back({s.ts[row], s.end[row]});
+    }
+  }
+  if (saw_dataloader_op) result.inputs.emplace_back("DataLoader operators");
+  if (saw_wait_range) result.inputs.emplace_back("wait ranges");
+  if (!loaders.empty()) result.inputs.emplace_back("loader ranges");
+  result.has_queue_view = !loaders.empty();
+
+  std::vector<int64_t> loader_ends;
+  loader_ends.reserve(loaders.size());
+  for (const Interval& loader : loaders) loader_ends.push_back(loader.end);
+  std::sort(loader_ends.begin(), loader_ends.end());
+  std::vector<Interval> loader_busy = std::move(loaders);
+  MergeInPlace(loader_busy);
+  for (auto& thread_waits : waits) MergeInPlace(thread_waits);
+
+  result.steps.reserve(steps.steps.size());
+  for (const StepSpan& step : steps.steps) {
+    DataPreparationStep row;
+    row.step = step.step;
+    row.thread = step.thread;
+    row.begin_ns = step.begin_ns;
+    row.end_ns = step.end_ns;
+    const std::vector<Interval>& thread_waits = waits[row.thread];
+    row.wait_ns = LengthWithin(thread_waits, row.begin_ns, row.end_ns);
+    row.loader_busy_ns = LengthWithin(loader_busy, row.begin_ns, row.end_ns);
+    auto wait = std::upper_bound(thread_waits.begin(), thread_waits.end(), row.begin_ns,
+                                 [](int64_t t, const Interval& w) { return t < w.end; });
+    for (; wait != thread_waits.end() && wait->begin < row.end_ns; ++wait) {
+      ++row.waits;
+      // A loader range that ended inside (begin, end] of the wait handed over a fresh batch.
+      auto end = std::upper_bound(loader_ends.begin(), loader_ends.end(), wait->begin);
+      row.queue_empty |= end != loader_ends.end() && *end <= wait->end;
+    }
+    result.total_wait_ns += row.wait_ns;
+    result.total_step_ns += row.duration_ns();
+    result.empty_queue_steps += row.queue_empty;
+    result.steps.push_back(row);
+  }
+  std::stable_sort(result.steps.begin(), result.steps.end(),
+                   [](const DataPreparationStep& a, const DataPreparationStep& b) {
+                     return a.step != b.step ? a.step < b.step : a.thread < b.thread;
+                   });
+  return result;
+}
+
+}  // namespace aiprof::analysis

@@ -1,0 +1,62 @@
+// Data preparation: how long each step waits for its input, and whether the input queue ran
+// dry (MindSpore Insight's data-preparation view, TensorBoard's DataLoader role).
+//
+// Input ranges are the ones analysis/input_wait.h names (PyTorch's DataLoader operators
+// "enumerate(DataLoader)#...", MindSpore's GetNext, mstx/NVTX ranges such as data_wait,
+// load_batch, data_load), the same ranges the overlap analysis leaves out of Computing.
+// On the thread that runs the steps such a range is the step waiting for input ("wait").
+// On any other thread it is a producer preparing a batch ("loader"), e.g. the loader
+// threads of examples/train.
+//
+// Queue view: MindSpore marks a step whose data queue was empty when it asked for a batch.
+// Without a queue-size record the same fact is read from the ranges: the step found the
+// queue empty when a loader range ended while the step was waiting (the batch it got was
+// still being made). The view exists only when loader ranges do.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/steps.h"
+#include "model/model.h"
+
+namespace aiprof::analysis {
+
+struct DataPreparationStep {
+  uint64_t step = 0;
+  uint32_t thread = 0;  // ThreadTable row running the step
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+  int64_t wait_ns = 0;         // union of the step's wait ranges, clipped to the step
+  uint32_t waits = 0;          // disjoint wait periods inside the step
+  int64_t loader_busy_ns = 0;  // union of loader ranges (any thread) inside the step
+  bool queue_empty = false;    // a loader range ended while the step waited
+
+  int64_t duration_ns() const { return end_ns - begin_ns; }
+  double wait_share() const {
+    return duration_ns() > 0 ? static_cast<double>(wait_ns) / static_cast<double>(duration_ns())
+                             : 0.0;
+  }
+};
+
+struct DataPreparationResult {
+  // Which inputs were found: "DataLoader operators", "wait ranges", "loader ranges".
+  std::vector<std::string> inputs;
+  bool has_queue_view = false;             // loader ranges exist, so queue_empty is meaningful
+  std::vector<DataPreparationStep> steps;  // by step number, then thread
+  int64_t total_wait_ns = 0;
+  int64_t total_step_ns = 0;
+  uint32_t empty_queue_steps = 0;
+
+  double wait_share() const {
+    return total_step_ns > 0
+               ? static_cast<double>(total_wait_ns) / static_cast<double>(total_step_ns)
+               : 0.0;
+  }
+};
+
+// `steps`: the steps found once for every analysis (analysis/steps.h).
+DataPreparationResult ComputeDataPreparation(const model::Model& model, const StepList& steps);
+
+}  // namespace aiprof::analysis

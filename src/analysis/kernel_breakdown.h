@@ -1,0 +1,94 @@
+// HTA's kernel analyses over the activities of device_activity.h (kernels of each GPU; on
+// CPU-only runs the framework operators of each host process):
+//   - temporal breakdown per unit (get_temporal_breakdown): M = union of all activities,
+//     span = end of the last − start of the first, idle = span − |M|,
+//     compute = |union of COMPUTATION activities|, non-compute = span − compute − idle
+//     (communication or memory hidden under compute counts as compute);
+//   - time per type (_get_gpu_kernel_type_time): a sweep over the merged intervals of each
+//     type gives every instant the set of active types, so overlapped time is counted once,
+//     under a label such as "COMMUNICATION overlapping COMPUTATION";
+//   - per-name statistics and the top kernels per type (_aggr_gpu_kernel_time): sorted by
+//     total time; a name past `top_kernels` or once the names before it already cover
+//     `duration_ratio` of the type's time goes to "others";
+//   - CUDA launch statistics (get_cuda_kernel_launch_stats) from the launch → kernel flows
+//     ("ac2g"): launch_delay = max(0, kernel start − launch call end); short kernels (call
+//     ≤ runtime cutoff and kernel shorter than its call), runtime outliers (call > cutoff),
+//     launch-delay outliers (delay > cutoff). Launch calls are the runtime/driver calls whose
+//     name holds "Launch", "MemcpyAsync" or "MemsetAsync".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/device_activity.h"
+#include "model/model.h"
+
+namespace aiprof::analysis {
+
+struct KernelBreakdownOptions {
+  uint32_t top_kernels = 10;                // HTA num_kernels
+  double duration_ratio = 0.8;              // HTA duration_ratio
+  int64_t runtime_cutoff_ns = 50000;        // HTA runtime_cutoff, 50 µs
+  int64_t launch_delay_cutoff_ns = 100000;  // HTA launch_delay_cutoff, 100 µs
+  uint32_t max_outliers = 20;               // launch-delay outliers listed (all are counted)
+};
+
+struct TemporalBreakdownRow {
+  uint32_t process = 0;  // ProcessTable row (GPU, or host process)
+  int64_t span_ns = 0;   // HTA kernel_time
+  int64_t idle_ns = 0;
+  int64_t compute_ns = 0;
+  int64_t non_compute_ns = 0;
+};
+
+struct TypeTimeRow {
+  uint32_t process = 0;
+  std::string label;  // "COMPUTATION", "COMMUNICATION overlapping COMPUTATION", ...
+  int64_t time_ns = 0;
+};
+
+struct KernelStatsRow {
+  uint32_t process = 0;
+  ActivityType type = ActivityType::kComputation;
+  std::string name;  // "others" for the aggregated tail
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
+  double mean_ns = 0;
+  double stddev_ns = 0;  // population standard deviation
+};
+
+struct LaunchOutlier {
+  uint32_t launch_slice = 0;
+  uint32_t kernel_slice = 0;
+  int64_t cpu_duration_ns = 0;
+  int64_t gpu_duration_ns = 0;
+  int64_t launch_delay_ns = 0;
+};
+
+struct LaunchStatistics {
+  uint64_t launches = 0;  // launch calls joined to a device activity
+  uint64_t short_kernels = 0;
+  uint64_t runtime_outliers = 0;
+  uint64_t launch_delay_outliers = 0;
+  int64_t total_launch_delay_ns = 0;
+  int64_t max_launch_delay_ns = 0;
+  std::vector<LaunchOutlier> largest_delays;  // the delay outliers, largest first, capped
+};
+
+struct KernelBreakdownResult {
+  ActivitySource source = ActivitySource::kNone;
+  std::vector<TemporalBreakdownRow> temporal;  // one per unit
+  std::vector<TypeTimeRow> type_time;          // per unit, largest first
+  std::vector<KernelStatsRow> top_kernels;     // per unit and type, largest first, "others" last
+  bool has_launch_flows = false;
+  LaunchStatistics launches;
+};
+
+KernelBreakdownResult ComputeKernelBreakdown(const model::Model& model,
+                                             const Activities& activities,
+                                             const KernelBreakdownOptions& options = {});
+
+}  // namespace aiprof::analysis

@@ -1,0 +1,522 @@
+#include "analysis/memory.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analysis/input_wait.h"
+#include "analysis/intervals.h"
+
+namespace aiprof::analysis {
+namespace {
+
+enum ContextFlag : uint8_t {
+  kInputContext = 1,
+  kOptimizerContext = 2,
+  kBackwardContext = 4,
+  kForwardContext = 8,
+};
+
+bool ContainsNoCase(std::string_view text, std::string_view word) {
+  auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != text.end();
+}
+
+uint8_t ContextOf(std::string_view name) {
+  if (IsInputWaitName(name)) return kInputContext;
+  if (ContainsNoCase(name, "optimizer")) return kOptimizerContext;
+  if (ContainsNoCase(name, "backward") || ContainsNoCase(name, "autograd::engine")) {
+    return kBackwardContext;
+  }
+  if (ContainsNoCase(name, "forward")) return kForwardContext;
+  return 0;
+}
+
+std::string DeviceName(int64_t device_type, int64_t device_index) {
+  std::string name = device_type == 0   ? "CPU"
+                     : device_type == 1 ? "CUDA"
+                                        : "device" + std::to_string(device_type);
+  if (device_index >= 0) name += ":" + std::to_string(device_index);
+  return name;
+}
+
+// HTA's memory subtype: "Memset", else the first 11 characters ("Memcpy HtoD").
+std::string TransferKind(std::string_view name, std::string_view category) {
+  if (category == "gpu_memset" || name.starts_with("Memset")) return "Memset";
+  if (name.starts_with("Memcpy ") && name.size() >= 11) return std::string(name.substr(0, 11));
+  return "Memcpy Unknown";
+}
+
+class ArgReader {
+ public:
+  explicit ArgReader(const model::Model& model) : model_(model) {}
+  bool Int(uint32_t set, model::StringId key, int64_t* out) const {
+    if (key == model::StringPool::kMissing || set >= model_.args.sets()) return false;
+    for (uint32_t i = model_.args.set_begin[set]; i < model_.args.set_begin[set + 1]; ++i) {
+      if (model_.args.key[i] != key) continue;
+      const model::ArgType type = model_.args.type[i];
+      if (type == model::ArgType::kDouble) {
+        *out = static_cast<int64_t>(std::bit_cast<double>(model_.args.value[i]));
+      } else if (type == model::ArgType::kInt || type == model::ArgType::kUInt) {
+        *out = static_cast<int64_t>(model_.args.value[i]);
+      } else {
+        return false;
+      }
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  const model::Model& model_;
+};
+
+// The slice around a moment on a track, found in the track's slices sorted by start (a
+// parent before its children), then up the parent chain. Step ranges are not operators and
+// are passed over.
+class EnclosingSlices {
+ public:
+  EnclosingSlices(const model::Model& model, const std::vector<uint8_t>& wanted_tracks,
+                  const std::vector<StepSpan>& steps)
+      : model_(model) {
+    const model::SliceTable& s = model.slices;
+    for (const StepSpan& step : steps) step_slices_.insert(step.slice);
+    for (uint32_t row = 0; row < s.size(); ++row) {
+      if (wanted_tracks[s.track[row]] && !step_slices_.contains(row)) {
+        by_track_[s.track[row]].push_back(row);
+      }
+    }
+    for (auto& [track, rows] : by_track_) {
+      std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+        return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.end[a] > s.end[b];
+      });
+    }
+  }
+  uint32_t Innermost(uint32_t track, int64_t ts) const {
+    auto found = by_track_.find(track);
+    if (found == by_track_.end()) return model::kNoRow;
+    const std::vector<uint32_t>& rows = found->second;
+    const model::SliceTable& s = model_.slices;
+    auto it = std::upper_bound(rows.begin(), rows.end(), ts,
+                               [&](int64_t t, uint32_t row) { return t < s.ts[row]; });
+    if (it == rows.begin()) return model::kNoRow;
+    for (uint32_t row = *(it - 1); row != model::kNoRow; row = s.parent[row]) {
+      if (s.end[row] >= ts && !step_slices_.contains(row)) return row;
+    }
+    return model::kNoRow;
+  }
+
+ private:
+  const model::Model& model_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> by_track_;
+  std::unordered_set<uint32_t> step_slices_;
+};
+
+struct AllocatorEvent {
+  int64_t ts = 0;
+  uint32_t pool = 0;
+  uint32_t track = 0;
+  int64_t bytes = 0;  // > 0 allocation, < 0 free
+  uint64_t addr = 0;
+  int64_t freed_at = INT64_MAX;  // allocations: when the block was freed (INT64_MAX: never)
+};
+
+class MemoryAnalyzer {
+ public:
+  MemoryAnalyzer(const model::Model& model, const StepList& steps,
+                 const MemoryAnalysisOptions& options)
+      : model_(model), steps_(steps.steps), options_(options), args_(model) {}
+
+  MemoryAnalysis Run() {
+    ReadAllocatorEvents();
+    ReadCounterPools();
+    for (MemoryPool& pool : result_.pools) FinishPool(&pool);
+    if (!events_.empty()) {
+      AttributeAllocations();
+    }
+    AddStepRows();
+    AddTransfers();
+    return std::move(result_);
+  }
+
+ private:
+  void ReadAllocatorEvents() {
+    const model::InstantTable& in = model_.instants;
+    const model::StringId memory_name = model_.strings.Find("[memory]");
+    if (memory_name == model::StringPool::kMissing) return;
+    const auto key = [&](std::string_view text) { return model_.strings.Find(text); };
+    const model::StringId bytes_key = key("Bytes"), addr_key = key("Addr");
+    const model::StringId allocated_key = key("Total Allocated"),
+                          reserved_key = key("Total Reserved");
+    const model::StringId type_key = key("Device Type"), id_key = key("Device Id");
+    std::map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t> pool_of;
+    for (uint32_t row = 0; row < in.size(); ++row) {
+      if (in.name[row] != memory_name) continue;
+      int64_t bytes = 0, addr = 0, allocated = 0, reserved = -1, type = 0, id = -1;
+      if (!args_.Int(in.args[row], bytes_key, &bytes)) continue;
+      args_.Int(in.args[row], addr_key, &addr);
+      args_.Int(in.args[row], allocated_key, &allocated);
+      args_.Int(in.args[row], reserved_key, &reserved);
+      args_.Int(in.args[row], type_key, &type);
+      args_.Int(in.args[row], id_key, &id);
+      const uint32_t process = model_.ProcessOfThread(model_.tracks.thread[in.track[row]]);
+      auto [it, inserted] = pool_of.try_emplace({process, type, id}, result_.pools.size());
+      if (inserted) {
+        MemoryPool pool;
+        pool.name = DeviceName(type, id);
+        pool.process = process;
+        pool.source = MemoryPoolSource::kFrameworkAllocator;
+        result_.pools.push_back(std::move(pool));
+      }
+      result_.pools[it->second].samples.push_back({in.ts[row], allocated, reserved});
+      events_.push_back(
+          {in.ts[row], it->second, in.track[row], bytes, static_cast<uint64_t>(addr)});
+    }
+    if (!events_.empty()) result_.inputs.emplace_back("framework allocator events");
+  }
+
+  void ReadCounterPools() {
+    const model::CounterSeriesTable& series = model_.counter_series;
+    std::vector<int32_t> pool_of(series.size(), -1);
+    bool cupti = false, nvml = false;
+    for (uint32_t i = 0; i < series.size(); ++i) {
+      std::string_view name = model_.Str(series.name[i]);
+      const bool is_cupti = name == "Device Memory Allocated";
+      const bool is_nvml = name == "GPU Memory Used";
+      if (!is_cupti && !is_nvml) continue;
+      const int32_t device = model_.processes.device_id[series.process[i]];
+      const uint32_t index = device >= 0 ? static_cast<uint32_t>(device) : series.instance[i];
+      MemoryPool pool;
+      pool.name =
+          "GPU " + std::to_string(index) + (is_cupti ? " allocated (CUPTI)" : " used (NVML)");
+      pool.process = series.process[i];
+      pool.source = is_cupti ? MemoryPoolSource::kCuptiAllocations : MemoryPoolSource::kNvmlUsed;
+      pool_of[i] = static_cast<int32_t>(result_.pools.size());
+      result_.pools.push_back(std::move(pool));
+      cupti |= is_cupti;
+      nvml |= is_nvml;
+    }
+    if (cupti) result_.inputs.emplace_back("CUPTI allocations");
+    if (nvml) result_.inputs.emplace_back("NVML used memory");
+    const model::CounterTable& c = model_.counters;
+    for (size_t i = 0; i < c.size(); ++i) {
+      const int32_t pool = pool_of[c.series[i]];
+      if (pool < 0) continue;
+      result_.pools[static_cast<size_t>(pool)].samples.push_back(
+          {c.ts[i], static_cast<int64_t>(c.value[i]), -1});
+    }
+  }
+
+  static void FinishPool(MemoryPool* pool) {
+    std::stable_sort(pool->samples.begin(), pool->samples.end(),
+                     [](const MemorySample& a, const MemorySample& b) { return a.ts < b.ts; });
+    for (const MemorySample& sample : pool->samples) {
+      if (sample.allocated > pool->peak_allocated) {
+        pool->peak_allocated = sample.allocated;
+        pool->peak_allocated_ts = sample.ts;
+      }
+      pool->peak_reserved = std::max(pool->peak_reserved, sample.reserved);
+    }
+  }
+
+  // Pairs frees with allocations, names the allocating operator and gives each block its
+  // category; builds the top operators and the category tracks.
+  void AttributeAllocations() {
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const AllocatorEvent& a, const AllocatorEvent& b) {
+                       return a.pool != b.pool ? a.pool < b.pool : a.ts < b.ts;
+                     });
+    std::unordered_map<uint64_t, size_t> live;  // (pool, addr) → allocation event
+    for (size_t i = 0; i < events_.size(); ++i) {
+      AllocatorEvent& event = events_[i];
+      const uint64_t key = event.addr * 31 + event.pool;
+      if (event.bytes > 0) {
+        live[key] = i;
+      } else if (auto found = live.find(key); found != live.end()) {
+        events_[found->second].freed_at = event.ts;
+        live.erase(found);
+      }
+    }
+
+    std::vector<uint8_t> wanted_tracks(model_.tracks.size(), 0);
+    for (const AllocatorEvent& event : events_) wanted_tracks[event.track] = 1;
+    const EnclosingSlices enclosing(model_, wanted_tracks, steps_);
+    std::vector<int16_t> context_of(model_.strings.size(), -1);
+    const std::vector<std::vector<Interval>> steps_of_process = StepsByProcess();
+
+    struct OperatorKey {
+      uint32_t pool;
+      std::string name;
+      bool operator<(const OperatorKey& o) const {
+        return pool != o.pool ? pool < o.pool : name < o.name;
+      }
+    };
+    std::map<OperatorKey, OperatorMemoryRow> operators;
+    // Per pool and category: (ts, ±bytes) changes.
+    std::map<std::pair<uint32_t, MemoryCategory>, std::vector<std::pair<int64_t, int64_t>>> changes;
+    const model::SliceTable& s = model_.slices;
+    for (const AllocatorEvent& event : events_) {
+      if (event.bytes <= 0) continue;
+      const uint32_t innermost = enclosing.Innermost(event.track, event.ts);
+      // The outermost range of each context kind around the allocation, and its end.
+      uint8_t flags = 0;
+      int64_t context_end[9] = {};
+      for (uint32_t row = innermost; row != model::kNoRow; row = s.parent[row]) {
+        int16_t& context = context_of[s.name[row]];
+        if (context < 0) context = ContextOf(model_.Str(s.name[row]));
+        flags |= static_cast<uint8_t>(context);
+        if (context != 0) context_end[context] = s.end[row];
+      }
+      MemoryCategory category = MemoryCategory::kUnknown;
+      const bool freed_in_op = innermost != model::kNoRow && event.freed_at <= s.end[innermost];
+      if (flags & kInputContext) {
+        category = MemoryCategory::kInput;
+      } else if (freed_in_op) {
+        category = MemoryCategory::kTemporary;
+      } else if (flags & kOptimizerContext) {
+        category = event.freed_at > context_end[kOptimizerContext] ? MemoryCategory::kOptimizerState
+                                                                   : MemoryCategory::kTemporary;
+      } else if (flags & kBackwardContext) {
+        category = event.freed_at > context_end[kBackwardContext] ? MemoryCategory::kGradient
+                                                                  : MemoryCategory::kAutograd;
+      } else if (flags & kForwardContext) {
+        category = MemoryCategory::kActivation;
+      } else if (event.freed_at == INT64_MAX &&
+                 !InsideStep(steps_of_process, event.track, event.ts)) {
+        category = MemoryCategory::kParameter;
+      }
+      auto& track = changes[{event.pool, category}];
+      track.emplace_back(event.ts, event.bytes);
+      if (event.freed_at != INT64_MAX) track.emplace_back(event.freed_at, -event.bytes);
+
+      OperatorMemoryRow& op = operators[{event.pool, OperatorName(innermost)}];
+      ++op.allocations;
+      op.allocated_bytes += event.bytes;
+      op.max_allocation = std::max(op.max_allocation, event.bytes);
+      if (event.freed_at != INT64_MAX) op.freed_bytes += event.bytes;
+    }
+
+    for (auto& [key, op] : operators) {
+      op.name = key.name;
+      op.pool = key.pool;
+      result_.top_operators.push_back(std::move(op));
+    }
+    std::stable_sort(result_.top_operators.begin(), result_.top_operators.end(),
+                     [](const OperatorMemoryRow& a, const OperatorMemoryRow& b) {
+                       return a.allocated_bytes > b.allocated_bytes;
+                     });
+    if (result_.top_operators.size() > options_.top_operators) {
+      result_.top_operators.resize(options_.top_operators);
+    }
+
+    for (auto& [key, deltas] : changes) {
+      std::stable_sort(deltas.begin(), deltas.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      MemoryCategoryTrack track;
+      track.pool = key.first;
+      track.category = key.second;
+      int64_t live_bytes = 0;
+      for (size_t i = 0; i < deltas.size(); ++i) {
+        live_bytes += deltas[i].second;
+        if (i + 1 < deltas.size() && deltas[i + 1].first == deltas[i].first) continue;
+        track.points.emplace_back(deltas[i].first, live_bytes);
+        track.peak = std::max(track.peak, live_bytes);
+      }
+      result_.category_tracks.push_back(std::move(track));
+    }
+  }
+
+  std::string OperatorName(uint32_t innermost) const {
+    if (innermost == model::kNoRow) return "(no operator)";
+    const model::SliceTable& s = model_.slices;
+    std::string name(model_.Str(s.name[innermost]));
+    const uint32_t parent = s.parent[innermost];
+    if (name.starts_with("aten::empty") && parent != model::kNoRow) {
+      return std::string(model_.Str(s.name[parent])) + " (" + name + ")";
+    }
+    return name;
+  }
+
+  std::vector<std::vector<Interval>> StepsByProcess() const {
+    std::vector<std::vector<Interval>> steps(model_.processes.size());
+    for (const StepSpan& step : steps_) {
+      steps[model_.ProcessOfThread(step.thread)].push_back({step.begin_ns, step.end_ns});
+    }
+    for (auto& process_steps : steps) MergeInPlace(process_steps);
+    return steps;
+  }
+
+  bool InsideStep(const std::vector<std::vector<Interval>>& steps, uint32_t track,
+                  int64_t ts) const {
+    const uint32_t process = model_.ProcessOfThread(model_.tracks.thread[track]);
+    return LengthWithin(steps[process], ts, ts + 1) > 0;
+  }
+
+  void AddStepRows() {
+    // Allocator events of each framework pool, by time (events_ is sorted by pool, time).
+    std::vector<std::pair<size_t, size_t>> pool_events(result_.pools.size(), {0, 0});
+    for (size_t i = 0; i < events_.size(); ++i) {
+      auto& range = pool_events[events_[i].pool];
+      if (range.second == 0) range.first = i;
+      range.second = i + 1;
+    }
+    std::vector<const StepSpan*> order;
+    for (const StepSpan& step : steps_) order.push_back(&step);
+    std::stable_sort(order.begin(), order.end(), [](const StepSpan* a, const StepSpan* b) {
+      return a->step != b->step ? a->step < b->step : a->begin_ns < b->begin_ns;
+    });
+    for (const StepSpan* step : order) {
+      const uint32_t process = model_.ProcessOfThread(step->thread);
+      for (uint32_t p = 0; p < result_.pools.size(); ++p) {
+        const MemoryPool& pool = result_.pools[p];
+        if (pool.process != process && model_.processes.device_id[pool.process] < 0) continue;
+        MemoryStepRow row;
+        row.step = step->step;
+        row.pool = p;
+        row.begin_ns = step->begin_ns;
+        row.end_ns = step->end_ns;
+        FillStepCurve(pool, &row);
+        auto [first, last] = pool_events[p];
+        for (size_t e = first; e < last; ++e) {
+          const AllocatorEvent& event = events_[e];
+          if (event.ts < row.begin_ns || event.ts >= row.end_ns) continue;
+          if (event.bytes > 0) {
+            ++row.allocations;
+            row.allocated_bytes += event.bytes;
+          } else {
+            ++row.frees;
+            row.freed_bytes -= event.bytes;
+          }
+        }
+        result_.steps.push_back(row);
+      }
+    }
+  }
+
+  // Values at the step's bounds and its peaks: the last sample before the step holds at
+  // its start.
+  static void FillStepCurve(const MemoryPool& pool, MemoryStepRow* row) {
+    const auto& samples = pool.samples;
+    auto it = std::upper_bound(samples.begin(), samples.end(), row->begin_ns,
+                               [](int64_t t, const MemorySample& s) { return t < s.ts; });
+    if (it != samples.begin()) {
+      const MemorySample& before = *(it - 1);
+      row->allocated_at_begin = before.allocated;
+      row->peak_allocated = before.allocated;
+      row->peak_reserved = before.reserved;
+    }
+    row->allocated_at_end = row->allocated_at_begin;
+    for (; it != samples.end() && it->ts < row->end_ns; ++it) {
+      row->peak_allocated = std::max(row->peak_allocated, it->allocated);
+      row->peak_reserved = std::max(row->peak_reserved, it->reserved);
+      row->allocated_at_end = it->allocated;
+    }
+  }
+
+  void AddTransfers() {
+    const model::SliceTable& s = model_.slices;
+    std::vector<uint8_t> is_transfer(model_.strings.size(), 0);
+    for (model::StringId id = 0; id < model_.strings.size(); ++id) {
+      std::string_view text = model_.strings.Get(id);
+      is_transfer[id] = text == "gpu_memcpy" || text == "gpu_memset";
+    }
+    const model::StringId bytes_key = model_.strings.Find("bytes");
+    std::vector<Interval> step_spans;
+    std::vector<uint64_t> step_numbers;
+    std::vector<const StepSpan*> order;
+    for (const StepSpan& step : steps_) order.push_back(&step);
+    std::sort(order.begin(), order.end(),
+              [](const StepSpan* a, const StepSpan* b) { return a->begin_ns < b->begin_ns; });
+    for (const StepSpan* step : order) {
+      step_spans.push_back({step->begin_ns, step->end_ns});
+      step_numbers.push_back(step->step);
+    }
+    std::map<std::string, MemoryTransferRow> whole;
+    std::map<std::pair<uint64_t, std::string>, MemoryTransferRow> per_step;
+    std::unordered_map<model::StringId, std::string> kind_of;
+    for (uint32_t row = 0; row < s.size(); ++row) {
+      if (!is_transfer[s.category[row]]) continue;
+      auto [kind, inserted] = kind_of.try_emplace(s.name[row]);
+      if (inserted)
+        kind->second = TransferKind(model_.Str(s.name[row]), model_.Str(s.category[row]));
+      int64_t bytes = 0;
+      args_.Int(s.args[row], bytes_key, &bytes);
+      auto add = [&](MemoryTransferRow& t) {
+        t.kind = kind->second;
+        ++t.count;
+        t.bytes += bytes;
+        t.time_ns += s.dur(row);
+      };
+      MemoryTransferRow& total = whole[kind->second];
+      total.whole_run = true;
+      add(total);
+      // The last step starting at or before the transfer, if the transfer starts inside it.
+      auto step = std::upper_bound(step_spans.begin(), step_spans.end(), s.ts[row],
+                                   [](int64_t t, const Interval& span) { return t < span.begin; });
+      if (step == step_spans.begin() || s.ts[row] >= (step - 1)->end) continue;
+      const uint64_t number = step_numbers[static_cast<size_t>(step - step_spans.begin()) - 1];
+      MemoryTransferRow& in_step = per_step[{number, kind->second}];
+      in_step.step = number;
+      add(in_step);
+    }
+    if (!whole.empty()) result_.inputs.emplace_back("device copies");
+    for (auto& [kind, row] : whole) result_.transfers.push_back(std::move(row));
+    for (auto& [key, row] : per_step) result_.transfers.push_back(std::move(row));
+  }
+
+  const model::Model& model_;
+  const std::vector<StepSpan>& steps_;
+  const MemoryAnalysisOptions& options_;
+  const ArgReader args_;
+  std::vector<AllocatorEvent> events_;
+  MemoryAnalysis result_;
+};
+
+}  // namespace
+
+std::string_view MemoryCategoryName(MemoryCategory category) {
+  switch (category) {
+    case MemoryCategory::kParameter:
+      return "Parameter";
+    case MemoryCategory::kOptimizerState:
+      return "Optimizer state";
+    case MemoryCategory::kInput:
+      return "Input";
+    case MemoryCategory::kTemporary:
+      return "Temporary";
+    case MemoryCategory::kActivation:
+      return "Activation";
+    case MemoryCategory::kGradient:
+      return "Gradient";
+    case MemoryCategory::kAutograd:
+      return "Autograd";
+    case MemoryCategory::kUnknown:
+      break;
+  }
+  return "Unknown";
+}
+
+std::string_view MemoryPoolSourceName(MemoryPoolSource source) {
+  switch (source) {
+    case MemoryPoolSource::kCuptiAllocations:
+      return "CUPTI allocations";
+    case MemoryPoolSource::kNvmlUsed:
+      return "NVML used memory";
+    case MemoryPoolSource::kFrameworkAllocator:
+      break;
+  }
+  return "framework allocator events";
+}
+
+MemoryAnalysis ComputeMemoryAnalysis(const model::Model& model, const StepList& steps,
+                                     const MemoryAnalysisOptions& options) {
+  return MemoryAnalyzer(model, steps, options).Run();
+}
+
+}  // namespace aiprof::analysis

@@ -1,0 +1,131 @@
+// Memory analysis over the memory records in the model:
+//   - framework allocator events: the torch source's "[memory]" instants (args Bytes, Addr,
+//     Total Allocated, Total Reserved, Device Type, Device Id), one pool per device
+//     ("CPU", "CUDA:0");
+//   - the CUDA source's "Device Memory Allocated" counter (CUPTI memory records), pool
+//     "GPU n allocated (CUPTI)";
+//   - NVML's "GPU Memory Used" counter, pool "GPU n used (NVML)" (device-wide, every process);
+//   - device copies and sets (gpu_memcpy / gpu_memset slices with their "bytes").
+// Results: per pool the peak (allocated, reserved) and per step the peak, the values at the
+// step's bounds and the allocations/frees inside it; the top operators by allocated bytes
+// (the innermost framework operator around the allocation; an aten::empty* allocation is
+// named "<parent> (<op>)" as TensorBoard's memory view does); a memory-by-category timeline
+// as torch's memory timeline draws it; copy/set traffic per kind (HTA's subtypes).
+//
+// Categories. torch's memory timeline follows tensor ids through the autograd graph; the
+// allocator events here carry no tensor ids, so the category is read from where and for how
+// long a block lived (first rule that holds):
+//   Input           allocated inside an input-wait range (analysis/input_wait.h)
+//   Temporary       freed before the innermost operator around its allocation ended
+//   Optimizer state allocated inside an optimizer range and alive after it
+//   Gradient        allocated inside a backward range and alive after it
+//   Autograd        allocated inside a backward range and freed within it
+//   Activation      allocated inside a forward range
+//   Parameter       allocated outside every step and never freed
+//   Unknown         the rest
+// Ranges are matched by name (case-insensitive "optimizer", "backward"/"autograd::engine",
+// "forward") on the allocating thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/steps.h"
+#include "model/model.h"
+
+namespace aiprof::analysis {
+
+enum class MemoryCategory : uint8_t {
+  kParameter,
+  kOptimizerState,
+  kInput,
+  kTemporary,
+  kActivation,
+  kGradient,
+  kAutograd,
+  kUnknown,
+};
+inline constexpr int kMemoryCategories = 8;
+std::string_view MemoryCategoryName(MemoryCategory category);  // torch's names
+
+enum class MemoryPoolSource : uint8_t { kFrameworkAllocator, kCuptiAllocations, kNvmlUsed };
+std::string_view MemoryPoolSourceName(MemoryPoolSource source);
+
+struct MemorySample {
+  int64_t ts = 0;
+  int64_t allocated = 0;
+  int64_t reserved = -1;  // -1: the pool's source does not report it
+};
+
+struct MemoryPool {
+  std::string name;      // "CUDA:0", "CPU", "GPU 0 allocated (CUPTI)", "GPU 0 used (NVML)"
+  uint32_t process = 0;  // ProcessTable row owning the records
+  MemoryPoolSource source = MemoryPoolSource::kFrameworkAllocator;
+  std::vector<MemorySample> samples;  // by time
+  int64_t peak_allocated = 0;
+  int64_t peak_allocated_ts = 0;
+  int64_t peak_reserved = -1;
+};
+
+struct MemoryStepRow {
+  uint64_t step = 0;
+  uint32_t pool = 0;  // index into MemoryAnalysis::pools
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+  int64_t allocated_at_begin = 0;
+  int64_t allocated_at_end = 0;
+  int64_t peak_allocated = 0;
+  int64_t peak_reserved = -1;
+  uint64_t allocations = 0;  // allocator events inside the step (framework pools)
+  uint64_t frees = 0;
+  int64_t allocated_bytes = 0;
+  int64_t freed_bytes = 0;
+};
+
+struct OperatorMemoryRow {
+  std::string name;
+  uint32_t pool = 0;
+  uint64_t allocations = 0;
+  int64_t allocated_bytes = 0;
+  int64_t max_allocation = 0;
+  int64_t freed_bytes = 0;  // of the blocks it allocated, freed within the data
+};
+
+// Live bytes of one category in one pool, as change points (value holds until the next).
+struct MemoryCategoryTrack {
+  uint32_t pool = 0;
+  MemoryCategory category = MemoryCategory::kUnknown;
+  std::vector<std::pair<int64_t, int64_t>> points;  // (ts, bytes)
+  int64_t peak = 0;
+};
+
+struct MemoryTransferRow {
+  bool whole_run = false;  // true: every transfer; false: those starting inside `step`
+  uint64_t step = 0;
+  std::string kind;  // "Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memset", "Memcpy Unknown"...
+  uint64_t count = 0;
+  int64_t bytes = 0;
+  int64_t time_ns = 0;
+};
+
+struct MemoryAnalysisOptions {
+  uint32_t top_operators = 20;
+};
+
+struct MemoryAnalysis {
+  // "framework allocator events", "CUPTI allocations", "NVML used memory", "device copies".
+  std::vector<std::string> inputs;
+  std::vector<MemoryPool> pools;
+  std::vector<MemoryStepRow> steps;                  // by step, then pool
+  std::vector<OperatorMemoryRow> top_operators;      // largest allocated bytes first
+  std::vector<MemoryCategoryTrack> category_tracks;  // framework pools, categories seen
+  std::vector<MemoryTransferRow> transfers;          // whole run first, then per step
+};
+
+// `steps`: the steps found once for every analysis (analysis/steps.h).
+MemoryAnalysis ComputeMemoryAnalysis(const model::Model& model, const StepList& steps,
+                                     const MemoryAnalysisOptions& options = {});
+
+}  // namespace aiprof::analysis

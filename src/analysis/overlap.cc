@@ -1,0 +1,254 @@
+#include "analysis/overlap.h"
+
+#include <algorithm>
+
+#include "analysis/input_wait.h"
+#include "analysis/op_statistics.h"
+#include "analysis/steps.h"
+
+namespace aiprof::analysis {
+
+std::string_view ComputeInputName(ComputeInput input) {
+  switch (input) {
+    case ComputeInput::kDeviceTasks:
+      return "device kernels/memcpy/memset";
+    case ComputeInput::kFrameworkOps:
+      return "framework operators (cpu_op)";
+    case ComputeInput::kMarkerRanges:
+      return "marker ranges (mstx/NVTX)";
+    case ComputeInput::kNone:
+      break;
+  }
+  return "none";
+}
+
+std::string_view OverlapLaneName(OverlapLane lane) {
+  switch (lane) {
+    case OverlapLane::kComputing:
+      return "Computing";
+    case OverlapLane::kCommunication:
+      return "Communication";
+    case OverlapLane::kCommunicationNotOverlapped:
+      return "Communication(Not Overlapped)";
+    case OverlapLane::kFree:
+      return "Free";
+  }
+  return "";
+}
+
+bool LaneCursor::NextNotOverlapped(Interval* interval) {
+  const std::vector<Interval>& compute = scope_.computing;
+  const std::vector<Interval>& comm = scope_.communication;
+  while (index_ < comm.size()) {
+    const Interval& c = comm[index_];
+    if (!inside_) {
+      // `first_` only moves forward: a computing interval that reaches past a
+      // communication interval is looked at again for the next one.
+      while (first_ < compute.size() && compute[first_].end <= c.begin) ++first_;
+      k_ = first_;
+      at_ = c.begin;
+      inside_ = true;
+    }
+    while (at_ < c.end) {
+      if (k_ == compute.size() || compute[k_].begin >= c.end) {
+        *interval = Interval{at_, c.end};
+        at_ = c.end;
+        return true;
+      }
+      Interval gap{at_, compute[k_].begin};
+      at_ = compute[k_++].end;
+      if (gap.begin < gap.end) {
+        *interval = gap;
+        return true;
+      }
+    }
+    inside_ = false;
+    ++index_;
+  }
+  return false;
+}
+
+bool LaneCursor::NextFree(Interval* interval) {
+  const std::vector<Interval>& compute = scope_.computing;
+  const std::vector<Interval>& comm = scope_.communication;
+  // The gaps of Computing ∪ Communication, walking both lists in begin order.
+  while (a_ < compute.size() || b_ < comm.size()) {
+    bool take_compute =
+        b_ == comm.size() || (a_ < compute.size() && compute[a_].begin <= comm[b_].begin);
+    const Interval& next = take_compute ? compute[a_++] : comm[b_++];
+    Interval gap{covered_, next.begin};
+    if (next.end > covered_) covered_ = next.end;
+    if (gap.begin < gap.end) {
+      *interval = gap;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool LaneCursor::Next(OverlapLane* lane, Interval* interval) {
+  switch (lane_) {
+    case OverlapLane::kComputing:
+      if (index_ < scope_.computing.size()) {
+        *lane = lane_;
+        *interval = scope_.computing[index_++];
+        return true;
+      }
+      lane_ = OverlapLane::kCommunication;
+      index_ = 0;
+      [[fallthrough]];
+    case OverlapLane::kCommunication:
+      if (index_ < scope_.communication.size()) {
+        *lane = lane_;
+        *interval = scope_.communication[index_++];
+        return true;
+      }
+      lane_ = OverlapLane::kCommunicationNotOverlapped;
+      index_ = 0;
+      [[fallthrough]];
+    case OverlapLane::kCommunicationNotOverlapped:
+      if (NextNotOverlapped(interval)) {
+        *lane = lane_;
+        return true;
+      }
+      lane_ = OverlapLane::kFree;
+      [[fallthrough]];
+    case OverlapLane::kFree:
+      if (NextFree(interval)) {
+        *lane = lane_;
+        return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+namespace {
+
+enum SliceKind : uint8_t { kOther = 0, kDeviceTask = 1, kFrameworkOp = 2, kMarkerRange = 3 };
+
+// Markers of a process used as compute only when the process has no framework operators.
+struct ScopeBuilder {
+  OverlapScope scope;
+  std::vector<Interval> markers;
+  uint64_t marker_count = 0;
+};
+
+}  // namespace
+
+OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm) {
+  const model::SliceTable& s = model.slices;
+  std::vector<uint8_t> category_kind(model.strings.size(), kOther);
+  for (model::StringId id = 0; id < model.strings.size(); ++id) {
+    std::string_view text = model.strings.Get(id);
+    if (IsDeviceTaskCategory(text)) category_kind[id] = kDeviceTask;
+    if (text == "cpu_op") category_kind[id] = kFrameworkOp;
+  }
+  // Per slice: what it counts as. Communication and step slices are never compute.
+  std::vector<uint8_t> slice_kind(s.size(), kOther);
+  bool device_run = false;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    slice_kind[row] = category_kind[s.category[row]];
+    device_run |= slice_kind[row] == kDeviceTask;
+  }
+  for (size_t i = 0; i < model.markers.size(); ++i) {
+    uint32_t row = model.markers.row[i];
+    if (!model.markers.is_instant[i] && slice_kind[row] == kOther) slice_kind[row] = kMarkerRange;
+  }
+  // A range named like a step is a step, whether or not --iteration-id selected it; one
+  // that waits for input is not compute either.
+  std::vector<int8_t> not_compute_name(model.strings.size(), -1);
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    if (slice_kind[row] == kOther || slice_kind[row] == kDeviceTask) continue;
+    int8_t& excluded = not_compute_name[s.name[row]];
+    if (excluded < 0) {
+      uint64_t number = 0;
+      std::string_view name = model.Str(s.name[row]);
+      excluded = ParseMarkerStepName(name, &number) || ParseProfilerStepName(name, &number) ||
+                 IsInputWaitName(name);
+    }
+    if (excluded) slice_kind[row] = kOther;
+  }
+  for (uint32_t row : model.steps.slice) slice_kind[row] = kOther;
+  for (const model::CommOp& op : comm) slice_kind[op.slice] = kOther;
+
+  const model::ProcessTable& processes = model.processes;
+  auto in_scope = [&](uint32_t process) {
+    return device_run == (processes.device_id[process] >= 0);
+  };
+  std::vector<uint32_t> track_process(model.tracks.size());
+  for (uint32_t t = 0; t < model.tracks.size(); ++t) {
+    track_process[t] = model.ProcessOfThread(model.tracks.thread[t]);
+  }
+  // Two passes: count, then fill vectors of the exact size (no regrowth of large vectors).
+  std::vector<ScopeBuilder> builders(processes.size());
+  for (int pass = 0; pass < 2; ++pass) {
+    for (ScopeBuilder& b : builders) {
+      if (pass == 0) continue;
+      b.scope.computing.reserve(b.scope.compute_tasks);
+      b.markers.reserve(b.marker_count);
+    }
+    for (uint32_t row = 0; row < s.size(); ++row) {
+      uint8_t kind = slice_kind[row];
+      if (kind == kOther) continue;
+      uint32_t process = track_process[s.track[row]];
+      if (!in_scope(process)) continue;
+      ScopeBuilder& b = builders[process];
+      if (kind == kMarkerRange) {
+        if (pass == 0) {
+          ++b.marker_count;
+        } else {
+          b.markers.push_back(Interval{s.ts[row], s.end[row]});
+        }
+      } else if (device_run == (kind == kDeviceTask)) {
+        if (pass == 0) {
+          ++b.scope.compute_tasks;
+        } else {
+          b.scope.computing.push_back(Interval{s.ts[row], s.end[row]});
+        }
+      }
+    }
+  }
+  for (const model::CommOp& op : comm) {
+    if (op.process == model::kNoRow || !in_scope(op.process)) continue;
+    OverlapScope& scope = builders[op.process].scope;
+    Interval interval{s.ts[op.slice], s.end[op.slice]};
+    scope.communication.push_back(interval);
+    ++scope.communication_ops;
+    if (op.type == model::CommOpType::kRecv) scope.receive.push_back(interval);
+  }
+
+  OverlapResult result;
+  result.device_run = device_run;
+  for (uint32_t process = 0; process < builders.size(); ++process) {
+    ScopeBuilder& b = builders[process];
+    OverlapScope& scope = b.scope;
+    if (scope.compute_tasks > 0) {
+      scope.compute_input = device_run ? ComputeInput::kDeviceTasks : ComputeInput::kFrameworkOps;
+    } else if (b.marker_count > 0) {
+      scope.compute_input = ComputeInput::kMarkerRanges;
+      scope.compute_tasks = b.marker_count;
+      scope.computing = std::move(b.markers);
+    }
+    std::vector<Interval>().swap(b.markers);
+    MergeInPlace(scope.computing);
+    MergeInPlace(scope.communication);
+    std::sort(scope.receive.begin(), scope.receive.end(),
+              [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
+    if (scope.empty()) continue;
+    scope.process = process;
+    scope.device_id = processes.device_id[process];
+    scope.rank = processes.rank[process];
+    scope.first_ns = INT64_MAX;
+    scope.last_ns = INT64_MIN;
+    for (const std::vector<Interval>* lane : {&scope.computing, &scope.communication}) {
+      if (lane->empty()) continue;
+      scope.first_ns = std::min(scope.first_ns, lane->front().begin);
+      scope.last_ns = std::max(scope.last_ns, lane->back().end);
+    }
+    result.scopes.push_back(std::move(scope));
+  }
+  return result;
+}
+
+}  // namespace aiprof::analysis

@@ -1,0 +1,127 @@
+#include "analysis/step_breakdown.h"
+
+#include <algorithm>
+
+namespace aiprof::analysis {
+namespace {
+
+// End of the last interval of `merged` that begins before `t`; INT64_MIN when none does.
+int64_t LastEndOfBegunBefore(const std::vector<Interval>& merged, int64_t t) {
+  auto it = std::lower_bound(merged.begin(), merged.end(), t,
+                             [](const Interval& i, int64_t value) { return i.begin < value; });
+  return it == merged.begin() ? INT64_MIN : (it - 1)->end;
+}
+
+// Start of the first task inside [begin, end); INT64_MAX when there is none.
+int64_t FirstStartWithin(const std::vector<Interval>& merged, int64_t begin, int64_t end) {
+  auto it = std::upper_bound(merged.begin(), merged.end(), begin,
+                             [](int64_t t, const Interval& i) { return t < i.end; });
+  if (it == merged.end() || it->begin >= end) return INT64_MAX;
+  return std::max(it->begin, begin);
+}
+
+// The steps a scope is measured in: those of its own process (CPU-only runs); for a
+// device, those of the host processes of the same host and rank. Of the chosen process,
+// the thread with the most steps; by begin.
+std::vector<StepSpan> StepsOfScope(const model::Model& model, const OverlapScope& scope,
+                                   const StepList& steps) {
+  const model::ProcessTable& p = model.processes;
+  auto matches = [&](uint32_t process) {
+    if (process == scope.process) return true;
+    if (scope.device_id < 0 || p.device_id[process] >= 0) return false;
+    if (p.host[process] != p.host[scope.process]) return false;
+    return scope.rank < 0 || p.rank[process] < 0 || p.rank[process] == scope.rank;
+  };
+  uint32_t chosen_process = model::kNoRow;
+  std::vector<uint32_t> count(model.threads.size(), 0);
+  for (const StepSpan& r : steps.steps) {
+    uint32_t process = model.ProcessOfThread(r.thread);
+    if (!matches(process)) continue;
+    // The scope's own process wins over another process of the same host.
+    if (chosen_process == model::kNoRow || process == scope.process) chosen_process = process;
+  }
+  for (const StepSpan& r : steps.steps) {
+    if (model.ProcessOfThread(r.thread) == chosen_process) ++count[r.thread];
+  }
+  auto busiest = std::max_element(count.begin(), count.end());
+  std::vector<StepSpan> out;
+  if (busiest == count.end() || *busiest == 0) return out;
+  uint32_t thread = static_cast<uint32_t>(busiest - count.begin());
+  for (const StepSpan& r : steps.steps) {
+    if (r.thread == thread) out.push_back(r);
+  }
+  return out;
+}
+
+// Adds each lane's time within each window; windows are by begin and disjoint.
+void AccumulateLanes(const OverlapScope& scope, std::vector<StepBreakdownRow>& rows) {
+  size_t first[kOverlapLaneCount] = {0, 0, 0, 0};
+  ForEachLaneInterval(scope, [&](OverlapLane lane, const Interval& i) {
+    size_t& p = first[static_cast<int>(lane)];
+    while (p < rows.size() && rows[p].end_ns <= i.begin) ++p;
+    for (size_t q = p; q < rows.size() && rows[q].begin_ns < i.end; ++q) {
+      int64_t length = std::min(i.end, rows[q].end_ns) - std::max(i.begin, rows[q].begin_ns);
+      if (length <= 0) continue;
+      StepBreakdownRow& r = rows[q];
+      switch (lane) {
+        case OverlapLane::kComputing:
+          r.computing_ns += length;
+          break;
+        case OverlapLane::kCommunication:
+          r.communication_ns += length;
+          break;
+        case OverlapLane::kCommunicationNotOverlapped:
+          r.communication_not_overlapped_ns += length;
+          break;
+        case OverlapLane::kFree:
+          r.free_ns += length;
+          break;
+      }
+    }
+  });
+  size_t p = 0;
+  for (const Interval& i : scope.receive) {
+    while (p < rows.size() && rows[p].end_ns <= i.begin) ++p;
+    for (size_t q = p; q < rows.size() && rows[q].begin_ns < i.end; ++q) {
+      int64_t length = std::min(i.end, rows[q].end_ns) - std::max(i.begin, rows[q].begin_ns);
+      if (length > 0) rows[q].bubble_ns += length;
+    }
+  }
+}
+
+}  // namespace
+
+StepBreakdownResult ComputeStepBreakdown(const model::Model& model, const OverlapResult& overlap,
+                                         const StepList& steps) {
+  StepBreakdownResult result;
+  result.step_source = steps.source;
+  result.trace = ComputeStepTrace(model, steps.steps);
+  for (uint32_t index = 0; index < overlap.scopes.size(); ++index) {
+    const OverlapScope& scope = overlap.scopes[index];
+    std::vector<StepSpan> own = StepsOfScope(model, scope, steps);
+    if (own.empty()) own.push_back({0, 0, model::kNoRow, scope.first_ns, scope.last_ns});
+    std::vector<StepBreakdownRow> rows(own.size());
+    for (size_t i = 0; i < own.size(); ++i) {
+      StepBreakdownRow& r = rows[i];
+      r.step = own[i].step;
+      r.scope = index;
+      r.device_id = scope.device_id;
+      r.rank = scope.rank;
+      r.begin_ns = own[i].begin_ns;
+      r.host_end_ns = own[i].end_ns;
+      int64_t next = i + 1 < own.size() ? own[i + 1].begin_ns : INT64_MAX;
+      int64_t last_task_end = std::max(LastEndOfBegunBefore(scope.computing, r.host_end_ns),
+                                       LastEndOfBegunBefore(scope.communication, r.host_end_ns));
+      r.end_ns = std::min(std::max(r.host_end_ns, last_task_end), std::max(r.host_end_ns, next));
+      int64_t first_task = std::min(FirstStartWithin(scope.computing, r.begin_ns, r.end_ns),
+                                    FirstStartWithin(scope.communication, r.begin_ns, r.end_ns));
+      r.has_tasks = first_task != INT64_MAX;
+      r.preparing_ns = r.has_tasks ? first_task - r.begin_ns : 0;
+    }
+    AccumulateLanes(scope, rows);
+    result.rows.insert(result.rows.end(), rows.begin(), rows.end());
+  }
+  return result;
+}
+
+}  // namespace aiprof::analysis

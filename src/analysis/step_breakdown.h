@@ -1,0 +1,65 @@
+// Step breakdown per step and per scope (device, or host process on CPU-only runs):
+// msprof-analyze's step_trace_time.csv. Each step's window on a scope runs from the
+// step's begin to its end, stretched to the end of the last task of the scope that started
+// inside the step (device work launched by the step finishes after it on the host), but
+// never past the next step's begin. Within the window, from the overlap lanes:
+//   Computing                     |Computing ∩ W|
+//   Communication(Not Overlapped) |(Communication − Computing) ∩ W|
+//   Overlapped                    Communication − Communication(Not Overlapped)
+//   Communication                 |Communication ∩ W|
+//   Free                          |Free ∩ W|
+//   Bubble                        Σ receive-operation time in W (pipeline-parallel wait)
+//   Stage                         Computing + Communication(Not Overlapped) + Free − Bubble
+//   Comm(Not Overlapped and Exclude Receive)  max(Communication(Not Overlapped) − Bubble, 0)
+//   Preparing                     first task start in W − step begin
+// Without steps (StepSource::kNone) each scope gets one row spanning all its tasks.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/overlap.h"
+#include "analysis/step_trace.h"
+#include "analysis/steps.h"
+#include "model/model.h"
+
+namespace aiprof::analysis {
+
+struct StepBreakdownRow {
+  uint64_t step = 0;
+  uint32_t scope = 0;  // OverlapResult::scopes index
+  int32_t device_id = -1;
+  int32_t rank = -1;
+  int64_t begin_ns = 0;     // step begin (host)
+  int64_t host_end_ns = 0;  // step end (host)
+  int64_t end_ns = 0;       // window end on the scope
+  int64_t computing_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t communication_not_overlapped_ns = 0;
+  int64_t free_ns = 0;
+  int64_t bubble_ns = 0;
+  int64_t preparing_ns = 0;
+  bool has_tasks = false;  // false: no task in the window, Preparing is 0
+
+  int64_t overlapped_ns() const { return communication_ns - communication_not_overlapped_ns; }
+  int64_t stage_ns() const {
+    return computing_ns + communication_not_overlapped_ns + free_ns - bubble_ns;
+  }
+  int64_t communication_not_overlapped_exclude_receive_ns() const {
+    return communication_not_overlapped_ns > bubble_ns ? communication_not_overlapped_ns - bubble_ns
+                                                       : 0;
+  }
+};
+
+struct StepBreakdownResult {
+  StepSource step_source = StepSource::kNone;
+  std::vector<StepBreakdownRow> rows;  // by scope, then step begin
+  // The MindSpore/msprof split per step (FP start, BP end, iteration end, data-aug bound)
+  // on the thread that recorded the step.
+  std::vector<StepTraceRow> trace;
+};
+
+StepBreakdownResult ComputeStepBreakdown(const model::Model& model, const OverlapResult& overlap,
+                                         const StepList& steps);
+
+}  // namespace aiprof::analysis

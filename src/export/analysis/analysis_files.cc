@@ -1,0 +1,111 @@
+#include "export/analysis/analysis_files.h"
+
+#include <filesystem>
+
+#include "export/analysis/resource_analysis_files.h"
+#include "export/sqlite/analysis_tables.h"
+
+namespace aiprof::exporter {
+
+std::string ScopeDeviceId(const model::Model& m, const analysis::OverlapScope& scope) {
+  return scope.device_id >= 0 ? std::to_string(scope.device_id)
+                              : "host:" + std::to_string(m.processes.pid[scope.process]);
+}
+
+namespace {
+
+void WriteStepTraceTime(const model::Model& m, const analysis::AnalysisSet& set,
+                        const SummaryTarget& target) {
+  const std::vector<analysis::StepBreakdownRow>& rows = set.step_breakdown.rows;
+  if (rows.empty()) return;
+  SummaryWriter w(target, "step_trace_time",
+                  {"Device_id", "Step", "Computing", "Communication(Not Overlapped)", "Overlapped",
+                   "Communication", "Free", "Stage", "Bubble",
+                   "Communication(Not Overlapped and Exclude Receive)", "Preparing"},
+                  rows.size());
+  bool has_steps = set.step_breakdown.step_source != analysis::StepSource::kNone;
+  for (const analysis::StepBreakdownRow& r : rows) {
+    w.Text(ScopeDeviceId(m, set.overlap.scopes[r.scope]));
+    if (has_steps) {
+      w.Unsigned(r.step);
+    } else {
+      w.NotApplicable();
+    }
+    w.Micros(r.computing_ns).Micros(r.communication_not_overlapped_ns).Micros(r.overlapped_ns());
+    w.Micros(r.communication_ns).Micros(r.free_ns).Micros(r.stage_ns()).Micros(r.bubble_ns);
+    w.Micros(r.communication_not_overlapped_exclude_receive_ns()).Micros(r.preparing_ns);
+    w.EndRow();
+  }
+}
+
+void WriteOverlapTotals(const model::Model& m, const analysis::AnalysisSet& set,
+                        const SummaryTarget& target) {
+  if (set.overlap.scopes.empty()) return;
+  SummaryWriter w(target, "overlap_analysis",
+                  {"Device_id", "Rank", "Compute Input", "Compute Tasks", "Communication Ops",
+                   "Span(us)", "Computing(us)", "Communication(us)",
+                   "Communication(Not Overlapped)(us)", "Overlapped(us)", "Free(us)"},
+                  set.overlap.scopes.size());
+  for (const analysis::OverlapScope& scope : set.overlap.scopes) {
+    int64_t lanes[analysis::kOverlapLaneCount] = {0, 0, 0, 0};
+    analysis::ForEachLaneInterval(scope, [&](analysis::OverlapLane lane, analysis::Interval i) {
+      lanes[static_cast<int>(lane)] += i.length();
+    });
+    int64_t computing = lanes[0], communication = lanes[1], not_overlapped = lanes[2];
+    w.Text(ScopeDeviceId(m, scope)).Number(scope.rank);
+    w.Text(analysis::ComputeInputName(scope.compute_input));
+    w.Unsigned(scope.compute_tasks).Unsigned(scope.communication_ops);
+    w.Micros(scope.last_ns - scope.first_ns).Micros(computing).Micros(communication);
+    w.Micros(not_overlapped).Micros(communication - not_overlapped).Micros(lanes[3]);
+    w.EndRow();
+  }
+}
+
+void WriteInputs(const analysis::AnalysisSet& set, const SummaryTarget& target) {
+  const analysis::AnalysisInputs& in = set.inputs;
+  SummaryWriter w(target, "analysis_inputs",
+                  {"Run Type", "Compute Input", "Step Source", "Steps", "Devices", "Host Processes",
+                   "Ranks", "Communication Ops", "Dropped Records", "Description"},
+                  1);
+  std::string ranks;
+  for (int32_t rank : in.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(rank);
+  w.Text(in.device_run ? "CUDA" : "CPU-only").Text(analysis::ComputeInputName(in.compute));
+  w.Text(analysis::StepSourceName(in.step_source)).Unsigned(in.steps).Unsigned(in.devices);
+  w.Unsigned(in.host_processes).Text(ranks.empty() ? "N/A" : ranks);
+  w.Unsigned(in.communication_ops).Unsigned(in.dropped_records).Text(in.Describe());
+  w.EndRow();
+}
+
+}  // namespace
+
+void WriteAnalysisFiles(const model::Model& model, const analysis::AnalysisSet& set,
+                        const SummaryTarget& target) {
+  WriteInputs(set, target);
+  WriteStepTraceTime(model, set, target);
+  WriteOverlapTotals(model, set, target);
+  WriteResourceAnalysisFiles(model, set, target);
+}
+
+void WriteAnalysisOutputs(const model::Model& model, const analysis::AnalysisSet& set,
+                          const std::string& output_dir, bool db, SummaryFormat format,
+                          std::vector<std::string>* written, std::vector<std::string>* errors) {
+  std::filesystem::path dir = std::filesystem::path(output_dir) / kAnalysisDir;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    errors->push_back("cannot create " + dir.string() + ": " + ec.message());
+    return;
+  }
+  if (db) {
+    std::string path = (dir / "analysis.db").string(), error;
+    if (WriteAnalysisDb(model, set, path, &error)) {
+      written->push_back(path);
+    } else {
+      errors->push_back(error);
+    }
+    return;
+  }
+  WriteAnalysisFiles(model, set, SummaryTarget{dir.string(), "", format, written, errors});
+}
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,34 @@
+// The analysis files written beside the exports, in aiprof_output/analysis/ (msprof-analyze
+// names and headers where it has them; docs/analysis.md explains every column):
+//   step_trace_time.csv   per step and scope: msprof-analyze's step_trace_time columns (µs)
+//   overlap_analysis.csv  per scope: the overlap lanes' totals and what they were built from
+//   analysis_inputs.csv   one row: what the run had (CPU-only/CUDA, step source, ranks, ...)
+// With --summary-format=json, .json arrays with the same keys.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/analysis_set.h"
+#include "export/csv/summary_writer.h"
+#include "model/model.h"
+
+namespace aiprof::exporter {
+
+inline constexpr const char* kAnalysisDir = "analysis";
+
+// `target.dir` is the analysis directory; its timestamp is left empty by the callers so the
+// files carry msprof-analyze's names.
+void WriteAnalysisFiles(const model::Model& model, const analysis::AnalysisSet& set,
+                        const SummaryTarget& target);
+
+// Writes the analysis files into `<output_dir>/analysis/` (text), or there the analysis
+// tables as analysis.db (db: msprof-analyze's name). Paths written and errors are appended.
+void WriteAnalysisOutputs(const model::Model& model, const analysis::AnalysisSet& set,
+                          const std::string& output_dir, bool db, SummaryFormat format,
+                          std::vector<std::string>* written, std::vector<std::string>* errors);
+
+// "0" for device 0, "host:<pid>" for a host process (CPU-only runs).
+std::string ScopeDeviceId(const model::Model& model, const analysis::OverlapScope& scope);
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,93 @@
+#include "export/analyze_job.h"
+
+#include <filesystem>
+#include <ostream>
+
+#include "analysis/analysis_set.h"
+#include "export/analysis/analysis_files.h"
+#include "export/analysis/analysis_report.h"
+#include "export/read_problems.h"
+#include "model/parser.h"
+
+namespace aiprof::exporter {
+namespace fs = std::filesystem;
+
+namespace {
+
+// As src/cli/command.h (the CLI depends on this module, not the other way round).
+constexpr int kExitFailure = 1, kExitUsage = 2;
+constexpr const char* kCommand = "aiprof analyze";
+constexpr const char* kOutputDir = "aiprof_output";
+
+}  // namespace
+
+ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
+  ExportResult result;
+  std::string error;
+  std::vector<std::string> dirs = model::FindProfDirs(options.output, &error);
+  if (dirs.empty()) {
+    err << kCommand << ": " << error << "\n";
+    result.exit_code = kExitUsage;
+    return result;
+  }
+  size_t analysed = 0;
+  bool failed = false, usage_error = false;
+  for (const std::string& dir : dirs) {
+    fs::path prof(dir);
+    std::vector<std::string> files = model::ListRawFiles(prof.string());
+    if (files.empty()) {
+      err << kCommand << ": " << prof.string()
+          << " holds no raw data (expected host/data/*.data); is the collection still running"
+             " or was the directory copied incompletely?\n";
+      usage_error = true;
+      continue;
+    }
+    model::Model parsed = model::ParseFiles(files, {options.threads});
+    ReportReadProblems(parsed, kCommand, err);
+    if (parsed.records == 0) {
+      err << kCommand << ": " << prof.string() << ": no readable records; nothing analysed\n";
+      failed = true;
+      continue;
+    }
+    // --iteration-id cuts the model to the steps' window as `aiprof export` does; a model
+    // whose steps come only from markers is not cut, its steps are selected by number.
+    model::Model filtered;
+    const model::Model* m = &parsed;
+    if (options.iterations && parsed.steps.size() > 0) {
+      if (!model::FilterToSteps(parsed, *options.iterations, &filtered, &error)) {
+        err << kCommand << ": " << prof.string() << ": " << error << "\n";
+        usage_error = true;
+        continue;
+      }
+      m = &filtered;
+    }
+    analysis::AnalysisSet set = analysis::RunAnalyses(*m, {options.iterations});
+    if (options.iterations && set.steps.steps.empty()) {
+      err << kCommand << ": " << prof.string() << ": no step numbered " << options.iterations->first
+          << ".." << options.iterations->last << " (steps come from "
+          << analysis::StepSourceName(set.steps.source)
+          << "); list the steps with `aiprof analyze --output=" << prof.string() << "`\n";
+      usage_error = true;
+      continue;
+    }
+    std::vector<std::string> written, errors;
+    WriteAnalysisOutputs(*m, set, (prof / kOutputDir).string(), options.type == ExportType::kDb,
+                         options.summary_format, &written, &errors);
+    out << prof.string() << ": analysis of " << m->slices.size() << " slices, " << m->drops.total()
+        << " dropped events\n";
+    PrintAnalysisReport(*m, set, out);
+    for (const std::string& path : written) out << "  " << path << "\n";
+    for (const std::string& e : errors) err << kCommand << ": " << e << "\n";
+    if (!errors.empty()) failed = true;
+    result.written.insert(result.written.end(), written.begin(), written.end());
+    ++analysed;
+  }
+  if (failed) {
+    result.exit_code = kExitFailure;
+  } else if (usage_error) {
+    result.exit_code = analysed > 0 ? kExitFailure : kExitUsage;
+  }
+  return result;
+}
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,28 @@
+// `aiprof analyze`: for each PROF_* directory under --output, parse the raw data, run the
+// analyses, print a compact report and write the analysis files into
+// aiprof_output/analysis/ (text), or analysis.db there (db). Exit codes follow
+// src/cli/command.h.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "export/csv/summary_writer.h"
+#include "export/export_job.h"
+#include "model/filter.h"
+
+namespace aiprof::exporter {
+
+struct AnalyzeOptions {
+  std::string output;  // a PROF_* directory or a parent of several
+  ExportType type = ExportType::kText;
+  std::optional<model::StepRange> iterations;
+  SummaryFormat summary_format = SummaryFormat::kCsv;
+  unsigned threads = 2;
+};
+
+// The report and the paths written go to `out`, problems to `err`.
+ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,16 @@
+// What went wrong while reading a PROF_* directory, told the same way by every command
+// that parses one (export, analyze).
+#pragma once
+
+#include <iosfwd>
+#include <string_view>
+
+#include "model/model.h"
+
+namespace aiprof::exporter {
+
+// Lines "<command>: ..." for skipped files, damaged chunks, unknown record kinds and
+// unmatched range ends.
+void ReportReadProblems(const model::Model& model, std::string_view command, std::ostream& err);
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,229 @@
+#include "analysis/memory.h"
+
+#include <gtest/gtest.h>
+
+#include "analysis/analysis_set.h"
+#include "analysis/hand_built_model.h"
+#include "model/importer.h"
+#include "model/nesting.h"
+
+namespace aiprof::analysis {
+namespace {
+
+using testing::HandBuiltModel;
+
+// A torch allocator event as the torch importer writes it (CPU device: type 0, id -1).
+void AddAllocatorEvent(HandBuiltModel& b, uint32_t thread, int64_t ts, int64_t bytes, uint64_t addr,
+                       int64_t allocated, int64_t reserved) {
+  model::Model& m = b.mutable_model();
+  const uint32_t args = model::ArgSetBuilder(&m)
+                            .Int("Device Type", 0)
+                            .Int("Device Id", -1)
+                            .UInt("Addr", addr)
+                            .Int("Bytes", bytes)
+                            .Int("Total Allocated", allocated)
+                            .Int("Total Reserved", reserved)
+                            .Commit();
+  m.instants.ts.push_back(ts);
+  m.instants.track.push_back(thread);
+  m.instants.name.push_back(m.strings.Intern("[memory]"));
+  m.instants.category.push_back(m.strings.Intern("cpu_instant_event"));
+  m.instants.args.push_back(args);
+}
+
+// One block per category:
+//   A  @10   1000 B, outside every step, never freed               Parameter
+//   H  @25     64 B, inside enumerate(DataLoader)                   Input
+//   B  @106   400 B, aten::empty under aten::linear in forward,
+//                    freed @170                                     Activation
+//   C  @110   100 B, in aten::linear, freed @115 (before it ends)   Temporary
+//   D  @156   300 B, aten::mm in backward, never freed             Gradient
+//   E  @160    50 B, aten::mm in backward, freed @175 within it     Autograd
+//   F  @186   200 B, in Optimizer.step, never freed                Optimizer state
+//   G  @250   500 B, in step 2 outside any operator, freed @260     Unknown
+HandBuiltModel CpuMemoryModel() {
+  HandBuiltModel b;
+  uint32_t main = b.AddProcess(100);
+  b.AddStep(main, 1, 100, 200);
+  b.AddStep(main, 2, 200, 300);
+  b.AddSlice(main, 20, 30, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+             "user_annotation");
+  b.AddMarkerRange(main, 100, 140, "forward");
+  b.AddSlice(main, 105, 120, "aten::linear", "cpu_op");
+  b.AddSlice(main, 106, 107, "aten::empty", "cpu_op");
+  b.AddMarkerRange(main, 150, 180, "backward");
+  b.AddSlice(main, 155, 165, "aten::mm", "cpu_op");
+  b.AddSlice(main, 185, 195, "Optimizer.step#SGD.step", "user_annotation");
+  AddAllocatorEvent(b, main, 10, 1000, 0x10, 1000, 2048);
+  AddAllocatorEvent(b, main, 25, 64, 0x80, 1064, 2048);
+  AddAllocatorEvent(b, main, 106, 400, 0x20, 1464, 2048);
+  AddAllocatorEvent(b, main, 110, 100, 0x30, 1564, 2048);
+  AddAllocatorEvent(b, main, 115, -100, 0x30, 1464, 2048);
+  AddAllocatorEvent(b, main, 156, 300, 0x40, 1764, 4096);
+  AddAllocatorEvent(b, main, 160, 50, 0x50, 1814, 4096);
+  AddAllocatorEvent(b, main, 170, -400, 0x20, 1414, 4096);
+  AddAllocatorEvent(b, main, 175, -50, 0x50, 1364, 4096);
+  AddAllocatorEvent(b, main, 186, 200, 0x60, 1564, 4096);
+  AddAllocatorEvent(b, main, 250, 500, 0x70, 2064, 4096);
+  AddAllocatorEvent(b, main, 260, -500, 0x70, 1564, 4096);
+  model::ResolveNesting(b.mutable_model());
+  return b;
+}
+
+TEST(Memory, FrameworkPoolPeaksAndSteps) {
+  HandBuiltModel b = CpuMemoryModel();
+  AnalysisSet set = RunAnalyses(b.model());
+  const MemoryAnalysis& r = set.memory;
+  EXPECT_EQ(r.inputs, std::vector<std::string>{"framework allocator events"});
+  ASSERT_EQ(r.pools.size(), 1u);
+  EXPECT_EQ(r.pools[0].name, "CPU");
+  EXPECT_EQ(r.pools[0].source, MemoryPoolSource::kFrameworkAllocator);
+  EXPECT_EQ(r.pools[0].samples.size(), 12u);
+  EXPECT_EQ(r.pools[0].peak_allocated, 2064);
+  EXPECT_EQ(r.pools[0].peak_allocated_ts, 250);
+  EXPECT_EQ(r.pools[0].peak_reserved, 4096);
+
+  ASSERT_EQ(r.steps.size(), 2u);
+  const MemoryStepRow& s1 = r.steps[0];
+  EXPECT_EQ(s1.step, 1u);
+  EXPECT_EQ(s1.allocated_at_begin, 1064);
+  EXPECT_EQ(s1.peak_allocated, 1814);
+  EXPECT_EQ(s1.allocated_at_end, 1564);
+  EXPECT_EQ(s1.peak_reserved, 4096);
+  EXPECT_EQ(s1.allocations, 5u);
+  EXPECT_EQ(s1.allocated_bytes, 1050);
+  EXPECT_EQ(s1.frees, 3u);
+  EXPECT_EQ(s1.freed_bytes, 550);
+  const MemoryStepRow& s2 = r.steps[1];
+  EXPECT_EQ(s2.step, 2u);
+  EXPECT_EQ(s2.allocated_at_begin, 1564);
+  EXPECT_EQ(s2.peak_allocated, 2064);
+  EXPECT_EQ(s2.allocated_at_end, 1564);
+  EXPECT_EQ(s2.allocations, 1u);
+  EXPECT_EQ(s2.allocated_bytes, 500);
+  EXPECT_EQ(s2.frees, 1u);
+  EXPECT_EQ(s2.freed_bytes, 500);
+}
+
+TEST(Memory, TopOperatorsByAllocatedBytes) {
+  HandBuiltModel b = CpuMemoryModel();
+  AnalysisSet set = RunAnalyses(b.model());
+  const auto& ops = set.memory.top_operators;
+  ASSERT_EQ(ops.size(), 6u);
+  EXPECT_EQ(ops[0].name, "(no operator)");
+  EXPECT_EQ(ops[0].allocations, 2u);
+  EXPECT_EQ(ops[0].allocated_bytes, 1500);
+  EXPECT_EQ(ops[0].max_allocation, 1000);
+  EXPECT_EQ(ops[0].freed_bytes, 500);
+  EXPECT_EQ(ops[1].name, "aten::linear (aten::empty)");
+  EXPECT_EQ(ops[1].allocated_bytes, 400);
+  EXPECT_EQ(ops[1].freed_bytes, 400);
+  EXPECT_EQ(ops[2].name, "aten::mm");
+  EXPECT_EQ(ops[2].allocations, 2u);
+  EXPECT_EQ(ops[2].allocated_bytes, 350);
+  EXPECT_EQ(ops[2].max_allocation, 300);
+  EXPECT_EQ(ops[2].freed_bytes, 50);
+  EXPECT_EQ(ops[3].name, "Optimizer.step#SGD.step");
+  EXPECT_EQ(ops[3].allocated_bytes, 200);
+  EXPECT_EQ(ops[4].name, "aten::linear");
+  EXPECT_EQ(ops[4].allocated_bytes, 100);
+  EXPECT_EQ(ops[5].name, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  EXPECT_EQ(ops[5].allocated_bytes, 64);
+
+  MemoryAnalysisOptions two;
+  two.top_operators = 2;
+  EXPECT_EQ(ComputeMemoryAnalysis(b.model(), set.steps, two).top_operators.size(), 2u);
+}
+
+TEST(Memory, CategoryTimeline) {
+  HandBuiltModel b = CpuMemoryModel();
+  AnalysisSet set = RunAnalyses(b.model());
+  using Points = std::vector<std::pair<int64_t, int64_t>>;
+  const auto& tracks = set.memory.category_tracks;
+  ASSERT_EQ(tracks.size(), 8u);
+  const std::vector<std::pair<MemoryCategory, Points>> expected = {
+      {MemoryCategory::kParameter, {{10, 1000}}},
+      {MemoryCategory::kOptimizerState, {{186, 200}}},
+      {MemoryCategory::kInput, {{25, 64}}},
+      {MemoryCategory::kTemporary, {{110, 100}, {115, 0}}},
+      {MemoryCategory::kActivation, {{106, 400}, {170, 0}}},
+      {MemoryCategory::kGradient, {{156, 300}}},
+      {MemoryCategory::kAutograd, {{160, 50}, {175, 0}}},
+      {MemoryCategory::kUnknown, {{250, 500}, {260, 0}}},
+  };
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(tracks[i].pool, 0u);
+    EXPECT_EQ(tracks[i].category, expected[i].first) << i;
+    EXPECT_EQ(tracks[i].points, expected[i].second) << MemoryCategoryName(tracks[i].category);
+    EXPECT_EQ(tracks[i].peak, expected[i].second[0].second);
+  }
+}
+
+// GPU 0 (CUDA source): CUPTI allocation counter and copies/sets; steps on the host thread.
+TEST(Memory, DeviceCounterAndTransfers) {
+  HandBuiltModel b;
+  uint32_t host = b.AddProcess(100);
+  uint32_t stream = b.AddProcess(0, 0);
+  b.AddStep(host, 1, 0, 100);
+  b.AddStep(host, 2, 100, 200);
+  model::Model& m = b.mutable_model();
+  m.counter_series.name.push_back(m.strings.Intern("Device Memory Allocated"));
+  m.counter_series.process.push_back(1);
+  m.counter_series.scope.push_back(0);
+  m.counter_series.instance.push_back(0);
+  m.counter_series.unit.push_back(m.strings.Intern("bytes"));
+  for (auto [ts, value] :
+       std::vector<std::pair<int64_t, double>>{{10, 1000}, {120, 3000}, {150, 2000}}) {
+    m.counters.series.push_back(0);
+    m.counters.ts.push_back(ts);
+    m.counters.value.push_back(value);
+  }
+  auto copy = [&](int64_t ts, int64_t end, std::string_view name, std::string_view category,
+                  uint64_t bytes) {
+    uint32_t slice = b.AddSlice(stream, ts, end, name, category);
+    m.slices.args[slice] = model::ArgSetBuilder(&m).UInt("bytes", bytes).Commit();
+  };
+  copy(20, 30, "Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 4096);
+  copy(130, 140, "Memcpy DtoH (Device -> Pageable)", "gpu_memcpy", 1024);
+  copy(150, 155, "Memset (Device)", "gpu_memset", 512);
+  copy(250, 260, "Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", 100);
+
+  AnalysisSet set = RunAnalyses(b.model());
+  const MemoryAnalysis& r = set.memory;
+  EXPECT_EQ(r.inputs, (std::vector<std::string>{"CUPTI allocations", "device copies"}));
+  ASSERT_EQ(r.pools.size(), 1u);
+  EXPECT_EQ(r.pools[0].name, "GPU 0 allocated (CUPTI)");
+  EXPECT_EQ(r.pools[0].peak_allocated, 3000);
+  EXPECT_EQ(r.pools[0].peak_allocated_ts, 120);
+  EXPECT_EQ(r.pools[0].peak_reserved, -1);
+  ASSERT_EQ(r.steps.size(), 2u);
+  EXPECT_EQ(r.steps[0].allocated_at_begin, 0);
+  EXPECT_EQ(r.steps[0].peak_allocated, 1000);
+  EXPECT_EQ(r.steps[0].allocated_at_end, 1000);
+  EXPECT_EQ(r.steps[1].allocated_at_begin, 1000);
+  EXPECT_EQ(r.steps[1].peak_allocated, 3000);
+  EXPECT_EQ(r.steps[1].allocated_at_end, 2000);
+  EXPECT_TRUE(r.category_tracks.empty());
+
+  ASSERT_EQ(r.transfers.size(), 6u);
+  auto check = [&](size_t i, bool whole, uint64_t step, const char* kind, uint64_t count,
+                   int64_t bytes, int64_t time) {
+    EXPECT_EQ(r.transfers[i].whole_run, whole) << i;
+    if (!whole) {
+      EXPECT_EQ(r.transfers[i].step, step) << i;
+    }
+    EXPECT_EQ(r.transfers[i].kind, kind) << i;
+    EXPECT_EQ(r.transfers[i].count, count) << i;
+    EXPECT_EQ(r.transfers[i].bytes, bytes) << i;
+    EXPECT_EQ(r.transfers[i].time_ns, time) << i;
+  };
+  check(0, true, 0, "Memcpy DtoH", 1, 1024, 10);
+  check(1, true, 0, "Memcpy HtoD", 2, 4196, 20);
+  check(2, true, 0, "Memset", 1, 512, 5);
+  check(3, false, 1, "Memcpy HtoD", 1, 4096, 10);
+  check(4, false, 2, "Memcpy DtoH", 1, 1024, 10);
+  check(5, false, 2, "Memset", 1, 512, 5);
+}
+
+}  // namespace
+}  // namespace aiprof::analysis
