@@ -116,8 +116,12 @@ int RunUi(const UiOptions& options) {
             << server.port() << " <host>, then open that URL locally; Ctrl-C stops\n"
             << std::flush;
   if (!options.no_browser) OpenBrowser(server.Url());
-  // The run summary walks every slice once; start it now so the first page need not wait.
-  std::thread warm([&api] { api.Run(); });
+  // The run summary and the analyses walk every slice; start them now so the first page
+  // need not wait.
+  std::thread warm([&api] {
+    api.Run();
+    api.Analyses();
+  });
 
   // SIGINT/SIGTERM stop the server from a thread of ours (stopping is not signal-safe).
   sigset_t stop_signals;

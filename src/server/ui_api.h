@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/analysis_set.h"
 #include "model/model.h"
 #include "server/timeline_index.h"
 
@@ -62,6 +63,15 @@ class UiApi {
   // inside that step.
   void Table(std::string_view name, uint64_t step, const JsonSink& out) const;
 
+  // Analysis results (analysis/analysis_set.h), computed once on first use (analysis_api.cc):
+  // what the run had, the step breakdown; memory curves, peaks and top operators; data
+  // preparation per step; the Overlap Analysis lanes over a window, merged to pixels.
+  const analysis::AnalysisSet& Analyses() const;
+  std::string AnalysisSummary() const;
+  std::string Memory(int64_t pixels) const;
+  std::string DataPreparation() const;
+  std::string Overlap(const TimeWindow& window) const;
+
  private:
   std::string BuildRun() const;
   std::string BuildTracks() const;
@@ -71,7 +81,8 @@ class UiApi {
   TimelineIndex index_;
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
-  mutable std::once_flag run_once_, tracks_once_;
+  mutable std::once_flag run_once_, tracks_once_, analyses_once_;
+  mutable analysis::AnalysisSet analyses_;
   mutable std::string run_json_, tracks_json_;
 };
 

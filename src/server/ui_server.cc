@@ -300,6 +300,20 @@ void UiServer::AddRoutes() {
       api_.Table(name, static_cast<uint64_t>(step), out);
     });
   }));
+  http.Get("/api/analysis", Guarded([this](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, api_.AnalysisSummary());
+  }));
+  http.Get("/api/memory", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+    const int64_t pixels = IntParam(req, "px", 2000);
+    if (pixels < 1 || pixels > kMaxPixels) throw ApiError(400, "parameter px: out of range");
+    SendJson(res, api_.Memory(pixels));
+  }));
+  http.Get("/api/dataprep", Guarded([this](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, api_.DataPreparation());
+  }));
+  http.Get("/api/overlap", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+    SendJson(res, api_.Overlap(WindowParams(req, api_)));
+  }));
   http.Get(R"(/api/.*)", Guarded([](const httplib::Request& req, httplib::Response&) {
     throw ApiError(404, "no API route " + req.path);
   }));

@@ -212,6 +212,22 @@ TEST_F(UiServerTest, SearchDetailsRangeAndCounters) {
   EXPECT_EQ(counters["series"][0]["points"].size(), 2u);
 }
 
+TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
+  const nlohmann::json summary = GetJson("/api/analysis");
+  EXPECT_EQ(summary["inputs"], api_->Analyses().inputs.Describe());
+  EXPECT_EQ(summary["step_breakdown"].size(), api_->Analyses().step_breakdown.rows.size());
+  const nlohmann::json memory = GetJson("/api/memory?px=100");
+  EXPECT_EQ(memory["pools"].size(), api_->Analyses().memory.pools.size());
+  const nlohmann::json dataprep = GetJson("/api/dataprep");
+  EXPECT_EQ(dataprep["steps"].size(), api_->Analyses().data_preparation.steps.size());
+  const nlohmann::json overlap = GetJson("/api/overlap?t0=0&t1=100000&px=100");
+  ASSERT_EQ(overlap["scopes"].size(), api_->Analyses().overlap.scopes.size());
+  for (const auto& scope : overlap["scopes"]) EXPECT_EQ(scope["lanes"].size(), 4u);
+  httplib::Result bad = Get("/api/overlap?t0=5&t1=1");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+}
+
 TEST_F(UiServerTest, TablesSayWhatIsMissing) {
   const nlohmann::json kernels = GetJson("/api/table/kernels");
   EXPECT_TRUE(kernels["missing"].is_string());

@@ -96,3 +96,27 @@ export function counters(ids: number[], t0: number, t1: number, px: number) {
     `/api/counters?series=${ids.join(",")}&t0=${Math.floor(t0)}&t1=${Math.ceil(t1)}&px=${px}`,
   );
 }
+
+export interface BreakdownRow {
+  step: number;
+  scope: number;
+  begin: number;
+  computing: number;
+  communication_not_overlapped: number;
+  overlapped: number;
+  free: number;
+  preparing: number;
+  bubble: number;
+  stage: number;
+}
+export interface AnalysisSummary {
+  inputs: string;
+  step_source: string;
+  scopes: { process: number; device: number; rank: number; compute_input: string }[];
+  step_breakdown: BreakdownRow[];
+}
+let analysisPromise: Promise<AnalysisSummary> | null = null;
+export function analysis(): Promise<AnalysisSummary> {
+  analysisPromise ??= getJson<AnalysisSummary>("/api/analysis");
+  return analysisPromise;
+}

@@ -7,6 +7,8 @@ import { renderTimeline } from "./views/timeline";
 import { renderTable } from "./views/tables";
 import { renderResources } from "./views/resources";
 import { renderAbsent } from "./views/absent";
+import { renderMemory } from "./views/memory";
+import { renderDataPreparation } from "./views/dataprep";
 
 type View = (root: HTMLElement) => Promise<void | (() => void)>;
 
@@ -15,10 +17,10 @@ const views: [string, string, View][] = [
   ["timeline", "Timeline", renderTimeline],
   ["operators", "Operators", (root) => renderTable(root, "operators")],
   ["kernels", "Kernels", (root) => renderTable(root, "kernels")],
-  ["memory", "Memory", (root) => renderAbsent(root, "memory")],
+  ["memory", "Memory", renderMemory],
   ["resources", "Resources", renderResources],
   ["communication", "Communication", (root) => renderAbsent(root, "communication")],
-  ["dataprep", "Data preparation", (root) => renderAbsent(root, "dataprep")],
+  ["dataprep", "Data preparation", renderDataPreparation],
   ["compare", "Compare", (root) => renderAbsent(root, "compare")],
 ];
 

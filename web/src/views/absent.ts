@@ -3,17 +3,9 @@
 import { el } from "../format";
 
 const reasons: Record<string, [string, string]> = {
-  memory: [
-    "Memory",
-    "No memory results: the memory analysis (allocated/reserved curves, peaks, top operators by memory) is not part of this build, and this view shows nothing it cannot compute from the run.",
-  ],
   communication: [
     "Communication / cluster",
-    "No communication results: per-collective wait vs transit, the rank × step heatmap and the communication matrix need the cluster analysis and a multi-rank run.",
-  ],
-  dataprep: [
-    "Data preparation",
-    "No data-preparation results: the data-preparation analysis is not part of this build. The step trace's Data Aug Bound (Overview) shows the time each step waited for data.",
+    "No communication results: per-collective wait vs transit, the rank × step heatmap and the communication matrix need the cluster analysis, which this build does not have, and a multi-rank run.",
   ],
   compare: [
     "Compare",

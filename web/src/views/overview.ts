@@ -1,7 +1,7 @@
 // Overview: run info, drops, the step-time chart (stacked by the step trace's phases), the
 // per-step table, top operators and kernels.
 import uPlot from "uplot";
-import { getJson, run, TableData } from "../api";
+import { analysis, getJson, run, TableData } from "../api";
 import { el, formatBytes, formatNs, micros } from "../format";
 
 function card(label: string, value: string, warn = false): HTMLElement {
@@ -41,8 +41,9 @@ function topTable(data: TableData, limit: number): HTMLElement {
 }
 
 export async function renderOverview(root: HTMLElement): Promise<void> {
-  const [info, operators, kernels] = await Promise.all([
+  const [info, summary, operators, kernels] = await Promise.all([
     run(),
+    analysis(),
     getJson<TableData>("/api/table/operators"),
     getJson<TableData>("/api/table/kernels"),
   ]);
@@ -77,7 +78,42 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
     );
   }
 
-  root.append(el("h2", {}, "Step time (step trace: µs per step)"));
+  root.append(el("div", { class: "hint", id: "analysis-inputs" }, `Analysed: ${summary.inputs}`));
+  const breakdown = summary.step_breakdown.filter((r) => r.scope === summary.step_breakdown[0]?.scope);
+  if (breakdown.length > 1 || (breakdown.length === 1 && info.steps.length === 1)) {
+    root.append(el("h2", {}, "Step time breakdown (µs per step)"));
+    const chart = el("div", { class: "chart", id: "breakdown-chart" });
+    root.append(chart);
+    // Stacked from the bottom: preparing, computing, communication not overlapped, free.
+    const layers = [
+      ["preparing", "#e88f8f", (r: (typeof breakdown)[0]) => r.preparing],
+      ["computing", "#7fb3e8", (r: (typeof breakdown)[0]) => r.computing],
+      ["communication (not overlapped)", "#b38fe8", (r: (typeof breakdown)[0]) => r.communication_not_overlapped],
+      ["free", "#c9d1e0", (r: (typeof breakdown)[0]) => r.free],
+    ] as const;
+    const cumulative: number[][] = [];
+    let running = breakdown.map(() => 0);
+    for (const [, , value] of layers) {
+      running = running.map((sum, i) => sum + value(breakdown[i]) / 1e3);
+      cumulative.push(running);
+    }
+    const bars = uPlot.paths.bars!({ size: [0.8, 40] });
+    new uPlot(
+      {
+        width: Math.min(root.clientWidth - 20, 1400),
+        height: 240,
+        scales: { x: { time: false } },
+        axes: [{ label: "step" }, { label: "µs", size: 70 }],
+        series: [
+          { label: "step" },
+          ...[...layers].reverse().map(([label, color]) => ({ label, fill: color, stroke: color, paths: bars, points: { show: false } })),
+        ],
+      },
+      [breakdown.map((r) => r.step), ...[...cumulative].reverse()],
+      chart,
+    );
+  }
+  root.append(el("h2", {}, "Step trace (µs per step)"));
   const trace = info.step_trace;
   if (!trace.length) {
     root.append(el("div", { class: "missing" }, "No steps in this run: mark iterations (aiprof step API, mstx, ProfilerStep) to get the step chart."));

@@ -4,7 +4,7 @@
 // changes by more than half: pan and zoom frames never wait for the network.
 //   W/S zoom in/out, A/D pan, ctrl+wheel zoom, wheel scroll, drag pan,
 //   shift+drag select a range (statistics), click a slice (details), search by name.
-import { counters, getJson, run, tracks, ProcessTracks } from "../api";
+import { analysis, counters, getJson, run, tracks, AnalysisSummary, ProcessTracks } from "../api";
 import { colorOf, el, formatNs } from "../format";
 
 const LABEL_W = 210;
@@ -18,7 +18,7 @@ type Instant = [ts: number, row: number, name: number];
 type Flow = [fromTrack: number, fromDepth: number, fromTs: number, toTrack: number, toDepth: number, toTs: number, category: string];
 
 interface Lane {
-  kind: "process" | "track" | "counter";
+  kind: "process" | "track" | "counter" | "overlap";
   label: string;
   id: number;
   y: number;
@@ -34,7 +34,10 @@ interface Cache {
   names: string[];
   counters: Map<number, [number, number, number][]>;
   flows: Flow[];
+  overlap: Map<number, [number, number][][]>;  // per scope: Computing, Communication, ...
 }
+
+const OVERLAP_COLORS = ["#7fb3e8", "#b38fe8", "#e88f8f", "#c9d1e0"];
 
 interface TimelineHandle {
   window: () => [number, number];
@@ -54,7 +57,7 @@ declare global {
 
 // Processes with slices first (the job, then devices), counter-only ones (the launcher's
 // host sampler) after them.
-function buildLanes(processes: ProcessTracks[]): Lane[] {
+function buildLanes(processes: ProcessTracks[], summary: AnalysisSummary): Lane[] {
   const lanes: Lane[] = [];
   let y = 0;
   const hasSlices = (p: ProcessTracks) => p.threads.some((t) => t.tracks.some((k) => k.rows > 0));
@@ -71,6 +74,11 @@ function buildLanes(processes: ProcessTracks[]): Lane[] {
         y += h;
       }
     }
+    summary.scopes.forEach((scope, index) => {
+      if (scope.process !== p.id) return;
+      lanes.push({ kind: "overlap", label: "Overlap Analysis", id: index, y, h: 4 * DEPTH_H + 4, depths: 4 });
+      y += 4 * DEPTH_H + 4;
+    });
     for (const c of p.counters) {
       lanes.push({ kind: "counter", label: `${c.name} #${c.instance}${c.unit ? ` (${c.unit})` : ""}`, id: c.id, y, h: COUNTER_H, depths: 0 });
       y += COUNTER_H;
@@ -80,8 +88,9 @@ function buildLanes(processes: ProcessTracks[]): Lane[] {
 }
 
 export async function renderTimeline(root: HTMLElement): Promise<() => void> {
-  const [info, layout] = await Promise.all([run(), tracks()]);
-  const lanes = buildLanes(layout.processes);
+  const [info, layout, summary] = await Promise.all([run(), tracks(), analysis()]);
+  const lanes = buildLanes(layout.processes, summary);
+  let overlapLaneNames: string[] = [];
   const contentHeight = lanes.length ? lanes[lanes.length - 1].y + lanes[lanes.length - 1].h : 0;
 
   const wrap = el("div", { id: "timeline-canvas-wrap", tabindex: "0" });
@@ -151,7 +160,12 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     if (!cache) return true;
     const ratio = nsPerPx() / cache.nsPerPx;
     if (v0 < cache.t0 || v1 > cache.t1 || ratio < 0.5 || ratio > 1.5) return true;
-    return visibleLanes().some((l) => (l.kind === "track" && !cache!.tracks.has(l.id)) || (l.kind === "counter" && !cache!.counters.has(l.id)));
+    return visibleLanes().some(
+      (l) =>
+        (l.kind === "track" && !cache!.tracks.has(l.id)) ||
+        (l.kind === "counter" && !cache!.counters.has(l.id)) ||
+        (l.kind === "overlap" && !cache!.overlap.has(l.id)),
+    );
   }
 
   async function fetchWindow(): Promise<void> {
@@ -168,7 +182,8 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     const trackIds = shown.filter((l) => l.kind === "track").map((l) => l.id);
     const counterIds = shown.filter((l) => l.kind === "counter").map((l) => l.id);
     try {
-      const [slices, counterData, flows] = await Promise.all([
+      const wantOverlap = shown.some((l) => l.kind === "overlap");
+      const [slices, counterData, flows, overlap] = await Promise.all([
         trackIds.length
           ? getJson<{ tracks: { id: number; spans: Span[]; instants: Instant[] }[]; names: string[] }>(
               `/api/slices?t0=${t0}&t1=${t1}&px=${px}&tracks=${trackIds.join(",")}`,
@@ -176,7 +191,11 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
           : Promise.resolve({ tracks: [], names: [] }),
         counterIds.length ? counters(counterIds, t0, t1, px) : Promise.resolve({ series: [] }),
         flowsToggle.checked ? getJson<{ flows: Flow[] }>(`/api/flows?t0=${t0}&t1=${t1}&px=${px}`) : Promise.resolve({ flows: [] }),
+        wantOverlap
+          ? getJson<{ scopes: { lanes: [number, number][][] }[]; lanes: string[] }>(`/api/overlap?t0=${t0}&t1=${t1}&px=${px}`)
+          : Promise.resolve({ scopes: [], lanes: [] }),
       ]);
+      overlapLaneNames = overlap.lanes;
       handle.fetches++;
       cache = {
         t0,
@@ -186,6 +205,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
         names: slices.names,
         counters: new Map(counterData.series.map((s) => [s.id, s.points])),
         flows: flows.flows,
+        overlap: new Map(overlap.scopes.map((s, i) => [i, s.lanes])),
       };
     } finally {
       pending = false;
@@ -306,6 +326,20 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
           ctx.lineTo(x + 4, y + 8);
           ctx.fill();
         }
+      } else if (lane.kind === "overlap") {
+        const lanesData = cache?.overlap.get(lane.id) ?? [];
+        ctx.font = "10px system-ui";
+        lanesData.forEach((intervals, row) => {
+          ctx.fillStyle = OVERLAP_COLORS[row];
+          for (const [ts, dur] of intervals) {
+            const x0 = Math.max(xOf(ts), LABEL_W);
+            const x1 = Math.min(xOf(ts + dur), width);
+            if (x1 < LABEL_W || x0 > width) continue;
+            ctx.fillRect(x0, y + 2 + row * DEPTH_H, Math.max(x1 - x0, 1), DEPTH_H - 1);
+          }
+          ctx.fillStyle = "#445";
+          ctx.fillText(overlapLaneNames[row] ?? "", LABEL_W + 4, y + 2 + row * DEPTH_H + 11);
+        });
       } else {
         const points = cache?.counters.get(lane.id) ?? [];
         let max = 0;
