@@ -46,13 +46,13 @@ function readCsv(path) {
   return lines.map((line) => Object.fromEntries(line.split(",").map((v, i) => [columns[i], v])));
 }
 
-function findExport(dir, prefix) {
+function findExport(dir, pattern) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      const found = findExport(path, prefix);
+      const found = findExport(path, pattern);
       if (found) return found;
-    } else if (entry.name.startsWith(prefix) && entry.name.endsWith(".csv")) {
+    } else if (pattern.test(entry.name)) {
       return path;
     }
   }
@@ -83,7 +83,7 @@ async function main() {
   ]);
   const prof = join(out, readdirSync(out).find((d) => d.startsWith("PROF_")));
   run(aiprof, ["export", `--output=${prof}`]);
-  const stepCsv = findExport(prof, "step_trace_");
+  const stepCsv = findExport(prof, /^step_trace_\d+\.csv$/);  // not step_trace_time_*
   const { child, url } = await startUi(out);
   const browser = await chromium.launch({ executablePath: findChromium(), args: ["--no-sandbox"] });
   try {
