@@ -87,7 +87,8 @@ TaskGroups GroupByDeviceAndTaskType(const model::Model& model, const std::vector
   groups.group_of_row.resize(rows.size());
   std::unordered_map<std::string, uint32_t> ids;
   for (size_t i = 0; i < rows.size(); ++i) {
-    std::string key = DeviceColumnOf(model, rows[i]) + '\t' + std::string(TaskTypeOf(model, rows[i]));
+    std::string key =
+        DeviceColumnOf(model, rows[i]) + '\t' + std::string(TaskTypeOf(model, rows[i]));
     auto [it, inserted] = ids.emplace(key, static_cast<uint32_t>(groups.names.size()));
     if (inserted) groups.names.push_back(key);
     groups.group_of_row[i] = it->second;

@@ -36,8 +36,8 @@ std::string FindWebDir(const std::string& given) {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return "";
-  for (const fs::path& candidate :
-       {exe.parent_path().parent_path() / "web", exe.parent_path().parent_path() / "share/aiprof/web"}) {
+  for (const fs::path& candidate : {exe.parent_path().parent_path() / "web",
+                                    exe.parent_path().parent_path() / "share/aiprof/web"}) {
     if (fs::exists(candidate / "index.html", ec)) return candidate.string();
   }
   return "";
@@ -112,8 +112,9 @@ int RunUi(const UiOptions& options) {
   std::cout << "aiprof ui: loaded " << prof_dirs.size() << " PROF_* dir(s), " << m.slices.size()
             << " slices, " << m.counters.size() << " counter samples in " << load_s << " s\n"
             << "aiprof ui: serving " << server.Url() << "\n"
-            << "aiprof ui: on a remote machine: ssh -L " << server.port() << ":127.0.0.1:"
-            << server.port() << " <host>, then open that URL locally; Ctrl-C stops\n"
+            << "aiprof ui: on a remote machine: ssh -L " << server.port()
+            << ":127.0.0.1:" << server.port()
+            << " <host>, then open that URL locally; Ctrl-C stops\n"
             << std::flush;
   if (!options.no_browser) OpenBrowser(server.Url());
   // The run summary and the analyses walk every slice; start them now so the first page

@@ -85,16 +85,16 @@ std::string UiApi::AnalysisSummary() const {
   for (size_t i = 0; i < rows.size(); ++i) {
     const analysis::StepBreakdownRow& r = rows[i];
     if (i > 0) out += ',';
-    out += "{\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
-           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
-           ",\"computing\":" + std::to_string(r.computing_ns) +
-           ",\"communication_not_overlapped\":" +
-           std::to_string(r.communication_not_overlapped_ns) +
-           ",\"overlapped\":" + std::to_string(r.overlapped_ns()) +
-           ",\"free\":" + std::to_string(r.free_ns) +
-           ",\"preparing\":" + std::to_string(r.preparing_ns) +
-           ",\"bubble\":" + std::to_string(r.bubble_ns) +
-           ",\"stage\":" + std::to_string(r.stage_ns()) + "}";
+    out +=
+        "{\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
+        ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
+        ",\"computing\":" + std::to_string(r.computing_ns) +
+        ",\"communication_not_overlapped\":" + std::to_string(r.communication_not_overlapped_ns) +
+        ",\"overlapped\":" + std::to_string(r.overlapped_ns()) +
+        ",\"free\":" + std::to_string(r.free_ns) +
+        ",\"preparing\":" + std::to_string(r.preparing_ns) +
+        ",\"bubble\":" + std::to_string(r.bubble_ns) +
+        ",\"stage\":" + std::to_string(r.stage_ns()) + "}";
   }
   out += "]}";
   return out;
@@ -116,7 +116,8 @@ std::string UiApi::Memory(int64_t pixels) const {
            ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns()) +
            ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) + ",\"allocated\":";
     AppendDownsampled(
-        out, pool.samples, origin_ns(), pixels, [](const analysis::MemorySample& s) { return s.ts; },
+        out, pool.samples, origin_ns(), pixels,
+        [](const analysis::MemorySample& s) { return s.ts; },
         [](const analysis::MemorySample& s) { return static_cast<double>(s.allocated); });
     out += ",\"reserved\":";
     if (pool.peak_reserved >= 0) {
@@ -167,8 +168,8 @@ std::string UiApi::DataPreparation() const {
   for (size_t i = 0; i < d.steps.size(); ++i) {
     const analysis::DataPreparationStep& s = d.steps[i];
     if (i > 0) out += ',';
-    out += '[' + std::to_string(s.step) + ',' + std::to_string(model_.threads.tid[s.thread]) +
-           ',' + std::to_string(s.duration_ns()) + ',' + std::to_string(s.wait_ns) + ',' +
+    out += '[' + std::to_string(s.step) + ',' + std::to_string(model_.threads.tid[s.thread]) + ',' +
+           std::to_string(s.duration_ns()) + ',' + std::to_string(s.wait_ns) + ',' +
            std::to_string(s.waits) + ',' + std::to_string(s.loader_busy_ns) + ',' +
            (s.queue_empty ? "true" : "false") + ']';
   }

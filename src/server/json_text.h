@@ -38,7 +38,11 @@ inline void AppendJsonNumber(std::string& out, double value) {
   out += text;
 }
 
-inline void AppendJsonNumber(std::string& out, int64_t value) { out += std::to_string(value); }
-inline void AppendJsonNumber(std::string& out, uint64_t value) { out += std::to_string(value); }
+inline void AppendJsonNumber(std::string& out, int64_t value) {
+  out += std::to_string(value);
+}
+inline void AppendJsonNumber(std::string& out, uint64_t value) {
+  out += std::to_string(value);
+}
 
 }  // namespace aiprof::server

@@ -11,8 +11,8 @@ constexpr size_t kSmallestLevel = 64;  // no coarser level below this many spans
 // `gap_ns`: at a zoom where that is under a pixel they could not be told apart, while a
 // span wider than that stays on its own (with its name) however close its neighbours are.
 int64_t MergeKey(const SliceSpan& previous, const SliceSpan& next) {
-  return std::max({next.ts - previous.end, previous.end - previous.ts, next.end - next.ts,
-                   int64_t{0}});
+  return std::max(
+      {next.ts - previous.end, previous.end - previous.ts, next.end - next.ts, int64_t{0}});
 }
 
 std::vector<SliceSpan> Merge(const std::vector<SliceSpan>& spans, int64_t gap_ns,
@@ -225,8 +225,9 @@ std::vector<CounterPoint> TimelineIndex::QueryCounter(uint32_t series, int64_t t
 std::vector<uint32_t> TimelineIndex::FlowsIn(int64_t t0, int64_t t1, size_t limit) const {
   const model::SliceTable& s = model_.slices;
   const model::FlowTable& f = model_.flows;
-  auto it = std::lower_bound(flows_by_ts_.begin(), flows_by_ts_.end(), t0,
-                             [&](uint32_t flow, int64_t t) { return s.ts[f.from_slice[flow]] < t; });
+  auto it =
+      std::lower_bound(flows_by_ts_.begin(), flows_by_ts_.end(), t0,
+                       [&](uint32_t flow, int64_t t) { return s.ts[f.from_slice[flow]] < t; });
   std::vector<uint32_t> out;
   for (; it != flows_by_ts_.end() && s.ts[f.from_slice[*it]] < t1 && out.size() < limit; ++it) {
     out.push_back(*it);

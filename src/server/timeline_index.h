@@ -8,9 +8,9 @@
 // both their widths are below the level's gap (so a slice wider than that keeps its name),
 // the gap chosen (the n/4-th largest such key) so that the level holds at most a quarter of the
 // spans of the level below: all levels together hold at most a third as many spans as the
-// row has slices (memory stays well below the model's). A query picks the coarsest level whose gap is below one pixel (merging
-// what is invisible anyway), then merges on the fly what still falls within a pixel.
-// Counters: per series, a min/max pyramid halving the samples per level.
+// row has slices (memory stays well below the model's). A query picks the coarsest level whose gap
+// is below one pixel (merging what is invisible anyway), then merges on the fly what still falls
+// within a pixel. Counters: per series, a min/max pyramid halving the samples per level.
 #pragma once
 
 #include <cstdint>
@@ -54,8 +54,7 @@ class TimelineIndex {
   // Flow rows whose source slice starts in [t0, t1), by start time, at most `limit`.
   std::vector<uint32_t> FlowsIn(int64_t t0, int64_t t1, size_t limit) const;
   // Instant rows of `track` in [t0, t1), at most one per pixel.
-  std::vector<uint32_t> InstantsIn(uint32_t track, int64_t t0, int64_t t1,
-                                   int64_t ns_per_px) const;
+  std::vector<uint32_t> InstantsIn(uint32_t track, int64_t t0, int64_t t1, int64_t ns_per_px) const;
 
   size_t MemoryBytes() const;
 
@@ -75,7 +74,7 @@ class TimelineIndex {
   void BuildLevels(Row& row) const;
 
   const model::Model& model_;
-  std::vector<uint32_t> first_row_;     // per track: index of its depth-0 row in rows_
+  std::vector<uint32_t> first_row_;      // per track: index of its depth-0 row in rows_
   std::vector<uint16_t> rows_of_track_;  // per track: max depth + 1
   std::vector<Row> rows_;
   std::vector<std::vector<CounterLevel>> counters_;  // per series, level 0 = samples

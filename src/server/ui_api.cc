@@ -170,8 +170,9 @@ std::string UiApi::BuildRun() const {
     out += ",\"device\":" + std::to_string(m.processes.device_id[p]) +
            ",\"rank\":" + std::to_string(m.processes.rank[p]) + ",\"metadata\":";
     const nlohmann::json metadata = nlohmann::json::parse(m.processes.metadata[p], nullptr, false);
-    out += metadata.is_discarded() ? "null" : metadata.dump(-1, ' ', false,
-                                                            nlohmann::json::error_handler_t::replace);
+    out += metadata.is_discarded()
+               ? "null"
+               : metadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     out += '}';
   }
   out += "],\"counts\":{\"threads\":" + std::to_string(m.threads.size()) +
@@ -340,8 +341,8 @@ std::string UiApi::Counters(const TimeWindow& window, const std::vector<uint32_t
     }
     if (i > 0) out += ',';
     out += "{\"id\":" + std::to_string(series[i]) + ",\"points\":[";
-    const std::vector<CounterPoint> points = index_.QueryCounter(
-        series[i], window.t0 + origin_ns_, window.t1 + origin_ns_, ns_per_px);
+    const std::vector<CounterPoint> points =
+        index_.QueryCounter(series[i], window.t0 + origin_ns_, window.t1 + origin_ns_, ns_per_px);
     for (size_t k = 0; k < points.size(); ++k) {
       if (k > 0) out += ',';
       out += '[' + std::to_string(points[k].ts - origin_ns_) + ',';
@@ -489,9 +490,9 @@ void UiApi::Search(std::string_view text, size_t limit, const JsonSink& out) con
   for (size_t i = 0; i < found.size(); ++i) {
     const uint32_t row = found[i];
     if (i > 0) piece += ',';
-    piece += '[' + std::to_string(row) + ',' + std::to_string(m.slices.ts[row] - origin_ns_) +
-             ',' + std::to_string(m.slices.dur(row)) + ',' + std::to_string(m.slices.track[row]) +
-             ',' + std::to_string(m.slices.depth[row]) + ',';
+    piece += '[' + std::to_string(row) + ',' + std::to_string(m.slices.ts[row] - origin_ns_) + ',' +
+             std::to_string(m.slices.dur(row)) + ',' + std::to_string(m.slices.track[row]) + ',' +
+             std::to_string(m.slices.depth[row]) + ',';
     AppendJsonString(piece, m.Str(m.slices.name[row]));
     piece += ']';
     if (piece.size() >= kStreamPiece) {
@@ -520,7 +521,8 @@ void UiApi::Table(std::string_view name, uint64_t step, const JsonSink& out) con
     return;
   }
   if (tasks.rows.empty()) {
-    piece += "\"this run has no compute tasks (no kernels and no framework operators)\",\"rows\":[]}";
+    piece +=
+        "\"this run has no compute tasks (no kernels and no framework operators)\",\"rows\":[]}";
     out(piece);
     return;
   }

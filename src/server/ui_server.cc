@@ -77,8 +77,8 @@ TimeWindow WindowParams(const httplib::Request& req, const UiApi& api) {
   window.t1 = IntParam(req, "t1", api.end_ns() - api.origin_ns() + 1);
   window.pixels = IntParam(req, "px", 1000);
   if (window.t1 <= window.t0) {
-    throw ApiError(400, "time window: t1 (" + std::to_string(window.t1) +
-                            ") must be after t0 (" + std::to_string(window.t0) + ")");
+    throw ApiError(400, "time window: t1 (" + std::to_string(window.t1) + ") must be after t0 (" +
+                            std::to_string(window.t0) + ")");
   }
   if (window.pixels < 1 || window.pixels > kMaxPixels) {
     throw ApiError(400, "parameter px: " + std::to_string(window.pixels) + " is not in 1.." +
@@ -224,7 +224,7 @@ void UiServer::AddRoutes() {
       return httplib::Server::HandlerResponse::Handled;
     }
     std::string header = req.get_header_value("Authorization");
-    std::string presented = req.has_param("token")        ? req.get_param_value("token")
+    std::string presented = req.has_param("token")         ? req.get_param_value("token")
                             : header.starts_with("token ") ? header.substr(6)
                                                            : CookieToken(req);
     if (!SameToken(presented, options_.token)) {
@@ -236,106 +236,113 @@ void UiServer::AddRoutes() {
       return httplib::Server::HandlerResponse::Handled;
     }
     if (req.has_param("token")) {
-      res.set_header("Set-Cookie",
-                     std::string(kCookie) + "=" + options_.token + "; Path=/; HttpOnly; SameSite=Strict");
+      res.set_header("Set-Cookie", std::string(kCookie) + "=" + options_.token +
+                                       "; Path=/; HttpOnly; SameSite=Strict");
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
   http.Get("/api/run", Guarded([this](const httplib::Request&, httplib::Response& res) {
-    SendJson(res, api_.Run());
-  }));
+             SendJson(res, api_.Run());
+           }));
   http.Get("/api/tracks", Guarded([this](const httplib::Request&, httplib::Response& res) {
-    SendJson(res, api_.Tracks());
-  }));
+             SendJson(res, api_.Tracks());
+           }));
   http.Get("/api/slices", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    const TimeWindow window = WindowParams(req, api_);
-    std::vector<uint32_t> tracks = IdListParam(req, "tracks");
-    for (uint32_t track : tracks) {
-      if (track >= api_.model().tracks.size()) {
-        throw ApiError(404, "no track " + std::to_string(track));
-      }
-    }
-    StreamJson(res, [this, window, tracks = std::move(tracks)](const JsonSink& out) {
-      api_.Slices(window, tracks, out);
-    });
-  }));
+             const TimeWindow window = WindowParams(req, api_);
+             std::vector<uint32_t> tracks = IdListParam(req, "tracks");
+             for (uint32_t track : tracks) {
+               if (track >= api_.model().tracks.size()) {
+                 throw ApiError(404, "no track " + std::to_string(track));
+               }
+             }
+             StreamJson(res, [this, window, tracks = std::move(tracks)](const JsonSink& out) {
+               api_.Slices(window, tracks, out);
+             });
+           }));
   http.Get("/api/counters", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    SendJson(res, api_.Counters(WindowParams(req, api_), IdListParam(req, "series")));
-  }));
+             SendJson(res, api_.Counters(WindowParams(req, api_), IdListParam(req, "series")));
+           }));
   http.Get("/api/flows", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    SendJson(res, api_.Flows(WindowParams(req, api_)));
-  }));
+             SendJson(res, api_.Flows(WindowParams(req, api_)));
+           }));
   http.Get("/api/slice", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    const int64_t id = IntParam(req, "id", -1);
-    if (id < 0 || id > UINT32_MAX) throw ApiError(400, "parameter id: a slice row is required");
-    SendJson(res, api_.SliceDetails(static_cast<uint32_t>(id)));
-  }));
+             const int64_t id = IntParam(req, "id", -1);
+             if (id < 0 || id > UINT32_MAX)
+               throw ApiError(400, "parameter id: a slice row is required");
+             SendJson(res, api_.SliceDetails(static_cast<uint32_t>(id)));
+           }));
   http.Get("/api/range", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    SendJson(res, api_.RangeStatistics(WindowParams(req, api_), IdListParam(req, "tracks")));
-  }));
+             SendJson(res,
+                      api_.RangeStatistics(WindowParams(req, api_), IdListParam(req, "tracks")));
+           }));
   http.Get("/api/search", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    const std::string text = req.get_param_value("q");
-    if (text.empty()) throw ApiError(400, "search: the parameter q (text to find) is empty");
-    const int64_t limit = IntParam(req, "limit", 200);
-    if (limit < 1 || limit > static_cast<int64_t>(kMaxSearchResults)) {
-      throw ApiError(400, "parameter limit: not in 1.." + std::to_string(kMaxSearchResults));
-    }
-    StreamJson(res, [this, text, limit](const JsonSink& out) {
-      api_.Search(text, static_cast<size_t>(limit), out);
-    });
-  }));
-  http.Get(R"(/api/table/([a-z]+))", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    const std::string name = req.matches[1];
-    if (name != "operators" && name != "kernels") {
-      throw ApiError(404, "no table '" + name + "' (tables: operators, kernels)");
-    }
-    const int64_t step = IntParam(req, "step", 0);
-    if (step < 0) throw ApiError(400, "parameter step: must be a step number");
-    const model::StepTable& steps = api_.model().steps;
-    if (step > 0 && std::find(steps.step.begin(), steps.step.end(),
-                              static_cast<uint64_t>(step)) == steps.step.end()) {
-      throw ApiError(404, "no step " + std::to_string(step) + " in this run");
-    }
-    StreamJson(res, [this, name, step](const JsonSink& out) {
-      api_.Table(name, static_cast<uint64_t>(step), out);
-    });
-  }));
+             const std::string text = req.get_param_value("q");
+             if (text.empty())
+               throw ApiError(400, "search: the parameter q (text to find) is empty");
+             const int64_t limit = IntParam(req, "limit", 200);
+             if (limit < 1 || limit > static_cast<int64_t>(kMaxSearchResults)) {
+               throw ApiError(400,
+                              "parameter limit: not in 1.." + std::to_string(kMaxSearchResults));
+             }
+             StreamJson(res, [this, text, limit](const JsonSink& out) {
+               api_.Search(text, static_cast<size_t>(limit), out);
+             });
+           }));
+  http.Get(R"(/api/table/([a-z]+))",
+           Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const std::string name = req.matches[1];
+             if (name != "operators" && name != "kernels") {
+               throw ApiError(404, "no table '" + name + "' (tables: operators, kernels)");
+             }
+             const int64_t step = IntParam(req, "step", 0);
+             if (step < 0) throw ApiError(400, "parameter step: must be a step number");
+             const model::StepTable& steps = api_.model().steps;
+             if (step > 0 && std::find(steps.step.begin(), steps.step.end(),
+                                       static_cast<uint64_t>(step)) == steps.step.end()) {
+               throw ApiError(404, "no step " + std::to_string(step) + " in this run");
+             }
+             StreamJson(res, [this, name, step](const JsonSink& out) {
+               api_.Table(name, static_cast<uint64_t>(step), out);
+             });
+           }));
   http.Get("/api/analysis", Guarded([this](const httplib::Request&, httplib::Response& res) {
-    SendJson(res, api_.AnalysisSummary());
-  }));
+             SendJson(res, api_.AnalysisSummary());
+           }));
   http.Get("/api/memory", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    const int64_t pixels = IntParam(req, "px", 2000);
-    if (pixels < 1 || pixels > kMaxPixels) throw ApiError(400, "parameter px: out of range");
-    SendJson(res, api_.Memory(pixels));
-  }));
+             const int64_t pixels = IntParam(req, "px", 2000);
+             if (pixels < 1 || pixels > kMaxPixels)
+               throw ApiError(400, "parameter px: out of range");
+             SendJson(res, api_.Memory(pixels));
+           }));
   http.Get("/api/dataprep", Guarded([this](const httplib::Request&, httplib::Response& res) {
-    SendJson(res, api_.DataPreparation());
-  }));
+             SendJson(res, api_.DataPreparation());
+           }));
   http.Get("/api/overlap", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    SendJson(res, api_.Overlap(WindowParams(req, api_)));
-  }));
+             SendJson(res, api_.Overlap(WindowParams(req, api_)));
+           }));
   http.Get(R"(/api/.*)", Guarded([](const httplib::Request& req, httplib::Response&) {
-    throw ApiError(404, "no API route " + req.path);
-  }));
-  http.Get(R"(/([A-Za-z0-9_.-]*))", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-    std::string name = req.matches[1];
-    if (name.empty()) name = "index.html";
-    auto found = static_files_.find(name);
-    if (found == static_files_.end()) {
-      if (name == "index.html") {
-        res.set_content(
-            "<!doctype html><title>aiprof ui</title><p>The aiprof front end was not built "
-            "(it needs node and npm: run <code>make deps build</code>). The JSON API answers "
-            "under <code>/api/</code>.</p>",
-            "text/html; charset=utf-8");
-        return;
-      }
-      res.status = 404;
-      res.set_content("not found: " + req.path + "\n", "text/plain");
-      return;
-    }
-    res.set_content(found->second.body, found->second.content_type);
-  }));
+             throw ApiError(404, "no API route " + req.path);
+           }));
+  http.Get(
+      R"(/([A-Za-z0-9_.-]*))", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+        std::string name = req.matches[1];
+        if (name.empty()) name = "index.html";
+        auto found = static_files_.find(name);
+        if (found == static_files_.end()) {
+          if (name == "index.html") {
+            res.set_content(
+                "<!doctype html><title>aiprof ui</title><p>The aiprof front end was not built "
+                "(it needs node and npm: run <code>make deps build</code>). The JSON API answers "
+                "under <code>/api/</code>.</p>",
+                "text/html; charset=utf-8");
+            return;
+          }
+          res.status = 404;
+          res.set_content("not found: " + req.path + "\n", "text/plain");
+          return;
+        }
+        res.set_content(found->second.body, found->second.content_type);
+      }));
 }
 
 }  // namespace aiprof::server

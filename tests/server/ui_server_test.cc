@@ -11,8 +11,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "dynamic/temp_dir.h"
@@ -129,10 +129,11 @@ TEST_F(UiServerTest, ServesTheFrontEndFilesOnly) {
 
 TEST_F(UiServerTest, RefusesPathTraversal) {
   const std::string token = server_->token();
-  for (const std::string path :
-       {"/../index.html", "/%2e%2e/%2e%2e/etc/passwd", "/..%2F..%2Fetc%2Fpasswd", "/web/../app.js"}) {
-    const std::string line = RawRequest("GET " + path + "?token=" + token +
-                                        " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  for (const std::string path : {"/../index.html", "/%2e%2e/%2e%2e/etc/passwd",
+                                 "/..%2F..%2Fetc%2Fpasswd", "/web/../app.js"}) {
+    const std::string line =
+        RawRequest("GET " + path + "?token=" + token +
+                   " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
     EXPECT_TRUE(line.find(" 400 ") != std::string::npos || line.find(" 404 ") != std::string::npos)
         << path << ": " << line;
     EXPECT_EQ(line.find(" 200 "), std::string::npos) << path;
@@ -150,7 +151,7 @@ TEST_F(UiServerTest, RefusesMalformedRequests) {
     EXPECT_FALSE(res->body.empty()) << path;  // says what was wrong
   }
   for (const std::string path : {"/api/slices?tracks=99", "/api/slice?id=999999", "/api/nothing",
-                                  "/api/table/secret", "/api/table/operators?step=77"}) {
+                                 "/api/table/secret", "/api/table/operators?step=77"}) {
     httplib::Result res = Get(path);
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 404) << path << ": " << res->body;
