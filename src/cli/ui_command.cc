@@ -2,6 +2,8 @@
 // the model once and serves the local web UI (src/server, web/) until interrupted.
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -118,9 +120,11 @@ int RunUi(const UiOptions& options) {
             << std::flush;
   if (!options.no_browser) OpenBrowser(server.Url());
   // The run summary and the analyses walk every slice; start them now so the first page
-  // need not wait.
+  // need not wait. The analyses run at a lower priority (Linux threads have their own nice
+  // value) so that they do not slow the requests of the first page on a small machine.
   std::thread warm([&api] {
     api.Run();
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
     api.Analyses();
   });
 

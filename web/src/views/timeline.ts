@@ -88,10 +88,13 @@ function buildLanes(processes: ProcessTracks[], summary: AnalysisSummary): Lane[
 }
 
 export async function renderTimeline(root: HTMLElement): Promise<() => void> {
-  const [info, layout, summary] = await Promise.all([run(), tracks(), analysis()]);
-  const lanes = buildLanes(layout.processes, summary);
+  const [info, layout] = await Promise.all([run(), tracks()]);
+  // The analyses may still be running on the server: draw the tracks now and add the
+  // Overlap Analysis lanes when their results arrive.
+  let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [] });
   let overlapLaneNames: string[] = [];
-  const contentHeight = lanes.length ? lanes[lanes.length - 1].y + lanes[lanes.length - 1].h : 0;
+  const heightOf = (all: Lane[]) => (all.length ? all[all.length - 1].y + all[all.length - 1].h : 0);
+  let contentHeight = heightOf(lanes);
 
   const wrap = el("div", { id: "timeline-canvas-wrap", tabindex: "0" });
   const canvas = el("canvas", { id: "timeline-canvas" });
@@ -564,6 +567,13 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   draw();
   await fetchWindow();
   wrap.focus();
+  void analysis().then((summary: AnalysisSummary) => {
+    if (!summary.scopes.length || window.__aiprofTimeline !== handle) return;
+    lanes = buildLanes(layout.processes, summary);
+    contentHeight = heightOf(lanes);
+    draw();
+    if (needsFetch()) void fetchWindow();
+  });
   return () => {
     window.removeEventListener("mouseup", onMouseUp);
     window.removeEventListener("keydown", onKey);
