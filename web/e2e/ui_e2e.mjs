@@ -146,6 +146,18 @@ async function main() {
     check("ctrl+wheel zooms out", d1 - d0 > c0 - b0 + (b1 - b0) * 0.5 || d1 - d0 > b1 - b0, `${b1 - b0} -> ${d1 - d0}`);
     const drawn = await page.evaluate(() => window.__aiprofTimeline.drawnSpans);
     check("timeline draws slices", drawn > 0, `${drawn}`);
+    // Shift+drag over the whole plot: the range statistics list the slices inside.
+    await page.keyboard.press("s");
+    for (let i = 0; i < 12; i++) await page.keyboard.press("s");
+    await page.keyboard.down("Shift");
+    await page.mouse.move(230, 300);
+    await page.mouse.down();
+    await page.mouse.move(1000, 300, { steps: 5 });
+    await page.mouse.up();
+    await page.keyboard.up("Shift");
+    await page.waitForSelector("#timeline-range-table tr:nth-child(2)", { timeout: 5000 }).catch(() => {});
+    const rangeRows = await page.$$("#timeline-range-table tr");
+    check("shift+drag selects a range and lists its slices", rangeRows.length > 1, `${rangeRows.length} rows`);
     await page.fill("#timeline-search", "forward");
     await page.press("#timeline-search", "Enter");
     await page.waitForSelector("#timeline-search-results [data-slice]", { timeout: 5000 }).catch(() => {});
