@@ -97,3 +97,9 @@ fi
 [[ -d $export_dir/analysis ]] &&
   echo "  analyses:        $export_dir/analysis (step_trace_time.csv, overlap_analysis.csv; docs/analysis.md)"
 echo "  raw data:        $prof/host/data"
+if "$aiprof" ui --help >/dev/null 2>&1; then
+  echo
+  echo "== Look at it in the web UI (overview, timeline, operators, resources)"
+  echo "  $aiprof ui $out"
+  echo "  (on a remote machine: add --no-browser, then ssh -L 8737:127.0.0.1:8737 <host> and open the printed URL)"
+fi

@@ -12,6 +12,7 @@ PACKAGES=(
   python3-torch libtorch-dev
   procps tmux
   zlib1g-dev linux-perf
+  nodejs chromium
 )
 
 missing=()
@@ -20,6 +21,12 @@ for pkg in "${PACKAGES[@]}"; do
     missing+=("$pkg")
   fi
 done
+
+# The web UI bundle (web/) needs npm; a nodejs build that bundles its own npm (NodeSource)
+# conflicts with Debian's npm package, so npm is asked for only when no npm is found.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(npm)
+fi
 
 if ((${#missing[@]} == 0)); then
   exit 0

@@ -5,7 +5,8 @@
 // end includes the analyses (analysis/analysis_set.h): run once, their lanes in the
 // timeline, their files beside the summaries and their tables in the database.
 //
-//   bench_export [--events=N] [--runs=R] [--dir=PATH] [--keep]
+//   bench_export [--events=N] [--runs=R] [--dir=PATH] [--keep] [--generate-only]
+// --generate-only writes the data set into --dir and stops (the UI bench loads it).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,6 +129,7 @@ int main(int argc, char** argv) {
   uint64_t events = 10'000'000;
   int runs = 3;
   bool keep = false;
+  bool generate_only = false;
   fs::path dir = fs::temp_directory_path() / ("aiprof_bench_export_" + std::to_string(getpid()));
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -135,6 +137,7 @@ int main(int argc, char** argv) {
     if (arg.rfind("--runs=", 0) == 0) runs = std::max(1, std::stoi(arg.substr(7)));
     if (arg.rfind("--dir=", 0) == 0) dir = arg.substr(6);
     if (arg == "--keep") keep = true;
+    if (arg == "--generate-only") generate_only = true;
     // --benchmark_* flags from scripts/bench.sh are accepted and ignored.
   }
   fs::path prof = dir / "PROF_000001_20260101000000000_BENCHEXPORT00001";
@@ -144,6 +147,10 @@ int main(int argc, char** argv) {
   std::printf("data set: %llu records, %.1f MB raw (%.2f bytes/record, zstd chunks)\n",
               static_cast<unsigned long long>(records), raw_bytes / 1e6,
               static_cast<double>(raw_bytes) / static_cast<double>(records));
+  if (generate_only) {
+    std::printf("data set written to %s\n", prof.string().c_str());
+    return 0;
+  }
 
   fs::path out = dir / "out";
   fs::create_directories(out);

@@ -77,4 +77,23 @@ std::vector<NameStatistics> StatisticsByNameAndGroup(const model::Model& model,
   return out;
 }
 
+std::string DeviceColumnOf(const model::Model& model, uint32_t slice) {
+  int32_t device = model.processes.device_id[model.threads.process[model.ThreadOfSlice(slice)]];
+  return device >= 0 ? std::to_string(device) : "host";
+}
+
+TaskGroups GroupByDeviceAndTaskType(const model::Model& model, const std::vector<uint32_t>& rows) {
+  TaskGroups groups;
+  groups.group_of_row.resize(rows.size());
+  std::unordered_map<std::string, uint32_t> ids;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::string key =
+        DeviceColumnOf(model, rows[i]) + '\t' + std::string(TaskTypeOf(model, rows[i]));
+    auto [it, inserted] = ids.emplace(key, static_cast<uint32_t>(groups.names.size()));
+    if (inserted) groups.names.push_back(key);
+    groups.group_of_row[i] = it->second;
+  }
+  return groups;
+}
+
 }  // namespace aiprof::analysis

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,6 +36,15 @@ struct NameStatistics {
   double m2 = 0;  // Welford's running sum of squared deviations
   double variance_ns2() const { return count > 0 ? m2 / static_cast<double>(count) : 0; }
 };
+
+// op_statistic's groups: (device column "host" or the device id, Task Type), one id per
+// distinct pair in first-seen order; names[id] is "device\ttask type".
+struct TaskGroups {
+  std::vector<uint32_t> group_of_row;  // parallel to the rows given
+  std::vector<std::string> names;
+};
+std::string DeviceColumnOf(const model::Model& model, uint32_t slice);
+TaskGroups GroupByDeviceAndTaskType(const model::Model& model, const std::vector<uint32_t>& rows);
 
 // Groups `rows` by (slice name, groups[i]); sorted by total time, largest first.
 std::vector<NameStatistics> StatisticsByNameAndGroup(const model::Model& model,

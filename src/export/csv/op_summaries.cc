@@ -12,8 +12,7 @@ namespace aiprof::exporter {
 namespace {
 
 std::string DeviceColumn(const model::Model& m, uint32_t slice) {
-  int32_t device = m.processes.device_id[m.threads.process[m.ThreadOfSlice(slice)]];
-  return device >= 0 ? std::to_string(device) : "host";
+  return analysis::DeviceColumnOf(m, slice);
 }
 
 void WriteStatistics(const model::Model& m, const SummaryTarget& target, const char* name,
@@ -135,20 +134,12 @@ void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
     }
   }
   if (tasks.source == analysis::TaskSource::kDevice) WriteTaskTime(m, tasks, target);
-  std::vector<uint32_t> groups(tasks.rows.size());
-  std::vector<std::string> group_names;
-  std::unordered_map<std::string, uint32_t> group_ids;
-  for (size_t i = 0; i < tasks.rows.size(); ++i) {
-    std::string key =
-        DeviceColumn(m, tasks.rows[i]) + '\t' + std::string(analysis::TaskTypeOf(m, tasks.rows[i]));
-    auto [it, inserted] = group_ids.emplace(key, static_cast<uint32_t>(group_names.size()));
-    if (inserted) group_names.push_back(key);
-    groups[i] = it->second;
-  }
+  const analysis::TaskGroups groups = analysis::GroupByDeviceAndTaskType(m, tasks.rows);
   WriteStatistics(m, target, "op_statistic",
                   {"Device_id", "OP Type", "Core Type", "Count", "Total Time(us)", "Min Time(us)",
                    "Avg Time(us)", "Max Time(us)", "Ratio(%)"},
-                  analysis::StatisticsByNameAndGroup(m, tasks.rows, groups), group_names, false);
+                  analysis::StatisticsByNameAndGroup(m, tasks.rows, groups.group_of_row),
+                  groups.names, false);
 }
 
 void WriteApiStatistic(const model::Model& m, const SummaryTarget& target) {

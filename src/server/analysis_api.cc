@@ -1,0 +1,237 @@
+// The analysis part of the UI's API: answers built from the one AnalysisSet (the same results
+// `aiprof analyze` and the exporters write), so the UI shows the files' numbers.
+#include <algorithm>
+
+#include "server/json_text.h"
+#include "server/ui_api.h"
+
+namespace aiprof::server {
+namespace {
+
+void AppendStrings(std::string& out, const std::vector<std::string>& items) {
+  out += '[';
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    AppendJsonString(out, items[i]);
+  }
+  out += ']';
+}
+
+// At most about `pixels` points of a (ts, value) series: the largest value per bucket, so a
+// peak is never lost.
+template <typename Point, typename Ts, typename Value>
+void AppendDownsampled(std::string& out, const std::vector<Point>& points, int64_t origin,
+                       int64_t pixels, Ts ts_of, Value value_of) {
+  out += '[';
+  if (!points.empty()) {
+    const int64_t first = ts_of(points.front());
+    const int64_t span = std::max<int64_t>(ts_of(points.back()) - first, 1);
+    const int64_t bucket_ns = std::max<int64_t>(span / std::max<int64_t>(pixels, 1), 1);
+    int64_t bucket = -1;
+    int64_t best_ts = 0;
+    double best = 0;
+    bool any = false;
+    auto flush = [&] {
+      if (!any) return;
+      if (out.back() != '[') out += ',';
+      out += '[' + std::to_string(best_ts - origin) + ',';
+      AppendJsonNumber(out, best);
+      out += ']';
+    };
+    for (const Point& p : points) {
+      const int64_t b = (ts_of(p) - first) / bucket_ns;
+      const double v = value_of(p);
+      if (b != bucket) {
+        flush();
+        bucket = b;
+        best_ts = ts_of(p);
+        best = v;
+        any = true;
+      } else if (v > best) {
+        best = v;
+        best_ts = ts_of(p);
+      }
+    }
+    flush();
+  }
+  out += ']';
+}
+
+}  // namespace
+
+const analysis::AnalysisSet& UiApi::Analyses() const {
+  std::call_once(analyses_once_, [this] { analyses_ = analysis::RunAnalyses(model_); });
+  return analyses_;
+}
+
+std::string UiApi::AnalysisSummary() const {
+  const analysis::AnalysisSet& a = Analyses();
+  std::string out = "{\"inputs\":";
+  AppendJsonString(out, a.inputs.Describe());
+  out += ",\"step_source\":";
+  AppendJsonString(out, analysis::StepSourceName(a.step_breakdown.step_source));
+  out += ",\"scopes\":[";
+  for (size_t i = 0; i < a.overlap.scopes.size(); ++i) {
+    const analysis::OverlapScope& scope = a.overlap.scopes[i];
+    if (i > 0) out += ',';
+    out += "{\"process\":" + std::to_string(scope.process) +
+           ",\"device\":" + std::to_string(scope.device_id) +
+           ",\"rank\":" + std::to_string(scope.rank) + ",\"compute_input\":";
+    AppendJsonString(out, analysis::ComputeInputName(scope.compute_input));
+    out += '}';
+  }
+  out += "],\"step_breakdown\":[";
+  const auto& rows = a.step_breakdown.rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const analysis::StepBreakdownRow& r = rows[i];
+    if (i > 0) out += ',';
+    out +=
+        "{\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
+        ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
+        ",\"computing\":" + std::to_string(r.computing_ns) +
+        ",\"communication_not_overlapped\":" + std::to_string(r.communication_not_overlapped_ns) +
+        ",\"overlapped\":" + std::to_string(r.overlapped_ns()) +
+        ",\"free\":" + std::to_string(r.free_ns) +
+        ",\"preparing\":" + std::to_string(r.preparing_ns) +
+        ",\"bubble\":" + std::to_string(r.bubble_ns) +
+        ",\"stage\":" + std::to_string(r.stage_ns()) + "}";
+  }
+  out += "]}";
+  return out;
+}
+
+std::string UiApi::Memory(int64_t pixels) const {
+  const analysis::MemoryAnalysis& m = Analyses().memory;
+  std::string out = "{\"inputs\":";
+  AppendStrings(out, m.inputs);
+  out += ",\"pools\":[";
+  for (size_t i = 0; i < m.pools.size(); ++i) {
+    const analysis::MemoryPool& pool = m.pools[i];
+    if (i > 0) out += ',';
+    out += "{\"name\":";
+    AppendJsonString(out, pool.name);
+    out += ",\"source\":";
+    AppendJsonString(out, analysis::MemoryPoolSourceName(pool.source));
+    out += ",\"peak_allocated\":" + std::to_string(pool.peak_allocated) +
+           ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns()) +
+           ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) + ",\"allocated\":";
+    AppendDownsampled(
+        out, pool.samples, origin_ns(), pixels,
+        [](const analysis::MemorySample& s) { return s.ts; },
+        [](const analysis::MemorySample& s) { return static_cast<double>(s.allocated); });
+    out += ",\"reserved\":";
+    if (pool.peak_reserved >= 0) {
+      AppendDownsampled(
+          out, pool.samples, origin_ns(), pixels,
+          [](const analysis::MemorySample& s) { return s.ts; },
+          [](const analysis::MemorySample& s) { return static_cast<double>(s.reserved); });
+    } else {
+      out += "null";
+    }
+    out += '}';
+  }
+  out += "],\"categories\":[";
+  for (size_t i = 0; i < m.category_tracks.size(); ++i) {
+    const analysis::MemoryCategoryTrack& track = m.category_tracks[i];
+    if (i > 0) out += ',';
+    out += "{\"pool\":" + std::to_string(track.pool) + ",\"category\":";
+    AppendJsonString(out, analysis::MemoryCategoryName(track.category));
+    out += ",\"peak\":" + std::to_string(track.peak) + ",\"points\":";
+    AppendDownsampled(
+        out, track.points, origin_ns(), pixels, [](const auto& p) { return p.first; },
+        [](const auto& p) { return static_cast<double>(p.second); });
+    out += '}';
+  }
+  out += "],\"top_operators\":[";
+  for (size_t i = 0; i < m.top_operators.size(); ++i) {
+    const analysis::OperatorMemoryRow& row = m.top_operators[i];
+    if (i > 0) out += ',';
+    out += '[';
+    AppendJsonString(out, row.name);
+    out += ',' + std::to_string(row.pool) + ',' + std::to_string(row.allocations) + ',' +
+           std::to_string(row.allocated_bytes) + ',' + std::to_string(row.max_allocation) + ',' +
+           std::to_string(row.freed_bytes) + ']';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string UiApi::DataPreparation() const {
+  const analysis::DataPreparationResult& d = Analyses().data_preparation;
+  std::string out = "{\"inputs\":";
+  AppendStrings(out, d.inputs);
+  out += ",\"has_queue_view\":";
+  out += d.has_queue_view ? "true" : "false";
+  out += ",\"total_wait\":" + std::to_string(d.total_wait_ns) +
+         ",\"total_step\":" + std::to_string(d.total_step_ns) +
+         ",\"empty_queue_steps\":" + std::to_string(d.empty_queue_steps) + ",\"steps\":[";
+  for (size_t i = 0; i < d.steps.size(); ++i) {
+    const analysis::DataPreparationStep& s = d.steps[i];
+    if (i > 0) out += ',';
+    out += '[' + std::to_string(s.step) + ',' + std::to_string(model_.threads.tid[s.thread]) + ',' +
+           std::to_string(s.duration_ns()) + ',' + std::to_string(s.wait_ns) + ',' +
+           std::to_string(s.waits) + ',' + std::to_string(s.loader_busy_ns) + ',' +
+           (s.queue_empty ? "true" : "false") + ']';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string UiApi::Overlap(const TimeWindow& window) const {
+  const analysis::OverlapResult& overlap = Analyses().overlap;
+  const int64_t t0 = window.t0 + origin_ns();
+  const int64_t t1 = window.t1 + origin_ns();
+  const int64_t ns_per_px = std::max<int64_t>((window.t1 - window.t0) / window.pixels, 1);
+  std::string out = "{\"scopes\":[";
+  for (size_t i = 0; i < overlap.scopes.size(); ++i) {
+    const analysis::OverlapScope& scope = overlap.scopes[i];
+    if (i > 0) out += ',';
+    out += "{\"process\":" + std::to_string(scope.process) + ",\"lanes\":[[";
+    analysis::LaneCursor cursor(scope);
+    analysis::OverlapLane lane;
+    analysis::Interval interval;
+    int current = 0;
+    bool first = true;
+    int64_t pending_begin = 0;
+    int64_t pending_end = -1;
+    auto flush = [&] {
+      if (pending_end < 0) return;
+      if (!first) out += ',';
+      first = false;
+      out += '[' + std::to_string(pending_begin - origin_ns()) + ',' +
+             std::to_string(pending_end - pending_begin) + ']';
+      pending_end = -1;
+    };
+    while (cursor.Next(&lane, &interval)) {
+      while (static_cast<int>(lane) > current) {  // next lane: close this one
+        flush();
+        out += "],[";
+        first = true;
+        ++current;
+      }
+      if (interval.end <= t0 || interval.begin >= t1) continue;
+      if (pending_end >= 0 && interval.begin - pending_end < ns_per_px) {
+        pending_end = std::max(pending_end, interval.end);  // within a pixel: one block
+        continue;
+      }
+      flush();
+      pending_begin = interval.begin;
+      pending_end = interval.end;
+    }
+    flush();
+    while (current < analysis::kOverlapLaneCount - 1) {
+      out += "],[";
+      ++current;
+    }
+    out += "]]}";
+  }
+  out += "],\"lanes\":[";
+  for (int l = 0; l < analysis::kOverlapLaneCount; ++l) {
+    if (l > 0) out += ',';
+    AppendJsonString(out, analysis::OverlapLaneName(static_cast<analysis::OverlapLane>(l)));
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace aiprof::server

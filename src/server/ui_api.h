@@ -1,0 +1,89 @@
+// The UI's JSON API over the one model: what `aiprof ui` answers under /api/. Every answer
+// is computed from the model (and the analysis library) when asked; the timeline answers go
+// through the level-of-detail index so their size follows the pixels, not the events.
+// Times in answers are ns since `origin_ns` (the run's start), to stay exact in a double.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/analysis_set.h"
+#include "model/model.h"
+#include "server/timeline_index.h"
+
+namespace aiprof::server {
+
+// A request the API cannot answer: bad parameters (status 400) or unknown rows (404).
+struct ApiError : std::runtime_error {
+  ApiError(int status_code, const std::string& message)
+      : std::runtime_error(message), status(status_code) {}
+  int status;
+};
+
+// Receives a response piece by piece; returns false when the client went away.
+using JsonSink = std::function<bool(std::string_view)>;
+
+struct TimeWindow {
+  int64_t t0 = 0;  // relative to origin, ns
+  int64_t t1 = 0;
+  int64_t pixels = 1000;
+};
+
+class UiApi {
+ public:
+  UiApi(model::Model model, std::vector<std::string> prof_dirs);
+  UiApi(const UiApi&) = delete;  // the index refers to the model it holds
+  UiApi& operator=(const UiApi&) = delete;
+
+  const model::Model& model() const { return model_; }
+  const TimelineIndex& index() const { return index_; }
+  int64_t origin_ns() const { return origin_ns_; }
+  int64_t end_ns() const { return end_ns_; }  // the last event
+
+  // Computed on first use, then kept (the model does not change).
+  const std::string& Run() const;     // run info, drops, files, steps, step trace
+  const std::string& Tracks() const;  // processes → threads → tracks, counter series
+  // Spans of `tracks` over the window (level of detail), with instants.
+  void Slices(const TimeWindow& window, const std::vector<uint32_t>& tracks,
+              const JsonSink& out) const;
+  std::string Counters(const TimeWindow& window, const std::vector<uint32_t>& series) const;
+  std::string Flows(const TimeWindow& window) const;
+  std::string SliceDetails(uint32_t slice) const;
+  // Per-name count and time of the slices starting in the window on `tracks` (all if empty).
+  std::string RangeStatistics(const TimeWindow& window, const std::vector<uint32_t>& tracks) const;
+  // Slices whose name contains `text` (case-insensitive), by start time.
+  void Search(std::string_view text, size_t limit, const JsonSink& out) const;
+  // A statistics table with op_statistic's / api_statistic's columns: "operators" (the
+  // compute tasks) or "kernels" (device tasks only); `step` > 0 keeps the tasks that start
+  // inside that step.
+  void Table(std::string_view name, uint64_t step, const JsonSink& out) const;
+
+  // Analysis results (analysis/analysis_set.h), computed once on first use (analysis_api.cc):
+  // what the run had, the step breakdown; memory curves, peaks and top operators; data
+  // preparation per step; the Overlap Analysis lanes over a window, merged to pixels.
+  const analysis::AnalysisSet& Analyses() const;
+  std::string AnalysisSummary() const;
+  std::string Memory(int64_t pixels) const;
+  std::string DataPreparation() const;
+  std::string Overlap(const TimeWindow& window) const;
+
+ private:
+  std::string BuildRun() const;
+  std::string BuildTracks() const;
+
+  model::Model model_;
+  std::vector<std::string> prof_dirs_;
+  TimelineIndex index_;
+  int64_t origin_ns_ = 0;
+  int64_t end_ns_ = 0;
+  mutable std::once_flag run_once_, tracks_once_, analyses_once_;
+  mutable analysis::AnalysisSet analyses_;
+  mutable std::string run_json_, tracks_json_;
+};
+
+}  // namespace aiprof::server

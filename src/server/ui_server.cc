@@ -1,0 +1,348 @@
+#include "server/ui_server.h"
+
+#include <httplib.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+namespace aiprof::server {
+namespace {
+
+constexpr const char* kCookie = "aiprof_token";
+constexpr int64_t kMaxPixels = 20000;
+constexpr size_t kMaxTracksPerRequest = 100000;
+constexpr size_t kMaxSearchResults = 10000;
+
+bool SameToken(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;  // constant time: no early exit on the first different byte
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+std::string CookieToken(const httplib::Request& req) {
+  const std::string cookies = req.get_header_value("Cookie");
+  const std::string key = std::string(kCookie) + "=";
+  for (size_t pos = 0; pos < cookies.size();) {
+    size_t end = cookies.find(';', pos);
+    if (end == std::string::npos) end = cookies.size();
+    std::string_view item(cookies.data() + pos, end - pos);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    if (item.starts_with(key)) return std::string(item.substr(key.size()));
+    pos = end + 1;
+  }
+  return "";
+}
+
+int64_t IntParam(const httplib::Request& req, const char* name, int64_t fallback) {
+  if (!req.has_param(name)) return fallback;
+  const std::string text = req.get_param_value(name);
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw ApiError(400, std::string("parameter ") + name + ": '" + text + "' is not an integer");
+  }
+  return value;
+}
+
+std::vector<uint32_t> IdListParam(const httplib::Request& req, const char* name) {
+  std::vector<uint32_t> ids;
+  if (!req.has_param(name)) return ids;
+  const std::string text = req.get_param_value(name);
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    uint32_t id = 0;
+    auto [stop, ec] = std::from_chars(text.data() + pos, text.data() + end, id);
+    if (ec != std::errc() || stop != text.data() + end) {
+      throw ApiError(400, std::string("parameter ") + name +
+                              ": expected comma-separated row numbers, got '" + text + "'");
+    }
+    ids.push_back(id);
+    if (ids.size() > kMaxTracksPerRequest) {
+      throw ApiError(400, std::string("parameter ") + name + ": too many ids in one request");
+    }
+    pos = end + 1;
+  }
+  return ids;
+}
+
+TimeWindow WindowParams(const httplib::Request& req, const UiApi& api) {
+  TimeWindow window;
+  window.t0 = IntParam(req, "t0", 0);
+  window.t1 = IntParam(req, "t1", api.end_ns() - api.origin_ns() + 1);
+  window.pixels = IntParam(req, "px", 1000);
+  if (window.t1 <= window.t0) {
+    throw ApiError(400, "time window: t1 (" + std::to_string(window.t1) + ") must be after t0 (" +
+                            std::to_string(window.t0) + ")");
+  }
+  if (window.pixels < 1 || window.pixels > kMaxPixels) {
+    throw ApiError(400, "parameter px: " + std::to_string(window.pixels) + " is not in 1.." +
+                            std::to_string(kMaxPixels));
+  }
+  return window;
+}
+
+void SendJson(httplib::Response& res, std::string body) {
+  res.set_content(std::move(body), "application/json");
+}
+
+// Streams a response produced piece by piece (chunked transfer encoding), so a large
+// answer is never held whole in memory.
+void StreamJson(httplib::Response& res, std::function<void(const JsonSink&)> produce) {
+  res.set_chunked_content_provider(
+      "application/json", [produce = std::move(produce)](size_t, httplib::DataSink& sink) {
+        produce([&sink](std::string_view piece) { return sink.write(piece.data(), piece.size()); });
+        sink.done();
+        return true;
+      });
+}
+
+// Answers an ApiError with its status and message, anything else with 500: handlers
+// report bad input by throwing, and the library's own handling of exceptions is not used.
+template <typename Handler>
+httplib::Server::Handler Guarded(Handler handler) {
+  return [handler](const httplib::Request& req, httplib::Response& res) {
+    try {
+      handler(req, res);
+    } catch (const ApiError& error) {
+      res.status = error.status;
+      res.set_content(std::string(error.what()) + "\n", "text/plain");
+    } catch (const std::exception& error) {
+      res.status = 500;
+      res.set_content(std::string("aiprof ui: ") + error.what() + "\n", "text/plain");
+    }
+  };
+}
+
+const char* ContentTypeOf(const std::string& name) {
+  if (name.ends_with(".html")) return "text/html; charset=utf-8";
+  if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (name.ends_with(".css")) return "text/css; charset=utf-8";
+  if (name.ends_with(".png")) return "image/png";
+  if (name.ends_with(".svg")) return "image/svg+xml";
+  if (name.ends_with(".map")) return "application/json";
+  return "application/octet-stream";
+}
+
+bool SafePath(const std::string& path) {
+  return path.find("..") == std::string::npos && path.find('\\') == std::string::npos &&
+         path.find('\0') == std::string::npos && path.find("//") == std::string::npos;
+}
+
+}  // namespace
+
+std::string NewToken() {
+  std::random_device random;
+  std::ostringstream out;
+  for (int i = 0; i < 4; ++i) {
+    char part[9];
+    std::snprintf(part, sizeof part, "%08x", static_cast<unsigned>(random()));
+    out << part;
+  }
+  return out.str();
+}
+
+UiServer::UiServer(const UiApi& api, ServerOptions options)
+    : api_(api), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+  if (options_.token.empty()) options_.token = NewToken();
+  LoadStaticFiles();
+  AddRoutes();
+}
+
+UiServer::~UiServer() = default;
+
+void UiServer::LoadStaticFiles() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (options_.web_dir.empty() || !fs::is_directory(options_.web_dir, ec)) return;
+  for (const fs::directory_entry& entry : fs::directory_iterator(options_.web_dir, ec)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream body;
+    body << in.rdbuf();
+    const std::string name = entry.path().filename().string();
+    static_files_[name] = {ContentTypeOf(name), body.str()};
+  }
+}
+
+bool UiServer::Bind(std::string* error) {
+  if (options_.port == 0) {
+    port_ = http_->bind_to_any_port(options_.host);
+    if (port_ < 0) {
+      *error = "cannot listen on " + options_.host + " (any port)";
+      return false;
+    }
+    return true;
+  }
+  if (!http_->bind_to_port(options_.host, options_.port)) {
+    *error = "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+             " (in use, or not an address of this machine); pick another with --port";
+    return false;
+  }
+  port_ = options_.port;
+  return true;
+}
+
+std::string UiServer::Url() const {
+  const bool any = options_.host == "0.0.0.0" || options_.host == "::";
+  return "http://" + (any ? std::string("127.0.0.1") : options_.host) + ":" +
+         std::to_string(port_) + "/?token=" + options_.token;
+}
+
+void UiServer::Run() {
+  run_called_ = true;
+  if (!stop_requested_) http_->listen_after_bind();
+  run_returned_ = true;
+}
+
+void UiServer::Stop() {
+  // httplib's stop() does nothing before its accept loop runs, so repeat it until Run has
+  // returned; a Run that starts after this sees stop_requested_ and returns at once.
+  stop_requested_ = true;
+  while (run_called_ && !run_returned_) {
+    http_->stop();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void UiServer::AddRoutes() {
+  httplib::Server& http = *http_;
+  http.set_default_headers({{"Cache-Control", "no-store"},
+                            {"X-Content-Type-Options", "nosniff"},
+                            {"Referrer-Policy", "no-referrer"}});
+  http.set_payload_max_length(64 * 1024);
+  http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (!SafePath(req.path)) {
+      res.status = 400;
+      res.set_content("refused: the path '" + req.path + "' is not one this server serves\n",
+                      "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    std::string header = req.get_header_value("Authorization");
+    std::string presented = req.has_param("token")         ? req.get_param_value("token")
+                            : header.starts_with("token ") ? header.substr(6)
+                                                           : CookieToken(req);
+    if (!SameToken(presented, options_.token)) {
+      res.status = 403;
+      res.set_content(
+          "aiprof ui: this request has no valid token. Open the URL that `aiprof ui` printed "
+          "(it ends with ?token=...).\n",
+          "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.has_param("token")) {
+      res.set_header("Set-Cookie", std::string(kCookie) + "=" + options_.token +
+                                       "; Path=/; HttpOnly; SameSite=Strict");
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  http.Get("/api/run", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.Run());
+           }));
+  http.Get("/api/tracks", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.Tracks());
+           }));
+  http.Get("/api/slices", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const TimeWindow window = WindowParams(req, api_);
+             std::vector<uint32_t> tracks = IdListParam(req, "tracks");
+             for (uint32_t track : tracks) {
+               if (track >= api_.model().tracks.size()) {
+                 throw ApiError(404, "no track " + std::to_string(track));
+               }
+             }
+             StreamJson(res, [this, window, tracks = std::move(tracks)](const JsonSink& out) {
+               api_.Slices(window, tracks, out);
+             });
+           }));
+  http.Get("/api/counters", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             SendJson(res, api_.Counters(WindowParams(req, api_), IdListParam(req, "series")));
+           }));
+  http.Get("/api/flows", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             SendJson(res, api_.Flows(WindowParams(req, api_)));
+           }));
+  http.Get("/api/slice", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const int64_t id = IntParam(req, "id", -1);
+             if (id < 0 || id > UINT32_MAX)
+               throw ApiError(400, "parameter id: a slice row is required");
+             SendJson(res, api_.SliceDetails(static_cast<uint32_t>(id)));
+           }));
+  http.Get("/api/range", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             SendJson(res,
+                      api_.RangeStatistics(WindowParams(req, api_), IdListParam(req, "tracks")));
+           }));
+  http.Get("/api/search", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const std::string text = req.get_param_value("q");
+             if (text.empty())
+               throw ApiError(400, "search: the parameter q (text to find) is empty");
+             const int64_t limit = IntParam(req, "limit", 200);
+             if (limit < 1 || limit > static_cast<int64_t>(kMaxSearchResults)) {
+               throw ApiError(400,
+                              "parameter limit: not in 1.." + std::to_string(kMaxSearchResults));
+             }
+             StreamJson(res, [this, text, limit](const JsonSink& out) {
+               api_.Search(text, static_cast<size_t>(limit), out);
+             });
+           }));
+  http.Get(R"(/api/table/([a-z]+))",
+           Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const std::string name = req.matches[1];
+             if (name != "operators" && name != "kernels") {
+               throw ApiError(404, "no table '" + name + "' (tables: operators, kernels)");
+             }
+             const int64_t step = IntParam(req, "step", 0);
+             if (step < 0) throw ApiError(400, "parameter step: must be a step number");
+             const model::StepTable& steps = api_.model().steps;
+             if (step > 0 && std::find(steps.step.begin(), steps.step.end(),
+                                       static_cast<uint64_t>(step)) == steps.step.end()) {
+               throw ApiError(404, "no step " + std::to_string(step) + " in this run");
+             }
+             StreamJson(res, [this, name, step](const JsonSink& out) {
+               api_.Table(name, static_cast<uint64_t>(step), out);
+             });
+           }));
+  http.Get("/api/analysis", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.AnalysisSummary());
+           }));
+  http.Get("/api/memory", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const int64_t pixels = IntParam(req, "px", 2000);
+             if (pixels < 1 || pixels > kMaxPixels)
+               throw ApiError(400, "parameter px: out of range");
+             SendJson(res, api_.Memory(pixels));
+           }));
+  http.Get("/api/dataprep", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.DataPreparation());
+           }));
+  http.Get("/api/overlap", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             SendJson(res, api_.Overlap(WindowParams(req, api_)));
+           }));
+  http.Get(R"(/api/.*)", Guarded([](const httplib::Request& req, httplib::Response&) {
+             throw ApiError(404, "no API route " + req.path);
+           }));
+  http.Get(
+      R"(/([A-Za-z0-9_.-]*))", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+        std::string name = req.matches[1];
+        if (name.empty()) name = "index.html";
+        auto found = static_files_.find(name);
+        if (found == static_files_.end()) {
+          if (name == "index.html") {
+            res.set_content(
+                "<!doctype html><title>aiprof ui</title><p>The aiprof front end was not built "
+                "(it needs node and npm: run <code>make deps build</code>). The JSON API answers "
+                "under <code>/api/</code>.</p>",
+                "text/html; charset=utf-8");
+            return;
+          }
+          res.status = 404;
+          res.set_content("not found: " + req.path + "\n", "text/plain");
+          return;
+        }
+        res.set_content(found->second.body, found->second.content_type);
+      }));
+}
+
+}  // namespace aiprof::server

@@ -1,0 +1,239 @@
+// The UI server over the golden data set (tests/support/golden_data.h), spoken to over
+// real HTTP on 127.0.0.1.
+#include "server/ui_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "dynamic/temp_dir.h"
+#include "model/parser.h"
+#include "support/golden_data.h"
+
+namespace aiprof::server {
+namespace {
+
+class UiServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string prof = testing::WriteGoldenProfDir(dir_.path());
+    api_ = std::make_unique<UiApi>(model::ParseProfDir(prof), std::vector<std::string>{prof});
+    web_ = dir_.path() + "/web";
+    std::filesystem::create_directories(web_);
+    std::ofstream(web_ + "/index.html") << "<!doctype html><title>aiprof</title>";
+    std::ofstream(web_ + "/app.js") << "console.log('aiprof')";
+    ServerOptions options;
+    options.web_dir = web_;
+    server_ = std::make_unique<UiServer>(*api_, options);
+    std::string error;
+    ASSERT_TRUE(server_->Bind(&error)) << error;
+    thread_ = std::thread([this] { server_->Run(); });
+  }
+  void TearDown() override {
+    server_->Stop();
+    thread_.join();
+  }
+
+  httplib::Client Client() const { return httplib::Client("127.0.0.1", server_->port()); }
+  std::string WithToken(const std::string& path) const {
+    return path + (path.find('?') == std::string::npos ? "?" : "&") + "token=" + server_->token();
+  }
+  httplib::Result Get(const std::string& path) const { return Client().Get(WithToken(path)); }
+  nlohmann::json GetJson(const std::string& path) const {
+    httplib::Result res = Get(path);
+    EXPECT_TRUE(res);
+    if (!res) return {};
+    EXPECT_EQ(res->status, 200) << path << ": " << res->body;
+    return nlohmann::json::parse(res->body);
+  }
+  // Sends `request` as raw bytes and returns the status line.
+  std::string RawRequest(const std::string& request) const {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(server_->port()));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    EXPECT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
+    char buffer[256] = {};
+    ssize_t got = read(fd, buffer, sizeof buffer - 1);
+    close(fd);
+    std::string reply(buffer, got > 0 ? static_cast<size_t>(got) : 0);
+    return reply.substr(0, reply.find("\r\n"));
+  }
+
+  testing::TempDir dir_;
+  std::string web_;
+  std::unique_ptr<UiApi> api_;
+  std::unique_ptr<UiServer> server_;
+  std::thread thread_;
+};
+
+TEST_F(UiServerTest, BindsLoopbackByDefaultWithARandomToken) {
+  EXPECT_EQ(ServerOptions{}.host, "127.0.0.1");
+  EXPECT_TRUE(server_->Url().starts_with("http://127.0.0.1:" + std::to_string(server_->port()) +
+                                         "/?token="));
+  EXPECT_EQ(server_->token().size(), 32u);
+  EXPECT_NE(NewToken(), NewToken());
+}
+
+TEST_F(UiServerTest, EveryRequestNeedsTheToken) {
+  for (const char* path : {"/", "/app.js", "/api/run", "/api/slices?tracks=0"}) {
+    httplib::Result res = Client().Get(path);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 403) << path;
+  }
+  httplib::Result wrong = Client().Get("/api/run?token=0123456789abcdef0123456789abcdef");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 403);
+}
+
+TEST_F(UiServerTest, TheTokenBecomesACookieAndAHeaderWorksToo) {
+  httplib::Result first = Get("/");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 200);
+  const std::string cookie = first->get_header_value("Set-Cookie");
+  EXPECT_NE(cookie.find("aiprof_token=" + server_->token()), std::string::npos);
+  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos);
+  httplib::Result by_cookie =
+      Client().Get("/api/run", {{"Cookie", "other=1; aiprof_token=" + server_->token()}});
+  ASSERT_TRUE(by_cookie);
+  EXPECT_EQ(by_cookie->status, 200);
+  httplib::Result by_header =
+      Client().Get("/api/run", {{"Authorization", "token " + server_->token()}});
+  ASSERT_TRUE(by_header);
+  EXPECT_EQ(by_header->status, 200);
+}
+
+TEST_F(UiServerTest, ServesTheFrontEndFilesOnly) {
+  httplib::Result index = Get("/");
+  ASSERT_TRUE(index);
+  EXPECT_NE(index->body.find("<title>aiprof</title>"), std::string::npos);
+  EXPECT_EQ(index->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  httplib::Result script = Get("/app.js");
+  ASSERT_TRUE(script);
+  EXPECT_EQ(script->status, 200);
+  httplib::Result missing = Get("/nothing.js");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+}
+
+TEST_F(UiServerTest, RefusesPathTraversal) {
+  const std::string token = server_->token();
+  for (const std::string path : {"/../index.html", "/%2e%2e/%2e%2e/etc/passwd",
+                                 "/..%2F..%2Fetc%2Fpasswd", "/web/../app.js"}) {
+    const std::string line =
+        RawRequest("GET " + path + "?token=" + token +
+                   " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    EXPECT_TRUE(line.find(" 400 ") != std::string::npos || line.find(" 404 ") != std::string::npos)
+        << path << ": " << line;
+    EXPECT_EQ(line.find(" 200 "), std::string::npos) << path;
+  }
+}
+
+TEST_F(UiServerTest, RefusesMalformedRequests) {
+  EXPECT_NE(RawRequest("NONSENSE\r\n\r\n").find(" 400 "), std::string::npos);
+  for (const std::string path :
+       {"/api/slices?tracks=0&t0=abc", "/api/slices?tracks=0&px=0", "/api/slices?tracks=0,x",
+        "/api/slices?t0=10&t1=5", "/api/search?q=", "/api/slice?id=-4", "/api/counters?series=;"}) {
+    httplib::Result res = Get(path);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << path << ": " << res->body;
+    EXPECT_FALSE(res->body.empty()) << path;  // says what was wrong
+  }
+  for (const std::string path : {"/api/slices?tracks=99", "/api/slice?id=999999", "/api/nothing",
+                                 "/api/table/secret", "/api/table/operators?step=77"}) {
+    httplib::Result res = Get(path);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 404) << path << ": " << res->body;
+  }
+}
+
+TEST_F(UiServerTest, RunAndTracksDescribeTheGoldenData) {
+  const nlohmann::json run = GetJson("/api/run");
+  EXPECT_EQ(run["processes"].size(), 1u);
+  EXPECT_EQ(run["processes"][0]["pid"], testing::kGoldenPid);
+  EXPECT_EQ(run["drops"]["total"], 3);
+  ASSERT_EQ(run["steps"].size(), 2u);
+  EXPECT_EQ(run["steps"][0][0], 1);
+  EXPECT_EQ(run["steps"][0][2].get<int64_t>() - run["steps"][0][1].get<int64_t>(), 1000);
+  EXPECT_EQ(run["step_trace"].size(), 2u);
+  const nlohmann::json tracks = GetJson("/api/tracks");
+  ASSERT_EQ(tracks["processes"].size(), 1u);
+  std::set<std::string> threads;
+  for (const auto& t : tracks["processes"][0]["threads"]) threads.insert(t["name"]);
+  EXPECT_EQ(threads, (std::set<std::string>{"main", "worker"}));
+  std::set<std::string> counters;
+  for (const auto& c : tracks["processes"][0]["counters"]) counters.insert(c["name"]);
+  EXPECT_EQ(counters.count("cpu_usage"), 1u);
+}
+
+TEST_F(UiServerTest, SlicesAreStreamedWithTheirNames) {
+  const size_t track_count = api_->model().tracks.size();
+  std::string ids;
+  for (size_t i = 0; i < track_count; ++i) ids += (i ? "," : "") + std::to_string(i);
+  httplib::Result res = Get("/api/slices?t0=0&t1=100000&px=1000&tracks=" + ids);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->get_header_value("Transfer-Encoding"), "chunked");
+  const nlohmann::json body = nlohmann::json::parse(res->body);
+  std::multiset<std::string> names;
+  for (const auto& track : body["tracks"]) {
+    for (const auto& span : track["spans"]) names.insert(body["names"][span[5].get<size_t>()]);
+  }
+  EXPECT_EQ(names.count("forward"), 2u);
+  EXPECT_EQ(names.count("matmul"), 2u);
+  EXPECT_EQ(names.count("async"), 1u);
+  size_t instants = 0;
+  for (const auto& track : body["tracks"]) instants += track["instants"].size();
+  EXPECT_EQ(instants, 1u);  // the "checkpoint" mark
+}
+
+TEST_F(UiServerTest, SearchDetailsRangeAndCounters) {
+  const nlohmann::json found = GetJson("/api/search?q=MATMUL");
+  EXPECT_EQ(found["total"], 2);
+  ASSERT_EQ(found["matches"].size(), 2u);
+  const int64_t slice = found["matches"][0][0];
+  const nlohmann::json details = GetJson("/api/slice?id=" + std::to_string(slice));
+  EXPECT_EQ(details["name"], "matmul");
+  EXPECT_EQ(details["dur"], 100);
+  EXPECT_EQ(details["parent"]["name"], "forward");
+  const nlohmann::json range = GetJson("/api/range?t0=0&t1=100000");
+  EXPECT_EQ(range["slices"], api_->model().slices.size());
+  const nlohmann::json counters = GetJson("/api/counters?series=0&t0=0&t1=100000&px=100");
+  ASSERT_EQ(counters["series"].size(), 1u);
+  EXPECT_EQ(counters["series"][0]["points"].size(), 2u);
+}
+
+TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
+  const nlohmann::json summary = GetJson("/api/analysis");
+  EXPECT_EQ(summary["inputs"], api_->Analyses().inputs.Describe());
+  EXPECT_EQ(summary["step_breakdown"].size(), api_->Analyses().step_breakdown.rows.size());
+  const nlohmann::json memory = GetJson("/api/memory?px=100");
+  EXPECT_EQ(memory["pools"].size(), api_->Analyses().memory.pools.size());
+  const nlohmann::json dataprep = GetJson("/api/dataprep");
+  EXPECT_EQ(dataprep["steps"].size(), api_->Analyses().data_preparation.steps.size());
+  const nlohmann::json overlap = GetJson("/api/overlap?t0=0&t1=100000&px=100");
+  ASSERT_EQ(overlap["scopes"].size(), api_->Analyses().overlap.scopes.size());
+  for (const auto& scope : overlap["scopes"]) EXPECT_EQ(scope["lanes"].size(), 4u);
+  httplib::Result bad = Get("/api/overlap?t0=5&t1=1");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+}
+
+TEST_F(UiServerTest, TablesSayWhatIsMissing) {
+  const nlohmann::json kernels = GetJson("/api/table/kernels");
+  EXPECT_TRUE(kernels["missing"].is_string());
+  EXPECT_TRUE(kernels["rows"].empty());
+}
+
+}  // namespace
+}  // namespace aiprof::server

@@ -1,0 +1,190 @@
+// End-to-end test of `aiprof ui` in headless Chromium (playwright-core driving Debian's
+// chromium): profiles the sample training job, starts the UI on it, opens every view,
+// checks that there are no console errors, that the numbers shown equal the exported CSVs',
+// that the timeline zooms, pans and finds a slice by name. Screenshots land in
+// <build>/web-e2e/ (test artifacts).
+//   node e2e/ui_e2e.mjs <build dir>
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { chromium } from "playwright-core";
+
+const build = resolve(process.argv[2] ?? "build");
+const aiprof = join(build, "bin/aiprof");
+const artifacts = join(build, "web-e2e");
+mkdirSync(artifacts, { recursive: true });
+const work = mkdtempSync(join(tmpdir(), "aiprof_ui_e2e_"));
+let passed = 0;
+let failed = 0;
+
+function check(name, ok, detail = "") {
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? "ok  " : "FAIL"} ${name}${!ok && detail ? `: ${detail}` : ""}`);
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, { encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} exited ${result.status}: ${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+function findChromium() {
+  for (const candidate of [process.env.AIPROF_CHROMIUM, "/usr/bin/chromium", "/usr/bin/chromium-browser"]) {
+    if (candidate && spawnSync(candidate, ["--version"]).status === 0) return candidate;
+  }
+  throw new Error("chromium not found (Debian: apt-get install chromium; make deps installs it)");
+}
+
+// CSV with msprof's quoting rules (only the fields we read here hold no commas).
+function readCsv(path) {
+  const [header, ...lines] = readFileSync(path, "utf8").trim().split("\n");
+  const columns = header.split(",");
+  return lines.map((line) => Object.fromEntries(line.split(",").map((v, i) => [columns[i], v])));
+}
+
+function findExport(dir, pattern) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const found = findExport(path, pattern);
+      if (found) return found;
+    } else if (pattern.test(entry.name)) {
+      return path;
+    }
+  }
+  return null;
+}
+
+async function startUi(dir) {
+  const child = spawn(aiprof, ["ui", dir, "--no-browser", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const url = await new Promise((resolveUrl, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const match = out.match(/serving (http:\/\/\S+)/);
+      if (match) resolveUrl(match[1]);
+    });
+    child.on("exit", (code) => reject(new Error(`aiprof ui exited ${code}: ${stderr}`)));
+  });
+  return { child, url };
+}
+
+async function main() {
+  const out = join(work, "run");
+  run(aiprof, [
+    `--output=${out}`, "--msproftx=on", "--host-sys=cpu,mem", "--host-sys-usage=cpu,mem",
+    "--host-sys-usage-freq=50", join(build, "bin/examples/train"), "--steps=60",
+  ]);
+  const prof = join(out, readdirSync(out).find((d) => d.startsWith("PROF_")));
+  run(aiprof, ["export", `--output=${prof}`]);
+  const stepCsv = findExport(prof, /^step_trace_\d+\.csv$/);  // not step_trace_time_*
+  const { child, url } = await startUi(out);
+  const browser = await chromium.launch({ executablePath: findChromium(), args: ["--no-sandbox"] });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const errors = [];
+    page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+    page.on("pageerror", (e) => errors.push(String(e)));
+
+    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "dataprep", "compare"];
+    for (const view of views) {
+      const before = errors.length;
+      await page.goto(`${url}#${view}`);
+      await page.reload();  // a hash change alone does not reload; every view starts fresh
+      await page.waitForSelector(`#view[data-view="${view}"][data-ready="1"]`, { timeout: 15000 }).catch(() => {});
+      const ready = await page.getAttribute("#view", "data-ready");
+      await page.screenshot({ path: join(artifacts, `${view}.png`) });
+      check(`${view} view opens`, ready === "1", `data-ready=${ready}`);
+      check(`${view} view has no console errors`, errors.length === before, errors.slice(before).join(" | "));
+    }
+
+    // Overview: the step table equals step_trace.csv.
+    await page.goto(`${url}#overview`);
+    await page.reload();
+    await page.waitForSelector('#view[data-ready="1"]');
+    check("step_trace CSV exported", !!stepCsv);
+    if (stepCsv) {
+      const csv = readCsv(stepCsv);
+      const shown = await page.$$eval("#step-table tr", (rows) =>
+        rows.slice(1).map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)),
+      );
+      check("overview shows every step", shown.length === Math.min(csv.length, 200), `${shown.length} vs ${csv.length}`);
+      const mismatches = shown.filter((row, i) =>
+        row[0] !== csv[i]["Iteration ID"] ||
+        row[1] !== csv[i]["Iteration Time(us)"] ||
+        row[2] !== csv[i]["FP to BP Time(us)"] ||
+        row[3] !== csv[i]["Iteration Refresh(us)"] ||
+        row[4] !== csv[i]["Data Aug Bound(us)"],
+      );
+      check("overview step numbers equal step_trace CSV", mismatches.length === 0, JSON.stringify(mismatches.slice(0, 2)));
+    }
+
+    // Timeline: zoom (W), pan (D), search.
+    await page.goto(`${url}#timeline`);
+    await page.reload();
+    await page.waitForSelector('#view[data-ready="1"]');
+    const windowOf = () => page.evaluate(() => window.__aiprofTimeline.window());
+    const [a0, a1] = await windowOf();
+    await page.click("#timeline-canvas", { position: { x: 700, y: 5 } });
+    for (let i = 0; i < 5; i++) await page.keyboard.press("w");
+    const [b0, b1] = await windowOf();
+    check("W zooms in", b1 - b0 < (a1 - a0) * 0.5, `${a1 - a0} -> ${b1 - b0}`);
+    await page.keyboard.press("d");
+    const [c0] = await windowOf();
+    check("D pans right", c0 > b0, `${b0} -> ${c0}`);
+    await page.mouse.move(700, 300);
+    await page.keyboard.down("Control");
+    await page.mouse.wheel(0, 400);
+    await page.keyboard.up("Control");
+    const [d0, d1] = await windowOf();
+    check("ctrl+wheel zooms out", d1 - d0 > c0 - b0 + (b1 - b0) * 0.5 || d1 - d0 > b1 - b0, `${b1 - b0} -> ${d1 - d0}`);
+    const drawn = await page.evaluate(() => window.__aiprofTimeline.drawnSpans);
+    check("timeline draws slices", drawn > 0, `${drawn}`);
+    // Shift+drag over the whole plot: the range statistics list the slices inside.
+    await page.keyboard.press("s");
+    for (let i = 0; i < 12; i++) await page.keyboard.press("s");
+    await page.keyboard.down("Shift");
+    await page.mouse.move(230, 300);
+    await page.mouse.down();
+    await page.mouse.move(1000, 300, { steps: 5 });
+    await page.mouse.up();
+    await page.keyboard.up("Shift");
+    await page.waitForSelector("#timeline-range-table tr:nth-child(2)", { timeout: 5000 }).catch(() => {});
+    const rangeRows = await page.$$("#timeline-range-table tr");
+    check("shift+drag selects a range and lists its slices", rangeRows.length > 1, `${rangeRows.length} rows`);
+    await page.fill("#timeline-search", "forward");
+    await page.press("#timeline-search", "Enter");
+    await page.waitForSelector("#timeline-search-results [data-slice]", { timeout: 5000 }).catch(() => {});
+    const hits = await page.$$("#timeline-search-results [data-slice]");
+    check("search finds slices named forward", hits.length > 0);
+    if (hits.length) {
+      await hits[0].click();
+      await page.waitForSelector("#timeline-details-name", { timeout: 5000 }).catch(() => {});
+      const name = await page.textContent("#timeline-details-name").catch(() => "");
+      check("clicking a result shows its details", name === "forward", name);
+      const selected = await page.evaluate(() => window.__aiprofTimeline.selected);
+      check("the found slice is selected", selected >= 0);
+    }
+    await page.screenshot({ path: join(artifacts, "timeline-search.png") });
+    check("no console errors overall", errors.length === 0, errors.join(" | "));
+  } finally {
+    await browser.close();
+    child.kill("SIGTERM");
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  failed++;
+  console.log(`FAIL ${error.stack ?? error}`);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,122 @@
+// The server's JSON API (src/server/ui_api.h). The token travels as a cookie set by the
+// first request (the page URL's ?token=); it is also sent as a header in case cookies are off.
+const token = new URLSearchParams(location.search).get("token") ?? "";
+
+export async function getJson<T>(path: string): Promise<T> {
+  const response = await fetch(path, { headers: token ? { Authorization: `token ${token}` } : {} });
+  if (!response.ok) {
+    throw new Error(`${path}: ${response.status} ${(await response.text()).trim()}`);
+  }
+  return (await response.json()) as T;
+}
+
+export interface ProcessInfo {
+  pid: number;
+  host: string;
+  name: string;
+  label: string;
+  device: number;
+  rank: number;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface StepTraceRow {
+  step: number;
+  begin: number;
+  iteration: number;
+  fp_to_bp: number;
+  refresh: number;
+  data_aug_bound: number | null;
+}
+
+export interface RunInfo {
+  origin_ns: number;
+  end: number;
+  prof_dirs: string[];
+  processes: ProcessInfo[];
+  counts: Record<string, number>;
+  drops: { total: number; rows: { tid: number; kind: number; count: number }[] };
+  files: { path: string; error: string }[];
+  steps: [number, number, number][];
+  step_trace: StepTraceRow[];
+}
+
+export interface TrackInfo {
+  id: number;
+  lane: number;
+  rows: number;
+}
+export interface ThreadInfo {
+  id: number;
+  tid: number;
+  name: string;
+  tracks: TrackInfo[];
+}
+export interface CounterInfo {
+  id: number;
+  name: string;
+  unit: string;
+  scope: number;
+  instance: number;
+}
+export interface ProcessTracks {
+  id: number;
+  pid: number;
+  device: number;
+  name: string;
+  label: string;
+  threads: ThreadInfo[];
+  counters: CounterInfo[];
+}
+
+export interface TableData {
+  columns: string[];
+  missing: string | null;
+  rows: (string | number)[][];
+}
+
+let runPromise: Promise<RunInfo> | null = null;
+export function run(): Promise<RunInfo> {
+  runPromise ??= getJson<RunInfo>("/api/run");
+  return runPromise;
+}
+
+let tracksPromise: Promise<{ processes: ProcessTracks[] }> | null = null;
+export function tracks(): Promise<{ processes: ProcessTracks[] }> {
+  tracksPromise ??= getJson("/api/tracks");
+  return tracksPromise;
+}
+
+export interface CounterSeriesData {
+  id: number;
+  points: [number, number, number][];
+}
+export function counters(ids: number[], t0: number, t1: number, px: number) {
+  return getJson<{ series: CounterSeriesData[] }>(
+    `/api/counters?series=${ids.join(",")}&t0=${Math.floor(t0)}&t1=${Math.ceil(t1)}&px=${px}`,
+  );
+}
+
+export interface BreakdownRow {
+  step: number;
+  scope: number;
+  begin: number;
+  computing: number;
+  communication_not_overlapped: number;
+  overlapped: number;
+  free: number;
+  preparing: number;
+  bubble: number;
+  stage: number;
+}
+export interface AnalysisSummary {
+  inputs: string;
+  step_source: string;
+  scopes: { process: number; device: number; rank: number; compute_input: string }[];
+  step_breakdown: BreakdownRow[];
+}
+let analysisPromise: Promise<AnalysisSummary> | null = null;
+export function analysis(): Promise<AnalysisSummary> {
+  analysisPromise ??= getJson<AnalysisSummary>("/api/analysis");
+  return analysisPromise;
+}

@@ -1,0 +1,46 @@
+// Number and time formatting shared by the views.
+export function formatNs(ns: number): string {
+  const abs = Math.abs(ns);
+  if (abs >= 1e9) return `${(ns / 1e9).toFixed(3)} s`;
+  if (abs >= 1e6) return `${(ns / 1e6).toFixed(3)} ms`;
+  if (abs >= 1e3) return `${(ns / 1e3).toFixed(3)} µs`;
+  return `${ns} ns`;
+}
+
+// µs with 3 decimals, as the summary CSVs write times.
+export function micros(ns: number): string {
+  return (ns / 1000).toFixed(3);
+}
+
+export function formatBytes(bytes: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+}
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+// A stable colour per name (the same slice name keeps its colour across zooms and views).
+export function colorOf(name: string): string {
+  let hash = 2166136261;
+  for (let i = 0; i < name.length; i++) {
+    hash ^= name.charCodeAt(i);
+    hash = Math.imul(hash, 16777619);
+  }
+  const hue = (hash >>> 0) % 360;
+  return `hsl(${hue} 55% 62%)`;
+}

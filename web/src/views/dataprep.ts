@@ -1,0 +1,54 @@
+// Data preparation: per step, how long the training thread waited for input and whether the
+// loader kept up (analysis/data_preparation.h).
+import uPlot from "uplot";
+import { getJson } from "../api";
+import { el, micros } from "../format";
+
+interface DataPrep {
+  inputs: string[];
+  has_queue_view: boolean;
+  total_wait: number;
+  total_step: number;
+  empty_queue_steps: number;
+  steps: [number, number, number, number, number, number, boolean][];
+}
+
+export async function renderDataPreparation(root: HTMLElement): Promise<void> {
+  const data = await getJson<DataPrep>("/api/dataprep");
+  root.append(el("h2", {}, "Data preparation"));
+  if (!data.steps.length) {
+    root.append(
+      el("div", { class: "missing", id: "dataprep-missing" }, `No data-preparation results: they need steps and input-wait ranges (DataLoader operators, or marker ranges such as data_wait / load_batch). Found: ${data.inputs.join(", ") || "none"}.`),
+    );
+    return;
+  }
+  const share = data.total_step > 0 ? (100 * data.total_wait) / data.total_step : 0;
+  root.append(
+    el("div", { class: "cards", id: "dataprep-summary" },
+      el("div", { class: "card" }, el("div", { class: "label" }, "time waiting for data"), el("div", { class: "value" }, `${share.toFixed(1)} %`)),
+      el("div", { class: "card" }, el("div", { class: "label" }, "steps"), el("div", { class: "value" }, String(data.steps.length))),
+      el("div", { class: "card" + (data.empty_queue_steps ? " warn" : "") }, el("div", { class: "label" }, "steps with an empty queue"), el("div", { class: "value" }, data.has_queue_view ? String(data.empty_queue_steps) : "n/a")),
+    ),
+    el("div", { class: "hint" }, `From: ${data.inputs.join(", ")}`),
+  );
+  const chart = el("div", { class: "chart" });
+  root.append(chart);
+  new uPlot(
+    {
+      title: "Wait for data per step (% of the step)",
+      width: Math.min(root.clientWidth - 20, 1400),
+      height: 220,
+      scales: { x: { time: false } },
+      axes: [{ label: "step" }, { label: "%", size: 60 }],
+      series: [{ label: "step" }, { label: "wait", stroke: "#c44b4b", fill: "rgba(196,75,75,0.25)", paths: uPlot.paths.bars!({ size: [0.8, 30] }), points: { show: false } }],
+    },
+    [data.steps.map((s) => s[0]), data.steps.map((s) => (s[2] > 0 ? (100 * s[3]) / s[2] : 0))],
+    chart,
+  );
+  const table = el("table", { class: "data", id: "dataprep-table" });
+  table.append(el("tr", {}, ...["Step", "Thread", "Step Time(us)", "Wait Time(us)", "Waits", "Loader Busy(us)", "Queue Empty"].map((h) => el("th", {}, h))));
+  for (const [step, tid, duration, wait, waits, busy, empty] of data.steps.slice(0, 500)) {
+    table.append(el("tr", {}, el("td", {}, String(step)), el("td", {}, String(tid)), el("td", { class: "num" }, micros(duration)), el("td", { class: "num" }, micros(wait)), el("td", { class: "num" }, String(waits)), el("td", { class: "num" }, micros(busy)), el("td", {}, data.has_queue_view ? (empty ? "yes" : "no") : "n/a")));
+  }
+  root.append(el("div", { class: "table-wrap", style: "max-height:400px" }, table));
+}

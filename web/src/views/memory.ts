@@ -1,0 +1,103 @@
+// Memory: allocated/reserved curves per pool with the peak marked, live bytes by category,
+// and the operators that allocated most (the memory analysis, analysis/memory.h).
+import uPlot from "uplot";
+import { getJson } from "../api";
+import { el, formatBytes, formatNs } from "../format";
+
+interface MemoryData {
+  inputs: string[];
+  pools: {
+    name: string;
+    source: string;
+    peak_allocated: number;
+    peak_allocated_ts: number;
+    peak_reserved: number;
+    allocated: [number, number][];
+    reserved: [number, number][] | null;
+  }[];
+  categories: { pool: number; category: string; peak: number; points: [number, number][] }[];
+  top_operators: [string, number, number, number, number, number][];
+}
+
+function lineChart(title: string, series: { label: string; points: [number, number][] }[], width: number, peakTs?: number): HTMLElement {
+  const times = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
+  const index = new Map(times.map((t, i) => [t, i]));
+  const columns = series.map((s) => {
+    const column: (number | null)[] = times.map(() => null);
+    for (const [t, v] of s.points) column[index.get(t)!] = v / 2 ** 20;
+    return column;
+  });
+  const chart = el("div", { class: "chart" });
+  const peakLine = (u: uPlot) => {
+    if (peakTs === undefined) return;
+    const x = u.valToPos(peakTs / 1e9, "x", true);
+    u.ctx.save();
+    u.ctx.strokeStyle = "#c44b4b";
+    u.ctx.setLineDash([4, 3]);
+    u.ctx.beginPath();
+    u.ctx.moveTo(x, u.bbox.top);
+    u.ctx.lineTo(x, u.bbox.top + u.bbox.height);
+    u.ctx.stroke();
+    u.ctx.restore();
+  };
+  new uPlot(
+    {
+      title,
+      width,
+      height: 220,
+      scales: { x: { time: false } },
+      axes: [{ label: "s since start" }, { label: "MiB", size: 80 }],
+      series: [{ label: "s" }, ...series.map((s, k) => ({ label: s.label, stroke: `hsl(${(k * 97 + 210) % 360} 60% 45%)`, spanGaps: true }))],
+      hooks: { draw: [peakLine] },
+    },
+    [times.map((t) => t / 1e9), ...columns] as uPlot.AlignedData,
+    chart,
+  );
+  return chart;
+}
+
+export async function renderMemory(root: HTMLElement): Promise<void> {
+  const width = Math.min(root.clientWidth - 20, 1400);
+  const data = await getJson<MemoryData>(`/api/memory?px=${Math.max(width, 200)}`);
+  root.append(el("h2", {}, "Memory"));
+  if (!data.pools.length) {
+    root.append(
+      el("div", { class: "missing", id: "memory-missing" }, "No memory data in this run: the memory analysis needs framework allocator events (torch profile_memory=True), CUPTI allocations or NVML samples (CUDA source)."),
+    );
+    return;
+  }
+  root.append(el("div", { class: "hint" }, `From: ${data.inputs.join(", ")}`));
+  const cards = el("div", { class: "cards", id: "memory-peaks" });
+  for (const pool of data.pools) {
+    cards.append(
+      el("div", { class: "card" }, el("div", { class: "label" }, `${pool.name} peak allocated`), el("div", { class: "value" }, formatBytes(pool.peak_allocated)), el("div", { class: "hint" }, `at ${formatNs(pool.peak_allocated_ts)}${pool.peak_reserved >= 0 ? ` · reserved peak ${formatBytes(pool.peak_reserved)}` : ""}`)),
+    );
+  }
+  root.append(cards);
+  for (const pool of data.pools) {
+    const series = [{ label: "allocated", points: pool.allocated }];
+    if (pool.reserved) series.push({ label: "reserved", points: pool.reserved });
+    root.append(lineChart(`${pool.name} (${pool.source})`, series, width, pool.peak_allocated_ts));
+  }
+  if (data.categories.length) {
+    root.append(el("h2", {}, "By category"));
+    const pools = [...new Set(data.categories.map((c) => c.pool))];
+    for (const pool of pools) {
+      const tracks = data.categories.filter((c) => c.pool === pool);
+      root.append(lineChart(`${data.pools[pool].name} by category`, tracks.map((c) => ({ label: c.category, points: c.points })), width));
+    }
+  }
+  root.append(el("h2", {}, "Top operators by allocated memory"));
+  if (!data.top_operators.length) {
+    root.append(el("div", { class: "missing" }, "No operator attribution: allocations were not recorded inside operators."));
+    return;
+  }
+  const table = el("table", { class: "data", id: "memory-operators" });
+  table.append(el("tr", {}, ...["Operator", "Pool", "Allocations", "Allocated", "Largest", "Freed"].map((h) => el("th", {}, h))));
+  for (const [name, pool, count, bytes, largest, freed] of data.top_operators) {
+    table.append(
+      el("tr", {}, el("td", {}, name), el("td", {}, data.pools[pool]?.name ?? String(pool)), el("td", { class: "num" }, String(count)), el("td", { class: "num" }, formatBytes(bytes)), el("td", { class: "num" }, formatBytes(largest)), el("td", { class: "num" }, formatBytes(freed))),
+    );
+  }
+  root.append(table);
+}

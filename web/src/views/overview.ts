@@ -1,0 +1,169 @@
+// Overview: run info, drops, the step-time chart (stacked by the step trace's phases), the
+// per-step table, top operators and kernels.
+import uPlot from "uplot";
+import { analysis, getJson, run, TableData } from "../api";
+import { el, formatBytes, formatNs, micros } from "../format";
+
+function card(label: string, value: string, warn = false): HTMLElement {
+  return el(
+    "div",
+    { class: warn ? "card warn" : "card" },
+    el("div", { class: "label" }, label),
+    el("div", { class: "value" }, value),
+  );
+}
+
+function commandOf(metadata: Record<string, unknown> | null): string {
+  const cmdline = metadata?.["cmdline"];
+  if (Array.isArray(cmdline)) return cmdline.join(" ");
+  if (typeof cmdline === "string") return cmdline;
+  return "";
+}
+
+function topTable(data: TableData, limit: number): HTMLElement {
+  if (data.missing) return el("div", { class: "missing" }, data.missing);
+  const table = el("table", { class: "data" });
+  table.append(el("tr", {}, ...["Name", "Count", "Total Time(us)", "Avg Time(us)", "Ratio(%)"].map((h) => el("th", {}, h))));
+  for (const row of data.rows.slice(0, limit)) {
+    table.append(
+      el(
+        "tr",
+        {},
+        el("td", {}, String(row[1])),
+        el("td", { class: "num" }, String(row[3])),
+        el("td", { class: "num" }, micros(row[4] as number)),
+        el("td", { class: "num" }, micros(row[6] as number)),
+        el("td", { class: "num" }, (row[8] as number).toFixed(2)),
+      ),
+    );
+  }
+  return table;
+}
+
+export async function renderOverview(root: HTMLElement): Promise<void> {
+  const [info, summary, operators, kernels] = await Promise.all([
+    run(),
+    analysis(),
+    getJson<TableData>("/api/table/operators"),
+    getJson<TableData>("/api/table/kernels"),
+  ]);
+  const hosts = new Set(info.processes.map((p) => p.host));
+  const devices = info.processes.filter((p) => p.device >= 0).length;
+  const ranks = new Set(info.processes.filter((p) => p.rank >= 0).map((p) => p.rank));
+  const command = info.processes.map((p) => commandOf(p.metadata)).find((c) => c) ?? "";
+  root.append(
+    el("h2", {}, "Run"),
+    el("div", { class: "panel", id: "run-command" }, command ? `Command: ${command}` : "Command: not recorded"),
+  );
+  const cards = el("div", { class: "cards", id: "run-cards" });
+  cards.append(
+    card("Duration", formatNs(info.end)),
+    card("Hosts", String(hosts.size)),
+    card("Processes", String(info.processes.filter((p) => p.device < 0).length)),
+    card("Devices", String(devices)),
+    card("Ranks", ranks.size ? String(ranks.size) : "—"),
+    card("Steps", String(info.steps.length)),
+    card("Slices", info.counts.slices.toLocaleString()),
+    card("Raw data", formatBytes(info.counts.raw_bytes)),
+    card("Dropped records", info.drops.total.toLocaleString(), info.drops.total > 0),
+  );
+  root.append(cards);
+  const badFiles = info.files.filter((f) => f.error);
+  if (badFiles.length) {
+    root.append(el("div", { class: "missing" }, `Unreadable raw files: ${badFiles.map((f) => `${f.path}: ${f.error}`).join("; ")}`));
+  }
+  if (info.drops.total > 0) {
+    root.append(
+      el("div", { class: "missing" }, `${info.drops.total} records were dropped (buffers full): the timeline has gaps there. Raise --buffer-size or lower the sampling.`),
+    );
+  }
+
+  root.append(el("div", { class: "hint", id: "analysis-inputs" }, `Analysed: ${summary.inputs}`));
+  const breakdown = summary.step_breakdown.filter((r) => r.scope === summary.step_breakdown[0]?.scope);
+  if (breakdown.length > 1 || (breakdown.length === 1 && info.steps.length === 1)) {
+    root.append(el("h2", {}, "Step time breakdown (µs per step)"));
+    const chart = el("div", { class: "chart", id: "breakdown-chart" });
+    root.append(chart);
+    // Stacked from the bottom: preparing, computing, communication not overlapped, free.
+    const layers = [
+      ["preparing", "#e88f8f", (r: (typeof breakdown)[0]) => r.preparing],
+      ["computing", "#7fb3e8", (r: (typeof breakdown)[0]) => r.computing],
+      ["communication (not overlapped)", "#b38fe8", (r: (typeof breakdown)[0]) => r.communication_not_overlapped],
+      ["free", "#c9d1e0", (r: (typeof breakdown)[0]) => r.free],
+    ] as const;
+    const cumulative: number[][] = [];
+    let running = breakdown.map(() => 0);
+    for (const [, , value] of layers) {
+      running = running.map((sum, i) => sum + value(breakdown[i]) / 1e3);
+      cumulative.push(running);
+    }
+    const bars = uPlot.paths.bars!({ size: [0.8, 40] });
+    new uPlot(
+      {
+        width: Math.min(root.clientWidth - 20, 1400),
+        height: 240,
+        scales: { x: { time: false } },
+        axes: [{ label: "step" }, { label: "µs", size: 70 }],
+        series: [
+          { label: "step" },
+          ...[...layers].reverse().map(([label, color]) => ({ label, fill: color, stroke: color, paths: bars, points: { show: false } })),
+        ],
+      },
+      [breakdown.map((r) => r.step), ...[...cumulative].reverse()],
+      chart,
+    );
+  }
+  root.append(el("h2", {}, "Step trace (µs per step)"));
+  const trace = info.step_trace;
+  if (!trace.length) {
+    root.append(el("div", { class: "missing" }, "No steps in this run: mark iterations (aiprof step API, mstx, ProfilerStep) to get the step chart."));
+  } else {
+    const chart = el("div", { class: "chart", id: "step-chart" });
+    root.append(chart);
+    const steps = trace.map((r) => r.step);
+    // Stacked so that the bars add up to the iteration time: step start → FP start (data
+    // wait, set-up), FP to BP, refresh (BP end → iteration end).
+    const beforeFp = trace.map((r) => Math.max(r.iteration - r.fp_to_bp - r.refresh, 0) / 1e3);
+    const fp = trace.map((r, i) => beforeFp[i] + r.fp_to_bp / 1e3);
+    const total = trace.map((r, i) => fp[i] + r.refresh / 1e3);
+    const bars = uPlot.paths.bars!({ size: [0.8, 40] });
+    new uPlot(
+      {
+        width: Math.min(root.clientWidth - 20, 1400),
+        height: 240,
+        scales: { x: { time: false } },
+        axes: [{ label: "step" }, { label: "µs", size: 70 }],
+        series: [
+          { label: "step" },
+          { label: "refresh (BP end → iteration end)", fill: "#f2b880", stroke: "#d98b3a", paths: bars, points: { show: false } },
+          { label: "FP to BP", fill: "#7fb3e8", stroke: "#3d7fc4", paths: bars, points: { show: false } },
+          { label: "step start → FP start", fill: "#e88f8f", stroke: "#c44b4b", paths: bars, points: { show: false } },
+        ],
+      },
+      [steps, total, fp, beforeFp],
+      chart,
+    );
+    const table = el("table", { class: "data", id: "step-table" });
+    table.append(el("tr", {}, ...["Step", "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)", "Data Aug Bound(us)"].map((h) => el("th", {}, h))));
+    for (const r of trace.slice(0, 200)) {
+      table.append(
+        el(
+          "tr",
+          {},
+          el("td", {}, String(r.step)),
+          el("td", { class: "num" }, micros(r.iteration)),
+          el("td", { class: "num" }, micros(r.fp_to_bp)),
+          el("td", { class: "num" }, micros(r.refresh)),
+          el("td", { class: "num" }, r.data_aug_bound === null ? "N/A" : micros(r.data_aug_bound)),
+        ),
+      );
+    }
+    root.append(el("div", { class: "table-wrap", style: "max-height:300px" }, table));
+  }
+  root.append(el("h2", {}, "Top operators"), topTable(operators, 10));
+  root.append(el("h2", {}, "Top kernels"), topTable(kernels, 10));
+  root.append(
+    el("h2", {}, "Advice"),
+    el("div", { class: "missing", id: "advice" }, "No advice: this build of aiprof has no advisor analysis results for this run."),
+  );
+}
