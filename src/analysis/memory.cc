@@ -442,13 +442,14 @@ class MemoryAnalyzer {
     std::unordered_map<model::StringId, std::string> kind_of;
     for (uint32_t row = 0; row < s.size(); ++row) {
       if (!is_transfer[s.category[row]]) continue;
-      auto [kind, inserted] = kind_of.try_emplace(s.name[row]);
+      const auto [kind, inserted] = kind_of.try_emplace(s.name[row]);
       if (inserted)
         kind->second = TransferKind(model_.Str(s.name[row]), model_.Str(s.category[row]));
+      const std::string& kind_name = kind->second;  // lambdas may not capture a binding (C++17)
       int64_t bytes = 0;
       args_.Int(s.args[row], bytes_key, &bytes);
       auto add = [&](MemoryTransferRow& t) {
-        t.kind = kind->second;
+        t.kind = kind_name;
         ++t.count;
         t.bytes += bytes;
         t.time_ns += s.dur(row);
