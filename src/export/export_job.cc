@@ -208,6 +208,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       bool perfetto = options.timeline_format == TimelineFormat::kPerfetto;
       SummaryTarget target{output_dir.string(), timestamp, options.summary_format};
       target.naming = place.naming;
+      target.analyses = &analyses;
       std::string timeline =
           (output_dir / OutputFileName(target, "trace_view", perfetto ? ".pftrace" : ".json"))
               .string();
