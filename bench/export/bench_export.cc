@@ -175,8 +175,12 @@ int main(int argc, char** argv) {
       double ta = CpuSeconds();
       const aiprof::analysis::AnalysisSet analyses = aiprof::analysis::RunAnalyses(m);
       double t0 = CpuSeconds();
-      aiprof::exporter::WriteAllSummaries(
-          m, {out.string(), "1", aiprof::exporter::SummaryFormat::kCsv, &written, &errors});
+      // As aiprof export does: the summaries read the step trace and the communication
+      // classification from the analyses.
+      aiprof::exporter::SummaryTarget target{
+          out.string(), "1", aiprof::exporter::SummaryFormat::kCsv, &written, &errors};
+      target.analyses = &analyses;
+      aiprof::exporter::WriteAllSummaries(m, target);
       aiprof::exporter::WriteAnalysisOutputs(m, analyses, out.string(), false,
                                              aiprof::exporter::SummaryFormat::kCsv, &written,
                                              &errors);
@@ -210,8 +214,12 @@ int main(int argc, char** argv) {
         aiprof::exporter::WriteSqlite(m, (out / "aiprof_2.db").string(), &db_error, &analyses);
       });
       std::vector<std::string> written, errors;
-      aiprof::exporter::WriteAllSummaries(
-          m, {out.string(), "2", aiprof::exporter::SummaryFormat::kCsv, &written, &errors});
+      // As aiprof export does: the summaries read the step trace and the communication
+      // classification from the analyses.
+      aiprof::exporter::SummaryTarget target{
+          out.string(), "2", aiprof::exporter::SummaryFormat::kCsv, &written, &errors};
+      target.analyses = &analyses;
+      aiprof::exporter::WriteAllSummaries(m, target);
       aiprof::exporter::WriteAnalysisOutputs(m, analyses, out.string(), false,
                                              aiprof::exporter::SummaryFormat::kCsv, &written,
                                              &errors);

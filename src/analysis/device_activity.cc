@@ -1,7 +1,6 @@
 #include "analysis/device_activity.h"
 
 #include <algorithm>
-#include <map>
 #include <unordered_map>
 
 #include "analysis/input_wait.h"
@@ -110,22 +109,36 @@ Activities SelectActivities(const model::Model& model) {
     selected = &framework;
     result.source = ActivitySource::kFrameworkOps;
   }
-  std::map<uint32_t, ActivityUnit> units;
+  // Two passes: count each process's rows, then fill lists sized exactly, so the selection
+  // never regrows a vector nor looks a process up in a tree per slice.
+  std::vector<uint32_t> process_of(s.size(), model::kNoRow);
+  std::vector<uint32_t> count(model.processes.size(), 0);
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (!(*selected)[row]) continue;
     if (result.source != ActivitySource::kDevice && HasSelectedAncestor(model, *selected, row)) {
       continue;
     }
     const uint32_t process = model.ProcessOfThread(model.ThreadOfSlice(row));
-    ActivityUnit& unit = units[process];
-    unit.process = process;
-    unit.rows.push_back(row);
+    process_of[row] = process;
+    ++count[process];
   }
-  if (units.empty()) result.source = ActivitySource::kNone;
+  std::vector<ActivityUnit> units(model.processes.size());
+  for (uint32_t process = 0; process < units.size(); ++process) {
+    units[process].process = process;
+    units[process].rows.reserve(count[process]);
+  }
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    if (process_of[row] != model::kNoRow) units[process_of[row]].rows.push_back(row);
+  }
   std::unordered_map<uint64_t, ActivityType> type_of;
-  for (auto& [process, unit] : units) {
-    std::stable_sort(unit.rows.begin(), unit.rows.end(),
-                     [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+  for (uint32_t process = 0; process < units.size(); ++process) {
+    if (count[process] == 0) continue;
+    ActivityUnit& unit = units[process];
+    const auto by_start = [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; };
+    // Rows arrive in table order, usually already by start time: sorting is then wasted work.
+    if (!std::is_sorted(unit.rows.begin(), unit.rows.end(), by_start)) {
+      std::stable_sort(unit.rows.begin(), unit.rows.end(), by_start);
+    }
     unit.types.reserve(unit.rows.size());
     for (uint32_t row : unit.rows) {
       // Types are decided once per (name, category) pair, not per slice.
@@ -137,6 +150,7 @@ Activities SelectActivities(const model::Model& model) {
     }
     result.units.push_back(std::move(unit));
   }
+  if (result.units.empty()) result.source = ActivitySource::kNone;
   return result;
 }
 

@@ -132,6 +132,10 @@ struct ScopeBuilder {
   OverlapScope scope;
   std::vector<Interval> markers;
   uint64_t marker_count = 0;
+  // Intervals kept: a slice inside a parent of its own kind adds nothing to the union (slices
+  // of a track nest, model/nesting.h), so it counts as a task but is not copied and sorted.
+  uint64_t compute_kept = 0;
+  uint64_t markers_kept = 0;
 };
 
 }  // namespace
@@ -185,8 +189,8 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
   for (int pass = 0; pass < 2; ++pass) {
     for (ScopeBuilder& b : builders) {
       if (pass == 0) continue;
-      b.scope.computing.reserve(b.scope.compute_tasks);
-      b.markers.reserve(b.marker_count);
+      b.scope.computing.reserve(b.compute_kept);
+      b.markers.reserve(b.markers_kept);
     }
     for (uint32_t row = 0; row < s.size(); ++row) {
       uint8_t kind = slice_kind[row];
@@ -194,16 +198,20 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
       uint32_t process = track_process[s.track[row]];
       if (!in_scope(process)) continue;
       ScopeBuilder& b = builders[process];
+      const uint32_t parent = s.parent[row];
+      const bool covered = parent != model::kNoRow && slice_kind[parent] == kind;
       if (kind == kMarkerRange) {
         if (pass == 0) {
           ++b.marker_count;
-        } else {
+          b.markers_kept += !covered;
+        } else if (!covered) {
           b.markers.push_back(Interval{s.ts[row], s.end[row]});
         }
       } else if (device_run == (kind == kDeviceTask)) {
         if (pass == 0) {
           ++b.scope.compute_tasks;
-        } else {
+          b.compute_kept += !covered;
+        } else if (!covered) {
           b.scope.computing.push_back(Interval{s.ts[row], s.end[row]});
         }
       }

@@ -78,7 +78,8 @@ OutputPlace PlaceOutputs(const fs::path& prof, const std::optional<FileNaming>& 
 }
 
 // A few lines for the terminal: where the time went and how long the steps took.
-void PrintShortSummary(const model::Model& m, std::ostream& out) {
+void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analyses,
+                       std::ostream& out) {
   std::vector<uint8_t> is_step(m.slices.size(), 0);
   for (uint32_t slice : m.steps.slice) is_step[slice] = 1;
   std::vector<uint32_t> rows, groups;
@@ -98,7 +99,7 @@ void PrintShortSummary(const model::Model& m, std::ostream& out) {
                   static_cast<double>(stats[i].total_ns) / 1e3);
     out << line;
   }
-  auto steps = analysis::ComputeStepTrace(m);
+  const std::vector<analysis::StepTraceRow>& steps = analyses.step_breakdown.trace;
   if (steps.empty()) return;
   int64_t total = 0;
   size_t longest = 0;
@@ -208,6 +209,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       bool perfetto = options.timeline_format == TimelineFormat::kPerfetto;
       SummaryTarget target{output_dir.string(), timestamp, options.summary_format};
       target.naming = place.naming;
+      target.analyses = &analyses;
       std::string timeline =
           (output_dir / OutputFileName(target, "trace_view", perfetto ? ".pftrace" : ".json"))
               .string();
@@ -249,7 +251,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
         << " instants, " << m->counters.size() << " counter samples, " << m->drops.total()
         << " dropped events\n";
     for (size_t i = written_before; i < written.size(); ++i) out << "  " << written[i] << "\n";
-    PrintShortSummary(*m, out);
+    PrintShortSummary(*m, analyses, out);
     ++exported;
   }
   progress.Done();

@@ -4,6 +4,7 @@
 #include <map>
 #include <string>
 
+#include "analysis/analysis_set.h"
 #include "model/communication.h"
 
 namespace aiprof::exporter {
@@ -19,7 +20,10 @@ struct TypeStatistics {
 }  // namespace
 
 void WriteCommunicationStatistic(const model::Model& m, const SummaryTarget& target) {
-  const std::vector<model::CommOp> ops = model::ClassifyCommunication(m);
+  const std::vector<model::CommOp> classified =
+      target.analyses ? std::vector<model::CommOp>{} : model::ClassifyCommunication(m);
+  const std::vector<model::CommOp>& ops =
+      target.analyses ? target.analyses->communication : classified;
   if (ops.empty()) return;
   // device id (-1 host) -> op type -> statistics; host first, then devices in order.
   std::map<int32_t, std::map<model::CommOpType, TypeStatistics>> by_device;

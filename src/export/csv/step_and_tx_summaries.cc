@@ -1,6 +1,7 @@
 #include <bit>
 #include <map>
 
+#include "analysis/analysis_set.h"
 #include "analysis/step_trace.h"
 #include "export/csv/summaries.h"
 #include "export/timeline/track_ids.h"
@@ -9,7 +10,10 @@
 namespace aiprof::exporter {
 
 void WriteStepTraceSummary(const model::Model& m, const SummaryTarget& target) {
-  std::vector<analysis::StepTraceRow> rows = analysis::ComputeStepTrace(m);
+  const std::vector<analysis::StepTraceRow> computed =
+      target.analyses ? std::vector<analysis::StepTraceRow>{} : analysis::ComputeStepTrace(m);
+  const std::vector<analysis::StepTraceRow>& rows =
+      target.analyses ? target.analyses->step_breakdown.trace : computed;
   if (rows.empty()) return;
   SummaryWriter w(target, "step_trace",
                   {"Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)",

@@ -13,6 +13,10 @@
 
 #include "export/text_writer.h"
 
+namespace aiprof::analysis {
+struct AnalysisSet;
+}  // namespace aiprof::analysis
+
 namespace aiprof::exporter {
 
 enum class SummaryFormat { kCsv, kJson };
@@ -29,6 +33,9 @@ struct SummaryTarget {
   std::vector<std::string>* written = nullptr;  // paths of finished files
   std::vector<std::string>* errors = nullptr;
   FileNaming naming = FileNaming::kTimestamped;
+  // The export's analyses: the step trace and communication summaries read them instead of
+  // computing them again; null (callers without an AnalysisSet): computed from the model.
+  const analysis::AnalysisSet* analyses = nullptr;
 };
 
 inline constexpr uint64_t kCsvRowLimit = 1'000'000;

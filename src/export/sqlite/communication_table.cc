@@ -34,6 +34,7 @@ void BindOptional(sqlite3_stmt* statement, int index, int64_t value) {
 }  // namespace
 
 bool WriteCommunicationOpTable(sqlite3* db, const model::Model& m,
+                               const std::vector<model::CommOp>& ops,
                                const std::function<int64_t(std::string_view)>& string_id,
                                std::string* error) {
   auto fail = [&](const char* what) {
@@ -51,7 +52,7 @@ bool WriteCommunicationOpTable(sqlite3* db, const model::Model& m,
     return fail("prepare");
   }
   bool ok = true;
-  for (const model::CommOp& op : model::ClassifyCommunication(m)) {
+  for (const model::CommOp& op : ops) {
     const uint32_t row = op.slice;
     int index = 0;
     sqlite3_bind_int64(insert, ++index, m.slices.name[row]);

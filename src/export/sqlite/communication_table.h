@@ -10,16 +10,20 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "model/communication.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
 extern const char* const kCommunicationOpSchema;
 
-// Creates the table and inserts the rows inside the caller's transaction. `string_id`
-// gives the STRING_IDS id of a text that is not a model string (op type, dtype, source).
+// Creates the table and inserts `ops` (the AnalysisSet's classification) inside the
+// caller's transaction. `string_id` gives the STRING_IDS id of a text that is not a model
+// string (op type, dtype, source).
 bool WriteCommunicationOpTable(sqlite3* db, const model::Model& model,
+                               const std::vector<model::CommOp>& ops,
                                const std::function<int64_t(std::string_view)>& string_id,
                                std::string* error);
 

@@ -13,6 +13,7 @@
 #include "export/sqlite/analysis_tables.h"
 #include "export/sqlite/communication_table.h"
 #include "export/sqlite/row_source.h"
+#include "model/communication.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -326,7 +327,11 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
     db.Insert(drops, GlobalTid(m, m.drops.thread[i]), uint32_t{m.drops.kind[i]}, m.drops.count[i]);
   }
   std::string communication_error;
-  if (!WriteCommunicationOpTable(db.handle(), m, extra_id, &communication_error)) {
+  // Likewise the communication classification.
+  const std::vector<model::CommOp> classified =
+      analyses ? std::vector<model::CommOp>{} : model::ClassifyCommunication(m);
+  if (!WriteCommunicationOpTable(db.handle(), m, analyses ? analyses->communication : classified,
+                                 extra_id, &communication_error)) {
     return db.Fail(communication_error);
   }
   std::string analysis_error;
