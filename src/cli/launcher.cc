@@ -226,25 +226,36 @@ void ExportCollected(const std::vector<std::string>& prof_dirs, const CollectCon
     failed |= result.exit_code != kExitOk;
     outputs.insert(outputs.end(), result.written.begin(), result.written.end());
   }
-  std::string summaries_dir;
-  size_t summaries = 0;
+  // One line per output folder: its summaries and, in analysis/, the analysis files.
+  struct SummaryCount {
+    std::string dir;
+    size_t summaries = 0;
+    size_t analyses = 0;
+  };
+  std::vector<SummaryCount> counts;
   for (const std::string& path : outputs) {
     std::filesystem::path file(path);
-    if (file.filename().string().rfind("trace_view_", 0) == 0) {
+    const std::string name = file.filename().string();
+    if (name.rfind("trace_view", 0) == 0) {
       std::cerr << "[aiprof] Timeline: " << path << "\n";
-    } else if (file.extension() == ".db") {
-      std::cerr << "[aiprof] Database: " << path << "\n";
-    } else {
-      if (summaries_dir != file.parent_path().string() && summaries > 0) {
-        std::cerr << "[aiprof] Summaries: " << summaries << " files in " << summaries_dir << "\n";
-        summaries = 0;
-      }
-      summaries_dir = file.parent_path().string();
-      ++summaries;
+      continue;
     }
+    if (file.extension() == ".db") {
+      std::cerr << "[aiprof] Database: " << path << "\n";
+      continue;
+    }
+    const bool analysis = file.parent_path().filename() == "analysis";
+    const std::string dir =
+        (analysis ? file.parent_path().parent_path() : file.parent_path()).string();
+    if (counts.empty() || counts.back().dir != dir) counts.push_back({dir});
+    ++(analysis ? counts.back().analyses : counts.back().summaries);
   }
-  if (summaries > 0) {
-    std::cerr << "[aiprof] Summaries: " << summaries << " files in " << summaries_dir << "\n";
+  for (const SummaryCount& count : counts) {
+    std::cerr << "[aiprof] Summaries: " << count.summaries << " files in " << count.dir;
+    if (count.analyses > 0) {
+      std::cerr << " (analyses: " << count.analyses << " files in " << count.dir << "/analysis)";
+    }
+    std::cerr << "\n";
   }
   if (failed) {
     std::cerr << "[aiprof] the export reported problems (above); run it again with: aiprof "

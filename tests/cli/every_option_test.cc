@@ -25,7 +25,9 @@
 namespace aiprof::cli {
 namespace {
 namespace fs = std::filesystem;
+using aiprof::testing::BuildDir;
 using aiprof::testing::RunAiprof;
+using aiprof::testing::RunShell;
 
 // The long options a help text lists ("  --name TEXT ..." or "  -o,--output TEXT ...").
 std::set<std::string> HelpOptions(const std::string& command) {
@@ -306,6 +308,97 @@ TEST_F(ExportOptions, EachChangesTheFilesWritten) {
   EXPECT_EQ(listed.size(), checks.size());
 }
 
+TEST_F(ExportOptions, AnalyzeOptionsEachChangeTheFilesWritten) {
+  auto analyze = [&](const std::string& options) {
+    fs::remove_all(fs::path(prof_) / "aiprof_output");
+    auto result = RunAiprof("analyze --output=" + prof_ + " " + options);
+    EXPECT_EQ(result.exit_code, 0) << options << "\n" << result.output;
+    return Outputs();
+  };
+  const std::map<std::string, uintmax_t> plain = analyze("");
+  ASSERT_FALSE(plain.empty());
+  const std::map<std::string, std::function<void()>> checks = {
+      {"--output",
+       [&] {
+         auto missing = RunAiprof("analyze");
+         EXPECT_EQ(missing.exit_code, 2);
+         EXPECT_NE(missing.output.find("--output"), std::string::npos) << missing.output;
+       }},
+      {"--type", [&] { EXPECT_NE(analyze("--type=db"), plain); }},
+      {"--iteration-id", [&] { EXPECT_NE(analyze("--iteration-id=2"), plain); }},
+      {"--summary-format", [&] { EXPECT_NE(analyze("--summary-format=json"), plain); }},
+  };
+  std::set<std::string> listed = HelpOptions("analyze");
+  for (const std::string& option : listed) {
+    SCOPED_TRACE(option);
+    auto check = checks.find(option);
+    if (check == checks.end()) {
+      ADD_FAILURE() << option << " is in analyze --help but not checked here";
+      continue;
+    }
+    check->second();
+  }
+  EXPECT_EQ(listed.size(), checks.size());
+}
+
+// `aiprof ui` serves until interrupted: each run is stopped with SIGINT after a few seconds
+// (timeout -s INT), and what it printed shows what each option changed. A stand-in
+// xdg-open on PATH records whether a browser would have been opened.
+TEST_F(ExportOptions, UiOptionsEachChangeTheServer) {
+  const fs::path bin = root_ / "fake_bin";
+  fs::create_directories(bin);
+  const fs::path opened = root_ / "browser_opened";
+  std::ofstream(bin / "xdg-open") << "#!/bin/sh\necho \"$1\" > " << opened.string() << "\n";
+  fs::permissions(bin / "xdg-open", fs::perms::owner_all);
+  auto ui = [&](const std::string& options) {
+    fs::remove(opened);
+    return RunShell("DISPLAY=:99 PATH=" + bin.string() + ":$PATH timeout -s INT 3 " +
+                    BuildDir() + "/bin/aiprof ui " + options + " " + prof_ + " </dev/null");
+  };
+  const auto plain = ui("--port=0 --no-browser");
+  EXPECT_NE(plain.output.find("serving http://127.0.0.1:"), std::string::npos) << plain.output;
+  const bool plain_opened = fs::exists(opened);
+  const auto changed = ui("--port=0 --host=0.0.0.0 --web-dir=" + (root_ / "no_web").string());
+  const bool changed_opened = fs::exists(opened);
+  const std::map<std::string, std::function<void()>> checks = {
+      {"--port",
+       [&] {
+         EXPECT_EQ(plain.output.find(":8737/"), std::string::npos) << plain.output;
+         auto bad = RunAiprof("ui --port=70000 " + prof_);
+         EXPECT_EQ(bad.exit_code, 2) << bad.output;
+         EXPECT_NE(bad.output.find("--port"), std::string::npos) << bad.output;
+       }},
+      {"--host",
+       [&] {
+         EXPECT_EQ(plain.output.find("reachable from other machines"), std::string::npos);
+         EXPECT_NE(changed.output.find("reachable from other machines"), std::string::npos)
+             << changed.output;
+       }},
+      {"--web-dir",
+       [&] {
+         EXPECT_NE(changed.output.find("front end was not found"), std::string::npos)
+             << changed.output;
+       }},
+      {"--no-browser",
+       [&] {
+         EXPECT_FALSE(plain_opened);
+         EXPECT_TRUE(changed_opened) << "without --no-browser the browser is opened\n"
+                                     << changed.output;
+       }},
+  };
+  std::set<std::string> listed = HelpOptions("ui");
+  for (const std::string& option : listed) {
+    SCOPED_TRACE(option);
+    auto check = checks.find(option);
+    if (check == checks.end()) {
+      ADD_FAILURE() << option << " is in ui --help but not checked here";
+      continue;
+    }
+    check->second();
+  }
+  EXPECT_EQ(listed.size(), checks.size());
+}
+
 TEST_F(ExportOptions, QueryOutputNamesTheDirectory) {
   EXPECT_EQ(HelpOptions("query"), (std::set<std::string>{"--output"}));
   auto result = RunAiprof("query --output=" + prof_);
@@ -318,7 +411,7 @@ TEST_F(ExportOptions, QueryOutputNamesTheDirectory) {
 TEST(EveryOption, TopLevelHelpListsNothingElse) {
   std::set<std::string> all = HelpOptions("");
   std::set<std::string> known = {"--version"};
-  for (const char* command : {"collect", "dynamic", "export", "query"}) {
+  for (const char* command : {"collect", "dynamic", "export", "query", "analyze", "ui"}) {
     for (const std::string& option : HelpOptions(command)) known.insert(option);
   }
   for (const std::string& option : all) {

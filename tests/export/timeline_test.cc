@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "export/export_job.h"
+#include "export/timeline/overlap_tracks.h"
 #include "export/timeline/trace_json.h"
 #include "export_fixture.h"
 #include "model/parser.h"
@@ -64,6 +65,19 @@ std::vector<Expected> GoldenSlices() {
   };
 }
 
+// The golden run is CPU-only without framework operators: its marker ranges are the
+// compute of the Overlap Analysis process (docs/analysis.md), input waits excepted. Sorted
+// by lane name, then start; tid is the lane's index.
+std::vector<Expected> GoldenOverlapLanes() {
+  return {
+      {"Computing", 1100, 400, 0, "overlap_analysis"},
+      {"Computing", 1700, 800, 0, "overlap_analysis"},
+      {"Computing", 2600, 400, 0, "overlap_analysis"},
+      {"Free", 1500, 200, 3, "overlap_analysis"},
+      {"Free", 2500, 100, 3, "overlap_analysis"},
+  };
+}
+
 TEST_F(TimelineTest, EveryEventMatchesTheGoldenData) {
   json trace = Export();
   EXPECT_EQ(trace["schemaVersion"], 1);
@@ -81,13 +95,7 @@ TEST_F(TimelineTest, EveryEventMatchesTheGoldenData) {
   // The golden run is CPU-only without framework operators: its marker ranges are the
   // compute of the Overlap Analysis process (docs/analysis.md), input waits excepted.
   std::vector<Expected> lanes;
-  const std::vector<Expected> expected_lanes = {
-      {"Computing", 1100, 400, 0, "overlap_analysis"},
-      {"Computing", 1700, 800, 0, "overlap_analysis"},
-      {"Computing", 2600, 400, 0, "overlap_analysis"},
-      {"Free", 1500, 200, 3, "overlap_analysis"},
-      {"Free", 2500, 100, 3, "overlap_analysis"},
-  };
+  const std::vector<Expected> expected_lanes = GoldenOverlapLanes();
   for (const json& e : trace["traceEvents"]) {
     if (e["ph"] == "X" && e["cat"] == "overlap_analysis") {
       EXPECT_EQ(e["pid"], 1u << 30);
@@ -348,7 +356,7 @@ TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
     int64_t ts;
   };
   std::map<uint64_t, std::vector<Open>> open;  // per track: begun, not ended
-  std::vector<Expected> got;
+  std::vector<Expected> got, lanes;
   std::map<std::string, std::vector<double>> counters;
   std::vector<std::tuple<std::string, int64_t, uint64_t>> instants;
   size_t packets = 0, process_descriptors = 0;
@@ -384,7 +392,7 @@ TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
             ++process_descriptors;
             for (const ProtoField& p : Decode(part.bytes)) {
               if (p.number == kProcessPidField) {
-                EXPECT_EQ(p.value, kPid);
+                EXPECT_TRUE(p.value == kPid || p.value == OverlapAnalysisPid(0)) << p.value;
               }
             }
           }
@@ -422,6 +430,11 @@ TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
       ASSERT_FALSE(open[track].empty()) << "end without a begin";
       Open begun = open[track].back();
       open[track].pop_back();
+      if (threads[track].pid == OverlapAnalysisPid(0)) {
+        lanes.push_back({begun.name, begun.ts, relative - begun.ts,
+                         static_cast<uint32_t>(threads[track].tid), begun.category});
+        continue;
+      }
       EXPECT_EQ(threads[track].pid, kPid);
       got.push_back({begun.name, begun.ts, relative - begun.ts,
                      static_cast<uint32_t>(threads[track].tid), begun.category});
@@ -461,9 +474,18 @@ TEST_F(TimelineTest, PerfettoTraceHoldsTheModelsEvents) {
   // counter sample: nothing else in the file.
   size_t samples = 0;
   for (const auto& [name, values] : counters) samples += values.size();
-  EXPECT_EQ(process_descriptors, 1u);
+  // The Overlap Analysis process (overlap_tracks.h) holds the same lanes as the JSON trace.
+  std::sort(lanes.begin(), lanes.end(), [](const Expected& a, const Expected& b) {
+    return std::tie(a.name, a.ts) < std::tie(b.name, b.ts);
+  });
+  const std::vector<Expected> expected_lanes = GoldenOverlapLanes();
+  ASSERT_EQ(lanes.size(), expected_lanes.size());
+  for (size_t i = 0; i < lanes.size(); ++i) {
+    EXPECT_EQ(key(lanes[i]), key(expected_lanes[i])) << lanes[i].name << " " << lanes[i].ts;
+  }
+  EXPECT_EQ(process_descriptors, 2u);  // the app's process and the Overlap Analysis one
   EXPECT_EQ(packets, process_descriptors + threads.size() + counter_tracks.size() +
-                         2 * expected.size() + instants.size() + samples);
+                         2 * (expected.size() + lanes.size()) + instants.size() + samples);
 }
 
 }  // namespace

@@ -5,13 +5,24 @@ behave exactly as in torch:
     prof.key_averages(group_by_input_shape=True).table(...)
     prof.key_averages(group_by_stack_n=5).table(...)
 
-Each recorded operator (any object with the attributes of profiler._trace.Event: id, name,
-tid, start_ns, end_ns, input_shapes, stack, sequence_nr, fwd_thread, scope, flops) becomes
+Each recorded operator (an _recorded.Event: id, name, tid, start_ns, end_ns, input_shapes,
+stack, sequence_nr, fwd_thread, is_user_annotation, backward, flops) becomes
 a torch.autograd.profiler_util.FunctionEvent and torch builds the tree, so torch computes
 self times, groups (EventList.key_averages) and prints the table (columns, units and footer
 as the installed torch prints them)."""
 
 import inspect
+
+# torch's RecordScope values (aten/src/ATen/record_function.h) that FunctionEvent takes.
+_SCOPE_FUNCTION = 0
+_SCOPE_BACKWARD_FUNCTION = 1
+_SCOPE_USER = 7
+
+
+def _record_scope(event):
+    if event.is_user_annotation:
+        return _SCOPE_USER
+    return _SCOPE_BACKWARD_FUNCTION if event.backward else _SCOPE_FUNCTION
 
 
 def _function_event_class():
@@ -37,7 +48,7 @@ def event_list(events, with_flops=False, profile_memory=False):
             "fwd_thread": event.fwd_thread,
             "input_shapes": list(event.input_shapes or []),
             "stack": list(event.stack or []),
-            "scope": event.scope,
+            "scope": _record_scope(event),
             "sequence_nr": event.sequence_nr,
             "flops": event.flops or None,
         }

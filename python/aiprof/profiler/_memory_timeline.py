@@ -60,7 +60,7 @@ def _device_matches(memory, device):
 def recorded_devices(trace):
     """Names ("cpu", "cuda:N") of the devices with allocator events in `trace`."""
     names = set()
-    for memory in trace.raw["memory"]:
+    for memory in trace.memory_events():
         device_type, device_index = memory[7], memory[8]
         if device_type == 0:
             names.add("cpu")
