@@ -115,8 +115,15 @@ class OnePipelineTest(unittest.TestCase):
         rows = {row.key: row for row in self.prof.key_averages()}
         annotations = {e["name"] for e in self.api["traceEvents"]
                        if e.get("cat") == "user_annotation"}
-        self.assertEqual({name: row.count for name, row in rows.items() if name in counts},
-                         counts)
+        # torch's tree building (EventList._build_tree) drops a child that repeats its only
+        # parent's name (aten::zero_ in aten::zero_), so a row never counts more calls than
+        # the trace has; operators that never nest in themselves count exactly.
+        for name, count in counts.items():
+            if name in rows:
+                self.assertLessEqual(rows[name].count, count, name)
+        for name in ("aten::addmm", "aten::relu", "aten::linear"):
+            if name in counts:
+                self.assertEqual(rows[name].count, counts[name], name)
         self.assertTrue(set(rows) - set(counts) <= annotations, set(rows) - set(counts))
         addmm_total = sum(e["dur"] for e in ops if e["name"] == "aten::addmm")
         # torch's FunctionEvent keeps whole microseconds (Interval of ints in torch 1.x): at
