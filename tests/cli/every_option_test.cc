@@ -352,8 +352,8 @@ TEST_F(ExportOptions, UiOptionsEachChangeTheServer) {
   fs::permissions(bin / "xdg-open", fs::perms::owner_all);
   auto ui = [&](const std::string& options) {
     fs::remove(opened);
-    return RunShell("DISPLAY=:99 PATH=" + bin.string() + ":$PATH timeout -s INT 3 " +
-                    BuildDir() + "/bin/aiprof ui " + options + " " + prof_ + " </dev/null");
+    return RunShell("DISPLAY=:99 PATH=" + bin.string() + ":$PATH timeout -s INT 3 " + BuildDir() +
+                    "/bin/aiprof ui " + options + " " + prof_ + " </dev/null");
   };
   const auto plain = ui("--port=0 --no-browser");
   EXPECT_NE(plain.output.find("serving http://127.0.0.1:"), std::string::npos) << plain.output;

@@ -6,24 +6,15 @@
 
 #include "analysis/op_statistics.h"
 #include "export/analysis/analysis_files.h"
+#include "export/analysis/report_format.h"
 #include "export/analysis/resource_analysis_report.h"
 
 namespace aiprof::exporter {
 namespace {
 
-std::string Line(const char* format, auto... values) {
-  char text[320];
-  std::snprintf(text, sizeof(text), format, values...);
-  return text;
-}
-
-double Share(int64_t part, int64_t whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-double Ms(int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
+using report::Line;
+using report::Ms;
+using report::Percent;
 
 struct Totals {
   int64_t time = 0, computing = 0, not_overlapped = 0, overlapped = 0, free = 0, bubble = 0,
@@ -62,9 +53,9 @@ void PrintStepTable(const model::Model& m, const analysis::AnalysisSet& set, std
       int64_t time = r.end_ns - r.begin_ns;
       std::string step = has_steps ? std::to_string(r.step) : "all";
       out << Line("    %-8s %12.3f %9.1f%% %12.1f%% %9.1f%% %5.1f%% %9.3f ms\n", step.c_str(),
-                  Ms(time), Share(r.computing_ns, time),
-                  Share(r.communication_not_overlapped_ns, time), Share(r.overlapped_ns(), time),
-                  Share(r.free_ns, time), Ms(r.preparing_ns));
+                  Ms(time), Percent(r.computing_ns, time),
+                  Percent(r.communication_not_overlapped_ns, time),
+                  Percent(r.overlapped_ns(), time), Percent(r.free_ns, time), Ms(r.preparing_ns));
     }
     if (end - begin > kReportStepRows) {
       out << "    ... " << end - begin - kReportStepRows
@@ -75,9 +66,9 @@ void PrintStepTable(const model::Model& m, const analysis::AnalysisSet& set, std
         "    all %zu step(s): %.3f ms, mean %.3f ms; Computing %.1f%%, Communication(Not "
         "Overlapped) %.1f%%, Overlapped %.1f%%, Free %.1f%%, Bubble %.1f%%, Preparing %.1f%%\n",
         count, Ms(totals.time), Ms(totals.time) / static_cast<double>(count),
-        Share(totals.computing, totals.time), Share(totals.not_overlapped, totals.time),
-        Share(totals.overlapped, totals.time), Share(totals.free, totals.time),
-        Share(totals.bubble, totals.time), Share(totals.preparing, totals.time));
+        Percent(totals.computing, totals.time), Percent(totals.not_overlapped, totals.time),
+        Percent(totals.overlapped, totals.time), Percent(totals.free, totals.time),
+        Percent(totals.bubble, totals.time), Percent(totals.preparing, totals.time));
     begin = end;
   }
 }
@@ -109,7 +100,7 @@ void PrintTopOperators(const model::Model& m, std::ostream& out) {
     std::string name(m.Str(stats[i].name).substr(0, 56));
     out << Line("    %-56s %9llu calls %12.3f ms %5.1f%%\n", name.c_str(),
                 static_cast<unsigned long long>(stats[i].count), Ms(stats[i].total_ns),
-                Share(stats[i].total_ns, total));
+                Percent(stats[i].total_ns, total));
   }
 }
 

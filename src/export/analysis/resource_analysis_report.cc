@@ -4,24 +4,15 @@
 #include <ostream>
 #include <string>
 
+#include "export/analysis/report_format.h"
 #include "export/analysis/resource_analysis_files.h"
 
 namespace aiprof::exporter {
 namespace {
 
-std::string Line(const char* format, auto... values) {
-  char text[320];
-  std::snprintf(text, sizeof(text), format, values...);
-  return text;
-}
-
-double Percent(int64_t part, int64_t whole) {
-  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-double Ms(int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
+using report::Line;
+using report::Ms;
+using report::Percent;
 
 double MiB(int64_t bytes) {
   return static_cast<double>(bytes) / (1024.0 * 1024.0);
