@@ -14,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "sources/cpu_sampling/process_threads.h"
 #include "sources/cpu_sampling/sample_emitter.h"
 
 namespace aiprof::cpu_sampling {
@@ -103,16 +104,8 @@ bool PerfSampler::Start(uint32_t hz, std::string* why) {
     event_name_ = "cpu-clock";
   }
 
-  DIR* tasks = opendir("/proc/self/task");
-  if (tasks == nullptr) {
-    *why = Errno("/proc/self/task");
-    return false;
-  }
   std::vector<uint32_t> tids;
-  while (dirent* entry = readdir(tasks)) {
-    if (entry->d_name[0] != '.') tids.push_back(static_cast<uint32_t>(std::atoi(entry->d_name)));
-  }
-  closedir(tasks);
+  if (!ListProcessThreads(&tids, why)) return false;
   for (uint32_t tid : tids) {
     std::string thread_why;
     if (!OpenThread(tid, &thread_why)) {

@@ -14,6 +14,7 @@
 #include <ctime>
 #include <vector>
 
+#include "sources/cpu_sampling/process_threads.h"
 #include "sources/cpu_sampling/sample_emitter.h"
 
 namespace aiprof::cpu_sampling {
@@ -132,16 +133,8 @@ bool TimerSampler::Start(uint32_t hz, std::string* why) {
 }
 
 bool TimerSampler::ArmNewThreads(std::string* why) {
-  DIR* tasks = opendir("/proc/self/task");
-  if (tasks == nullptr) {
-    *why = std::string("/proc/self/task: ") + std::strerror(errno);
-    return false;
-  }
   std::vector<uint32_t> tids;
-  while (dirent* entry = readdir(tasks)) {
-    if (entry->d_name[0] != '.') tids.push_back(static_cast<uint32_t>(std::atoi(entry->d_name)));
-  }
-  closedir(tasks);
+  if (!ListProcessThreads(&tids, why)) return false;
   for (uint32_t tid : tids) {
     if (timers_.count(tid) > 0) continue;
     sigevent event{};
