@@ -66,7 +66,7 @@ void PrintSteps(const analysis::RunComparison& c, const TerminalStyle& style, st
       const double base = row.base[f], diff = row.diff_ns(figure);
       const std::string share = base > 0    ? Line("%+.1f%%", 100.0 * diff / base)
                                 : diff != 0 ? "new"
-                                            : "0.0%";
+                                            : "+0.0%";
       out << Line("  %-30s %12.3f %12.3f ", std::string(analysis::StepFigureName(figure)).c_str(),
                   base / 1e6, row.comparison[f] / 1e6)
           << Coloured(style, diff, Line("%+12.3f %9s", diff / 1e6, share.c_str())) << "\n";
@@ -95,6 +95,10 @@ void PrintRow(size_t rank, const NameDelta& d, const TerminalStyle& style, std::
 
 void PrintNameDeltas(const char* what, const std::vector<NameDelta>& deltas,
                      const TerminalStyle& style, std::ostream& out) {
+  if (deltas.empty()) {
+    out << "\n" << style.Bold(std::string(what) + ": none in either run") << "\n";
+    return;
+  }
   size_t counts[5] = {0, 0, 0, 0, 0};
   for (const NameDelta& d : deltas) ++counts[static_cast<size_t>(d.change())];
   out << "\n"
@@ -106,10 +110,6 @@ void PrintNameDeltas(const char* what, const std::vector<NameDelta>& deltas,
                          counts[static_cast<size_t>(Change::kRemoved)],
                          counts[static_cast<size_t>(Change::kUnchanged)]))
       << "\n";
-  if (deltas.empty()) {
-    out << "  none in either run\n";
-    return;
-  }
   const std::string header = Line("  %4s  %-9s %12s %12s %12s %8s %13s  %s\n", "rank", "change",
                                   "diff(ms)", "base(ms)", "new(ms)", "ratio", "calls", "name");
   size_t regressions = 0;
