@@ -1,5 +1,6 @@
-// Comparison of two profiles (`aiprof compare <base> <new>`), or of two steps of one, read
-// by the CLI's table and CSV files and by the web UI. Shaped after HTA's TraceDiff
+// Comparison of two profiles (`aiprof compare <base> <new>`), or of two steps of one: the
+// numbers behind its report and CSV files, kept apart from them so that any other reader
+// (the web UI) takes the same path. Shaped after HTA's TraceDiff
 // (per-name counts and durations of CPU operators and GPU kernels, added/removed names) and
 // msprof-analyze compare (Base / Comparison / Diff columns, Diff Ratio = comparison / base):
 //   - operators: host slices of category cpu_op (torch operators) or user_annotation
