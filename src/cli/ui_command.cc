@@ -1,5 +1,6 @@
 // `aiprof ui [PROF dirs | a parent dir] [--port N] [--host 127.0.0.1] [--no-browser]`: loads
 // the model once and serves the local web UI (src/server, web/) until interrupted.
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -82,6 +83,12 @@ int RunUi(const UiOptions& options) {
               << "; was the run profiled with aiprof?\n";
     return kExitUsage;
   }
+  // Every block of 1 MiB or more (the parse's and the analyses' large scratch columns) is
+  // mapped and unmapped on its own instead of coming from malloc's heap, whose threshold
+  // otherwise rises to 32 MiB after the first large free: freed scratch then goes back to
+  // the system at once instead of staying in the heap of the thread that used it, so the
+  // server's peak is the live data's (docs/PERFORMANCE.md "Web UI", memory).
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   const auto started = std::chrono::steady_clock::now();
   model::ParseOptions parse;
   parse.threads = std::max(1u, std::thread::hardware_concurrency());
@@ -119,12 +126,12 @@ int RunUi(const UiOptions& options) {
             << " <host>, then open that URL locally; Ctrl-C stops\n"
             << std::flush;
   if (!options.no_browser) OpenBrowser(server.Url());
-  // The run summary and the analyses walk every slice; start them now so the first page
-  // need not wait. The analyses run at a lower priority (Linux threads have their own nice
-  // value) so that they do not slow the requests of the first page on a small machine.
+  // The analyses walk every slice (seconds on a 10 M-event run); start them now, so that the
+  // overview's results are ready soon, at the lowest priority (Linux threads have their own
+  // nice value): on a small machine they take only what the browser and the requests of the
+  // first page leave, so the first timeline frame, which needs none of them, is not delayed.
   std::thread warm([&api] {
-    api.Run();
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
     api.Analyses();
   });
 

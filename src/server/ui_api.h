@@ -45,9 +45,9 @@ class UiApi {
   int64_t origin_ns() const { return origin_ns_; }
   int64_t end_ns() const { return end_ns_; }  // the last event
 
-  // Computed on first use, then kept (the model does not change).
-  const std::string& Run() const;     // run info, drops, files, steps, step trace
-  const std::string& Tracks() const;  // processes → threads → tracks, counter series
+  // Built with the API (the model does not change).
+  const std::string& Run() const { return run_json_; }        // run info, drops, files, steps
+  const std::string& Tracks() const { return tracks_json_; }  // processes → threads → tracks
   // Spans of `tracks` over the window (level of detail), with instants.
   void Slices(const TimeWindow& window, const std::vector<uint32_t>& tracks,
               const JsonSink& out) const;
@@ -81,9 +81,9 @@ class UiApi {
   TimelineIndex index_;
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
-  mutable std::once_flag run_once_, tracks_once_, analyses_once_;
+  mutable std::once_flag analyses_once_;
   mutable analysis::AnalysisSet analyses_;
-  mutable std::string run_json_, tracks_json_;
+  std::string run_json_, tracks_json_;
 };
 
 }  // namespace aiprof::server

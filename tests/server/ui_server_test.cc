@@ -166,7 +166,7 @@ TEST_F(UiServerTest, RunAndTracksDescribeTheGoldenData) {
   ASSERT_EQ(run["steps"].size(), 2u);
   EXPECT_EQ(run["steps"][0][0], 1);
   EXPECT_EQ(run["steps"][0][2].get<int64_t>() - run["steps"][0][1].get<int64_t>(), 1000);
-  EXPECT_EQ(run["step_trace"].size(), 2u);
+  EXPECT_FALSE(run.contains("step_trace"));  // an analysis result: /api/analysis
   const nlohmann::json tracks = GetJson("/api/tracks");
   ASSERT_EQ(tracks["processes"].size(), 1u);
   std::set<std::string> threads;
@@ -217,6 +217,15 @@ TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
   const nlohmann::json summary = GetJson("/api/analysis");
   EXPECT_EQ(summary["inputs"], api_->Analyses().inputs.Describe());
   EXPECT_EQ(summary["step_breakdown"].size(), api_->Analyses().step_breakdown.rows.size());
+  // The step trace is the set's, the rows step_trace_*.csv holds.
+  const auto& trace = api_->Analyses().step_breakdown.trace;
+  ASSERT_EQ(summary["step_trace"].size(), trace.size());
+  ASSERT_EQ(trace.size(), 2u);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    EXPECT_EQ(summary["step_trace"][i]["step"], trace[i].step);
+    EXPECT_EQ(summary["step_trace"][i]["iteration"], trace[i].iteration_time_ns());
+    EXPECT_EQ(summary["step_trace"][i]["fp_to_bp"], trace[i].fp_to_bp_ns());
+  }
   const nlohmann::json memory = GetJson("/api/memory?px=100");
   EXPECT_EQ(memory["pools"].size(), api_->Analyses().memory.pools.size());
   const nlohmann::json dataprep = GetJson("/api/dataprep");
@@ -235,5 +244,21 @@ TEST_F(UiServerTest, TablesSayWhatIsMissing) {
   EXPECT_TRUE(kernels["rows"].empty());
 }
 
+// Brotli at cpp-httplib's quality (11) costs more than the answer itself; gzip is taken when
+// offered, nothing else.
+TEST_F(UiServerTest, AnswersAreGzippedNeverBrotli) {
+  httplib::Result offered_all =
+      Client().Get(WithToken("/api/run"), {{"Accept-Encoding", "gzip, deflate, br"}});
+  ASSERT_TRUE(offered_all);
+  EXPECT_EQ(offered_all->status, 200);
+  EXPECT_EQ(offered_all->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(nlohmann::json::parse(offered_all->body)["steps"].size(), 2u);
+  httplib::Result brotli_only = Client().Get(WithToken("/api/run"), {{"Accept-Encoding", "br"}});
+  ASSERT_TRUE(brotli_only);
+  EXPECT_EQ(brotli_only->status, 200);
+  EXPECT_EQ(brotli_only->get_header_value("Content-Encoding"), "");
+}
+
 }  // namespace
 }  // namespace aiprof::server
+

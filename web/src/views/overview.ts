@@ -114,7 +114,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
     );
   }
   root.append(el("h2", {}, "Step trace (µs per step)"));
-  const trace = info.step_trace;
+  const trace = summary.step_trace;
   if (!trace.length) {
     root.append(el("div", { class: "missing" }, "No steps in this run: mark iterations (aiprof step API, mstx, ProfilerStep) to get the step chart."));
   } else {

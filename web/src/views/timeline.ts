@@ -91,7 +91,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   const [info, layout] = await Promise.all([run(), tracks()]);
   // The analyses may still be running on the server: draw the tracks now and add the
   // Overlap Analysis lanes when their results arrive.
-  let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [] });
+  let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [], step_trace: [] });
   let overlapLaneNames: string[] = [];
   const heightOf = (all: Lane[]) => (all.length ? all[all.length - 1].y + all[all.length - 1].h : 0);
   let contentHeight = heightOf(lanes);
