@@ -1,6 +1,6 @@
 // The UI shell: a hash router over the views. Each view renders into <main> and marks it
 // data-ready="1" when its data is shown (the end-to-end tests wait for that).
-import { run } from "./api";
+import { run, tracks } from "./api";
 import { el } from "./format";
 import { renderOverview } from "./views/overview";
 import { renderTimeline } from "./views/timeline";
@@ -51,6 +51,9 @@ async function start(): Promise<void> {
   const nav = document.getElementById("nav")!;
   for (const [id, title] of views) nav.append(el("a", { href: `#${id}` }, title));
   window.addEventListener("hashchange", () => void show());
+  // Both are small and ready on the server: ask for them together, so that the timeline's
+  // first frame waits for one round trip less.
+  void tracks();
   const info = await run();
   const first = info.processes[0];
   document.getElementById("run-name")!.textContent = first

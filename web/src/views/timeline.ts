@@ -564,8 +564,11 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   });
 
   resize();
+  // Ask for the data before drawing the empty lanes: the first canvas text (font set-up)
+  // costs as much as the round trip on a small machine, so the two overlap.
+  const firstData = fetchWindow();
   draw();
-  await fetchWindow();
+  await firstData;
   wrap.focus();
   void analysis().then((summary: AnalysisSummary) => {
     if (!summary.scopes.length || window.__aiprofTimeline !== handle) return;
