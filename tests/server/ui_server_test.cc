@@ -261,4 +261,3 @@ TEST_F(UiServerTest, AnswersAreGzippedNeverBrotli) {
 
 }  // namespace
 }  // namespace aiprof::server
-
