@@ -21,13 +21,18 @@ struct Parts {
   double computing = 0, communication = 0, idle = 0, input = 0, preparing = 0;
 };
 
+// The input wait of a step comes before its first task (it is part of Preparing) or between
+// tasks (part of Free); it is taken from Preparing first, the rest from Free, so the parts
+// do not count it twice.
 Parts PartsOf(const StepBreakdownRow& row, int64_t input_wait) {
+  const int64_t from_preparing = std::min(input_wait, row.preparing_ns);
+  const int64_t from_free = std::min(input_wait - from_preparing, row.free_ns);
   Parts parts;
   parts.computing = static_cast<double>(row.computing_ns);
   parts.communication = static_cast<double>(row.communication_not_overlapped_ns);
   parts.input = static_cast<double>(input_wait);
-  parts.idle = static_cast<double>(std::max<int64_t>(row.free_ns - input_wait, 0));
-  parts.preparing = static_cast<double>(row.preparing_ns);
+  parts.idle = static_cast<double>(row.free_ns - from_free);
+  parts.preparing = static_cast<double>(row.preparing_ns - from_preparing);
   return parts;
 }
 

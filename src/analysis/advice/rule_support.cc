@@ -49,6 +49,9 @@ void PerProfile::Finish(double high, double impact_share) {
 
 EvidenceTable& AddTable(Finding* finding, const std::string& title,
                         std::vector<std::string> columns) {
+  for (EvidenceTable& table : finding->evidence) {
+    if (table.title == title) return table;  // the next profile's rows
+  }
   finding->evidence.push_back({title, std::move(columns), {}});
   return finding->evidence.back();
 }

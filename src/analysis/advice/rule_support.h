@@ -35,8 +35,10 @@ class PerProfile {
   double worst_ = 0;
 };
 
-// Appends a table to the finding; `columns` gets a leading "profile" column when several
-// profiles were given, and each row then starts with the profile's label.
+// Appends a table to the finding, or returns the one with that title (rows of several
+// profiles share a table; the reference holds until the next AddTable); `columns` gets a leading
+// "profile" column when several profiles were given, and each row then starts with the profile's
+// label.
 EvidenceTable& AddTable(Finding* finding, const std::string& title,
                         std::vector<std::string> columns);
 void AddRow(const AdviceInput& input, size_t profile, EvidenceTable* table,
