@@ -44,7 +44,9 @@ std::string Cause(const Parts& step, const Parts& median) {
       {step.input - median.input, "input wait"},
       {step.idle - median.idle, "idle between operators"},
       {step.preparing - median.preparing, "preparing (host before the first task)"}};
-  const auto* largest = std::max_element(std::begin(growth), std::end(growth));
+  const auto* largest =
+      std::max_element(std::begin(growth), std::end(growth),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
   return largest->first > 0
              ? std::string(largest->second) + " +" + Ms(static_cast<int64_t>(largest->first))
              : "no single part";
