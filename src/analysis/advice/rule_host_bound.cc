@@ -2,9 +2,10 @@
 //   CUDA: HTA's idle-time split (host_wait: the next kernel's launch call started after the
 //   stream drained) and launch statistics (short kernels: the kernel ran shorter than its
 //   launch call; launch-delay outliers > 100 µs) — trace-analysis-and-ui.md §1.4, §1.8.
-//   CPU-only: the step's time outside any framework operator and outside the input wait is
-//   interpreter and dispatch overhead; with operators shorter than HTA's runtime cutoff
-//   (50 µs) the job is bound by issuing many tiny operators.
+//   CPU-only: the step's time in operators shorter than HTA's runtime cutoff (50 µs: their
+//   cost is mostly dispatch) plus its time outside any operator and outside the input wait
+//   (interpreter overhead): above half the step, the job is bound by issuing many tiny
+//   operators.
 #include <map>
 
 #include "analysis/advice/evidence.h"
@@ -66,21 +67,14 @@ void EvaluateDevice(const AdviceInput& input, size_t p, const Thresholds& thresh
 
 void EvaluateHost(const AdviceInput& input, size_t p, const Thresholds& thresholds,
                   PerProfile* outcome, Finding* finding) {
-  const AnalysisSet& set = *input.profiles[p].analyses;
+  const ProfileInput& profile = input.profiles[p];
+  const AnalysisSet& set = *profile.analyses;
   std::vector<const StepBreakdownRow*> rows = MainScopeRows(set);
   if (rows.empty() || set.steps.steps.empty()) {
     outcome->NotEvaluated(p, "no steps with operators");
     return;
   }
-  const uint32_t process = set.overlap.scopes[rows.front()->scope].process;
-  uint64_t ops = 0;
-  int64_t op_time = 0;
-  for (const KernelStatsRow& row : set.kernel_breakdown.top_kernels) {
-    if (row.process != process) continue;
-    ops += row.count;
-    op_time += row.total_ns;
-  }
-  if (ops == 0 || set.kernel_breakdown.source != ActivitySource::kFrameworkOps) {
+  if (profile.facts.operators.empty() || profile.facts.device_operators) {
     outcome->NotEvaluated(p, "no framework operators in the steps");
     return;
   }
@@ -97,32 +91,38 @@ void EvaluateHost(const AdviceInput& input, size_t p, const Thresholds& threshol
     outcome->NotEvaluated(p, "steps of zero length");
     return;
   }
-  const double share = static_cast<double>(gap) / static_cast<double>(total);
-  const double mean_op_ns = static_cast<double>(op_time) / static_cast<double>(ops);
-  const double share_limit = thresholds.Get("host_bound.cpu_gap_share");
   const double short_op_ns = thresholds.Get("host_bound.short_op_us") * 1e3;
-  const bool triggered = share > share_limit && mean_op_ns < short_op_ns;
-  const double per_step = static_cast<double>(ops) / static_cast<double>(rows.size());
-  outcome->Evaluated(p, share, triggered,
-                     Percent(share) + " of step time is spent between operators (threshold " +
-                         Percent(share_limit) + "), " + Fixed(per_step, 0) +
-                         " operators per step averaging " + Us(mean_op_ns) + " (short below " +
-                         Us(short_op_ns) + ")");
-  if (!triggered) return;
-  EvidenceTable& table = AddTable(finding, "Most frequent top-level operators",
-                                  {"operator", "calls", "calls per step", "mean", "total"});
-  std::vector<const KernelStatsRow*> frequent;
-  for (const KernelStatsRow& row : set.kernel_breakdown.top_kernels) {
-    if (row.process == process && row.name != "others") frequent.push_back(&row);
+  int64_t short_self = 0;
+  uint64_t short_calls = 0;
+  std::vector<const OperatorTime*> tiny;
+  for (const OperatorTime& op : profile.facts.operators) {
+    if (op.mean_ns >= short_op_ns) continue;
+    short_self += op.self_ns;
+    short_calls += op.count;
+    tiny.push_back(&op);
   }
-  std::sort(frequent.begin(), frequent.end(),
-            [](const KernelStatsRow* a, const KernelStatsRow* b) { return a->count > b->count; });
-  if (frequent.size() > 5) frequent.resize(5);
-  for (const KernelStatsRow* row : frequent) {
+  const double steps = static_cast<double>(rows.size());
+  const double gap_share = static_cast<double>(gap) / static_cast<double>(total);
+  const double short_share = static_cast<double>(short_self) / static_cast<double>(total);
+  const double share = gap_share + short_share;
+  const double limit = thresholds.Get("host_bound.cpu_dispatch_share");
+  const bool triggered = share > limit;
+  outcome->Evaluated(p, share, triggered,
+                     Percent(share) + " of step time goes to operators shorter than " +
+                         Us(short_op_ns) + " (" + Percent(short_share) + ", " +
+                         Fixed(static_cast<double>(short_calls) / steps, 0) +
+                         " calls per step) and to the host between operators (" +
+                         Percent(gap_share) + "); threshold " + Percent(limit));
+  if (!triggered) return;
+  std::sort(tiny.begin(), tiny.end(),
+            [](const OperatorTime* a, const OperatorTime* b) { return a->self_ns > b->self_ns; });
+  if (tiny.size() > 5) tiny.resize(5);
+  EvidenceTable& table = AddTable(finding, "Short operators by self time",
+                                  {"operator", "calls per step", "mean", "self time"});
+  for (const OperatorTime* op : tiny) {
     AddRow(input, p, &table,
-           {row->name, std::to_string(row->count),
-            Fixed(static_cast<double>(row->count) / static_cast<double>(rows.size()), 1),
-            Us(row->mean_ns), Ms(row->total_ns)});
+           {op->name, Fixed(static_cast<double>(op->count) / steps, 1), Us(op->mean_ns),
+            Ms(op->self_ns)});
   }
 }
 
@@ -157,12 +157,14 @@ const RuleDefinition& HostBoundRule() {
        {"host_bound.short_kernel_share", 0.5, "share of launches",
         "CUDA: kernels shorter than their launch call (HTA short kernels, runtime cutoff 50 µs)",
         "aiprof's choice over HTA get_cuda_kernel_launch_stats (trace-analysis-and-ui.md §1.8)"},
-       {"host_bound.cpu_gap_share", 0.30, "share of step time",
-        "CPU-only: step time outside operators and input wait", "aiprof's choice"},
+       {"host_bound.cpu_dispatch_share", 0.5, "share of step time",
+        "CPU-only: step time in short operators plus time between operators (input wait "
+        "excepted)",
+        "aiprof's choice"},
        {"host_bound.short_op_us", 50, "µs",
-        "CPU-only: mean top-level operator duration below which operators count as tiny",
+        "CPU-only: mean operator duration below which an operator is short (dispatch-bound)",
         "HTA runtime_cutoff 50 µs (trace-analysis-and-ui.md §1.8)"},
-       {"host_bound.high_share", 0.5, "share",
+       {"host_bound.high_share", 0.75, "share",
         "host wait / gap share from which the advice is high severity", "aiprof's choice"}},
       Evaluate};
   return rule;
