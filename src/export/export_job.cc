@@ -8,6 +8,7 @@
 #include "analysis/analysis_set.h"
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
+#include "export/advice/advice_writers.h"
 #include "export/analysis/analysis_files.h"
 #include "export/cpu/cpu_outputs.h"
 #include "export/csv/summaries.h"
@@ -236,6 +237,12 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       WriteAnalysisOutputs(*m, analyses, output_dir.string(), false, options.summary_format,
                            &summaries_written, &errors);
       WriteCpuSamplingOutputs(*m, target);
+      const std::string advice_path = (output_dir / "advice.json").string();
+      if (WriteProfileAdvice(*m, analyses, prof.filename().string(), advice_path, &error)) {
+        summaries_written.push_back(advice_path);
+      } else {
+        errors.push_back(error);
+      }
       if (timeline_thread.joinable()) timeline_thread.join();
       if (timeline_ok) {
         written.push_back(timeline);
