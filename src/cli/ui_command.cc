@@ -29,6 +29,7 @@ struct UiOptions {
   int port = 8737;
   bool no_browser = false;
   std::string web_dir;
+  std::string compare;  // a base run: the Compare view compares `paths` with it
 };
 
 // The bundle built by CMake (build/web, beside build/bin) or an installed share/aiprof/web.
@@ -59,28 +60,39 @@ void OpenBrowser(const std::string& url) {
   }
 }
 
-int RunUi(const UiOptions& options) {
-  std::vector<std::string> prof_dirs;
-  for (const std::string& path : options.paths) {
+// The PROF_* directories under `paths` and their raw files; false, having said why, when
+// there are none.
+bool FindRun(const std::vector<std::string>& paths, const char* what,
+             std::vector<std::string>* prof_dirs, std::vector<std::string>* files) {
+  for (const std::string& path : paths) {
     std::string error;
     std::vector<std::string> found = model::FindProfDirs(path, &error);
     if (found.empty()) {
-      std::cerr << "aiprof ui: " << error
+      std::cerr << "aiprof ui: " << what << ": " << error
                 << "\naiprof ui: give PROF_* directories or a directory holding them (the "
                    "--output of the profiled run)\n";
-      return kExitUsage;
+      return false;
     }
-    prof_dirs.insert(prof_dirs.end(), found.begin(), found.end());
+    prof_dirs->insert(prof_dirs->end(), found.begin(), found.end());
   }
-  std::vector<std::string> files;
-  for (const std::string& dir : prof_dirs) {
+  for (const std::string& dir : *prof_dirs) {
     std::vector<std::string> raw = model::ListRawFiles(dir);
-    files.insert(files.end(), raw.begin(), raw.end());
+    files->insert(files->end(), raw.begin(), raw.end());
   }
-  if (files.empty()) {
-    std::cerr << "aiprof ui: no raw data (host/data/*.data) in " << prof_dirs.front()
-              << (prof_dirs.size() > 1 ? " and the others" : "")
+  if (files->empty()) {
+    std::cerr << "aiprof ui: " << what << ": no raw data (host/data/*.data) in "
+              << prof_dirs->front() << (prof_dirs->size() > 1 ? " and the others" : "")
               << "; was the run profiled with aiprof?\n";
+    return false;
+  }
+  return true;
+}
+
+int RunUi(const UiOptions& options) {
+  std::vector<std::string> prof_dirs, files, base_dirs, base_files;
+  if (!FindRun(options.paths, "the run", &prof_dirs, &files)) return kExitUsage;
+  if (!options.compare.empty() &&
+      !FindRun({options.compare}, "--compare", &base_dirs, &base_files)) {
     return kExitUsage;
   }
   // Every block of 1 MiB or more (the parse's and the analyses' large scratch columns) is
@@ -93,6 +105,7 @@ int RunUi(const UiOptions& options) {
   model::ParseOptions parse;
   parse.threads = std::max(1u, std::thread::hardware_concurrency());
   server::UiApi api(model::ParseFiles(files, parse), prof_dirs);
+  if (!base_files.empty()) api.SetComparisonBase(model::ParseFiles(base_files, parse), base_dirs);
   const double load_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
@@ -119,8 +132,12 @@ int RunUi(const UiOptions& options) {
   }
   const model::Model& m = api.model();
   std::cout << "aiprof ui: loaded " << prof_dirs.size() << " PROF_* dir(s), " << m.slices.size()
-            << " slices, " << m.counters.size() << " counter samples in " << load_s << " s\n"
-            << "aiprof ui: serving " << server.Url() << "\n"
+            << " slices, " << m.counters.size() << " counter samples in " << load_s << " s\n";
+  if (!base_dirs.empty()) {
+    std::cout << "aiprof ui: the Compare view compares this run with " << base_dirs.size()
+              << " base PROF_* dir(s) from " << options.compare << "\n";
+  }
+  std::cout << "aiprof ui: serving " << server.Url() << "\n"
             << "aiprof ui: on a remote machine: ssh -L " << server.port()
             << ":127.0.0.1:" << server.port()
             << " <host>, then open that URL locally; Ctrl-C stops\n"
@@ -133,6 +150,8 @@ int RunUi(const UiOptions& options) {
   std::thread warm([&api] {
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
     api.Analyses();
+    api.Advice();
+    api.Comparison();
   });
 
   // SIGINT/SIGTERM stop the server from a thread of ours (stopping is not signal-safe).
@@ -168,6 +187,9 @@ void AddUiCommand(CLI::App& app) {
                   "address to listen on; keep 127.0.0.1 and use ssh -L on shared servers")
       ->capture_default_str();
   sub->add_flag("--no-browser", options->no_browser, "do not open a browser");
+  sub->add_option("--compare", options->compare,
+                  "a base run (PROF_* dir or its parent): the Compare view shows what changed "
+                  "from it, as aiprof compare does");
   sub->add_option("--web-dir", options->web_dir,
                   "the built front end (default: build/web beside the binary, or AIPROF_WEB_DIR)");
   sub->callback([options] {

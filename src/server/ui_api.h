@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -72,6 +73,17 @@ class UiApi {
   std::string DataPreparation() const;
   std::string Overlap(const TimeWindow& window) const;
 
+  // The advice rules (analysis/advice) over this run's AnalysisSet: advice.json's text, the
+  // same as `aiprof export` writes (advice_api.cc). Computed once.
+  const std::string& Advice() const;
+
+  // `aiprof ui NEW --compare BASE`: the base run's model, compared with this one by
+  // analysis::CompareRuns (compare_api.cc). Call before serving.
+  void SetComparisonBase(model::Model base, std::vector<std::string> base_dirs);
+  // The comparison (base → this run, top regressions first), or what is missing. Computed
+  // once; the base model is released afterwards.
+  const std::string& Comparison() const;
+
  private:
   std::string BuildRun() const;
   std::string BuildTracks() const;
@@ -81,7 +93,10 @@ class UiApi {
   TimelineIndex index_;
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
-  mutable std::once_flag analyses_once_;
+  mutable std::once_flag analyses_once_, advice_once_, comparison_once_;
+  mutable std::unique_ptr<model::Model> base_model_;
+  std::vector<std::string> base_dirs_;
+  mutable std::string advice_json_, comparison_json_;
   mutable analysis::AnalysisSet analyses_;
   std::string run_json_, tracks_json_;
 };

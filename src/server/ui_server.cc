@@ -337,6 +337,12 @@ void UiServer::AddRoutes() {
   http.Get("/api/overlap", Guarded([this](const httplib::Request& req, httplib::Response& res) {
              SendJson(res, api_.Overlap(WindowParams(req, api_)));
            }));
+  http.Get("/api/advice", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.Advice());
+           }));
+  http.Get("/api/compare", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.Comparison());
+           }));
   http.Get(R"(/api/.*)", Guarded([](const httplib::Request& req, httplib::Response&) {
              throw ApiError(404, "no API route " + req.path);
            }));

@@ -412,6 +412,17 @@ TEST_F(ExportOptions, UiOptionsEachChangeTheServer) {
          EXPECT_NE(changed.output.find("front end was not found"), std::string::npos)
              << changed.output;
        }},
+      {"--compare",
+       [&] {
+         EXPECT_EQ(plain.output.find("the Compare view compares"), std::string::npos);
+         const auto compared = ui("--port=0 --no-browser --compare=" + prof_);
+         EXPECT_NE(compared.output.find("the Compare view compares this run with 1 base"),
+                   std::string::npos)
+             << compared.output;
+         auto bad = RunAiprof("ui --compare=" + (root_ / "nowhere").string() + " " + prof_);
+         EXPECT_EQ(bad.exit_code, 2) << bad.output;
+         EXPECT_NE(bad.output.find("--compare"), std::string::npos) << bad.output;
+       }},
       {"--no-browser",
        [&] {
          EXPECT_FALSE(plain_opened);

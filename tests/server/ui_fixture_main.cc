@@ -1,17 +1,21 @@
-// ui_e2e_fixture <parent dir>: writes a PROF_* directory for the web UI's end-to-end test with
-// what examples/train cannot record here: PyTorch operators with allocator events and CUDA
-// kernels launched from them. The records are written as the runtime and its torch and
-// CUDA sources write them (the raw format, via the tests' RawProcessWriter); the kernels stand
-// in for a GPU this machine does not have, so this is a test double of the CUDA source's
-// output, not of aiprof's own code: the parser, analyses, exporters and server all run as in
-// production. Prints the directory's path.
+// ui_e2e_fixture <parent dir> [--gemm-us=N]: writes a PROF_* directory for the web UI's end-to-end
+// test with what examples/train cannot record here: PyTorch operators with allocator events and
+// CUDA kernels launched from them. The records are written as the runtime and its torch and CUDA
+// sources write them (the raw format, via the tests' RawProcessWriter); the kernels stand in for a
+// GPU this machine does not have, so this is a test double of the CUDA source's output, not of
+// aiprof's own code: the parser, analyses, exporters and server all run as in production. Prints
+// the directory's path.
 //
 // One process (pid 5151), torch thread 11, CUPTI thread 12. Steps 1-3, 1 ms each; in each:
-// aten::linear ⊃ aten::addmm (allocates (step + 1) × 4 KiB, launches gemm_kernel), then
-// aten::relu (allocates 1 KiB, launches relu_kernel); both blocks are freed at the step's end.
+// aten::linear ⊃ aten::addmm (allocates (step + 1) × 4 KiB, launches gemm_kernel: N + 10 × step
+// µs, N = 200 unless --gemm-us says otherwise, at most 440, so that two runs can be compared),
+// then aten::relu (allocates 1 KiB, launches relu_kernel); both blocks are freed at the step's
+// end.
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <string_view>
 
 #include "format/records_cuda.h"
 #include "format/records_torch.h"
@@ -49,8 +53,9 @@ struct MemoryEvent {
 
 class FixtureWriter {
  public:
-  explicit FixtureWriter(const std::filesystem::path& data_file)
-      : w_(data_file.string(), kPid,
+  FixtureWriter(const std::filesystem::path& data_file, uint64_t gemm_ns)
+      : gemm_ns_(gemm_ns),
+        w_(data_file.string(), kPid,
            testing::MetadataJson(kPid, "fixture", false, 0, 0, kRealtimeOffset + kBase,
                                  kRealtimeOffset + kBase + 5'000'000)) {
     w_.ClockSync(kBase, kBase, kRealtimeOffset + kBase);
@@ -72,7 +77,7 @@ class FixtureWriter {
     const uint64_t addmm = OpBeginAt(begin + 110'000, "aten::addmm");
     const int64_t big = static_cast<int64_t>(step + 1) * 4096;
     Memory(begin + 120'000, 0x10000 * step, big);
-    Launch(begin + 130'000, addmm, "gemm_kernel", begin + 300'000, 200'000 + step * 10'000);
+    Launch(begin + 130'000, addmm, "gemm_kernel", begin + 150'000, gemm_ns_ + step * 10'000);
     torch.Add(Kind(TorchKind::kOpEnd), begin + 400'000, 0, static_cast<uint32_t>(addmm));
     torch.Add(Kind(TorchKind::kOpEnd), begin + 420'000, 0, static_cast<uint32_t>(linear));
     const uint64_t relu = OpBeginAt(begin + 500'000, "aten::relu");
@@ -126,6 +131,7 @@ class FixtureWriter {
     cupti.AddWith(Kind(CudaRecordKind::kKernel), kernel_start, 0, w_.Intern(kernel), words);
   }
 
+  uint64_t gemm_ns_;
   testing::RawProcessWriter w_;
   uint64_t record_id_ = 0;
   uint32_t correlation_ = 0;
@@ -136,8 +142,12 @@ class FixtureWriter {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: ui_e2e_fixture <parent dir>\n";
+  uint64_t gemm_us = 200;
+  if (argc == 3 && std::string_view(argv[2]).starts_with("--gemm-us=")) {
+    gemm_us = std::strtoull(argv[2] + 10, nullptr, 10);
+  }
+  if (argc < 2 || argc > 3 || (argc == 3 && (gemm_us == 0 || gemm_us > 440))) {
+    std::cerr << "usage: ui_e2e_fixture <parent dir> [--gemm-us=1..440]\n";
     return 2;
   }
   namespace fs = std::filesystem;
@@ -148,7 +158,8 @@ int main(int argc, char** argv) {
     std::cerr << "ui_e2e_fixture: cannot create " << dir << ": " << ec.message() << "\n";
     return 1;
   }
-  FixtureWriter writer(dir / "host" / "data" / ("aiprof." + std::to_string(kPid) + ".data"));
+  FixtureWriter writer(dir / "host" / "data" / ("aiprof." + std::to_string(kPid) + ".data"),
+                       gemm_us * 1000);
   for (uint32_t step = 1; step <= 3; ++step) writer.Step(step);
   writer.Close();
   std::cout << dir.string() << "\n";

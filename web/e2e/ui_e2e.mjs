@@ -3,7 +3,8 @@
 // checks that there are no console errors, that the numbers shown equal the exported CSVs',
 // that the timeline zooms, pans and finds a slice by name, and (on ui_e2e_fixture's run, which
 // has operators, allocations and kernels) that the Operators, Kernels and Memory tables equal
-// op_statistic and operator_memory_top. Screenshots land in
+// op_statistic and operator_memory_top, the Advice view advice.json's findings, and the
+// Compare view (`--compare`) the top regression `aiprof compare` finds. Screenshots land in
 // <build>/web-e2e/ (test artifacts).
 //   node e2e/ui_e2e.mjs <build dir>
 import { spawn, spawnSync } from "node:child_process";
@@ -61,8 +62,8 @@ function findExport(dir, pattern) {
   return null;
 }
 
-async function startUi(dir) {
-  const child = spawn(aiprof, ["ui", dir, "--no-browser", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+async function startUi(dir, extra = []) {
+  const child = spawn(aiprof, ["ui", dir, "--no-browser", "--port", "0", ...extra], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   const url = await new Promise((resolveUrl, reject) => {
@@ -116,8 +117,40 @@ async function checkTablesEqualCsvs(page) {
     const columns = ["Name", "Pool", "Allocations", "Allocated(B)", "Max Allocation(B)", "Freed(B)"];
     const mismatches = memoryTop.filter((csv, i) => columns.some((c, k) => shown[i]?.[k] !== csv[c]));
     check("memory top operators equal operator_memory_top CSV", mismatches.length === 0, JSON.stringify([mismatches[0], shown[0]]));
+
+    // Advice: the triggered findings, in the order of the advice.json the export wrote.
+    const adviceJson = JSON.parse(readFileSync(findExport(prof, /^advice\.json$/), "utf8"));
+    await open("advice");
+    const rules = await page.$$eval("#advice-findings [data-rule]", (cards) => cards.map((c) => c.getAttribute("data-rule")));
+    const expected = adviceJson.findings.filter((f) => f.status === "triggered").map((f) => f.rule);
+    check("advice lists advice.json's triggered findings in order", JSON.stringify(rules) === JSON.stringify(expected), `${rules} vs ${expected}`);
+    await open("compare");
+    check("compare without --compare says what it needs", !!(await page.$("#compare-missing")));
   } finally {
     child.kill("SIGTERM");
+  }
+
+  // Compare: the same job with gemm_kernel 200 µs slower per call (3 calls) is the top
+  // kernel regression, by the figure `aiprof compare` writes to compare_kernels.csv.
+  const slower = join(work, "fixture_slower");
+  const slowerProf = run(join(build, "bin/ui_e2e_fixture"), [slower, "--gemm-us=400"]).trim();
+  const compareDir = join(work, "compare_out");
+  run(aiprof, ["compare", prof, slowerProf, `--output-path=${compareDir}`]);
+  const compareKernels = readCsv(findExport(compareDir, /^compare_kernels.*\.csv$/));
+  const compared = await startUi(slower, ["--compare", parent]);
+  try {
+    await page.goto(`${compared.url}#compare`);
+    await page.reload();
+    await page.waitForSelector('#view[data-view="compare"][data-ready="1"]', { timeout: 30000 });
+    await page.screenshot({ path: join(artifacts, "compare.png") });
+    const kernels = await cellsOf("#compare-kernels");
+    check("compare: gemm_kernel is the top kernel regression", kernels[0]?.[0] === "gemm_kernel", JSON.stringify(kernels[0]));
+    check("compare: its diff is 3 × 200 µs", kernels[0]?.[7] === "600.000", JSON.stringify(kernels[0]));
+    const csvRow = compareKernels.find((r) => Object.values(r).includes("gemm_kernel"));
+    const diffColumn = csvRow && Object.keys(csvRow).find((k) => /^Diff Total/.test(k));
+    check("compare: the diff equals compare_kernels.csv", !!diffColumn && csvRow[diffColumn] === kernels[0]?.[7], JSON.stringify(csvRow));
+  } finally {
+    compared.child.kill("SIGTERM");
   }
 }
 
@@ -138,7 +171,7 @@ async function main() {
     page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     page.on("pageerror", (e) => errors.push(String(e)));
 
-    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "dataprep", "compare"];
+    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "dataprep", "advice", "compare"];
     for (const view of views) {
       const before = errors.length;
       await page.goto(`${url}#${view}`);

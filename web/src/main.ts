@@ -9,6 +9,8 @@ import { renderResources } from "./views/resources";
 import { renderAbsent } from "./views/absent";
 import { renderMemory } from "./views/memory";
 import { renderDataPreparation } from "./views/dataprep";
+import { renderAdvice } from "./views/advice";
+import { renderCompare } from "./views/compare";
 
 type View = (root: HTMLElement) => Promise<void | (() => void)>;
 
@@ -21,7 +23,8 @@ const views: [string, string, View][] = [
   ["resources", "Resources", renderResources],
   ["communication", "Communication", (root) => renderAbsent(root, "communication")],
   ["dataprep", "Data preparation", renderDataPreparation],
-  ["compare", "Compare", (root) => renderAbsent(root, "compare")],
+  ["advice", "Advice", renderAdvice],
+  ["compare", "Compare", renderCompare],
 ];
 
 let cleanup: (() => void) | void;

@@ -41,8 +41,7 @@ nlohmann::ordered_json FindingJson(const advice::Finding& finding) {
 
 }  // namespace
 
-bool WriteAdviceJson(const advice::AdviceReport& report, const std::string& path,
-                     std::string* error) {
+std::string AdviceJsonText(const advice::AdviceReport& report) {
   nlohmann::ordered_json json;
   json["profiles"] = report.profiles;
   json["inputs"] = report.inputs;
@@ -58,8 +57,13 @@ bool WriteAdviceJson(const advice::AdviceReport& report, const std::string& path
     steps.push_back({{"profile", times.label}, {"steps_ms", points}});
   }
   json["step_times"] = steps;
+  return json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+bool WriteAdviceJson(const advice::AdviceReport& report, const std::string& path,
+                     std::string* error) {
   std::ofstream out(path, std::ios::trunc);
-  out << json.dump(2) << "\n";
+  out << AdviceJsonText(report);
   if (!out) {
     *error = "cannot write " + path;
     return false;

@@ -12,6 +12,8 @@
 
 namespace aiprof::exporter {
 
+// advice.json's text; the web UI's /api/advice answers with it.
+std::string AdviceJsonText(const analysis::advice::AdviceReport& report);
 bool WriteAdviceJson(const analysis::advice::AdviceReport& report, const std::string& path,
                      std::string* error);
 bool WriteAdviceHtml(const analysis::advice::AdviceReport& report, const std::string& path,
