@@ -244,6 +244,37 @@ TEST_F(UiServerTest, TablesSayWhatIsMissing) {
   EXPECT_TRUE(kernels["rows"].empty());
 }
 
+TEST_F(UiServerTest, AdviceIsTheExportsAdviceJsonAndCompareSaysWhatItNeeds) {
+  const nlohmann::json advice = GetJson("/api/advice");
+  ASSERT_TRUE(advice["findings"].is_array());
+  EXPECT_FALSE(advice["findings"].empty());  // every rule: triggered, passed or not evaluated
+  for (const auto& finding : advice["findings"]) {
+    EXPECT_TRUE(finding["rule"].is_string());
+    EXPECT_TRUE(finding["status"].is_string());
+  }
+  EXPECT_EQ(advice["inputs"][0], api_->Analyses().inputs.Describe());
+  const nlohmann::json compare = GetJson("/api/compare");
+  ASSERT_TRUE(compare["missing"].is_string());
+  EXPECT_NE(compare["missing"].get<std::string>().find("--compare"), std::string::npos);
+}
+
+// A run compared with itself: every name is there on both sides, nothing changed.
+TEST_F(UiServerTest, ComparisonWithABaseRunListsEveryNameUnchanged) {
+  const std::string base = testing::WriteGoldenProfDir(dir_.path() + "/base");
+  UiApi api(model::ParseProfDir(base), {base});
+  api.SetComparisonBase(model::ParseProfDir(base), {base});
+  const nlohmann::json compare = nlohmann::json::parse(api.Comparison());
+  EXPECT_TRUE(compare["missing"].is_null());
+  EXPECT_EQ(compare["base"]["label"], base);
+  EXPECT_EQ(compare["base"]["steps"], 2);
+  ASSERT_FALSE(compare["operators"].empty());
+  for (const auto& row : compare["operators"]) {
+    EXPECT_EQ(row[3], "unchanged") << row;
+    EXPECT_EQ(row[8], 0) << row;
+  }
+  EXPECT_EQ(compare["step_figures"].size(), compare["steps"][0]["base"].size());
+}
+
 // Brotli at cpp-httplib's quality (11) costs more than the answer itself; gzip is taken when
 // offered, nothing else.
 TEST_F(UiServerTest, AnswersAreGzippedNeverBrotli) {
