@@ -95,12 +95,6 @@ int RunUi(const UiOptions& options) {
       !FindRun({options.compare}, "--compare", &base_dirs, &base_files)) {
     return kExitUsage;
   }
-  // Every block of 1 MiB or more (the parse's and the analyses' large scratch columns) is
-  // mapped and unmapped on its own instead of coming from malloc's heap, whose threshold
-  // otherwise rises to 32 MiB after the first large free: freed scratch then goes back to
-  // the system at once instead of staying in the heap of the thread that used it, so the
-  // server's peak is the live data's (docs/PERFORMANCE.md "Web UI", memory).
-  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   const auto started = std::chrono::steady_clock::now();
   model::ParseOptions parse;
   parse.threads = std::max(1u, std::thread::hardware_concurrency());
@@ -108,6 +102,15 @@ int RunUi(const UiOptions& options) {
   if (!base_files.empty()) api.SetComparisonBase(model::ParseFiles(base_files, parse), base_dirs);
   const double load_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // From here on (the analyses, the advice, the comparison), every block of 1 MiB or more is
+  // mapped and unmapped on its own instead of coming from malloc's heap, whose threshold
+  // otherwise rises to 32 MiB after the first large free: the analyses' scratch then goes
+  // back to the system when they are done with it instead of staying in their thread's heap,
+  // so the server's peak is the live data's (docs/PERFORMANCE.md "Web UI", memory). Not
+  // during the parse: its chunk buffers, reused through the heap, would each be mapped and
+  // faulted in again (the load took about twice as long). What the parse freed goes back too.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  malloc_trim(0);
 
   server::ServerOptions server_options;
   server_options.host = options.host;
