@@ -46,18 +46,24 @@ std::string Coloured(const TerminalStyle& style, double diff, const std::string&
 
 void PrintSteps(const analysis::RunComparison& c, const TerminalStyle& style, std::ostream& out) {
   size_t shown = 0, means = 0;
+  // Without steps the one row per scope is the whole collection.
+  const bool whole = c.base.step_source == analysis::StepSource::kNone &&
+                     c.comparison.step_source == analysis::StepSource::kNone;
   for (const analysis::StepDelta& row : c.steps) {
     if (!row.mean) continue;
     ++means;
     if (shown == kStepScopesShown) continue;
     ++shown;
+    auto side = [whole](int32_t device_id, uint32_t pid, uint64_t steps) {
+      return ScopeDeviceId(device_id, pid) +
+             (whole ? "" : " (" + std::to_string(steps) + " step(s))");
+    };
     out << "\n"
-        << style.Bold(
-               "Step breakdown, mean per step: " + ScopeDeviceId(row.device_id, row.base_pid) +
-               " (" + std::to_string(row.base_steps) + " step(s)) vs " +
-               ScopeDeviceId(row.device_id, row.comparison_pid) + " (" +
-               std::to_string(row.comparison_steps) + " step(s))" +
-               (row.rank >= 0 ? ", rank " + std::to_string(row.rank) : ""))
+        << style.Bold(std::string(whole ? "Step breakdown, whole collection (no steps): "
+                                        : "Step breakdown, mean per step: ") +
+                      side(row.device_id, row.base_pid, row.base_steps) + " vs " +
+                      side(row.device_id, row.comparison_pid, row.comparison_steps) +
+                      (row.rank >= 0 ? ", rank " + std::to_string(row.rank) : ""))
         << "\n"
         << Line("  %-30s %12s %12s %12s %9s\n", "figure", "base(ms)", "new(ms)", "diff(ms)",
                 "diff");
