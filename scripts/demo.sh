@@ -94,15 +94,15 @@ echo "== Where to look"
 echo "  exported files:  $export_dir (summaries: CSV with msprof column names)"
 db=$(find "$prof" -maxdepth 1 -name 'aiprof_*.db' | sort | tail -1)
 [[ -n $db ]] && echo "  SQLite database: $db"
-timeline=$(find "$export_dir" -maxdepth 1 \( -name '*.json' -o -name '*.pftrace' \) ! -name 'advice.json' | sort | head -1)
+timeline=$(find "$export_dir" -maxdepth 1 \( -name '*.json' -o -name '*.pftrace' \) | sort | head -1)
 if [[ -n $timeline ]]; then
   echo "  timeline:        $timeline"
   echo "                   open https://ui.perfetto.dev (or chrome://tracing) and drop that file on it"
 fi
 [[ -d $export_dir/analysis ]] &&
   echo "  analyses:        $export_dir/analysis (step_trace_time.csv, overlap_analysis.csv; docs/analysis.md)"
-[[ -f $prof/aiprof_output/advice.html ]] &&
-  echo "  tuning advice:   $prof/aiprof_output/advice.html (advice.json; rules and thresholds: docs/advice.md)"
+[[ -f $export_dir/analysis/advice.html ]] &&
+  echo "  tuning advice:   $export_dir/analysis/advice.html (advice.json; rules and thresholds: docs/advice.md)"
 echo "  raw data:        $prof/host/data"
 if "$aiprof" ui --help >/dev/null 2>&1; then
   echo

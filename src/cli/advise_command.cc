@@ -34,8 +34,9 @@ void AddAdviseCommand(CLI::App& app) {
       "JSON file of threshold overrides, e.g. {\"data_loading\": {\"step_share\": 0.1}} "
       "(docs/advice.md lists them)");
   sub->add_option("--iteration-id", values->iteration, "advise on step N or steps N-M only");
-  sub->add_option("--report-dir", values->report_dir,
-                  "where advice.json and advice.html go (default: <output>/aiprof_output)");
+  sub->add_option(
+      "--report-dir", values->report_dir,
+      "where advice.json and advice.html go (default: <output>/aiprof_output/analysis)");
   sub->callback([values] {
     exporter::AdviseOptions options;
     options.outputs = values->outputs;

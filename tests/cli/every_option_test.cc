@@ -342,7 +342,7 @@ TEST_F(ExportOptions, AnalyzeOptionsEachChangeTheFilesWritten) {
 }
 
 TEST_F(ExportOptions, AdviseOptionsEachChangeTheReport) {
-  const fs::path report = fs::path(prof_) / "aiprof_output";
+  const fs::path report = fs::path(prof_) / "aiprof_output" / "analysis";
   auto advise = [&](const std::string& options) {
     fs::remove_all(report);
     auto result = RunAiprof("advise --output=" + prof_ + " " + options);
