@@ -4,12 +4,12 @@
 // is set.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
 #include "export/advise_job.h"
+#include "export/terminal_style.h"
 
 namespace aiprof::cli {
 
@@ -42,8 +42,7 @@ void AddAdviseCommand(CLI::App& app) {
     options.outputs = values->outputs;
     options.config = values->config;
     options.report_dir = values->report_dir;
-    const char* no_color = std::getenv("NO_COLOR");
-    options.color = isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+    options.color = exporter::ColourWanted(STDOUT_FILENO);
     if (!values->iteration.empty()) {
       model::StepRange range;
       std::string error;
