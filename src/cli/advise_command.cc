@@ -4,12 +4,12 @@
 // is set.
 #include <unistd.h>
 
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 
 #include "cli/command.h"
 #include "export/advise_job.h"
+#include "export/terminal_style.h"
 
 namespace aiprof::cli {
 
@@ -34,15 +34,15 @@ void AddAdviseCommand(CLI::App& app) {
       "JSON file of threshold overrides, e.g. {\"data_loading\": {\"step_share\": 0.1}} "
       "(docs/advice.md lists them)");
   sub->add_option("--iteration-id", values->iteration, "advise on step N or steps N-M only");
-  sub->add_option("--report-dir", values->report_dir,
-                  "where advice.json and advice.html go (default: <output>/aiprof_output)");
+  sub->add_option(
+      "--report-dir", values->report_dir,
+      "where advice.json and advice.html go (default: <output>/aiprof_output/analysis)");
   sub->callback([values] {
     exporter::AdviseOptions options;
     options.outputs = values->outputs;
     options.config = values->config;
     options.report_dir = values->report_dir;
-    const char* no_color = std::getenv("NO_COLOR");
-    options.color = isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+    options.color = exporter::ColourWanted(STDOUT_FILENO);
     if (!values->iteration.empty()) {
       model::StepRange range;
       std::string error;

@@ -96,7 +96,7 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
   PrintAdviceReport(report, out, {options.color, 5});
 
   const fs::path report_dir = options.report_dir.empty()
-                                  ? CommonParent(options.outputs) / "aiprof_output"
+                                  ? CommonParent(options.outputs) / "aiprof_output" / "analysis"
                                   : fs::path(options.report_dir);
   std::error_code ec;
   fs::create_directories(report_dir, ec);

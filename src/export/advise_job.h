@@ -18,7 +18,7 @@ struct AdviseOptions {
   std::vector<std::string> outputs;  // PROF_* directories or parents of several
   std::string config;                // JSON threshold overrides; empty: defaults
   std::optional<model::StepRange> iterations;
-  std::string report_dir;  // empty: <common parent of the outputs>/aiprof_output
+  std::string report_dir;  // empty: <common parent of the outputs>/aiprof_output/analysis
   bool color = false;
   unsigned threads = 2;
 };

@@ -237,7 +237,9 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       WriteAnalysisOutputs(*m, analyses, output_dir.string(), false, options.summary_format,
                            &summaries_written, &errors);
       WriteCpuSamplingOutputs(*m, target);
-      const std::string advice_path = (output_dir / "advice.json").string();
+      // Next to the analyses, with their fixed names: aiprof advise writes there too.
+      fs::create_directories(output_dir / "analysis", ec);
+      const std::string advice_path = (output_dir / "analysis" / "advice.json").string();
       if (WriteProfileAdvice(*m, analyses, prof.filename().string(), advice_path, &error)) {
         summaries_written.push_back(advice_path);
       } else {

@@ -76,7 +76,7 @@ TEST_F(AdviseTest, TwoRanksOfAnImbalancedJobNameTheSlowRank) {
   // Not a terminal: no colour codes.
   EXPECT_EQ(result.output.find("\033["), std::string::npos);
   // A report over several outputs goes next to them.
-  const fs::path json = ranks / "aiprof_output" / "advice.json";
+  const fs::path json = ranks / "aiprof_output" / "analysis" / "advice.json";
   ASSERT_TRUE(fs::exists(json)) << result.output;
   nlohmann::json advice = nlohmann::json::parse(ReadText(json));
   EXPECT_EQ(advice["profiles"], (nlohmann::json{"rank 0", "rank 1"}));
@@ -85,7 +85,7 @@ TEST_F(AdviseTest, TwoRanksOfAnImbalancedJobNameTheSlowRank) {
   EXPECT_EQ((*slow_rank)["status"], "triggered");
   EXPECT_EQ((*slow_rank)["severity"], "high");
   EXPECT_EQ(advice["step_times"].size(), 2u);
-  const std::string html = ReadText(ranks / "aiprof_output" / "advice.html");
+  const std::string html = ReadText(ranks / "aiprof_output" / "analysis" / "advice.html");
   EXPECT_NE(html.find("rank 1 is the slow rank"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);
   EXPECT_NE(html.find("<table>"), std::string::npos);

@@ -41,7 +41,7 @@ class AdviseOnPyTorchJobs(unittest.TestCase):
                                     capture_output=True, text=True, timeout=120)
             if advise.returncode != 0:
                 raise AssertionError("advise failed:\n" + advise.stdout + advise.stderr)
-            path = glob.glob(os.path.join(output, "aiprof_output", "advice.json"))
+            path = glob.glob(os.path.join(output, "aiprof_output", "analysis", "advice.json"))
             if len(path) != 1:
                 raise AssertionError("no advice.json for " + name + ":\n" + advise.stdout)
             with open(path[0]) as handle:

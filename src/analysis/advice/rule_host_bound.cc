@@ -165,7 +165,9 @@ const RuleDefinition& HostBoundRule() {
         "CPU-only: mean operator duration below which an operator is short (dispatch-bound)",
         "HTA runtime_cutoff 50 µs (trace-analysis-and-ui.md §1.8)"},
        {"host_bound.high_share", 0.75, "share",
-        "host wait / gap share from which the advice is high severity", "aiprof's choice"}},
+        "figure compared (CUDA: host-wait or short-kernel share; CPU-only: dispatch share) from "
+        "which the advice is high severity",
+        "aiprof's choice"}},
       Evaluate};
   return rule;
 }

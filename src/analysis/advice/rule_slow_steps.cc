@@ -18,21 +18,17 @@ namespace {
 constexpr size_t kOutliersShown = 10;
 
 struct Parts {
-  double computing = 0, communication = 0, idle = 0, input = 0, preparing = 0;
+  double computing = 0, communication = 0, idle = 0, input = 0;
 };
 
-// The input wait of a step comes before its first task (it is part of Preparing) or between
-// tasks (part of Free); it is taken from Preparing first, the rest from Free, so the parts
-// do not count it twice.
+// The input wait lies in the step's Free time (before its first task, i.e. Preparing, or
+// between tasks), so idle is Free less the wait, and the parts do not count it twice.
 Parts PartsOf(const StepBreakdownRow& row, int64_t input_wait) {
-  const int64_t from_preparing = std::min(input_wait, row.preparing_ns);
-  const int64_t from_free = std::min(input_wait - from_preparing, row.free_ns);
   Parts parts;
   parts.computing = static_cast<double>(row.computing_ns);
   parts.communication = static_cast<double>(row.communication_not_overlapped_ns);
   parts.input = static_cast<double>(input_wait);
-  parts.idle = static_cast<double>(row.free_ns - from_free);
-  parts.preparing = static_cast<double>(row.preparing_ns - from_preparing);
+  parts.idle = static_cast<double>(std::max<int64_t>(row.free_ns - input_wait, 0));
   return parts;
 }
 
@@ -42,8 +38,7 @@ std::string Cause(const Parts& step, const Parts& median) {
       {step.computing - median.computing, "computing"},
       {step.communication - median.communication, "communication not overlapped"},
       {step.input - median.input, "input wait"},
-      {step.idle - median.idle, "idle between operators"},
-      {step.preparing - median.preparing, "preparing (host before the first task)"}};
+      {step.idle - median.idle, "idle (host work between tasks)"}};
   const auto* largest =
       std::max_element(std::begin(growth), std::end(growth),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -87,8 +82,8 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
       for (const Parts& part : parts) values.push_back(part.*field);
       median_parts.*field = Median(values);
     };
-    for (double Parts::*field : {&Parts::computing, &Parts::communication, &Parts::idle,
-                                 &Parts::input, &Parts::preparing}) {
+    for (double Parts::*field :
+         {&Parts::computing, &Parts::communication, &Parts::idle, &Parts::input}) {
       median_of(field);
     }
     const double limit = std::max(median * (1 + ratio), median + sigmas * robust_sigma);

@@ -32,11 +32,11 @@ void PerProfile::Evaluated(size_t profile, double value, bool triggered,
   }
 }
 
-void PerProfile::Finish(double high, double impact_share) {
+void PerProfile::Finish(double high) {
   if (triggered_ > 0) {
     finding_->status = RuleStatus::kTriggered;
     finding_->severity = worst_ >= high ? Severity::kHigh : Severity::kMedium;
-    finding_->impact = impact_share >= 0 ? impact_share : std::min(worst_, 1.0);
+    finding_->impact = std::min(worst_, 1.0);
     finding_->detail = Join(triggered_lines_);
   } else if (!passed_.empty()) {
     finding_->status = RuleStatus::kPassed;

@@ -21,9 +21,8 @@ class PerProfile {
   // `value`: the figure compared (a share, 0..1 where it is one); `detail`: what was measured.
   void Evaluated(size_t profile, double value, bool triggered, const std::string& detail);
   // Sets the finding's status, severity (high when the largest triggering figure is at least
-  // `high`), impact (`impact` of that figure) and detail.
-  void Finish(double high, double impact_share);
-  void Finish(double high) { Finish(high, -1); }
+  // `high`), impact (that figure, at most 1) and detail.
+  void Finish(double high);
 
   bool any_triggered() const { return triggered_ > 0; }
 

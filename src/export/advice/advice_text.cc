@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "export/advice/advice_writers.h"
+#include "export/terminal_style.h"
 
 namespace aiprof::exporter {
 
@@ -12,29 +13,18 @@ namespace advice = analysis::advice;
 
 namespace {
 
-class Style {
- public:
-  explicit Style(bool color) : color_(color) {}
-  std::string Bold(const std::string& text) const { return Wrap("1", text); }
-  std::string Dim(const std::string& text) const { return Wrap("2", text); }
-  std::string Severity(advice::Severity severity, const std::string& text) const {
-    switch (severity) {
-      case advice::Severity::kHigh:
-        return Wrap("1;31", text);
-      case advice::Severity::kMedium:
-        return Wrap("1;33", text);
-      case advice::Severity::kLow:
-        break;
-    }
-    return Wrap("1;32", text);
+std::string SeverityLabel(const TerminalStyle& style, advice::Severity severity,
+                          const std::string& text) {
+  switch (severity) {
+    case advice::Severity::kHigh:
+      return style.Bold(style.Red(text));
+    case advice::Severity::kMedium:
+      return style.Bold(style.Yellow(text));
+    case advice::Severity::kLow:
+      break;
   }
-
- private:
-  std::string Wrap(const char* code, const std::string& text) const {
-    return color_ ? "\033[" + std::string(code) + "m" + text + "\033[0m" : text;
-  }
-  bool color_;
-};
+  return style.Bold(style.Green(text));
+}
 
 // Display width: UTF-8 continuation bytes take no column.
 size_t Width(const std::string& text) {
@@ -43,7 +33,7 @@ size_t Width(const std::string& text) {
   }));
 }
 
-void PrintTable(const advice::EvidenceTable& table, size_t max_rows, const Style& style,
+void PrintTable(const advice::EvidenceTable& table, size_t max_rows, const TerminalStyle& style,
                 std::ostream& out) {
   const size_t rows = std::min(max_rows, table.rows.size());
   std::vector<size_t> widths(table.columns.size(), 0);
@@ -75,7 +65,7 @@ void PrintTable(const advice::EvidenceTable& table, size_t max_rows, const Style
 
 void PrintAdviceReport(const advice::AdviceReport& report, std::ostream& out,
                        const AdviceTextOptions& options) {
-  const Style style(options.color);
+  const TerminalStyle style(options.color);
   std::string profiles;
   for (const std::string& label : report.profiles)
     profiles += (profiles.empty() ? "" : ", ") + label;
@@ -95,7 +85,7 @@ void PrintAdviceReport(const advice::AdviceReport& report, std::ostream& out,
     ++rank;
     out << "\n"
         << (rank < 10 ? " " : "") << rank << ". "
-        << style.Severity(finding.severity, "[" + severity + "]") << " "
+        << SeverityLabel(style, finding.severity, "[" + severity + "]") << " "
         << style.Bold(finding.title) << " (" << finding.rule << ")\n";
     out << "     " << finding.detail << "\n";
     out << "     " << style.Bold("Try:") << " " << finding.suggestion << "\n";

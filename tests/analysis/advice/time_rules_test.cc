@@ -100,35 +100,39 @@ TEST(HostBoundRule, DeviceWithoutLaunchFlowsIsNotEvaluated) {
   EXPECT_NE(finding.detail.find("launch"), std::string::npos);
 }
 
-// CPU-only: steps of 1000 ns with `gap` ns outside operators; 40 operators per step of
-// `op_ns` each.
-HandBuiltProfiles CpuGaps(int64_t gap, int64_t op_ns) {
+// CPU-only: two steps of 1000 ns, each with `gap` ns outside operators; `short_self` ns of
+// self time in aten::add_ (80 calls of `short_mean` ns), the rest in aten::mm.
+HandBuiltProfiles CpuDispatch(int64_t gap, int64_t short_self, double short_mean = 5000) {
   HandBuiltProfiles b;
   b.Add("cpu job");
   b.AddSteps(0, {1000, 1000}, 1.0 - static_cast<double>(gap) / 1000.0);
-  AnalysisSet& set = b.Set(0);
-  set.kernel_breakdown.source = ActivitySource::kFrameworkOps;
-  KernelStatsRow row;
-  row.name = "aten::add_";
-  row.count = 80;
-  row.total_ns = 80 * op_ns;
-  row.mean_ns = static_cast<double>(op_ns);
-  set.kernel_breakdown.top_kernels.push_back(row);
+  ProfileFacts& facts = b.Facts(0);
+  const int64_t in_ops = 2000 - 2 * gap;
+  facts.operators = {{"aten::mm", 2, in_ops - short_self, 1e6},
+                     {"aten::add_", 80, short_self, short_mean}};
+  facts.operator_self_ns = in_ops;
+  facts.operator_count = 82;
   return b;
 }
 
-TEST(HostBoundRule, CpuTinyOperators) {
-  EXPECT_EQ(Evaluate(CpuGaps(250, 10000).input(), "host_bound").status, RuleStatus::kPassed);
-  EXPECT_EQ(Evaluate(CpuGaps(300, 10000).input(), "host_bound").status, RuleStatus::kPassed);
-  Finding above = Evaluate(CpuGaps(350, 10000).input(), "host_bound");
+TEST(HostBoundRule, CpuShortOperatorsAndGapsAboveHalfTheStep) {
+  // Gaps 10% of the steps, short operators 35%, 40%, 45%.
+  EXPECT_EQ(Evaluate(CpuDispatch(100, 700).input(), "host_bound").status, RuleStatus::kPassed);
+  EXPECT_EQ(Evaluate(CpuDispatch(100, 800).input(), "host_bound").status, RuleStatus::kPassed);
+  Finding above = Evaluate(CpuDispatch(100, 900).input(), "host_bound");
   EXPECT_EQ(above.status, RuleStatus::kTriggered);
+  EXPECT_EQ(above.severity, Severity::kMedium);
   EXPECT_EQ(above.evidence.at(0).rows.at(0).at(0), "aten::add_");
-  // Long operators: the gaps are not dispatch overhead of tiny operators.
-  EXPECT_EQ(Evaluate(CpuGaps(350, 60000).input(), "host_bound").status, RuleStatus::kPassed);
+  // Operators of 60 µs are not dispatch-bound: only the gaps count.
+  EXPECT_EQ(Evaluate(CpuDispatch(100, 900, 60000).input(), "host_bound").status,
+            RuleStatus::kPassed);
+  EXPECT_EQ(Evaluate(CpuDispatch(300, 1400).input(), "host_bound").severity, Severity::kHigh);
 }
 
 TEST(HostBoundRule, InputWaitIsNotAHostGap) {
-  HandBuiltProfiles b = CpuGaps(350, 10000);
+  // Gaps 40% and short operators 20%: triggered, unless 10% of the gaps is input wait.
+  EXPECT_EQ(Evaluate(CpuDispatch(400, 400).input(), "host_bound").status, RuleStatus::kTriggered);
+  HandBuiltProfiles b = CpuDispatch(400, 400);
   DataPreparationResult& data = b.Set(0).data_preparation;
   data.inputs = {"DataLoader operators"};
   for (uint64_t step = 0; step < 2; ++step) {
@@ -138,6 +142,15 @@ TEST(HostBoundRule, InputWaitIsNotAHostGap) {
     data.steps.push_back(row);
   }
   EXPECT_EQ(Evaluate(b.input(), "host_bound").status, RuleStatus::kPassed);
+}
+
+TEST(HostBoundRule, CpuWithoutOperatorsIsNotEvaluated) {
+  HandBuiltProfiles b;
+  b.Add("markers only");
+  b.AddSteps(0, {1000, 1000}, 0.5);
+  Finding finding = Evaluate(b.input(), "host_bound");
+  EXPECT_EQ(finding.status, RuleStatus::kNotEvaluated);
+  EXPECT_NE(finding.detail.find("no framework operators"), std::string::npos);
 }
 
 // Twenty steps of 1000 ns, the last one `slow` ns.
