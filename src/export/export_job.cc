@@ -18,6 +18,7 @@
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/pftrace.h"
 #include "export/timeline/trace_json.h"
+#include "model/huge_pages.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -81,9 +82,13 @@ OutputPlace PlaceOutputs(const fs::path& prof, const std::optional<FileNaming>& 
 // A few lines for the terminal: where the time went and how long the steps took.
 void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analyses,
                        std::ostream& out) {
-  std::vector<uint8_t> is_step(m.slices.size(), 0);
+  // Per-slice lists on huge pages, reserved once (model/huge_pages.h).
+  std::vector<uint8_t> is_step;
+  model::AssignOnHugePages(is_step, m.slices.size(), uint8_t{0});
   for (uint32_t slice : m.steps.slice) is_step[slice] = 1;
   std::vector<uint32_t> rows, groups;
+  model::ReserveOnHugePages(rows, m.slices.size());
+  model::ReserveOnHugePages(groups, m.slices.size());
   for (uint32_t row = 0; row < m.slices.size(); ++row) {
     if (is_step[row]) continue;
     rows.push_back(row);
