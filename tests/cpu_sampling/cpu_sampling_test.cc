@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,77 @@ void ExpectValidPprof(const std::string& path, const model::Model& m) {
   EXPECT_NE(top->first.find("HotLoop"), std::string::npos) << top->first;
 }
 
+// The CPU lanes of a .pftrace, decoded with the test's own wire reader: track descriptors
+// named "<thread> (CPU)" (trace_packet 60: uuid 1, name 2), and the track events on them
+// (trace_packet 11: type 9, track_uuid 11, name 23).
+struct PerfettoCpuLanes {
+  uint64_t tracks = 0, instants = 0, begins = 0, ends = 0;
+  std::string most_named;  // the most frequent instant name
+};
+PerfettoCpuLanes ReadPerfettoCpuLanes(const std::string& bytes) {
+  PerfettoCpuLanes lanes;
+  std::set<uint64_t> cpu_tracks;
+  std::map<std::string, uint64_t> names;
+  testing::WireReader trace(bytes);
+  uint32_t field, wire;
+  while (trace.Next(&field, &wire)) {
+    if (field != 1 || wire != 2) {
+      trace.Skip(wire);
+      continue;
+    }
+    testing::WireReader packet(trace.Bytes());
+    uint32_t pf, pw;
+    while (packet.Next(&pf, &pw)) {
+      if (pw != 2 || (pf != 60 && pf != 11)) {
+        packet.Skip(pw);
+        continue;
+      }
+      testing::WireReader message(packet.Bytes());
+      uint64_t uuid = 0, type = 0;
+      std::string name;
+      uint32_t mf, mw;
+      while (message.Next(&mf, &mw)) {
+        if (pf == 60 && mf == 1) {
+          uuid = message.Varint();
+        } else if (pf == 60 && mf == 2) {
+          name = message.Bytes();
+        } else if (pf == 11 && mf == 9) {
+          type = message.Varint();
+        } else if (pf == 11 && mf == 11) {
+          uuid = message.Varint();
+        } else if (pf == 11 && mf == 23) {
+          name = message.Bytes();
+        } else {
+          message.Skip(mw);
+        }
+      }
+      EXPECT_TRUE(message.ok);
+      if (pf == 60 && name.size() > 6 && name.compare(name.size() - 6, 6, " (CPU)") == 0) {
+        cpu_tracks.insert(uuid);
+        ++lanes.tracks;
+      }
+      if (pf == 11 && cpu_tracks.count(uuid)) {
+        if (type == 1) ++lanes.begins;
+        if (type == 2) ++lanes.ends;
+        if (type == 3) {
+          ++lanes.instants;
+          ++names[name];
+        }
+      }
+    }
+    EXPECT_TRUE(packet.ok);
+  }
+  EXPECT_TRUE(trace.ok);
+  uint64_t best = 0;
+  for (const auto& [name, count] : names) {
+    if (count > best) {
+      best = count;
+      lanes.most_named = name;
+    }
+  }
+  return lanes;
+}
+
 // Every output reads the one symbolised profile: the pprof file of the automatic export,
 // the database's CPU tables, the Perfetto trace's CPU lanes and `aiprof analyze`'s report.
 TEST(CpuSampling, ExportsDatabasePerfettoPprofAndReport) {
@@ -307,10 +379,12 @@ TEST(CpuSampling, ExportsDatabasePerfettoPprofAndReport) {
           ASSERT_EQ(traces.size(), 1u) << prof;
           std::ifstream in(traces[0], std::ios::binary);
           std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-          EXPECT_NE(bytes.find(" (CPU)"), std::string::npos);
-          EXPECT_NE(bytes.find("cpu_sample"), std::string::npos);
-          EXPECT_NE(bytes.find("thread_state"), std::string::npos);
-          EXPECT_NE(bytes.find("HotLoop"), std::string::npos);
+          PerfettoCpuLanes lanes = ReadPerfettoCpuLanes(bytes);
+          EXPECT_GE(lanes.tracks, 2u);
+          EXPECT_EQ(lanes.instants, on_cpu);
+          EXPECT_EQ(lanes.begins, m.cpu.thread_states.size());
+          EXPECT_EQ(lanes.ends, m.cpu.thread_states.size());
+          EXPECT_EQ(lanes.most_named.find("HotLoop"), 0u) << lanes.most_named;
 
           auto report = testing::RunAiprof("analyze --output=" + prof);
           ASSERT_EQ(report.exit_code, 0) << report.output;
