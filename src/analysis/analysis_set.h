@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cpu_profile/cpu_profile.h"
 #include "analysis/data_preparation.h"
 #include "analysis/device_activity.h"
 #include "analysis/idle_time.h"
@@ -66,6 +67,8 @@ struct AnalysisSet {
   MemoryAnalysis memory;
   KernelBreakdownResult kernel_breakdown;
   IdleTimeResult idle_time;
+  // CPU samples symbolised (and DWARF-unwound) once; empty without samples.
+  CpuProfile cpu_profile;
 };
 
 AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options = {});
