@@ -333,6 +333,14 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
   }
 
   DerivePeerWait(result.ops);
+  RebuildFromOps(result);
+  return result;
+}
+
+void RebuildFromOps(CommunicationAnalysis& result) {
+  result.matrix.clear();
+  result.wait_note.clear();
+  result.wait_source = WaitSource::kNotMeasured;
   uint64_t measured = 0;
   for (const CommOpTiming& op : result.ops) {
     if (op.wait_source == WaitSource::kPeers) ++measured;
@@ -351,7 +359,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     result.matrix.push_back(std::move(entry));
   }
   if (measured > 0) result.wait_source = WaitSource::kPeers;
-  if (result.ops.empty() || measured == result.ops.size()) return result;
+  if (result.ops.empty() || measured == result.ops.size()) return;
   if (measured == 0) {
     result.wait_note =
         "wait not measured: no other rank's operations in this data (export the ranks "
@@ -362,7 +370,6 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
                        " operation(s): no matching operation on another rank (records "
                        "dropped, a rank missing, or a send/recv peer not recorded)";
   }
-  return result;
 }
 
 }  // namespace aiprof::analysis

@@ -152,4 +152,8 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
 // leaves the others as they are.
 void DerivePeerWait(std::vector<CommOpTiming>& ops);
 
+// Rebuilds what follows from the operations (the matrix, wait_source, wait_note), after
+// DerivePeerWait changed them.
+void RebuildFromOps(CommunicationAnalysis& analysis);
+
 }  // namespace aiprof::analysis
