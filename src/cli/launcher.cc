@@ -252,8 +252,10 @@ void ExportCollected(const std::vector<std::string>& prof_dirs, const CollectCon
     const bool analysis = file.parent_path().filename() == "analysis";
     const std::string dir =
         (analysis ? file.parent_path().parent_path() : file.parent_path()).string();
-    if (counts.empty() || counts.back().dir != dir) counts.push_back({dir});
-    ++(analysis ? counts.back().analyses : counts.back().summaries);
+    auto count = std::find_if(counts.begin(), counts.end(),
+                              [&](const SummaryCount& c) { return c.dir == dir; });
+    if (count == counts.end()) count = counts.insert(counts.end(), {dir});
+    ++(analysis ? count->analyses : count->summaries);
   }
   for (const SummaryCount& count : counts) {
     std::cerr << "[aiprof] Summaries: " << count.summaries << " files in " << count.dir;

@@ -196,6 +196,35 @@ TEST(CommunicationAnalysisTest, SendRecvPairGivesTheMatrix) {
   }
 }
 
+// A world of three: the ranges do not name the peer; rank 0's send and rank 1's recv of the
+// same size overlap, rank 2's recv has another size: 0 -> 1 is the only pairing.
+TEST(CommunicationAnalysisTest, SendAndRecvOfUnknownPeersArePairedBySizeAndTime) {
+  HandBuiltModel b;
+  const int64_t elements[] = {8, 8, 4};
+  const char* names[] = {"gloo:send", "gloo:recv", "gloo:recv"};
+  const int64_t starts[] = {1000, 200, 300};
+  for (int32_t rank = 0; rank < 3; ++rank) {
+    const uint32_t thread = b.AddProcess(100 + rank, -1, rank);
+    SetIdentity(b, thread, "node1", rank, 3, 3);
+    b.AddSlice(thread, 10, 100, "gloo:barrier", "cpu_op");
+    SetFloatInput(b, b.AddSlice(thread, starts[rank], 1500, names[rank], "cpu_op"), elements[rank]);
+  }
+  const CommunicationAnalysis a = Analyse(b.model());
+  const CommOpTiming& send = OpOf(a, 0, "gloo_send_0");
+  const CommOpTiming& recv = OpOf(a, 1, "gloo_recv_0");
+  EXPECT_EQ(send.src_rank, 0);
+  EXPECT_EQ(send.dst_rank, 1);
+  EXPECT_EQ(recv.src_rank, 0);
+  EXPECT_EQ(recv.dst_rank, 1);
+  EXPECT_EQ(recv.time.wait_ns, 800);
+  EXPECT_EQ(recv.transport, TransportType::kIntraHost);
+  const CommOpTiming& lonely = OpOf(a, 2, "gloo_recv_0");
+  EXPECT_EQ(lonely.src_rank, -1);
+  EXPECT_EQ(lonely.wait_source, WaitSource::kNotMeasured);
+  EXPECT_EQ(a.matrix.size(), 2u);
+  EXPECT_NE(a.wait_note.find("1 of 6"), std::string::npos) << a.wait_note;
+}
+
 // NCCL-shaped data: each rank's host range "nccl:all_reduce" only enqueues; the kernel on
 // its GPU is the collective. Rank 1's kernel starts 3000 ns after rank 0's.
 TEST(CommunicationAnalysisTest, NcclKernelsAreTheOperationsOfTheirRank) {

@@ -115,6 +115,7 @@ void WriteAnalysisOutputs(const model::Model& model, const analysis::AnalysisSet
     std::string path = (dir / "analysis.db").string(), error;
     if (WriteAnalysisDb(model, set, path, &error)) {
       written->push_back(path);
+      if (communication != nullptr) communication->Add(set.communication_analysis, "", path);
     } else {
       errors->push_back(error);
     }
