@@ -6,6 +6,7 @@ its peers, and the two ranks that wait for the straggler show more wait than the
 import glob
 import json
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -66,6 +67,20 @@ class CommunicationAnalysisTest(unittest.TestCase):
             self.assertEqual((info["rank"], info["local_rank"], info["world_size"],
                               info["local_world_size"]), (rank, rank, WORLD, WORLD))
             self.assertTrue(info["hostname"])
+
+    def test_kineto_distributed_info_as_hta_reads_it(self):
+        for prof in glob.glob(os.path.join(self.output, "PROF_*")):
+            with open(os.path.join(prof, "info.json")) as handle:
+                rank = json.load(handle).get("rank")
+            if not isinstance(rank, int):
+                continue
+            trace = glob.glob(os.path.join(prof, "aiprof_output", "trace_view_*.json"))[0]
+            with open(trace) as handle:
+                text = handle.read()
+            # hta/common/trace_file.py's pattern for the rank.
+            self.assertEqual(re.search(r'"rank":\s+(\d+)', text).group(1), str(rank))
+            info = json.loads(text)["distributedInfo"]
+            self.assertEqual((info["rank"], info["world_size"]), (rank, WORLD))
 
     def test_every_issued_operation_once_per_rank(self):
         for rank, communication in self.communication.items():
