@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -264,11 +265,19 @@ void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
     return a->time.start_ns < b->time.start_ns;
   };
   std::sort(recvs.begin(), recvs.end(), by_start);
+  int64_t longest_recv = 0;
+  for (const CommOpTiming* recv : recvs)
+    longest_recv = std::max(longest_recv, recv->time.elapse_ns);
   bool paired_any = false;
   for (CommOpTiming* send : sends) {
     CommOpTiming* match = nullptr;
     int candidates = 0;
-    for (CommOpTiming* recv : recvs) {
+    // Only recvs starting after send start − the longest recv can overlap the send.
+    CommOpTiming probe;
+    probe.time.start_ns = send->time.start_ns - longest_recv;
+    const auto first = std::lower_bound(recvs.begin(), recvs.end(), &probe, by_start);
+    for (auto it = first; it != recvs.end(); ++it) {
+      CommOpTiming* recv = *it;
       if (recv->time.start_ns >= send->end_ns) break;
       if (recv->end_ns <= send->time.start_ns || recv->src_rank >= 0) continue;
       if (recv->rank == send->rank || recv->bytes != send->bytes) continue;
@@ -316,13 +325,15 @@ void DerivePeerWait(std::vector<CommOpTiming>& ops) {
     if (members.size() < 2) continue;
     bool consistent = true;
     int64_t last_arrival = members.front()->time.start_ns;
+    std::set<int32_t> ranks;
     for (const CommOpTiming* op : members) {
       // A collective's n-th operation has one type on every rank; a mismatch means the
-      // ranks' sequences disagree (records dropped): no peer is trusted then.
+      // ranks' sequences disagree (records dropped): no peer is trusted then. A rank seen
+      // twice means two jobs' ranks were mixed.
       if (op->kind == CommKind::kCollective && op->type != members.front()->type) {
         consistent = false;
       }
-      if (op->rank == members.front()->rank && op != members.front()) consistent = false;
+      if (!ranks.insert(op->rank).second) consistent = false;
       last_arrival = std::max(last_arrival, op->time.start_ns);
     }
     if (!consistent) continue;
