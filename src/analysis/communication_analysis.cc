@@ -1,6 +1,7 @@
 #include "analysis/communication_analysis.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -272,18 +273,25 @@ void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
   for (CommOpTiming* send : sends) {
     CommOpTiming* match = nullptr;
     int candidates = 0;
-    // Only recvs starting after send start − the longest recv can overlap the send.
+    // gloo's send range may end before the receiver posts its recv: a recv matches when it
+    // ends after the send started. The candidates are the recvs that start before the first
+    // candidate ends (later ones belong to later messages); all must be on one rank.
     CommOpTiming probe;
     probe.time.start_ns = send->time.start_ns - longest_recv;
     const auto first = std::lower_bound(recvs.begin(), recvs.end(), &probe, by_start);
-    for (auto it = first; it != recvs.end(); ++it) {
+    int64_t first_end = INT64_MAX;
+    std::set<int32_t> receivers;
+    for (auto it = first; it != recvs.end() && (*it)->time.start_ns < first_end; ++it) {
       CommOpTiming* recv = *it;
-      if (recv->time.start_ns >= send->end_ns) break;
-      if (recv->end_ns <= send->time.start_ns || recv->src_rank >= 0) continue;
+      if (recv->end_ns < send->time.start_ns || recv->src_rank >= 0) continue;
       if (recv->rank == send->rank || recv->bytes != send->bytes) continue;
-      match = recv;
-      ++candidates;
+      receivers.insert(recv->rank);
+      if (recv->end_ns < first_end) {
+        first_end = recv->end_ns;
+        match = recv;
+      }
     }
+    candidates = static_cast<int>(receivers.size());
     if (candidates != 1) continue;
     send->src_rank = match->src_rank = send->rank;
     send->dst_rank = match->dst_rank = match->rank;
@@ -293,7 +301,7 @@ void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
     paired_any = true;
   }
   if (!paired_any) return;
-  // Sequences (and the names that carry them) are counted per pair again.
+  // Sequences are counted per pair again (names stay: they count the rank's operations).
   std::vector<CommOpTiming*> p2p;
   for (CommOpTiming& op : ops) {
     if (op.kind == CommKind::kP2p && op.src_rank >= 0) p2p.push_back(&op);
@@ -305,7 +313,6 @@ void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
   std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> seen;
   for (CommOpTiming* op : p2p) {
     op->sequence = seen[{op->rank, op->src_rank, op->dst_rank}]++;
-    op->name = op->name.substr(0, op->name.rfind('_') + 1) + std::to_string(op->sequence);
   }
 }
 
@@ -367,8 +374,11 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
 
   std::map<int64_t, uint64_t> collectives_seen;                        // unit -> collectives so far
   std::map<std::tuple<int64_t, int32_t, int32_t>, uint64_t> p2p_seen;  // (unit, src, dst)
+  // p2p names count the rank's operations of one type: unique whatever their peers.
+  std::map<std::pair<int64_t, CommOpType>, uint64_t> p2p_named;
   std::vector<int32_t> world_peers;
   for (uint32_t index : selected) {
+    uint64_t name_index = 0;
     const CommOp& source = communication[index];
     CommOpTiming op;
     op.comm_op = index;
@@ -385,6 +395,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     const int64_t unit = UnitOf(source);
     if (op.kind == CommKind::kCollective) {
       op.sequence = collectives_seen[unit]++;
+      name_index = op.sequence;
       world_peers.clear();
       for (int32_t rank : world.ranks) {
         if (rank != op.rank) world_peers.push_back(rank);
@@ -398,10 +409,11 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
         op.dst_rank = sends ? peer : op.rank;
       }
       op.sequence = p2p_seen[{unit, op.src_rank, op.dst_rank}]++;
+      name_index = p2p_named[{unit, source.type}]++;
       op.transport = peer >= 0 ? hosts.Between(op.rank, {peer}, false) : TransportType::kUnknown;
     }
     op.name = source.backend + "_" + std::string(model::CommOpTypeName(source.type)) + "_" +
-              std::to_string(op.sequence);
+              std::to_string(name_index);
     result.ops.push_back(std::move(op));
   }
 
