@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis/cpu_profile/cpu_profile.h"
+#include "analysis/communication_analysis.h"
 #include "analysis/data_preparation.h"
 #include "analysis/device_activity.h"
 #include "analysis/idle_time.h"
@@ -69,6 +70,7 @@ struct AnalysisSet {
   IdleTimeResult idle_time;
   // CPU samples symbolised (and DWARF-unwound) once; empty without samples.
   CpuProfile cpu_profile;
+  CommunicationAnalysis communication_analysis;  // per-op time split, bandwidth, matrix
 };
 
 AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options = {});

@@ -10,9 +10,23 @@
 #include "export/timeline/overlap_tracks.h"
 #include "export/timeline/track_ids.h"
 #include "format/records_cpu.h"
+#include "model/rank_identity.h"
 
 namespace aiprof::exporter {
 namespace {
+
+// Kineto's "pg_count" and "pg_config" (torch.distributed's process groups).
+nlohmann::ordered_json KinetoGroups(const std::vector<model::ProcessGroupInfo>& groups) {
+  nlohmann::ordered_json config = nlohmann::ordered_json::array();
+  for (const model::ProcessGroupInfo& group : groups) {
+    config.push_back({{"pg_name", group.name},
+                      {"pg_desc", group.description},
+                      {"backend_config", group.backend},
+                      {"pg_size", group.ranks.size()},
+                      {"ranks", group.ranks}});
+  }
+  return {{"pg_count", groups.size()}, {"pg_config", config}};
+}
 
 void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& first) {
   if (set == 0) return;
@@ -92,9 +106,12 @@ class TraceJsonWriter {
 
   void WriteHeader() {
     nlohmann::json device_properties = nlohmann::json::array();
-    nlohmann::json distributed = nlohmann::json::object();
+    // Kineto's key order; HTA finds the rank with the pattern `"rank":\s+(\d+)`, so the
+    // object is written as Kineto writes it, with a space after each colon.
+    nlohmann::ordered_json distributed = nlohmann::ordered_json::object();
     std::string hostname;
     nlohmann::json user = nlohmann::json::object();
+    const std::vector<model::RankIdentity> identities = model::RankIdentities(m_);
     for (size_t p = 0; p < m_.processes.size(); ++p) {
       if (m_.processes.metadata[p].empty()) continue;
       auto meta = nlohmann::json::parse(m_.processes.metadata[p], nullptr, false);
@@ -112,12 +129,11 @@ class TraceJsonWriter {
         add_devices(meta["metadata"]);
         AddUserMetadata(meta["metadata"], &user);
       }
-      if (meta.contains("rank") && meta["rank"].is_number_integer() && meta["rank"] >= 0) {
-        distributed["rank"] = meta["rank"];
-      }
-      if (meta.contains("world_size") && meta["world_size"].is_number_integer()) {
-        distributed["world_size"] = meta["world_size"];
-      }
+      const model::RankIdentity& identity = identities[p];
+      if (!identity.backend.empty()) distributed["backend"] = identity.backend;
+      if (identity.rank >= 0) distributed["rank"] = identity.rank;
+      if (identity.world_size > 0) distributed["world_size"] = identity.world_size;
+      if (!identity.groups.empty()) distributed.update(KinetoGroups(identity.groups));
       if (meta.contains("hostname") && meta["hostname"].is_string()) hostname = meta["hostname"];
     }
     uint64_t skipped = 0;
@@ -126,7 +142,7 @@ class TraceJsonWriter {
                              {"skipped_chunks", skipped},
                              {"unclosed_or_unmatched_ranges", m_.unmatched_ends}};
     w_.Raw("{\n\"schemaVersion\":1,\n\"deviceProperties\":").Raw(device_properties.dump());
-    w_.Raw(",\n\"distributedInfo\":").Raw(distributed.dump());
+    w_.Raw(",\n\"distributedInfo\":").Raw(distributed.dump(1));
     if (!hostname.empty()) w_.Raw(",\n\"host_name\":").JsonString(hostname);
     for (const auto& [key, value] : user.items()) {
       w_.Raw(",\n").JsonString(key).Char(':').Raw(value.dump());
