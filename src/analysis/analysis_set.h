@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/cpu_profile/cpu_profile.h"
 #include "analysis/communication_analysis.h"
+#include "analysis/cpu_profile/cpu_profile.h"
 #include "analysis/data_preparation.h"
 #include "analysis/device_activity.h"
 #include "analysis/idle_time.h"
