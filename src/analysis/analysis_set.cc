@@ -30,6 +30,7 @@ AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& option
   const Activities activities = SelectActivities(model);
   set.kernel_breakdown = ComputeKernelBreakdown(model, activities);
   set.idle_time = ComputeIdleTime(model, activities);
+  set.communication_analysis = ComputeCommunicationAnalysis(model, set.communication, set.steps);
 
   AnalysisInputs& in = set.inputs;
   in.device_run = set.overlap.device_run;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/communication_analysis.h"
 #include "analysis/data_preparation.h"
 #include "analysis/device_activity.h"
 #include "analysis/idle_time.h"
@@ -66,6 +67,7 @@ struct AnalysisSet {
   MemoryAnalysis memory;
   KernelBreakdownResult kernel_breakdown;
   IdleTimeResult idle_time;
+  CommunicationAnalysis communication_analysis;  // per-op time split, bandwidth, matrix
 };
 
 AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options = {});

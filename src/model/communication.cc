@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "format/records_torch.h"
+#include "model/rank_identity.h"
 
 namespace aiprof::model {
 namespace {
@@ -178,31 +178,6 @@ class TensorInputReader {
   std::unordered_map<uint64_t, TensorInputs> parsed_;
 };
 
-int32_t WorldSizeOf(const std::string& metadata) {
-  if (metadata.empty()) return -1;
-  const auto json = nlohmann::json::parse(metadata, nullptr, false);
-  if (!json.is_object()) return -1;
-  const auto found = json.find("world_size");
-  return found != json.end() && found->is_number_integer() ? found->get<int32_t>() : -1;
-}
-
-// World size per process; a device process takes the host processes' value when they agree.
-std::vector<int32_t> WorldSizes(const Model& m) {
-  const ProcessTable& p = m.processes;
-  std::vector<int32_t> sizes(p.size(), -1);
-  std::unordered_set<int32_t> host_sizes;
-  for (uint32_t row = 0; row < p.size(); ++row) {
-    sizes[row] = WorldSizeOf(p.metadata[row]);
-    if (p.device_id[row] < 0 && sizes[row] > 0) host_sizes.insert(sizes[row]);
-  }
-  for (uint32_t row = 0; row < p.size(); ++row) {
-    if (p.device_id[row] >= 0 && sizes[row] < 0 && host_sizes.size() == 1) {
-      sizes[row] = *host_sizes.begin();
-    }
-  }
-  return sizes;
-}
-
 void FillSizes(CommOp& op, int64_t in_nelems, std::optional<uint8_t> scalar_type) {
   if (op.type == CommOpType::kBarrier) {
     op.in_nelems = op.out_nelems = op.bytes = 0;
@@ -279,7 +254,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
     }
   }
 
-  const std::vector<int32_t> world_sizes = WorldSizes(m);
+  const std::vector<RankIdentity> identities = RankIdentities(m);
   TensorInputReader tensor_inputs(m);
   std::vector<uint8_t> has_backend_ranges(m.processes.size(), 0);
   for (uint32_t row = 0; row < s.size(); ++row) {
@@ -312,7 +287,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
     op.type = name_class->type;
     op.source = source;
     op.backend = name_class->backend;
-    op.group_size = world_sizes[process];
+    op.group_size = identities[process].world_size;
     op.rank = m.processes.rank[process];
     op.device_id = m.processes.device_id[process];
     if (source == CommSource::kBackendRange) {

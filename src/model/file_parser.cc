@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/nesting.h"
+#include "model/rank_identity.h"
 
 namespace aiprof::model {
 namespace {
@@ -20,33 +21,13 @@ struct FileState {
   uint64_t last_ticks = 0;
 };
 
-// The Python package adds "distributed" (rank, world_size, backend of the default process
-// group) under "metadata" once torch.distributed is initialised; it fills the rank and
-// world size the environment did not give (ranks started by torch.multiprocessing.spawn).
-nlohmann::json WithProcessGroupIdentity(const nlohmann::json& metadata) {
-  const auto extra = metadata.find("metadata");
-  if (extra == metadata.end() || !extra->is_object()) return metadata;
-  const auto group = extra->find("distributed");
-  if (group == extra->end() || !group->is_object()) return metadata;
-  nlohmann::json merged = metadata;
-  for (const char* key : {"rank", "world_size"}) {
-    const auto value = group->find(key);
-    const bool known = merged.contains(key) && merged[key].is_number_integer();
-    if (!known && value != group->end() && value->is_number_integer()) merged[key] = *value;
-  }
-  return merged;
-}
-
-void ApplyMetadata(const nlohmann::json& raw_metadata, uint32_t process, Model& model) {
+void ApplyMetadata(const nlohmann::json& metadata, uint32_t process, Model& model) {
   ProcessTable& p = model.processes;
-  const nlohmann::json metadata = WithProcessGroupIdentity(raw_metadata);
   p.metadata[process] = metadata.dump();
   if (metadata.contains("hostname") && metadata["hostname"].is_string()) {
     p.host[process] = model.strings.Intern(metadata["hostname"].get<std::string>());
   }
-  if (metadata.contains("rank") && metadata["rank"].is_number_integer()) {
-    p.rank[process] = metadata["rank"].get<int32_t>();
-  }
+  p.rank[process] = ReadRankIdentity(p.metadata[process]).rank;
   std::string name;
   if (metadata.contains("cmdline")) {
     const nlohmann::json& cmdline = metadata["cmdline"];

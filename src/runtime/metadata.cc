@@ -74,10 +74,24 @@ nlohmann::json CommandLine() {
 }
 
 bool KeptEnvironmentName(const std::string& name) {
-  static const char* const kNames[] = {"OMP_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "RANK",
-                                       "LOCAL_RANK",      "WORLD_SIZE",           "MASTER_ADDR",
-                                       "MASTER_PORT",     "OMPI_COMM_WORLD_RANK", "SLURM_PROCID",
-                                       "LOCAL_WORLD_SIZE"};
+  static const char* const kNames[] = {"OMP_NUM_THREADS",
+                                       "CUDA_VISIBLE_DEVICES",
+                                       "RANK",
+                                       "LOCAL_RANK",
+                                       "WORLD_SIZE",
+                                       "LOCAL_WORLD_SIZE",
+                                       "MASTER_ADDR",
+                                       "MASTER_PORT",
+                                       "OMPI_COMM_WORLD_RANK",
+                                       "OMPI_COMM_WORLD_SIZE",
+                                       "OMPI_COMM_WORLD_LOCAL_RANK",
+                                       "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                       "SLURM_PROCID",
+                                       "SLURM_NTASKS",
+                                       "SLURM_LOCALID",
+                                       "SLURM_NTASKS_PER_NODE",
+                                       "SLURM_NODEID",
+                                       "SLURM_JOB_ID"};
   if (name.rfind("AIPROF_", 0) == 0) return true;
   for (const char* kept : kNames) {
     if (name == kept) return true;
@@ -164,6 +178,9 @@ nlohmann::json ProcessMetadata() {
       {"local_rank",
        IntFromEnvironment({"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})},
       {"world_size", IntFromEnvironment({"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS"})},
+      // Slurm's SLURM_TASKS_PER_NODE may read "2(x3)": only a plain count is taken.
+      {"local_world_size", IntFromEnvironment({"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                               "SLURM_NTASKS_PER_NODE", "SLURM_TASKS_PER_NODE"})},
       {"environment", Environment()},
   };
   return metadata;

@@ -9,7 +9,8 @@
 namespace aiprof::runtime {
 
 // pid, ppid, hostname, cmdline, exe (the executable's name) and exe_path, cpu_model,
-// rank/local_rank/world_size, environment.
+// rank/local_rank/world_size/local_world_size (the launcher's variables: torchrun, Slurm,
+// OpenMPI; null when unset), environment.
 nlohmann::json ProcessMetadata();
 
 // The kernel names a program started as /proc/self/exe "exe" (its comm): replaces that

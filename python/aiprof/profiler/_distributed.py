@@ -1,10 +1,48 @@
-"""The default process group's identity (rank, world size, backend) as the window's
-"distributed" metadata, so exports know each rank's id even when its environment has no
-RANK/WORLD_SIZE (ranks started by torch.multiprocessing.spawn)."""
+"""The job's torch.distributed identity (backend, rank, world size and process groups) as the
+window's "distributed" metadata, so exports know each rank's id and groups even when its
+environment has no RANK/WORLD_SIZE (ranks started by torch.multiprocessing.spawn). The
+parser reads it with model::ReadRankIdentity (src/model/rank_identity.h); the Kineto
+trace's distributedInfo and the communication analysis take it from there."""
 
 import functools
 import json
 import sys
+
+# The native module of the latest profile that watches the groups: the wrappers installed
+# once on torch.distributed record into it.
+_watching = {"native": None}
+
+
+def _group_tables(c10d):
+    """(pg -> name, pg -> {global rank: group rank}, pg -> backend) across torch versions:
+    torch >= 2.0 keeps them in c10d._world, 1.x in module globals."""
+    world = getattr(c10d, "_world", None)
+    if world is not None and hasattr(world, "pg_names"):
+        names, ranks, backends = world.pg_names, world.pg_group_ranks, world.pg_map
+    else:
+        names = getattr(c10d, "_pg_names", {})
+        ranks = getattr(c10d, "_pg_group_ranks", {})
+        backends = getattr(c10d, "_pg_map", {})
+    return names, ranks, backends
+
+
+def _process_groups(dist):
+    try:
+        import torch.distributed.distributed_c10d as c10d
+    except ImportError:
+        return []
+    names, group_ranks, backends = _group_tables(c10d)
+    groups = []
+    for group, name in list(names.items()):
+        ranks = group_ranks.get(group, {})
+        backend = backends.get(group)
+        backend = backend[0] if isinstance(backend, tuple) and backend else backend
+        own_rank = ranks.get(dist.get_rank(), -1)
+        description = getattr(group, "group_desc", "") or ("default_pg" if group is c10d._get_default_group() else "")
+        groups.append({"name": str(name), "description": str(description), "backend": str(backend or ""),
+                       "group_rank": int(own_rank), "ranks": sorted(int(rank) for rank in ranks)})
+    groups.sort(key=lambda group: (len(group["name"]), group["name"]))
+    return groups
 
 
 def _identity():
@@ -12,8 +50,13 @@ def _identity():
 
     if not dist.is_available() or not dist.is_initialized():
         return None
-    return {"backend": str(dist.get_backend()), "rank": dist.get_rank(),
-            "world_size": dist.get_world_size()}
+    identity = {"backend": str(dist.get_backend()), "rank": dist.get_rank(),
+                "world_size": dist.get_world_size()}
+    try:
+        identity["process_groups"] = _process_groups(dist)
+    except Exception:  # private tables of another torch version: the identity still counts
+        pass
+    return identity
 
 
 def record_process_group(native):
@@ -22,9 +65,26 @@ def record_process_group(native):
         native.add_metadata("distributed", json.dumps(identity))
 
 
+def _recording_after(original):
+    """`original` (init_process_group, new_group), then the identity recorded again."""
+
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        result = original(*args, **kwargs)
+        try:
+            if _watching["native"] is not None:
+                record_process_group(_watching["native"])
+        except Exception:  # the job's own call must never fail because of the profiler
+            pass
+        return result
+
+    wrapper._aiprof_watched = True
+    return wrapper
+
+
 def watch_process_group(native):
     """Records the identity now if the group exists, and again after every
-    init_process_group (which the job may call after profiling started)."""
+    init_process_group or new_group (which the job may call after profiling started)."""
     if "torch" not in sys.modules:  # never import torch on the job's behalf
         return
     try:
@@ -33,19 +93,9 @@ def watch_process_group(native):
         return
     if not dist.is_available():
         return
+    _watching["native"] = native
     record_process_group(native)
-    original = dist.init_process_group
-    if getattr(original, "_aiprof_watched", False):
-        return
-
-    @functools.wraps(original)
-    def init_process_group(*args, **kwargs):
-        result = original(*args, **kwargs)
-        try:
-            record_process_group(native)
-        except Exception:  # the job's own call must never fail because of the profiler
-            pass
-        return result
-
-    init_process_group._aiprof_watched = True
-    dist.init_process_group = init_process_group
+    for name in ("init_process_group", "new_group"):
+        original = getattr(dist, name, None)
+        if original is not None and not getattr(original, "_aiprof_watched", False):
+            setattr(dist, name, _recording_after(original))

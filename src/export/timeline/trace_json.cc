@@ -10,9 +10,23 @@
 #include "export/timeline/overlap_tracks.h"
 #include "export/timeline/track_ids.h"
 #include "format/records_cpu.h"
+#include "model/rank_identity.h"
 
 namespace aiprof::exporter {
 namespace {
+
+// Kineto's "pg_count" and "pg_config" (torch.distributed's process groups).
+nlohmann::json KinetoGroups(const std::vector<model::ProcessGroupInfo>& groups) {
+  nlohmann::json config = nlohmann::json::array();
+  for (const model::ProcessGroupInfo& group : groups) {
+    config.push_back({{"pg_name", group.name},
+                      {"pg_desc", group.description},
+                      {"backend_config", group.backend},
+                      {"pg_size", group.ranks.size()},
+                      {"ranks", group.ranks}});
+  }
+  return {{"pg_count", groups.size()}, {"pg_config", config}};
+}
 
 void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& first) {
   if (set == 0) return;
@@ -94,6 +108,7 @@ class TraceJsonWriter {
     nlohmann::json distributed = nlohmann::json::object();
     std::string hostname;
     nlohmann::json user = nlohmann::json::object();
+    const std::vector<model::RankIdentity> identities = model::RankIdentities(m_);
     for (size_t p = 0; p < m_.processes.size(); ++p) {
       if (m_.processes.metadata[p].empty()) continue;
       auto meta = nlohmann::json::parse(m_.processes.metadata[p], nullptr, false);
@@ -111,12 +126,11 @@ class TraceJsonWriter {
         add_devices(meta["metadata"]);
         AddUserMetadata(meta["metadata"], &user);
       }
-      if (meta.contains("rank") && meta["rank"].is_number_integer() && meta["rank"] >= 0) {
-        distributed["rank"] = meta["rank"];
-      }
-      if (meta.contains("world_size") && meta["world_size"].is_number_integer()) {
-        distributed["world_size"] = meta["world_size"];
-      }
+      const model::RankIdentity& identity = identities[p];
+      if (!identity.backend.empty()) distributed["backend"] = identity.backend;
+      if (identity.rank >= 0) distributed["rank"] = identity.rank;
+      if (identity.world_size > 0) distributed["world_size"] = identity.world_size;
+      if (!identity.groups.empty()) distributed.update(KinetoGroups(identity.groups));
       if (meta.contains("hostname") && meta["hostname"].is_string()) hostname = meta["hostname"];
     }
     uint64_t skipped = 0;

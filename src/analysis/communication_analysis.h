@@ -1,0 +1,155 @@
+// Per-rank communication analysis: msprof's `--analyze` communication.json and
+// communication_matrix.json quantities for every collective and point-to-point operation
+// that model::ClassifyCommunication found (gloo/NCCL/MPI/UCC backend ranges, NCCL kernels,
+// NCCL NVTX ranges).
+//
+// Time split of one operation (msprof: Elapse = last end − first start, Wait = time waiting
+// for a peer's notification, Synchronization = the wait before the first transfer,
+// Idle = Elapse − Transit − Wait; ratios wait/(wait+transit), sync/(sync+transit)). The
+// profiles hold one range per operation and rank, not its notify/transfer tasks, so the
+// wait is the time the operation spent before its slowest peer arrived:
+//   Wait            = max(start of the same operation on every rank of the group) − start
+//                     (clamped to [0, Elapse]); for send/recv, the pair's other end
+//   Synchronization = Wait (all of it comes before the first transfer)
+//   Transit         = Elapse − Wait (every peer present: transferring and reducing)
+//   Idle            = Elapse − Transit − Wait (0 in this derivation)
+// The same operation on another rank is the n-th collective of the same group (every rank
+// of a group issues its collectives in the same order), or the n-th send/recv between the
+// same two ranks. It needs the peers' data: a model with one rank only (one PROF_*
+// exported alone) gets WaitSource::kNotMeasured (Wait 0, Transit = Elapse, said so in the
+// files); DerivePeerWait runs the same derivation over several ranks' operations (the
+// cluster merge calls it on per-rank results).
+//
+// Size and bandwidth: the operation's message size (model::CommOp::bytes, nccl-tests'
+// convention), Bandwidth(GB/s) = Transit Size(MB) / Transit Time(ms). Transport (link
+// type): intra-host when every rank of the group (the peer, for p2p) is on this rank's
+// host, inter-host when one is not (hosts from the ranks' identities); NCCL's kernels and
+// NVTX ranges do not name the link (NVLink/PCIe/RDMA), so no finer type is claimed.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/steps.h"
+#include "model/communication.h"
+#include "model/model.h"
+#include "model/rank_identity.h"
+
+namespace aiprof::analysis {
+
+enum class CommKind : uint8_t { kCollective, kP2p };
+std::string_view CommKindName(CommKind kind);  // "collective", "p2p" (msprof's keys)
+
+enum class TransportType : uint8_t { kIntraHost, kInterHost, kUnknown };
+// "INTRA_HOST", "INTER_HOST", "UNKNOWN": the keys under "Communication Bandwidth Info" and
+// the matrix's "Transport Type".
+std::string_view TransportTypeName(TransportType type);
+
+// How the wait was found: from the peers' start times, or not at all (no peer's data).
+enum class WaitSource : uint8_t { kPeers, kNotMeasured };
+std::string_view WaitSourceName(WaitSource source);  // "peers", "not measured"
+
+// msprof's "Communication Time Info" of one operation or a sum of operations (ns).
+struct CommTimeInfo {
+  int64_t start_ns = 0;  // "Start Timestamp(us)": the first start
+  int64_t elapse_ns = 0;
+  int64_t transit_ns = 0;
+  int64_t wait_ns = 0;
+  int64_t synchronization_ns = 0;
+  int64_t idle_ns = 0;
+
+  double wait_ratio() const;             // wait / (wait + transit); 0 when both are 0
+  double synchronization_ratio() const;  // sync / (sync + transit); 0 when both are 0
+  void Add(const CommTimeInfo& other);   // sums the times, keeps the earliest start
+};
+
+// msprof's "Communication Bandwidth Info" entry of one transport type.
+struct CommBandwidthInfo {
+  TransportType transport = TransportType::kUnknown;
+  int64_t bytes = 0;       // known sizes only
+  int64_t transit_ns = 0;  // transit time of the operations with a known size
+  uint64_t transfers = 0;
+  uint64_t large_transfers = 0;  // above LargePacketBytes(transport)
+  // "Size Distribution": message size (bytes) -> {count, total transit ns}
+  std::map<int64_t, std::pair<uint64_t, int64_t>> size_distribution;
+
+  double size_mb() const { return static_cast<double>(bytes) / 1e6; }
+  double transit_ms() const { return static_cast<double>(transit_ns) / 1e6; }
+  double bandwidth_gbps() const;      // MB / ms; 0 when no transit time
+  double large_packet_ratio() const;  // large_transfers / transfers; 0 without transfers
+  void Add(const CommBandwidthInfo& other);
+};
+
+// msprof's thresholds: RDMA (network) 0.5 MB, on-node links 32 MB.
+int64_t LargePacketBytes(TransportType transport);
+
+// One communication operation on one rank.
+struct CommOpTiming {
+  uint32_t comm_op = model::kNoRow;  // AnalysisSet::communication index; kNoRow when merged
+  int32_t rank = -1;
+  std::string name;   // "<backend>_<type>_<n>", the same on every rank of the group
+  std::string group;  // process group name; "world" when the data does not name it
+  CommKind kind = CommKind::kCollective;
+  model::CommOpType type = model::CommOpType::kOther;
+  uint64_t sequence = 0;  // n: index among the group's collectives / the pair's p2p ops
+  int32_t src_rank = -1;  // p2p: sender; collective: -1
+  int32_t dst_rank = -1;  // p2p: receiver; collective: -1
+  int64_t step = -1;      // step number holding the start; -1 without steps
+  int64_t end_ns = 0;
+  CommTimeInfo time;
+  WaitSource wait_source = WaitSource::kNotMeasured;
+  int64_t bytes = model::kCommUnknown;
+  TransportType transport = TransportType::kUnknown;
+
+  std::string key() const { return name + "@" + group; }  // communication.json's op key
+  CommBandwidthInfo bandwidth() const;                    // this operation alone
+};
+
+// A src→dst entry of communication_matrix.json.
+struct CommMatrixEntry {
+  std::string name;  // the operation (CommOpTiming::name)
+  std::string group;
+  CommKind kind = CommKind::kP2p;
+  model::CommOpType type = model::CommOpType::kOther;
+  int64_t step = -1;
+  int32_t src_rank = -1;
+  int32_t dst_rank = -1;
+  TransportType transport = TransportType::kUnknown;
+  int64_t bytes = 0;
+  int64_t transit_ns = 0;
+
+  double bandwidth_gbps() const;  // bytes / transit ns; 0 without transit time
+};
+
+// A process group the operations ran in.
+struct CommGroup {
+  std::string name;
+  std::vector<int32_t> ranks;  // global ranks, ascending; empty when unknown
+};
+
+struct CommunicationAnalysis {
+  std::vector<CommOpTiming> ops;        // by rank, then start
+  std::vector<CommMatrixEntry> matrix;  // p2p ops with a known peer, sender's view
+  std::vector<CommGroup> groups;
+  std::vector<model::RankIdentity> ranks;             // ranks seen in the model, ascending rank
+  WaitSource wait_source = WaitSource::kNotMeasured;  // kPeers when any op found its peers
+  // Why the wait is not measured, or what limited it, in one line ("" when measured for
+  // every operation); written into the files.
+  std::string wait_note;
+};
+
+CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
+                                                   const std::vector<model::CommOp>& communication,
+                                                   const StepList& steps);
+
+// The peer-arrival derivation (see above) over the operations of any number of ranks:
+// collectives with the same group and sequence on different ranks are one operation, and
+// so are p2p operations with the same group, src_rank, dst_rank and sequence. Sets wait,
+// synchronization, transit, idle and wait_source of every operation that has a peer;
+// leaves the others as they are.
+void DerivePeerWait(std::vector<CommOpTiming>& ops);
+
+}  // namespace aiprof::analysis
