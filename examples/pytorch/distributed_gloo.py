@@ -29,6 +29,9 @@ def parse_args(argv):
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--rank", type=int, default=None, help="run as this rank (set by the launcher)")
     parser.add_argument("--spawn", action="store_true", help="start the ranks with torch.multiprocessing.spawn")
+    parser.add_argument("--slow-rank", type=int, default=-1,
+                        help="this rank does --slow-ms of extra compute (matrix products) every step")
+    parser.add_argument("--slow-ms", type=float, default=50.0)
     parser.add_argument("--profile-dir", default=None,
                         help="profile each rank with aiprof.profiler into this directory")
     return parser.parse_args(argv)
@@ -47,7 +50,8 @@ def launch_ranks(args):
         env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(args.world_size),
                    MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
         command = [sys.executable, os.path.abspath(__file__), "--rank", str(rank),
-                   "--world-size", str(args.world_size), "--steps", str(args.steps)]
+                   "--world-size", str(args.world_size), "--steps", str(args.steps),
+                   "--slow-rank", str(args.slow_rank), "--slow-ms", str(args.slow_ms)]
         if args.profile_dir:
             command.append("--profile-dir=" + args.profile_dir)
         ranks.append(subprocess.Popen(command, env=env))
@@ -85,6 +89,8 @@ def run_rank(args, init_method="env://"):
 
     with rank_profiler(args, rank) as profiler:
         for _ in range(args.steps):
+            if rank == args.slow_rank:
+                extra_compute(args.slow_ms)
             train_step(model, optimizer, rank, world, count)
             if profiler is not None:
                 profiler.step()
@@ -105,6 +111,17 @@ def rank_profiler(args, rank):
     handler = aiprof.profiler.tensorboard_trace_handler(args.profile_dir, worker_name="rank%d" % rank)
     return aiprof.profiler.profile(activities=[aiprof.profiler.ProfilerActivity.CPU],
                                    record_shapes=True, on_trace_ready=handler)
+
+
+def extra_compute(milliseconds):
+    """Matrix products for about `milliseconds`: the imbalance a cluster analysis must find."""
+    import time
+    import torch
+
+    a = torch.randn(128, 128)
+    deadline = time.monotonic() + milliseconds / 1000.0
+    while time.monotonic() < deadline:
+        a = torch.mm(a, a).clamp_(-1, 1)
 
 
 def train_step(model, optimizer, rank, world, count):

@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <unordered_map>
+#include <tuple>
 
 namespace aiprof::analysis::cluster {
 
 namespace {
 
-constexpr double kSpreadThreshold = 0.05;    // msprof-analyze advisor: slow rank / step
-constexpr double kBandwidthThreshold = 0.8;  // msprof: bandwidth utilisation
+constexpr double kSpreadThreshold = 0.05;  // msprof-analyze advisor: slow rank / step
+constexpr double kBandwidthThreshold = 0.8;
+// Below this many bytes on a link type a rank's bandwidth is latency, not the link's:
+// msprof judges links on large packets only.
+constexpr double kMinLinkBytes = 1e6;  // msprof: bandwidth utilisation
 
 template <typename T>
 double Median(std::vector<T> values) {
@@ -40,15 +43,6 @@ std::string RankSet(const std::vector<int32_t>& ranks) {
   }
   return text + ")";
 }
-
-bool IsPointToPoint(const std::string& type) {
-  return type == "send" || type == "recv" || type == "sendrecv";
-}
-
-struct Member {
-  uint32_t summary = 0;  // index into the sorted summaries
-  uint32_t op = 0;       // index into its communication
-};
 
 // Per rank and step, what the matched collectives made it wait.
 using WaitByStep = std::map<int64_t, int64_t>;
@@ -100,125 +94,97 @@ void BuildStepRows(const std::vector<RankSummary>& summaries, ClusterResult& res
   }
 }
 
-// Matches the operations across ranks, fills the communication rows, each rank's wait per
-// step, and the clock check's samples.
-void BuildCommRows(const std::vector<RankSummary>& summaries, std::vector<WaitByStep>& waits,
-                   ClusterResult& result) {
-  std::unordered_map<std::string, uint32_t> type_ids;
-  std::unordered_map<uint64_t, std::vector<Member>> groups;
-  for (uint32_t i = 0; i < summaries.size(); ++i) {
-    const std::vector<RankCommOp>& ops = summaries[i].communication;
-    for (uint32_t j = 0; j < ops.size(); ++j) {
-      const uint32_t type = type_ids.try_emplace(ops[j].type, type_ids.size()).first->second;
-      // Point-to-point operations pair with a peer, not with every rank: not matched.
-      const uint64_t key = IsPointToPoint(ops[j].type)
-                               ? (uint64_t{1} << 63) | (uint64_t{i} << 32) | j
-                               : (uint64_t{type} << 32) | ops[j].sequence;
-      groups[key].push_back({i, j});
-    }
-  }
-  // Host index per summary, for transports and the clock check.
+// Derives the wait over all ranks' operations, fills the communication rows, each rank's
+// wait per step, the matrix and the clock check.
+void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByStep>& waits,
+                        ClusterResult& result) {
   std::map<std::string, uint32_t> host_ids;
+  std::map<int32_t, uint32_t> summary_of_rank;
   std::vector<uint32_t> host_of(summaries.size());
+  std::vector<uint32_t> host_order;  // by first rank (summaries are by rank)
   for (uint32_t i = 0; i < summaries.size(); ++i) {
-    host_of[i] = host_ids.try_emplace(summaries[i].host, host_ids.size()).first->second;
+    const auto [it, added] = host_ids.try_emplace(summaries[i].host, host_ids.size());
+    host_of[i] = it->second;
+    if (added) host_order.push_back(it->second);
+    summary_of_rank[summaries[i].rank] = i;
   }
   std::vector<std::string> host_names(host_ids.size());
   for (const auto& [name, id] : host_ids) host_names[id] = name;
-  // Hosts ordered by their first rank (summaries are by rank).
-  std::vector<uint32_t> host_order;
-  for (uint32_t i = 0; i < summaries.size(); ++i) {
-    if (std::find(host_order.begin(), host_order.end(), host_of[i]) == host_order.end())
-      host_order.push_back(host_of[i]);
+
+  std::map<std::string, std::vector<int32_t>> group_ranks;
+  for (const RankSummary& s : summaries) {
+    for (const CommGroup& group : s.groups) {
+      std::vector<int32_t>& ranks = group_ranks[group.name];
+      if (ranks.empty()) ranks = group.ranks;
+    }
   }
+  size_t total = 0;
+  for (const RankSummary& s : summaries) total += s.communication.size();
+  std::vector<CommOpTiming> ops;
+  std::vector<uint32_t> owner;  // summary index of each operation
+  ops.reserve(total);
+  owner.reserve(total);
+  for (uint32_t i = 0; i < summaries.size(); ++i) {
+    for (CommOpTiming& op : summaries[i].communication) {
+      ops.push_back(std::move(op));
+      owner.push_back(i);
+    }
+    summaries[i].communication.clear();
+    summaries[i].communication.shrink_to_fit();
+  }
+  DerivePeerWait(ops);
+
+  auto host_of_rank = [&](int32_t rank) -> int64_t {
+    const auto found = summary_of_rank.find(rank);
+    return found == summary_of_rank.end() ? -1 : host_of[found->second];
+  };
+  // One pass per matched collective (group, sequence) for the clock check.
+  std::map<std::pair<std::string, uint64_t>, std::vector<uint32_t>> collectives;
+  for (uint32_t k = 0; k < ops.size(); ++k) {
+    CommOpTiming& op = ops[k];
+    if (op.wait_source != WaitSource::kPeers) ++result.unmatched_ops;
+    waits[owner[k]][op.step] += op.time.wait_ns;
+    if (op.transport == TransportType::kUnknown) {
+      std::vector<int32_t> peers;
+      if (op.kind == CommKind::kP2p) {
+        peers.push_back(op.src_rank == op.rank ? op.dst_rank : op.src_rank);
+      } else {
+        peers = group_ranks[op.group];
+      }
+      const int64_t own = host_of_rank(op.rank);
+      bool known = own >= 0 && !peers.empty();
+      bool same = true;
+      for (int32_t peer : peers) {
+        if (peer == op.rank) continue;
+        const int64_t host = host_of_rank(peer);
+        known &= host >= 0;
+        same &= host == own;
+      }
+      if (known) op.transport = same ? TransportType::kIntraHost : TransportType::kInterHost;
+    }
+    if (op.kind == CommKind::kCollective && op.wait_source == WaitSource::kPeers)
+      collectives[{op.group, op.sequence}].push_back(k);
+  }
+
   std::vector<std::vector<int64_t>> offsets(host_ids.size());
   std::vector<int64_t> same_host_spreads;
-
-  struct Pending {
-    int64_t step, first_start;
-    std::string op_name;
-    std::vector<ClusterCommRow> rows;
-  };
-  std::vector<Pending> pending;
-  pending.reserve(groups.size());
-  const uint32_t ranks = static_cast<uint32_t>(summaries.size());
-  for (auto& [key, members] : groups) {
-    std::sort(members.begin(), members.end(),
-              [](const Member& a, const Member& b) { return a.summary < b.summary; });
-    const RankCommOp& first = summaries[members[0].summary].communication[members[0].op];
-    const bool p2p = IsPointToPoint(first.type);
-    if (!p2p) {
-      const uint32_t expected =
-          first.group_size > 0 ? static_cast<uint32_t>(first.group_size) : ranks;
-      if (members.size() < std::min(expected, ranks)) ++result.unmatched_ops;
+  std::vector<std::vector<int64_t>> ends(host_ids.size());
+  for (const auto& [key, members] : collectives) {
+    for (std::vector<int64_t>& host_ends : ends) host_ends.clear();
+    for (uint32_t k : members) ends[host_of[owner[k]]].push_back(ops[k].end_ns);
+    for (const std::vector<int64_t>& host_ends : ends) {
+      if (host_ends.size() < 2) continue;
+      const auto [low, high] = std::minmax_element(host_ends.begin(), host_ends.end());
+      same_host_spreads.push_back(*high - *low);
     }
-    int64_t last_arrival = INT64_MIN, first_start = INT64_MAX;
-    std::vector<int32_t> member_ranks;
-    bool one_host = true;
-    for (const Member& m : members) {
-      const RankCommOp& op = summaries[m.summary].communication[m.op];
-      last_arrival = std::max(last_arrival, op.start_ns);
-      first_start = std::min(first_start, op.start_ns);
-      member_ranks.push_back(summaries[m.summary].rank);
-      one_host &= host_of[m.summary] == host_of[members[0].summary];
+    const uint32_t reference = host_order[0];
+    if (ends[reference].empty()) continue;
+    const double reference_end = Median(ends[reference]);
+    for (uint32_t h = 0; h < ends.size(); ++h) {
+      if (h == reference || ends[h].empty()) continue;
+      offsets[h].push_back(static_cast<int64_t>(std::llround(Median(ends[h]) - reference_end)));
     }
-    Pending group;
-    group.step = first.step;
-    group.first_start = first_start;
-    group.op_name = first.backend + "_" + first.type + "_" + std::to_string(first.sequence);
-    const std::string group_name = RankSet(member_ranks);
-    for (const Member& m : members) {
-      const RankSummary& s = summaries[m.summary];
-      const RankCommOp& op = s.communication[m.op];
-      ClusterCommRow row;
-      row.step = op.step;
-      row.rank = s.rank;
-      row.op_name = group.op_name;
-      row.group_name = group_name;
-      row.transport = one_host ? "intra-host" : "inter-host";
-      row.start_ns = op.start_ns;
-      row.elapse_ns = op.end_ns - op.start_ns;
-      row.wait_ns = std::min(std::max<int64_t>(last_arrival - op.start_ns, 0), row.elapse_ns);
-      row.synchronization_ns = row.wait_ns;
-      row.transit_ns = row.elapse_ns - row.wait_ns;
-      row.idle_ns = row.elapse_ns - row.transit_ns - row.wait_ns;
-      row.bytes = op.bytes;
-      waits[m.summary][op.step] += row.wait_ns;
-      group.rows.push_back(std::move(row));
-    }
-    if (!p2p && members.size() > 1) {
-      // Clock check: per host the median end of its ranks, against the reference host.
-      std::vector<std::vector<int64_t>> ends(host_ids.size());
-      for (const Member& m : members) {
-        const RankCommOp& op = summaries[m.summary].communication[m.op];
-        ends[host_of[m.summary]].push_back(op.end_ns);
-      }
-      for (const std::vector<int64_t>& host_ends : ends) {
-        if (host_ends.size() < 2) continue;
-        const auto [low, high] = std::minmax_element(host_ends.begin(), host_ends.end());
-        same_host_spreads.push_back(*high - *low);
-      }
-      const uint32_t reference = host_order[0];
-      if (!ends[reference].empty()) {
-        const double reference_end = Median(ends[reference]);
-        for (uint32_t h = 0; h < ends.size(); ++h) {
-          if (h == reference || ends[h].empty()) continue;
-          offsets[h].push_back(static_cast<int64_t>(std::llround(Median(ends[h]) - reference_end)));
-        }
-      }
-    }
-    pending.push_back(std::move(group));
   }
-  std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
-    if (a.step != b.step) return a.step < b.step;
-    if (a.first_start != b.first_start) return a.first_start < b.first_start;
-    if (a.op_name != b.op_name) return a.op_name < b.op_name;
-    return a.rows[0].rank < b.rows[0].rank;
-  });
-  for (Pending& group : pending) {
-    for (ClusterCommRow& row : group.rows) result.comm_rows.push_back(std::move(row));
-  }
-
   for (uint32_t h : host_order) {
     HostClock clock;
     clock.host = host_names[h];
@@ -235,6 +201,49 @@ void BuildCommRows(const std::vector<RankSummary>& summaries, std::vector<WaitBy
   }
   result.clock.same_host_end_spread_ns =
       static_cast<int64_t>(std::llround(Median(same_host_spreads)));
+
+  // Rows: an operation's rows together, operations by step and first start.
+  std::map<std::tuple<CommKind, std::string, int32_t, int32_t, uint64_t>, int64_t> first_start;
+  for (const CommOpTiming& op : ops) {
+    auto [it, added] = first_start.try_emplace(
+        {op.kind, op.group, op.src_rank, op.dst_rank, op.sequence}, op.time.start_ns);
+    if (!added) it->second = std::min(it->second, op.time.start_ns);
+  }
+  auto start_of = [&](const CommOpTiming& op) {
+    return first_start.at({op.kind, op.group, op.src_rank, op.dst_rank, op.sequence});
+  };
+  std::vector<uint32_t> order(ops.size());
+  for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const CommOpTiming &x = ops[a], &y = ops[b];
+    if (x.step != y.step) return x.step < y.step;
+    const int64_t sx = start_of(x), sy = start_of(y);
+    if (sx != sy) return sx < sy;
+    if (x.name != y.name) return x.name < y.name;
+    if (x.group != y.group) return x.group < y.group;
+    return x.rank < y.rank;
+  });
+  result.comm_ops.reserve(ops.size());
+  for (uint32_t k : order) result.comm_ops.push_back(std::move(ops[k]));
+
+  for (const CommOpTiming& op : result.comm_ops) {
+    // The sender's view, as the per-rank analysis writes it.
+    if (op.kind != CommKind::kP2p || op.src_rank < 0 || op.dst_rank < 0 || op.rank != op.src_rank)
+      continue;
+    CommMatrixEntry entry;
+    entry.name = op.name;
+    entry.group = op.group;
+    entry.kind = op.kind;
+    entry.type = op.type;
+    entry.step = op.step;
+    entry.src_rank = op.src_rank;
+    entry.dst_rank = op.dst_rank;
+    entry.transport = op.transport;
+    entry.bytes = std::max<int64_t>(op.bytes, 0);
+    entry.transit_ns = op.time.transit_ns;
+    result.matrix.push_back(std::move(entry));
+  }
+  for (auto& [name, ranks] : group_ranks) result.groups.push_back({name, ranks});
 }
 
 void Diagnose(const std::vector<RankSummary>& summaries, const std::vector<WaitByStep>& waits,
@@ -332,18 +341,22 @@ void Diagnose(const std::vector<RankSummary>& summaries, const std::vector<WaitB
 void FindSlowLinks(ClusterResult& result) {
   // transport -> rank -> (bytes, transit ns)
   std::map<std::string, std::map<int32_t, std::pair<double, double>>> totals;
-  for (const ClusterCommRow& row : result.comm_rows) {
-    if (row.bytes <= 0 || row.transit_ns <= 0) continue;
-    auto& [bytes, transit] = totals[row.transport][row.rank];
-    bytes += static_cast<double>(row.bytes);
-    transit += static_cast<double>(row.transit_ns);
+  for (const CommOpTiming& op : result.comm_ops) {
+    if (op.bytes <= 0 || op.time.transit_ns <= 0) continue;
+    auto& [bytes, transit] = totals[std::string(TransportTypeName(op.transport))][op.rank];
+    bytes += static_cast<double>(op.bytes);
+    transit += static_cast<double>(op.time.transit_ns);
   }
   for (const auto& [transport, ranks] : totals) {
-    if (ranks.size() < 2) continue;
+    if (ranks.size() < 2 || transport == TransportTypeName(TransportType::kUnknown)) continue;
     std::vector<double> bandwidths;
-    for (const auto& [rank, total] : ranks) bandwidths.push_back(total.first / total.second);
+    for (const auto& [rank, total] : ranks) {
+      if (total.first >= kMinLinkBytes) bandwidths.push_back(total.first / total.second);
+    }
+    if (bandwidths.size() < 2) continue;
     const double median = Median(bandwidths);
     for (const auto& [rank, total] : ranks) {
+      if (total.first < kMinLinkBytes) continue;
       const double bandwidth = total.first / total.second;
       if (bandwidth < kBandwidthThreshold * median)
         result.slow_links.push_back({transport, rank, bandwidth, median});
@@ -352,21 +365,6 @@ void FindSlowLinks(ClusterResult& result) {
 }
 
 }  // namespace
-
-double ClusterCommRow::wait_ratio() const {
-  const int64_t total = wait_ns + transit_ns;
-  return total > 0 ? static_cast<double>(wait_ns) / static_cast<double>(total) : 0.0;
-}
-
-double ClusterCommRow::synchronization_ratio() const {
-  const int64_t total = synchronization_ns + transit_ns;
-  return total > 0 ? static_cast<double>(synchronization_ns) / static_cast<double>(total) : 0.0;
-}
-
-double ClusterCommRow::bandwidth_gbps() const {
-  if (bytes <= 0 || transit_ns <= 0) return -1.0;
-  return static_cast<double>(bytes) / static_cast<double>(transit_ns);
-}
 
 std::string ClockAlignment::Describe() const {
   if (hosts.size() <= 1) {
@@ -396,6 +394,7 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   std::sort(summaries.begin(), summaries.end(),
             [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
   ClusterResult result;
+  if (summaries.empty()) return result;
   for (const RankSummary& s : summaries) {
     result.ranks.push_back(
         {s.rank, s.device_id, s.host, s.sources, s.events, s.dropped_records, s.step_source});
@@ -404,7 +403,7 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   }
   BuildStepRows(summaries, result);
   std::vector<WaitByStep> waits(summaries.size());
-  BuildCommRows(summaries, waits, result);
+  BuildCommunication(summaries, waits, result);
   Diagnose(summaries, waits, result);
   FindSlowLinks(result);
   return result;

@@ -1,15 +1,12 @@
 // The cluster analysis: merges the ranks' summaries (rank_summary.h), never their traces,
 // into msprof-analyze's cluster tables and a diagnosis.
 //
-// Collectives are matched across ranks by type and sequence number (the n-th allreduce
-// of every rank is one operation: ranks of one process group issue its collectives in the
-// same order). For a matched operation whose last rank arrives at L:
-//   Synchronization = Wait = min(max(L − start, 0), Elapse)   (waiting for the last rank)
-//   Transit = Elapse − Wait                                    (everyone present: moving data)
-//   Idle = Elapse − Transit − Wait = 0   (a range records no gaps inside; msprof's formula)
-//   ratios = Wait / (Wait + Transit), Synchronization / (Synchronization + Transit)
-// Bandwidth = size / Transit (GB/s = MB/ms), per transport: intra-host when every rank of
-// the operation runs on one host, else inter-host.
+// Communication: the ranks' operations (communication_analysis.h) are put together and
+// analysis::DerivePeerWait, the one derivation of wait/transit, runs over all of them (the
+// n-th collective of a group on every rank is one operation; the last rank to arrive
+// makes the others wait). A transport the rank alone could not tell is set from the ranks'
+// hosts: intra-host when every rank of the group (the peer, for p2p) shares the host.
+// The matrix holds the p2p operations with a known peer, as the sender's analysis does.
 //
 // Diagnosis (msprof-analyze advisor's 5% spread rule):
 //   a rank's own time per step = Stage + Preparing − its collective wait (the step less
@@ -18,7 +15,8 @@
 //   median rank: compute (Computing), data preparation (max(Preparing, input wait)), host
 //   overhead (Free), or communication transit (Communication(Not Overlapped) − wait);
 //   a slow link: a rank whose mean transit bandwidth on a transport is below 80% of the
-//   transport's median (msprof's utilisation threshold);
+//   transport's median (msprof's utilisation threshold), among ranks that moved at least
+//   1 MB on it (smaller totals measure latency, not bandwidth);
 //   a divergent step: (max − min) / mean of the ranks' own time > 5%.
 // Clock alignment: ranks on one host share CLOCK_REALTIME. Across hosts the ends of a
 // matched collective are simultaneous up to the transit of its last message, so the
@@ -50,26 +48,6 @@ struct ClusterStepRow {
   int64_t bubble_ns = 0;
   int64_t communication_not_overlapped_exclude_receive_ns = 0;
   int64_t preparing_ns = 0;
-};
-
-// One operation on one rank: ClusterCommunicationTime plus its bandwidth (one transfer
-// of `bytes`; ClusterCommunicationBandwidth).
-struct ClusterCommRow {
-  int64_t step = kNoStep;
-  int32_t rank = -1;
-  std::string op_name;     // "<backend>_<type>_<sequence>", e.g. "gloo_allreduce_12"
-  std::string group_name;  // the ranks that issued it: "(0, 1, 2, 3)"
-  std::string transport;   // "intra-host" | "inter-host"
-  int64_t start_ns = 0;
-  int64_t elapse_ns = 0;
-  int64_t transit_ns = 0;
-  int64_t wait_ns = 0;
-  int64_t synchronization_ns = 0;
-  int64_t idle_ns = 0;
-  int64_t bytes = -1;  // -1: unknown
-  double wait_ratio() const;
-  double synchronization_ratio() const;
-  double bandwidth_gbps() const;  // < 0 when the size or the transit is unknown
 };
 
 struct RankVerdict {
@@ -135,8 +113,10 @@ struct ClusterResult {
   int32_t world_size = -1;      // from the metadata; -1 unknown
   uint64_t dropped_records = 0;
   std::vector<ClusterStepRow> step_rows;  // by step, ranks then the stage row
-  std::vector<ClusterCommRow> comm_rows;  // by step, operation start, rank
-  uint64_t unmatched_ops = 0;             // operations some rank of the group lacks
+  std::vector<CommOpTiming> comm_ops;     // by step, operation start, name, rank
+  std::vector<CommMatrixEntry> matrix;    // by step, name, src
+  std::vector<CommGroup> groups;          // by name
+  uint64_t unmatched_ops = 0;             // operations whose wait no peer could tell
   std::vector<RankVerdict> verdicts;      // by rank
   std::vector<SlowLink> slow_links;
   std::vector<DivergentStep> divergent_steps;  // by spread, largest first

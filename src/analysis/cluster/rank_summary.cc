@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <nlohmann/json.hpp>
+
+#include "model/rank_identity.h"
 
 namespace aiprof::analysis::cluster {
 
@@ -34,11 +35,6 @@ int FindRankScope(const OverlapResult& overlap, int32_t rank) {
     }
   }
   return best;
-}
-
-int32_t IntField(const nlohmann::json& json, const char* key) {
-  const auto it = json.find(key);
-  return it != json.end() && it->is_number_integer() ? it->get<int32_t>() : -1;
 }
 
 class ByteWriter {
@@ -101,16 +97,12 @@ RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, 
   summary.step_source = std::string(StepSourceName(set.steps.source));
   summary.events = model.slices.size();
   summary.dropped_records = model.drops.total();
-  const model::ProcessTable& p = model.processes;
-  for (size_t row = 0; row < p.size(); ++row) {
-    if (p.device_id[row] >= 0 || (p.rank[row] != rank && p.rank[row] != -1)) continue;
-    summary.host = std::string(model.Str(p.host[row]));
-    const nlohmann::json metadata = nlohmann::json::parse(p.metadata[row], nullptr, false);
-    if (metadata.is_object()) {
-      summary.local_rank = IntField(metadata, "local_rank");
-      summary.world_size = IntField(metadata, "world_size");
-    }
-    if (p.rank[row] == rank) break;  // prefer the rank's own process over unknown ones
+  for (const model::RankIdentity& identity : model::RankIdentities(model)) {
+    if (identity.rank != rank && identity.rank != -1) continue;
+    summary.local_rank = identity.local_rank;
+    summary.world_size = identity.world_size;
+    summary.host = identity.host;
+    if (identity.rank == rank) break;  // prefer the rank's own process over unknown ones
   }
 
   const int scope = FindRankScope(set.overlap, rank);
@@ -140,36 +132,18 @@ RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, 
             [](const RankStep& a, const RankStep& b) { return a.begin_ns < b.begin_ns; });
 
   const uint32_t scope_process = scope >= 0 ? set.overlap.scopes[scope].process : model::kNoRow;
-  for (const model::CommOp& op : set.communication) {
-    if (op.process != scope_process) continue;
-    RankCommOp out;
-    out.type = std::string(model::CommOpTypeName(op.type));
-    out.backend = op.backend;
-    out.start_ns = model.slices.ts[op.slice];
-    out.end_ns = model.slices.end[op.slice];
-    out.bytes = op.bytes;
-    out.group_size = op.group_size;
+  for (const CommOpTiming& op : set.communication_analysis.ops) {
+    if (op.comm_op == model::kNoRow || set.communication[op.comm_op].process != scope_process)
+      continue;
+    CommOpTiming out = op;
+    out.comm_op = model::kNoRow;  // an index into this rank's model, gone after the summary
     summary.communication.push_back(std::move(out));
   }
-  std::stable_sort(
-      summary.communication.begin(), summary.communication.end(),
-      [](const RankCommOp& a, const RankCommOp& b) { return a.start_ns < b.start_ns; });
-  std::map<std::string, uint32_t> sequence;
-  size_t step_index = 0;
-  for (RankCommOp& op : summary.communication) {
-    op.sequence = sequence[op.type]++;
-    // Steps are in time order and so are the operations: one forward sweep.
-    while (step_index + 1 < summary.steps.size() &&
-           op.start_ns >= summary.steps[step_index + 1].begin_ns) {
-      ++step_index;
-    }
-    if (summary.steps.empty() || summary.steps[step_index].step == kNoStep) continue;
-    const RankStep& step = summary.steps[step_index];
-    const bool last = step_index + 1 == summary.steps.size();
-    if (op.start_ns >= step.begin_ns &&
-        (!last || op.start_ns < std::max(step.end_ns, step.begin_ns)))
-      op.step = step.step;
-  }
+  std::stable_sort(summary.communication.begin(), summary.communication.end(),
+                   [](const CommOpTiming& a, const CommOpTiming& b) {
+                     return a.time.start_ns < b.time.start_ns;
+                   });
+  summary.groups = set.communication_analysis.groups;
   return summary;
 }
 
@@ -196,15 +170,29 @@ std::string SerializeRankSummary(const RankSummary& s) {
     }
   }
   w.U64(s.communication.size());
-  for (const RankCommOp& op : s.communication) {
+  for (const CommOpTiming& op : s.communication) {
+    w.I32(op.rank);
+    w.Str(op.name);
+    w.Str(op.group);
+    w.U32(static_cast<uint32_t>(op.kind));
+    w.U32(static_cast<uint32_t>(op.type));
+    w.U64(op.sequence);
+    w.I32(op.src_rank);
+    w.I32(op.dst_rank);
     w.I64(op.step);
-    w.U32(op.sequence);
-    w.Str(op.type);
-    w.Str(op.backend);
-    w.I64(op.start_ns);
     w.I64(op.end_ns);
-    w.I64(op.bytes);
-    w.I32(op.group_size);
+    for (int64_t v : {op.time.start_ns, op.time.elapse_ns, op.time.transit_ns, op.time.wait_ns,
+                      op.time.synchronization_ns, op.time.idle_ns, op.bytes}) {
+      w.I64(v);
+    }
+    w.U32(static_cast<uint32_t>(op.wait_source));
+    w.U32(static_cast<uint32_t>(op.transport));
+  }
+  w.U64(s.groups.size());
+  for (const CommGroup& group : s.groups) {
+    w.Str(group.name);
+    w.U64(group.ranks.size());
+    for (int32_t rank : group.ranks) w.I32(rank);
   }
   return w.Take();
 }
@@ -240,11 +228,31 @@ bool DeserializeRankSummary(const std::string& bytes, RankSummary* out, std::str
       ok = ok && r.I64(v);
     }
   }
-  ok = ok && r.Count(48, &count);
+  ok = ok && r.Count(116, &count);
   for (uint64_t i = 0; ok && i < count; ++i) {
-    RankCommOp& op = s.communication.emplace_back();
-    ok = r.I64(&op.step) && r.U32(&op.sequence) && r.Str(&op.type) && r.Str(&op.backend) &&
-         r.I64(&op.start_ns) && r.I64(&op.end_ns) && r.I64(&op.bytes) && r.I32(&op.group_size);
+    CommOpTiming& op = s.communication.emplace_back();
+    uint32_t kind = 0, type = 0, wait_source = 0, transport = 0;
+    ok = r.I32(&op.rank) && r.Str(&op.name) && r.Str(&op.group) && r.U32(&kind) && r.U32(&type) &&
+         r.U64(&op.sequence) && r.I32(&op.src_rank) && r.I32(&op.dst_rank) && r.I64(&op.step) &&
+         r.I64(&op.end_ns);
+    for (int64_t* v : {&op.time.start_ns, &op.time.elapse_ns, &op.time.transit_ns, &op.time.wait_ns,
+                       &op.time.synchronization_ns, &op.time.idle_ns, &op.bytes}) {
+      ok = ok && r.I64(v);
+    }
+    ok = ok && r.U32(&wait_source) && r.U32(&transport) && kind <= 1 &&
+         type <= static_cast<uint32_t>(model::CommOpType::kOther) && wait_source <= 1 &&
+         transport <= static_cast<uint32_t>(TransportType::kUnknown);
+    op.kind = static_cast<CommKind>(kind);
+    op.type = static_cast<model::CommOpType>(type);
+    op.wait_source = static_cast<WaitSource>(wait_source);
+    op.transport = static_cast<TransportType>(transport);
+  }
+  ok = ok && r.Count(12, &count);
+  for (uint64_t i = 0; ok && i < count; ++i) {
+    CommGroup& group = s.groups.emplace_back();
+    uint64_t ranks = 0;
+    ok = r.Str(&group.name) && r.Count(4, &ranks);
+    for (uint64_t j = 0; ok && j < ranks; ++j) ok = r.I32(&group.ranks.emplace_back());
   }
   if (!ok || !r.AtEnd()) {
     *error = "rank summary truncated or corrupt";

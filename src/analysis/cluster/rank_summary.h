@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/analysis_set.h"
+#include "analysis/communication_analysis.h"
 #include "model/model.h"
 
 namespace aiprof::analysis::cluster {
@@ -43,34 +44,26 @@ struct RankStep {
   }
 };
 
-// One communication operation of the rank (model::CommOp with its times).
-struct RankCommOp {
-  int64_t step = kNoStep;  // the step whose window holds its start
-  uint32_t sequence = 0;   // n-th operation of this type on the rank: matches it across ranks
-  std::string type;        // model::CommOpTypeName
-  std::string backend;     // "gloo", "nccl", ...
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-  int64_t bytes = -1;  // -1: unknown
-  int32_t group_size = -1;
-};
-
 struct RankSummary {
   int32_t rank = -1;
   int32_t local_rank = -1;
   int32_t world_size = -1;
   int32_t device_id = -1;  // -1: a CPU-only rank (its scope is the host process)
   std::string host;
-  std::vector<std::string> sources;       // the PROF_* directories parsed for this rank
-  std::string step_source;                // StepSourceName
-  uint64_t events = 0;                    // slices in the rank's model
-  uint64_t dropped_records = 0;           // overflow drops: shown in every cluster output
-  std::vector<RankStep> steps;            // by step
-  std::vector<RankCommOp> communication;  // by start
+  std::vector<std::string> sources;  // the PROF_* directories parsed for this rank
+  std::string step_source;           // StepSourceName
+  uint64_t events = 0;               // slices in the rank's model
+  uint64_t dropped_records = 0;      // overflow drops: shown in every cluster output
+  std::vector<RankStep> steps;       // by step
+  // The rank's operations from its communication analysis (communication_analysis.h),
+  // wait not yet derived from the peers: the merge does that over all ranks.
+  std::vector<CommOpTiming> communication;  // by start
+  std::vector<CommGroup> groups;
 };
 
 // The rank's summary: the scope (device or host process) carrying `rank` with the most
-// busy time, that scope's step rows, and the rank's communication operations.
+// busy time, that scope's step rows, the rank's communication operations on that scope,
+// and its identity (model/rank_identity.h).
 RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, int32_t rank,
                              const std::vector<std::string>& sources);
 
