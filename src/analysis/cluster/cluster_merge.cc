@@ -209,16 +209,17 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
         {op.kind, op.group, op.src_rank, op.dst_rank, op.sequence}, op.time.start_ns);
     if (!added) it->second = std::min(it->second, op.time.start_ns);
   }
-  auto start_of = [&](const CommOpTiming& op) {
-    return first_start.at({op.kind, op.group, op.src_rank, op.dst_rank, op.sequence});
-  };
+  std::vector<int64_t> start_of(ops.size());
+  for (uint32_t k = 0; k < ops.size(); ++k) {
+    const CommOpTiming& op = ops[k];
+    start_of[k] = first_start.at({op.kind, op.group, op.src_rank, op.dst_rank, op.sequence});
+  }
   std::vector<uint32_t> order(ops.size());
   for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     const CommOpTiming &x = ops[a], &y = ops[b];
     if (x.step != y.step) return x.step < y.step;
-    const int64_t sx = start_of(x), sy = start_of(y);
-    if (sx != sy) return sx < sy;
+    if (start_of[a] != start_of[b]) return start_of[a] < start_of[b];
     if (x.name != y.name) return x.name < y.name;
     if (x.group != y.group) return x.group < y.group;
     return x.rank < y.rank;

@@ -1,5 +1,6 @@
 #include "export/cluster/cluster_files.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -26,9 +27,6 @@ double Round(double value, int decimals) {
 double Ms(int64_t ns) {
   return Round(static_cast<double>(ns) / 1e6, 6);
 }
-double Us(int64_t ns) {
-  return Round(static_cast<double>(ns) / 1e3, 3);
-}
 
 std::string RankSet(const std::vector<int32_t>& ranks) {
   std::string text = "(";
@@ -49,7 +47,8 @@ std::string GroupKey(const std::map<std::string, std::string>& keys, const std::
   return found == keys.end() ? group : found->second;
 }
 
-bool WriteJson(const ordered_json& json, const std::string& path, std::vector<std::string>* written,
+template <typename Json>
+bool WriteJson(const Json& json, const std::string& path, std::vector<std::string>* written,
                std::vector<std::string>* errors) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << json.dump(1, '\t') << "\n";
@@ -87,67 +86,140 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
   }
 }
 
-ordered_json TimeInfo(const analysis::CommTimeInfo& t) {
-  return {{"Start Timestamp(us)", Us(t.start_ns)},
-          {"Elapse Time(ms)", Ms(t.elapse_ns)},
-          {"Transit Time(ms)", Ms(t.transit_ns)},
-          {"Wait Time(ms)", Ms(t.wait_ns)},
-          {"Synchronization Time(ms)", Ms(t.synchronization_ns)},
-          {"Idle Time(ms)", Ms(t.idle_ns)},
-          {"Wait Time Ratio", Round(t.wait_ratio(), 4)},
-          {"Synchronization Time Ratio", Round(t.synchronization_ratio(), 4)}};
-}
+// Streamed, not built as one document: a 1,024-rank job has hundreds of thousands of
+// operation rows, and a JSON tree of them costs gigabytes. Layout: step → group →
+// operation → rank, then the group's "Total Op Info" → rank.
+class CommunicationStream {
+ public:
+  explicit CommunicationStream(std::ofstream& out) : out_(out) {}
 
-ordered_json BandwidthInfo(const analysis::CommBandwidthInfo& b) {
-  ordered_json sizes = ordered_json::object();
-  for (const auto& [bytes, entry] : b.size_distribution) {
-    char key[32];
-    std::snprintf(key, sizeof key, "%.6f", static_cast<double>(bytes) / 1e6);
-    sizes[key] = {entry.first, Ms(entry.second)};
+  void Add(const std::string& step, const std::string& group, const CommOpTiming& op) {
+    if (step != step_ || group != group_) {
+      CloseGroup();
+      if (step != step_) {
+        if (!step_.empty()) out_ << "\n\t}";
+        out_ << (step_.empty() ? "{\n" : ",\n") << "\t" << ordered_json(step).dump() << ": {";
+        first_group_ = true;
+        step_ = step;
+      }
+      out_ << (first_group_ ? "\n" : ",\n") << "\t\t" << ordered_json(group).dump() << ": {";
+      first_group_ = false;
+      group_ = group;
+      op_.clear();
+    }
+    const std::string key = op.key();
+    if (key != op_) {
+      if (!op_.empty()) out_ << "\n\t\t\t}";
+      out_ << (op_.empty() ? "\n" : ",\n") << "\t\t\t" << ordered_json(key).dump() << ": {";
+      op_ = key;
+      first_rank_ = true;
+    }
+    const std::string transport(analysis::TransportTypeName(op.transport));
+    const analysis::CommBandwidthInfo info = op.bandwidth();
+    Rank(op.rank, op.time, {{transport, info}});
+    auto& [time, bandwidths] = totals_[op.rank];
+    time.Add(op.time);
+    bandwidths[transport].Add(info);
   }
-  return {{"Transit Time(ms)", Ms(b.transit_ns)},
-          {"Transit Size(MB)", Round(b.size_mb(), 6)},
-          {"Bandwidth(GB/s)", Round(b.bandwidth_gbps(), 4)},
-          {"Large Packet Ratio", Round(b.large_packet_ratio(), 4)},
-          {"Size Distribution", std::move(sizes)}};
-}
+
+  void Finish() {
+    CloseGroup();
+    out_ << (step_.empty() ? "{}\n" : "\n\t}\n}\n");
+  }
+
+ private:
+  // Formatted directly: half a million small JSON trees cost more than the merge itself.
+  void Rank(int32_t rank, const analysis::CommTimeInfo& t,
+            const std::map<std::string, analysis::CommBandwidthInfo>& bandwidths) {
+    char text[512];
+    std::snprintf(
+        text, sizeof text,
+        "%s\n\t\t\t\t\"%d\": {\"Communication Time Info\": {\"Start Timestamp(us)\": %.3f, "
+        "\"Elapse Time(ms)\": %.6f, \"Transit Time(ms)\": %.6f, \"Wait Time(ms)\": %.6f, "
+        "\"Synchronization Time(ms)\": %.6f, \"Idle Time(ms)\": %.6f, "
+        "\"Wait Time Ratio\": %.4f, \"Synchronization Time Ratio\": %.4f}, "
+        "\"Communication Bandwidth Info\": {",
+        first_rank_ ? "" : ",", rank, static_cast<double>(t.start_ns) / 1e3,
+        static_cast<double>(t.elapse_ns) / 1e6, static_cast<double>(t.transit_ns) / 1e6,
+        static_cast<double>(t.wait_ns) / 1e6, static_cast<double>(t.synchronization_ns) / 1e6,
+        static_cast<double>(t.idle_ns) / 1e6, t.wait_ratio(), t.synchronization_ratio());
+    out_ << text;
+    bool first = true;
+    for (const auto& [transport, b] : bandwidths) {
+      std::snprintf(text, sizeof text,
+                    "%s\"%s\": {\"Transit Time(ms)\": %.6f, \"Transit Size(MB)\": %.6f, "
+                    "\"Bandwidth(GB/s)\": %.4f, \"Large Packet Ratio\": %.4f, "
+                    "\"Size Distribution\": {",
+                    first ? "" : ", ", transport.c_str(), static_cast<double>(b.transit_ns) / 1e6,
+                    b.size_mb(), b.bandwidth_gbps(), b.large_packet_ratio());
+      out_ << text;
+      bool first_size = true;
+      for (const auto& [bytes, entry] : b.size_distribution) {
+        std::snprintf(text, sizeof text, "%s\"%.6f\": [%llu, %.6f]", first_size ? "" : ", ",
+                      static_cast<double>(bytes) / 1e6,
+                      static_cast<unsigned long long>(entry.first),
+                      static_cast<double>(entry.second) / 1e6);
+        out_ << text;
+        first_size = false;
+      }
+      out_ << "}}";
+      first = false;
+    }
+    out_ << "}}";
+    first_rank_ = false;
+  }
+
+  void CloseGroup() {
+    if (group_.empty()) return;
+    out_ << "\n\t\t\t},\n\t\t\t\"Total Op Info\": {";
+    first_rank_ = true;
+    for (const auto& [rank, total] : totals_) Rank(rank, total.first, total.second);
+    out_ << "\n\t\t\t}\n\t\t}";
+    totals_.clear();
+    group_.clear();
+    op_.clear();
+  }
+
+  std::ofstream& out_;
+  std::string step_, group_, op_;
+  bool first_group_ = true, first_rank_ = true;
+  std::map<int32_t,
+           std::pair<analysis::CommTimeInfo, std::map<std::string, analysis::CommBandwidthInfo>>>
+      totals_;
+};
 
 void WriteCommunication(const ClusterResult& result, const std::string& dir,
                         std::vector<std::string>* written, std::vector<std::string>* errors) {
   const std::map<std::string, std::string> keys = GroupKeys(result);
-  ordered_json json = ordered_json::object();
-  // Per step, group and rank: the sum of its operations ("Total Op Info").
-  std::map<std::tuple<int64_t, std::string, int32_t>,
-           std::pair<analysis::CommTimeInfo, std::map<std::string, analysis::CommBandwidthInfo>>>
-      totals;
-  for (const CommOpTiming& op : result.comm_ops) {
-    const std::string step = ClusterStepKey(op.step), group = GroupKey(keys, op.group);
-    const std::string transport(analysis::TransportTypeName(op.transport));
-    ordered_json bandwidth = ordered_json::object();
-    const analysis::CommBandwidthInfo info = op.bandwidth();
-    bandwidth[transport] = BandwidthInfo(info);
-    json[step][group][op.key()][std::to_string(op.rank)] = {
-        {"Communication Time Info", TimeInfo(op.time)},
-        {"Communication Bandwidth Info", std::move(bandwidth)}};
-    auto& [time, bandwidths] = totals[{op.step, group, op.rank}];
-    time.Add(op.time);
-    bandwidths[transport].Add(info);
+  // The rows are by step, operation and rank; within a step, one group after the other.
+  std::vector<uint32_t> order(result.comm_ops.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const CommOpTiming &x = result.comm_ops[a], &y = result.comm_ops[b];
+    if (x.step != y.step) return x.step < y.step;
+    return x.group < y.group;
+  });
+  const std::string path = dir + "/cluster_communication.json";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  CommunicationStream stream(out);
+  for (uint32_t i : order) {
+    const CommOpTiming& op = result.comm_ops[i];
+    stream.Add(ClusterStepKey(op.step), GroupKey(keys, op.group), op);
   }
-  for (const auto& [key, total] : totals) {
-    const auto& [step, group, rank] = key;
-    ordered_json bandwidth = ordered_json::object();
-    for (const auto& [transport, info] : total.second) bandwidth[transport] = BandwidthInfo(info);
-    json[ClusterStepKey(step)][group]["Total Op Info"][std::to_string(rank)] = {
-        {"Communication Time Info", TimeInfo(total.first)},
-        {"Communication Bandwidth Info", std::move(bandwidth)}};
+  stream.Finish();
+  out.close();
+  if (!out) {
+    errors->push_back("cannot write '" + path + "'; check that the directory is writable");
+    return;
   }
-  WriteJson(json, dir + "/cluster_communication.json", written, errors);
+  written->push_back(path);
 }
 
 void WriteMatrix(const ClusterResult& result, const std::string& dir,
                  std::vector<std::string>* written, std::vector<std::string>* errors) {
   const std::map<std::string, std::string> keys = GroupKeys(result);
-  ordered_json json = ordered_json::object();
+  // A sorted map: an insertion-ordered one looks keys up linearly.
+  nlohmann::json json = nlohmann::json::object();
   for (const CommMatrixEntry& e : result.matrix) {
     const std::string link = std::to_string(e.src_rank) + "-" + std::to_string(e.dst_rank);
     json[ClusterStepKey(e.step)][GroupKey(keys, e.group)][e.name + "@" + e.group][link] = {
