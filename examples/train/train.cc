@@ -5,12 +5,15 @@
 // where the time goes and when the loader cannot keep up.
 //
 //   train [--steps=N] [--batch=N] [--hidden=N] [--loaders=N] [--seed=N] [--slow-loader=MS]
-//         [--prefetch=N]
+//         [--prefetch=N] [--slow-op=PHASE:US]
 //
 // --slow-loader=MS makes each batch take MS ms more to load (a stand-in for slow storage or
 // decoding), so the trainer waits for input: the data-preparation analysis shows it.
 // --prefetch=N is how many loaded batches may wait for the trainer (default 4); with N at
 // least --steps the loaders never block, so the trainer waits only for the first batch.
+// --slow-op=PHASE:US makes one training phase (forward, backward or optimizer) compute US
+// microseconds longer each step (a stand-in for a slower operator), so `aiprof compare`
+// against a run without it ranks that phase first.
 #include <aiprof/aiprof.h>
 #include <aiprof/mstx.h>
 
@@ -41,7 +44,20 @@ struct Settings {
   unsigned seed = 42;
   int slow_loader_ms = 0;
   int prefetch = 4;
+  std::string slow_phase;  // forward, backward or optimizer; empty: none
+  int slow_phase_us = 0;
 };
+
+// Keeps the CPU busy for `us` microseconds, as a slower operator would.
+void Spin(int us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+void SlowPhase(const Settings& settings, const char* phase) {
+  if (settings.slow_phase_us > 0 && settings.slow_phase == phase) Spin(settings.slow_phase_us);
+}
 
 struct Batch {
   std::vector<float> inputs;  // batch x kFeatures, row-major
@@ -181,9 +197,27 @@ bool ParseFlag(const char* arg, const char* name, long* value) {
   return end && *end == '\0';
 }
 
+// "--slow-op=PHASE:US" with a known phase and 1..1000000 microseconds.
+bool ParseSlowOp(const char* arg, Settings* settings) {
+  constexpr const char* kFlag = "--slow-op=";
+  if (std::strncmp(arg, kFlag, std::strlen(kFlag)) != 0) return false;
+  const std::string value = arg + std::strlen(kFlag);
+  const size_t colon = value.find(':');
+  if (colon == std::string::npos) return false;
+  const std::string phase = value.substr(0, colon);
+  if (phase != "forward" && phase != "backward" && phase != "optimizer") return false;
+  char* end = nullptr;
+  const long us = std::strtol(value.c_str() + colon + 1, &end, 10);
+  if (end == value.c_str() + colon + 1 || *end != '\0' || us < 1 || us > 1000000) return false;
+  settings->slow_phase = phase;
+  settings->slow_phase_us = static_cast<int>(us);
+  return true;
+}
+
 bool ParseArgs(int argc, char** argv, Settings* settings) {
   for (int i = 1; i < argc; ++i) {
     long value = 0;
+    if (ParseSlowOp(argv[i], settings)) continue;
     if (ParseFlag(argv[i], "--steps", &value) && value > 0)
       settings->steps = static_cast<int>(value);
     else if (ParseFlag(argv[i], "--batch", &value) && value > 0)
@@ -201,7 +235,8 @@ bool ParseArgs(int argc, char** argv, Settings* settings) {
     else {
       std::fprintf(stderr,
                    "train: bad argument '%s'\nusage: train [--steps=N] [--batch=N] "
-                   "[--hidden=N] [--loaders=1..16] [--seed=N] [--slow-loader=MS] [--prefetch=N]\n",
+                   "[--hidden=N] [--loaders=1..16] [--seed=N] [--slow-loader=MS] [--prefetch=N] "
+                   "[--slow-op=forward|backward|optimizer:US]\n",
                    argv[i]);
       return false;
     }
@@ -262,17 +297,20 @@ int main(int argc, char** argv) {
     loss_sum += loss / batch;
     seen += batch;
     ++steps_in_report;
+    SlowPhase(settings, "forward");
     mstxRangePop();
 
     mstxRangePushA("backward", nullptr);
     output.Backward(h.data(), dlogits.data(), batch, dh.data());
     for (size_t i = 0; i < dh.size(); ++i) dh[i] = h[i] > 0 ? dh[i] : 0.0f;
     hidden.Backward(data.inputs.data(), dh.data(), batch, nullptr);
+    SlowPhase(settings, "backward");
     mstxRangePop();
 
     mstxRangePushA("optimizer", nullptr);
     hidden.Step(learning_rate, momentum);
     output.Step(learning_rate, momentum);
+    SlowPhase(settings, "optimizer");
     mstxRangePop();
     aiprofStepEnd(static_cast<uint64_t>(step));
 

@@ -9,7 +9,6 @@ records only while a window is open. The interpreter's own sitecustomize, if any
 runs (imported after this one)."""
 
 import importlib
-import importlib.abc
 import os
 import sys
 
@@ -31,59 +30,38 @@ def _chain_next_sitecustomize():
 
 
 def _attach():
+    """Runs right after `import torch` (errors are reported by _on_demand, never raised)."""
+    import json
+
+    options = json.loads(os.environ.get("AIPROF_OPTIONS", "{}"))
+    from aiprof import _native, _on_demand
+
+    native = _native.runtime()
+    _native.attach_torch()
+    if _on_demand.config_path() is not None:
+        _on_demand.install_optimizer_step_hook()
+    from aiprof.profiler._distributed import watch_process_group
+
+    watch_process_group(native)
+    if options.get("with_modules"):
+        from aiprof.profiler._python_hooks import ModuleHooks
+
+        ModuleHooks(native)
+    if options.get("with_stack"):
+        native.set_python_tracer(True)
+
+
+def _watch_for_torch():
+    package_dir = os.path.dirname(_HOOK_DIR)
+    if package_dir not in sys.path:
+        sys.path.append(package_dir)
     try:
-        import json
-
-        options = json.loads(os.environ.get("AIPROF_OPTIONS", "{}"))
-        package_dir = os.path.dirname(_HOOK_DIR)
-        if package_dir not in sys.path:
-            sys.path.append(package_dir)
-        from aiprof import _native
-
-        native = _native.runtime()
-        _native.attach_torch()
         from aiprof import _on_demand
-
-        if _on_demand.config_path() is not None:
-            _on_demand.install_optimizer_step_hook()
-        from aiprof.profiler._distributed import watch_process_group
-
-        watch_process_group(native)
-        if options.get("with_modules"):
-            from aiprof.profiler._python_hooks import ModuleHooks
-
-            ModuleHooks(native)
-        if options.get("with_stack"):
-            native.set_python_tracer(True)
     except Exception as error:  # never break the job: report and run unprofiled
         sys.stderr.write("aiprof: PyTorch operators are not recorded: %s\n" % error)
+        return
+    _on_demand.when_torch_imported(_attach)
 
 
-class _TorchWatcher(importlib.abc.MetaPathFinder):
-    """Wraps the loader of the `torch` module so the plugin attaches right after
-    torch/__init__.py has run."""
-
-    def find_spec(self, fullname, path, target=None):
-        if fullname != "torch":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec("torch")
-        if spec is None or spec.loader is None:
-            return spec
-        exec_module = spec.loader.exec_module
-
-        def exec_then_attach(module):
-            exec_module(module)
-            _attach()
-
-        spec.loader.exec_module = exec_then_attach
-        return spec
-
-
-import importlib.util  # noqa: E402
-
-if "torch" in sys.modules:
-    _attach()
-else:
-    sys.meta_path.insert(0, _TorchWatcher())
+_watch_for_torch()
 _chain_next_sitecustomize()

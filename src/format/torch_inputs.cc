@@ -93,6 +93,23 @@ std::string FormatInputShapes(const std::vector<TorchInput>& inputs) {
   return text;
 }
 
+std::string InputShapesFromDims(std::string_view dims) {
+  std::string out;
+  int depth = 0;
+  for (char c : dims) {
+    if (c == '[') {
+      ++depth;
+    } else if (c == ']') {
+      --depth;
+    } else if (c == ',' && depth == 1) {
+      out += ';';
+    } else if (depth == 2 && c != ' ') {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string FormatInputTypes(const std::vector<TorchInput>& inputs) {
   std::string text;
   for (size_t i = 0; i < inputs.size(); ++i) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "format/records_torch.h"
@@ -29,6 +30,9 @@ std::vector<TorchInput> DecodeTorchInputs(std::span<const uint64_t> values);
 std::string FormatInputDims(const std::vector<TorchInput>& inputs);
 // "32,64;;64" (msprof op_summary Input Shapes: ',' between dims, ';' between tensors).
 std::string FormatInputShapes(const std::vector<TorchInput>& inputs);
+// The same from Kineto's Input Dims text: "[[32, 64], [], [64]]" → "32,64;;64" (readers of
+// the model, which keeps the Input Dims argument as text).
+std::string InputShapesFromDims(std::string_view dims);
 // "float;;float" (msprof Input Data Types).
 std::string FormatInputTypes(const std::vector<TorchInput>& inputs);
 

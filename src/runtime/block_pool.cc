@@ -55,33 +55,58 @@ bool BlockPool::Init(size_t cap_bytes) {
     wipe_on_fork_ =
         madvise(data_ + initial_bytes, data_bytes - initial_bytes, MADV_WIPEONFORK) == 0;
   }
+  claimed_blocks_.store(initial_blocks_, std::memory_order_relaxed);
   MakeReady(0, initial_blocks_);
   return true;
 }
 
 void BlockPool::MakeReady(uint32_t first, uint32_t end) {
-  for (uint32_t step = first; step < end; step += kGrowStepBlocks) {
-    uint32_t step_end = std::min(end, step + kGrowStepBlocks);
-    Populate(Data(static_cast<int32_t>(step)), static_cast<size_t>(step_end - step) * kBlockBytes);
-    for (uint32_t index = step_end; index > step; --index) Push(static_cast<int32_t>(index - 1));
-    ready_blocks_.store(step_end, std::memory_order_relaxed);
+  Populate(Data(static_cast<int32_t>(first)), static_cast<size_t>(end - first) * kBlockBytes);
+  for (uint32_t index = end; index > first; --index) Push(static_cast<int32_t>(index - 1));
+}
+
+bool BlockPool::ClaimUnused(uint32_t count, uint32_t limit, uint32_t& first, uint32_t& end) {
+  first = claimed_blocks_.load(std::memory_order_relaxed);
+  while (first < limit) {
+    end = std::min(limit, first + count);
+    if (claimed_blocks_.compare_exchange_weak(first, end, std::memory_order_relaxed)) return true;
   }
+  return false;
 }
 
 uint32_t BlockPool::Grow() {
-  uint32_t ready = ready_blocks_.load(std::memory_order_relaxed);
-  if (ready >= capacity_blocks_) return 0;
-  uint32_t target = std::max<uint32_t>(ready * 4, BlocksOf(kActiveReadyBytes));
+  uint32_t start = claimed_blocks_.load(std::memory_order_relaxed);
+  if (start >= capacity_blocks_) return 0;
+  uint32_t target = std::max<uint32_t>(start * 4, BlocksOf(kActiveReadyBytes));
   target = std::min(target, capacity_blocks_);
-  MakeReady(ready, target);
-  return target - ready;
+  // A step at a time, so producers get the first blocks while later ones are still being
+  // faulted in; a producer that found the stack empty may claim blocks between two steps.
+  uint32_t added = 0;
+  uint32_t first = 0;
+  uint32_t end = 0;
+  while (ClaimUnused(kGrowStepBlocks, target, first, end)) {
+    MakeReady(first, end);
+    added += end - first;
+  }
+  return added;
+}
+
+void BlockPool::ResetMeta(int32_t index) {
+  meta_[index].committed.store(0, std::memory_order_relaxed);
+  meta_[index].next.store(kNoBlock, std::memory_order_relaxed);
 }
 
 int32_t BlockPool::Pop() {
   uint64_t head = free_head_.load(std::memory_order_acquire);
   for (;;) {
     uint32_t top = static_cast<uint32_t>(head);
-    if (top == 0) return kNoBlock;
+    if (top == 0) {
+      uint32_t first = 0;
+      uint32_t end = 0;
+      if (!ClaimUnused(1, capacity_blocks_, first, end)) return kNoBlock;
+      ResetMeta(static_cast<int32_t>(first));
+      return static_cast<int32_t>(first);
+    }
     int32_t index = static_cast<int32_t>(top - 1);
     int32_t next = meta_[index].next_free.load(std::memory_order_relaxed);
     uint64_t tag = (head >> 32) + 1;
@@ -89,8 +114,7 @@ int32_t BlockPool::Pop() {
     if (free_head_.compare_exchange_weak(head, replacement, std::memory_order_acquire,
                                          std::memory_order_acquire)) {
       free_count_.fetch_sub(1, std::memory_order_relaxed);
-      meta_[index].committed.store(0, std::memory_order_relaxed);
-      meta_[index].next.store(kNoBlock, std::memory_order_relaxed);
+      ResetMeta(index);
       return index;
     }
   }
@@ -112,15 +136,15 @@ void BlockPool::Push(int32_t index) {
 }
 
 void BlockPool::ResetAfterFork() {
-  uint32_t ready = ready_blocks_.load(std::memory_order_relaxed);
-  if (!wipe_on_fork_ && ready > initial_blocks_) {
+  uint32_t claimed = claimed_blocks_.load(std::memory_order_relaxed);
+  if (!wipe_on_fork_ && claimed > initial_blocks_) {
     madvise(Data(static_cast<int32_t>(initial_blocks_)),
-            static_cast<size_t>(ready - initial_blocks_) * kBlockBytes, MADV_DONTNEED);
+            static_cast<size_t>(claimed - initial_blocks_) * kBlockBytes, MADV_DONTNEED);
   }
   free_head_.store(0, std::memory_order_relaxed);
   free_count_.store(0, std::memory_order_relaxed);
   for (uint32_t index = initial_blocks_; index > 0; --index) Push(static_cast<int32_t>(index - 1));
-  ready_blocks_.store(initial_blocks_, std::memory_order_relaxed);
+  claimed_blocks_.store(initial_blocks_, std::memory_order_relaxed);
 }
 
 }  // namespace aiprof::runtime

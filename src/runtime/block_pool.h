@@ -1,13 +1,16 @@
 // A bounded pool of fixed-size record blocks that grows on demand. The whole cap is one
 // reserved mapping, but only the first kInitialReadyBytes are faulted in when the pool is
 // created, so a process that records little stays light. The writer thread faults further
-// blocks in (Grow) once the record path finds a quarter of them in use, ahead of need; the
-// record path only ever pops blocks that are already resident, so it never takes a page
-// fault on a fresh page and never waits. Growth quadruples the resident part (at least to
-// kActiveReadyBytes) so that a burst reaches the cap in two or three writer wake-ups; the
-// resident part never shrinks while the process lives, so a process that was busy once
-// keeps its headroom. Free blocks sit on a lock-free stack with an ABA tag; Pop and Push
-// are safe from any thread, Grow and ResetAfterFork run on one thread at a time.
+// blocks in (Grow) once the record path finds a quarter of them in use, ahead of need, so
+// the record path normally pops resident blocks and never takes a page fault. When a burst
+// outruns the writer (it got no CPU in time) and the free stack is empty below the cap, Pop
+// hands out the next never-used block itself: its first records take the page faults (a
+// few µs per 64 KiB block, still lock-free and without a system call) instead of being
+// dropped, so nothing below the cap is ever lost. Growth quadruples the resident part (at
+// least to kActiveReadyBytes) so that a burst reaches the cap in two or three writer
+// wake-ups; the resident part never shrinks while the process lives, so a process that was
+// busy once keeps its headroom. Free blocks sit on a lock-free stack with an ABA tag; Pop
+// and Push are safe from any thread, Grow and ResetAfterFork run on one thread at a time.
 #pragma once
 
 #include <atomic>
@@ -40,10 +43,11 @@ class BlockPool {
   bool Init(size_t cap_bytes);
   bool initialized() const { return data_ != nullptr; }
 
+  // A free block, else (below the cap) the next never-used one, else kNoBlock.
   int32_t Pop();
   void Push(int32_t index);
 
-  // Writer thread: faults in more blocks and makes them free (quadrupling the resident
+  // Writer thread: faults in more blocks and makes them free (quadrupling the claimed
   // part, at least to kActiveReadyBytes, at most to the cap). Returns the blocks added.
   uint32_t Grow();
 
@@ -53,25 +57,30 @@ class BlockPool {
   // Fewer than half of the resident blocks are free: time for the writer to drain.
   bool Low() const {
     return free_count_.load(std::memory_order_relaxed) * 2 <
-           ready_blocks_.load(std::memory_order_relaxed);
+           claimed_blocks_.load(std::memory_order_relaxed);
   }
   // Below the cap, a quarter of the resident blocks are in use: time for the writer to grow
   // the pool, early enough that the rest lasts while it wakes up.
   bool GrowthDue() const {
-    uint32_t ready = ready_blocks_.load(std::memory_order_relaxed);
-    return ready < capacity_blocks_ && free_count_.load(std::memory_order_relaxed) * 4 < ready * 3;
+    uint32_t claimed = claimed_blocks_.load(std::memory_order_relaxed);
+    return claimed < capacity_blocks_ &&
+           free_count_.load(std::memory_order_relaxed) * 4 < claimed * 3;
   }
   // After fork in the child: only the initial part stays resident (the parent's grown part
   // is not inherited, see Init), and all of it is free.
   void ResetAfterFork();
 
   uint32_t capacity_blocks() const { return capacity_blocks_; }
-  uint32_t ready_blocks() const { return ready_blocks_.load(std::memory_order_relaxed); }
+  uint32_t claimed_blocks() const { return claimed_blocks_.load(std::memory_order_relaxed); }
   uint32_t free_blocks() const { return free_count_.load(std::memory_order_relaxed); }
 
  private:
+  // Claims [first, end): up to `count` never-used blocks below `limit`. False if none is left.
+  bool ClaimUnused(uint32_t count, uint32_t limit, uint32_t& first, uint32_t& end);
   // Faults in blocks [first, end) and pushes them onto the free stack.
   void MakeReady(uint32_t first, uint32_t end);
+  // A block leaving the pool for a thread's chain starts empty and unlinked.
+  void ResetMeta(int32_t index);
 
   uint8_t* data_ = nullptr;
   BlockMeta* meta_ = nullptr;
@@ -80,8 +89,9 @@ class BlockPool {
   // The child of a fork cannot drop the inherited grown part with MADV_WIPEONFORK (kernels
   // before 4.14): it releases it with MADV_DONTNEED instead.
   bool wipe_on_fork_ = false;
-  // Blocks [0, ready_blocks_) are resident and owned by the free stack or by threads.
-  std::atomic<uint32_t> ready_blocks_{0};
+  // Blocks [0, claimed_blocks_) were handed to the free stack (resident) or straight to a
+  // thread (resident once written); the rest have never been touched.
+  std::atomic<uint32_t> claimed_blocks_{0};
   std::atomic<uint32_t> free_count_{0};
   // Low 32 bits: index + 1 of the top block (0 = empty); high 32 bits: ABA tag.
   std::atomic<uint64_t> free_head_{0};

@@ -341,6 +341,39 @@ TEST_F(ExportOptions, AnalyzeOptionsEachChangeTheFilesWritten) {
   EXPECT_EQ(listed.size(), checks.size());
 }
 
+TEST_F(ExportOptions, CompareOptionsEachChangeTheFilesWritten) {
+  // The golden run against itself; the outputs read back as name → size.
+  auto compare = [&](const std::string& options) {
+    fs::remove_all(fs::path(prof_) / "aiprof_output");
+    auto result = RunAiprof("compare " + prof_ + " " + prof_ + " " + options);
+    EXPECT_EQ(result.exit_code, 0) << options << "\n" << result.output;
+    return Outputs();
+  };
+  const std::map<std::string, uintmax_t> plain = compare("");
+  ASSERT_TRUE(plain.count("aiprof_output/compare/compare_operators.csv"));
+  const std::map<std::string, std::function<void()>> checks = {
+      {"--iteration-id", [&] { EXPECT_NE(compare("--iteration-id=1,2"), plain); }},
+      {"--group-by", [&] { EXPECT_NE(compare("--group-by=shape"), plain); }},
+      {"--output-path",
+       [&] {
+         const fs::path elsewhere = root_ / "compare_elsewhere";
+         EXPECT_TRUE(compare("--output-path=" + elsewhere.string()).empty());
+         EXPECT_TRUE(fs::exists(elsewhere / "compare_steps.csv"));
+       }},
+  };
+  std::set<std::string> listed = HelpOptions("compare");
+  for (const std::string& option : listed) {
+    SCOPED_TRACE(option);
+    auto check = checks.find(option);
+    if (check == checks.end()) {
+      ADD_FAILURE() << option << " is in compare --help but not checked here";
+      continue;
+    }
+    check->second();
+  }
+  EXPECT_EQ(listed.size(), checks.size());
+}
+
 // `aiprof ui` serves until interrupted: each run is stopped with SIGINT after a few seconds
 // (timeout -s INT), and what it printed shows what each option changed. A stand-in
 // xdg-open on PATH records whether a browser would have been opened.
@@ -411,7 +444,8 @@ TEST_F(ExportOptions, QueryOutputNamesTheDirectory) {
 TEST(EveryOption, TopLevelHelpListsNothingElse) {
   std::set<std::string> all = HelpOptions("");
   std::set<std::string> known = {"--version"};
-  for (const char* command : {"collect", "dynamic", "export", "query", "analyze", "ui"}) {
+  for (const char* command :
+       {"collect", "dynamic", "export", "query", "analyze", "ui", "compare"}) {
     for (const std::string& option : HelpOptions(command)) known.insert(option);
   }
   for (const std::string& option : all) {

@@ -7,9 +7,12 @@
 
 namespace aiprof::exporter {
 
+std::string ScopeDeviceId(int32_t device_id, uint32_t pid) {
+  return device_id >= 0 ? std::to_string(device_id) : "host:" + std::to_string(pid);
+}
+
 std::string ScopeDeviceId(const model::Model& m, const analysis::OverlapScope& scope) {
-  return scope.device_id >= 0 ? std::to_string(scope.device_id)
-                              : "host:" + std::to_string(m.processes.pid[scope.process]);
+  return ScopeDeviceId(scope.device_id, m.processes.pid[scope.process]);
 }
 
 namespace {

@@ -30,5 +30,7 @@ void WriteAnalysisOutputs(const model::Model& model, const analysis::AnalysisSet
 
 // "0" for device 0, "host:<pid>" for a host process (CPU-only runs).
 std::string ScopeDeviceId(const model::Model& model, const analysis::OverlapScope& scope);
+// The same from the scope's device id (-1: host process) and process id.
+std::string ScopeDeviceId(int32_t device_id, uint32_t pid);
 
 }  // namespace aiprof::exporter

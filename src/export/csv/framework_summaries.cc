@@ -7,6 +7,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "format/torch_inputs.h"
+
 namespace aiprof::exporter {
 namespace {
 
@@ -61,24 +63,6 @@ struct ArgLookup {
     return false;
   }
 };
-
-// "[[64], [16, 32], []]" -> "64;16,32;" (msprof Input Shapes).
-std::string ShapesFromDims(std::string_view dims) {
-  std::string out;
-  int depth = 0;
-  for (char c : dims) {
-    if (c == '[') {
-      ++depth;
-    } else if (c == ']') {
-      --depth;
-    } else if (c == ',' && depth == 1) {
-      out += ';';
-    } else if (depth == 2 && c != ' ') {
-      out += c;
-    }
-  }
-  return out;
-}
 
 class CsvFile {
  public:
@@ -150,7 +134,7 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
       const uint32_t set = m.slices.args[row];
       const int64_t total = m.slices.dur(row);
       file.out() << Csv(m.Str(m.slices.name[row])) << ','
-                 << Csv(ShapesFromDims(args.String(set, "Input Dims"))) << ','
+                 << Csv(format::InputShapesFromDims(args.String(set, "Input Dims"))) << ','
                  << Csv(args.String(set, "Call stack")) << ','
                  << Micros(std::max<int64_t>(total - child_ns[row], 0)) << ',' << Micros(total)
                  << ",0,0,0,0\n";
