@@ -6,7 +6,9 @@ Run without --rank, it starts --world-size rank processes itself the way torchru
 waits for them; with --spawn it uses torch.multiprocessing.spawn instead (the ranks learn
 their rank from an argument, not from the environment). Every rank trains a small MLP, averages its gradients with all_reduce and
 issues one of each other collective per step, then prints what it issued as one JSON line
-("issued": op type -> count), so tests can check a profile against it.
+("issued": op type -> count), so tests can check a profile against it. --slow-rank=R makes
+rank R compute --extra-compute-ms more per step, so the other ranks wait for it in the
+collectives.
 
     aiprof --output=out --task-time=on python3 examples/pytorch/distributed_gloo.py --steps=3
 
@@ -29,11 +31,11 @@ def parse_args(argv):
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--rank", type=int, default=None, help="run as this rank (set by the launcher)")
     parser.add_argument("--spawn", action="store_true", help="start the ranks with torch.multiprocessing.spawn")
-    parser.add_argument("--slow-rank", type=int, default=-1,
-                        help="this rank does --slow-ms of extra compute (matrix products) every step")
-    parser.add_argument("--slow-ms", type=float, default=50.0)
     parser.add_argument("--profile-dir", default=None,
                         help="profile each rank with aiprof.profiler into this directory")
+    parser.add_argument("--slow-rank", type=int, default=None,
+                        help="this rank computes --extra-compute-ms more per step (a straggler)")
+    parser.add_argument("--extra-compute-ms", type=float, default=50.0)
     return parser.parse_args(argv)
 
 
@@ -48,10 +50,11 @@ def launch_ranks(args):
     ranks = []
     for rank in range(args.world_size):
         env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE=str(args.world_size),
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+                   LOCAL_WORLD_SIZE=str(args.world_size), MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
         command = [sys.executable, os.path.abspath(__file__), "--rank", str(rank),
-                   "--world-size", str(args.world_size), "--steps", str(args.steps),
-                   "--slow-rank", str(args.slow_rank), "--slow-ms", str(args.slow_ms)]
+                   "--world-size", str(args.world_size), "--steps", str(args.steps)]
+        if args.slow_rank is not None:
+            command += ["--slow-rank", str(args.slow_rank), "--extra-compute-ms", str(args.extra_compute_ms)]
         if args.profile_dir:
             command.append("--profile-dir=" + args.profile_dir)
         ranks.append(subprocess.Popen(command, env=env))
@@ -90,7 +93,7 @@ def run_rank(args, init_method="env://"):
     with rank_profiler(args, rank) as profiler:
         for _ in range(args.steps):
             if rank == args.slow_rank:
-                extra_compute(args.slow_ms)
+                extra_compute(args.extra_compute_ms)
             train_step(model, optimizer, rank, world, count)
             if profiler is not None:
                 profiler.step()
@@ -114,14 +117,14 @@ def rank_profiler(args, rank):
 
 
 def extra_compute(milliseconds):
-    """Matrix products for about `milliseconds`: the imbalance a cluster analysis must find."""
+    """Matrix products for `milliseconds`: a straggler's extra work, recorded as operators."""
     import time
     import torch
 
-    a = torch.randn(128, 128)
-    deadline = time.monotonic() + milliseconds / 1000.0
-    while time.monotonic() < deadline:
-        a = torch.mm(a, a).clamp_(-1, 1)
+    matrix = torch.randn(128, 128)
+    deadline = time.perf_counter() + milliseconds / 1e3
+    while time.perf_counter() < deadline:
+        matrix = torch.mm(matrix, matrix).tanh()
 
 
 def train_step(model, optimizer, rank, world, count):

@@ -241,7 +241,69 @@ double CommMatrixEntry::bandwidth_gbps() const {
   return transit_ns > 0 ? static_cast<double>(bytes) / static_cast<double>(transit_ns) : 0.0;
 }
 
+namespace {
+
+// A send and a recv whose peers are not recorded (a world larger than two) are one
+// transfer when they run on different ranks, carry the same known size and overlap in time,
+// and the recv is the only such candidate of the send. Pairs found get their ranks, their
+// sequence among the pair's operations and, on a rank whose world is on one host, the
+// intra-host link type.
+void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
+  std::vector<CommOpTiming*> sends, recvs;
+  std::map<int32_t, bool> one_host;  // rank -> its world collectives are intra-host
+  for (CommOpTiming& op : ops) {
+    if (op.kind == CommKind::kCollective && op.transport == TransportType::kIntraHost) {
+      one_host[op.rank] = true;
+    }
+    if (op.kind != CommKind::kP2p || op.src_rank >= 0 || op.rank < 0 || op.bytes < 0) continue;
+    if (op.type == model::CommOpType::kSend) sends.push_back(&op);
+    if (op.type == model::CommOpType::kRecv) recvs.push_back(&op);
+  }
+  if (sends.empty() || recvs.empty()) return;
+  const auto by_start = [](const CommOpTiming* a, const CommOpTiming* b) {
+    return a->time.start_ns < b->time.start_ns;
+  };
+  std::sort(recvs.begin(), recvs.end(), by_start);
+  bool paired_any = false;
+  for (CommOpTiming* send : sends) {
+    CommOpTiming* match = nullptr;
+    int candidates = 0;
+    for (CommOpTiming* recv : recvs) {
+      if (recv->time.start_ns >= send->end_ns) break;
+      if (recv->end_ns <= send->time.start_ns || recv->src_rank >= 0) continue;
+      if (recv->rank == send->rank || recv->bytes != send->bytes) continue;
+      match = recv;
+      ++candidates;
+    }
+    if (candidates != 1) continue;
+    send->src_rank = match->src_rank = send->rank;
+    send->dst_rank = match->dst_rank = match->rank;
+    for (CommOpTiming* op : {send, match}) {
+      if (one_host[op->rank]) op->transport = TransportType::kIntraHost;
+    }
+    paired_any = true;
+  }
+  if (!paired_any) return;
+  // Sequences (and the names that carry them) are counted per pair again.
+  std::vector<CommOpTiming*> p2p;
+  for (CommOpTiming& op : ops) {
+    if (op.kind == CommKind::kP2p && op.src_rank >= 0) p2p.push_back(&op);
+  }
+  std::stable_sort(p2p.begin(), p2p.end(), [](const CommOpTiming* a, const CommOpTiming* b) {
+    return std::tie(a->rank, a->src_rank, a->dst_rank, a->time.start_ns) <
+           std::tie(b->rank, b->src_rank, b->dst_rank, b->time.start_ns);
+  });
+  std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> seen;
+  for (CommOpTiming* op : p2p) {
+    op->sequence = seen[{op->rank, op->src_rank, op->dst_rank}]++;
+    op->name = op->name.substr(0, op->name.rfind('_') + 1) + std::to_string(op->sequence);
+  }
+}
+
+}  // namespace
+
 void DerivePeerWait(std::vector<CommOpTiming>& ops) {
+  PairUnknownPeers(ops);
   // (kind, group, src, dst, sequence) -> the operation on each rank.
   using Key = std::tuple<CommKind, std::string, int32_t, int32_t, uint64_t>;
   std::map<Key, std::vector<CommOpTiming*>> same;
@@ -333,6 +395,14 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
   }
 
   DerivePeerWait(result.ops);
+  RebuildFromOps(result);
+  return result;
+}
+
+void RebuildFromOps(CommunicationAnalysis& result) {
+  result.matrix.clear();
+  result.wait_note.clear();
+  result.wait_source = WaitSource::kNotMeasured;
   uint64_t measured = 0;
   for (const CommOpTiming& op : result.ops) {
     if (op.wait_source == WaitSource::kPeers) ++measured;
@@ -351,7 +421,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     result.matrix.push_back(std::move(entry));
   }
   if (measured > 0) result.wait_source = WaitSource::kPeers;
-  if (result.ops.empty() || measured == result.ops.size()) return result;
+  if (result.ops.empty() || measured == result.ops.size()) return;
   if (measured == 0) {
     result.wait_note =
         "wait not measured: no other rank's operations in this data (export the ranks "
@@ -362,7 +432,6 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
                        " operation(s): no matching operation on another rank (records "
                        "dropped, a rank missing, or a send/recv peer not recorded)";
   }
-  return result;
 }
 
 }  // namespace aiprof::analysis

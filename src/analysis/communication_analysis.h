@@ -147,9 +147,15 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
 
 // The peer-arrival derivation (see above) over the operations of any number of ranks:
 // collectives with the same group and sequence on different ranks are one operation, and
-// so are p2p operations with the same group, src_rank, dst_rank and sequence. Sets wait,
+// so are p2p operations with the same group, src_rank, dst_rank and sequence. A send and a
+// recv of unknown peers (a world of more than two ranks) are paired first when they run on
+// different ranks, carry the same size and overlap in time, and no other recv could match. Sets wait,
 // synchronization, transit, idle and wait_source of every operation that has a peer;
 // leaves the others as they are.
 void DerivePeerWait(std::vector<CommOpTiming>& ops);
+
+// Rebuilds what follows from the operations (the matrix, wait_source, wait_note), after
+// DerivePeerWait changed them.
+void RebuildFromOps(CommunicationAnalysis& analysis);
 
 }  // namespace aiprof::analysis

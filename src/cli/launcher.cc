@@ -219,12 +219,17 @@ void ExportCollected(const std::vector<std::string>& prof_dirs, const CollectCon
   options.progress_lines = true;
   std::vector<std::string> outputs;
   bool failed = false;
-  for (const std::string& dir : prof_dirs) {
-    options.output = dir;
-    std::cerr << "[aiprof] Exporting " << dir << " (--export=off skips this)\n";
+  if (!prof_dirs.empty()) {
+    // One run for every directory: the ranks of a job are exported together, so their
+    // communication analysis sees each other's operations.
+    options.output = prof_dirs.front();
+    options.more_outputs.assign(prof_dirs.begin() + 1, prof_dirs.end());
+    for (const std::string& dir : prof_dirs) {
+      std::cerr << "[aiprof] Exporting " << dir << " (--export=off skips this)\n";
+    }
     exporter::ExportResult result = exporter::RunExport(options, std::cerr, std::cerr);
     failed |= result.exit_code != kExitOk;
-    outputs.insert(outputs.end(), result.written.begin(), result.written.end());
+    outputs = std::move(result.written);
   }
   // One line per output folder: its summaries and, in analysis/, the analysis files.
   struct SummaryCount {
@@ -247,8 +252,10 @@ void ExportCollected(const std::vector<std::string>& prof_dirs, const CollectCon
     const bool analysis = file.parent_path().filename() == "analysis";
     const std::string dir =
         (analysis ? file.parent_path().parent_path() : file.parent_path()).string();
-    if (counts.empty() || counts.back().dir != dir) counts.push_back({dir});
-    ++(analysis ? counts.back().analyses : counts.back().summaries);
+    auto count = std::find_if(counts.begin(), counts.end(),
+                              [&](const SummaryCount& c) { return c.dir == dir; });
+    if (count == counts.end()) count = counts.insert(counts.end(), {dir});
+    ++(analysis ? count->analyses : count->summaries);
   }
   for (const SummaryCount& count : counts) {
     std::cerr << "[aiprof] Summaries: " << count.summaries << " files in " << count.dir;

@@ -32,6 +32,7 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
   }
   size_t analysed = 0;
   bool failed = false, usage_error = false;
+  CommunicationOutputs communication;
   for (const std::string& dir : dirs) {
     fs::path prof(dir);
     std::vector<std::string> files = model::ListRawFiles(prof.string());
@@ -72,7 +73,8 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     }
     std::vector<std::string> written, errors;
     WriteAnalysisOutputs(*m, set, (prof / kOutputDir).string(), options.type == ExportType::kDb,
-                         options.summary_format, &written, &errors);
+                         options.summary_format, &written, &errors, FileNaming::kTimestamped,
+                         &communication);
     out << prof.string() << ": analysis of " << m->slices.size() << " slices, " << m->drops.total()
         << " dropped events\n";
     PrintAnalysisReport(*m, set, out);
@@ -82,6 +84,15 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     result.written.insert(result.written.end(), written.begin(), written.end());
     ++analysed;
   }
+  // The communication files wait for every rank of the run: the wait needs the peers.
+  std::vector<std::string> communication_errors;
+  const size_t written_before_communication = result.written.size();
+  communication.Finish(&result.written, &communication_errors);
+  for (size_t i = written_before_communication; i < result.written.size(); ++i) {
+    out << "  " << result.written[i] << "\n";
+  }
+  for (const auto& e : communication_errors) err << kCommand << ": " << e << "\n";
+  failed |= !communication_errors.empty();
   if (failed) {
     result.exit_code = kExitFailure;
   } else if (usage_error) {

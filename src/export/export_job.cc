@@ -129,6 +129,12 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
   ExportResult result;
   std::string error;
   std::vector<std::string> dirs = model::FindProfDirs(options.output, &error);
+  for (const std::string& more : options.more_outputs) {
+    std::string more_error;
+    std::vector<std::string> found = model::FindProfDirs(more, &more_error);
+    if (found.empty()) error = more_error;
+    dirs.insert(dirs.end(), found.begin(), found.end());
+  }
   if (dirs.empty()) {
     err << "aiprof export: " << error << "\n";
     result.exit_code = kExitUsage;
@@ -138,6 +144,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
   Progress progress(options.progress_lines);
   size_t exported = 0;
   bool failed = false, usage_error = false;
+  CommunicationOutputs communication;
   for (size_t d = 0; d < dirs.size(); ++d) {
     fs::path prof(dirs[d]);
     auto step = [&](double within, const std::string& label) {
@@ -192,6 +199,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       }
       if (WriteSqlite(*m, path, &error, &analyses)) {
         written.push_back(path);
+        communication.Add(analyses.communication_analysis, "", path);
       } else {
         errors.push_back(error);
       }
@@ -234,7 +242,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       WriteAllSummaries(*m, target);
       exporter::WriteCudaSummaries(*m, target);
       WriteAnalysisOutputs(*m, analyses, output_dir.string(), false, options.summary_format,
-                           &summaries_written, &errors);
+                           &summaries_written, &errors, place.naming, &communication);
       WriteCpuSamplingOutputs(*m, target);
       if (timeline_thread.joinable()) timeline_thread.join();
       if (timeline_ok) {
@@ -255,6 +263,15 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
     ++exported;
   }
   progress.Done();
+  // The communication files wait for every rank of the run: the wait needs the peers.
+  std::vector<std::string> communication_errors;
+  const size_t written_before_communication = result.written.size();
+  communication.Finish(&result.written, &communication_errors);
+  for (size_t i = written_before_communication; i < result.written.size(); ++i) {
+    out << "  " << result.written[i] << "\n";
+  }
+  for (const auto& e : communication_errors) err << "aiprof export: " << e << "\n";
+  failed |= !communication_errors.empty();
   if (failed) {
     result.exit_code = kExitFailure;
   } else if (usage_error) {

@@ -23,6 +23,9 @@ enum class TimelineFormat { kJson, kPerfetto };
 
 struct ExportOptions {
   std::string output;  // a PROF_* directory or a parent of several
+  // More of them exported in the same run (the launcher's new PROF_* directories): the
+  // ranks of one job exported together get their communication wait (CommunicationOutputs).
+  std::vector<std::string> more_outputs;
   ExportType type = ExportType::kText;
   std::optional<model::StepRange> iterations;
   SummaryFormat summary_format = SummaryFormat::kCsv;

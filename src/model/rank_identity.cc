@@ -40,6 +40,16 @@ std::vector<ProcessGroupInfo> ReadGroups(const nlohmann::json& distributed) {
   return groups;
 }
 
+std::string JobOf(const nlohmann::json& metadata) {
+  const auto environment = metadata.find("environment");
+  if (environment == metadata.end() || !environment->is_object()) return "";
+  const std::string address = StringOr(*environment, "MASTER_ADDR");
+  const std::string port = StringOr(*environment, "MASTER_PORT");
+  if (!address.empty() && !port.empty()) return address + ":" + port;
+  const std::string slurm = StringOr(*environment, "SLURM_JOB_ID");
+  return slurm.empty() ? "" : "slurm:" + slurm;
+}
+
 }  // namespace
 
 RankIdentity ReadRankIdentity(std::string_view metadata_json) {
@@ -53,6 +63,7 @@ RankIdentity ReadRankIdentity(std::string_view metadata_json) {
   identity.world_size = IntOr(metadata, "world_size", -1);
   identity.local_world_size = IntOr(metadata, "local_world_size", -1);
   if (identity.rank >= 0) identity.source = "environment";
+  identity.job = JobOf(metadata);
   // torch.distributed knows the job's truth even when the launcher set no variable
   // (torch.multiprocessing.spawn): its values win.
   const auto extra = metadata.find("metadata");

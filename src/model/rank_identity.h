@@ -33,9 +33,12 @@ struct RankIdentity {
   int32_t local_rank = -1;
   int32_t world_size = -1;
   int32_t local_world_size = -1;
-  std::string host;                      // hostname
-  std::string backend;                   // default group's backend ("gloo", "nccl"); "" unknown
-  std::string source;                    // "torch.distributed", "environment" or "" (unknown)
+  std::string host;     // hostname
+  std::string backend;  // default group's backend ("gloo", "nccl"); "" unknown
+  std::string source;   // "torch.distributed", "environment" or "" (unknown)
+  // Which job the rank belongs to, so ranks of two runs in one directory are not taken for
+  // peers: "MASTER_ADDR:MASTER_PORT" (torchrun, env://), "slurm:<SLURM_JOB_ID>", or "".
+  std::string job;
   std::vector<ProcessGroupInfo> groups;  // from torch.distributed; empty otherwise
 
   bool known() const { return rank >= 0; }

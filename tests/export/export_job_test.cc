@@ -84,6 +84,10 @@ TEST_F(ExportJobTest, ResultFolderGetsFixedNamesInItsOutputDirectory) {
   ASSERT_EQ(Run(folder.string()).exit_code, 0);
   EXPECT_TRUE(fs::exists(folder / "aiprof_output" / "trace_view.json"));
   EXPECT_TRUE(fs::exists(folder / "aiprof_output" / "step_trace.csv"));
+  // torch_npu's analysis deliverable sits beside trace_view.json (ASCEND_PROFILER_OUTPUT).
+  EXPECT_TRUE(fs::exists(folder / "aiprof_output" / "step_trace_time.csv"));
+  EXPECT_FALSE(fs::exists(folder / "aiprof_output" / "analysis" / "step_trace_time.csv"));
+  EXPECT_TRUE(fs::exists(folder / "aiprof_output" / "analysis" / "analysis_inputs.csv"));
   EXPECT_FALSE(fs::exists(prof / "aiprof_output"));
   ExportOptions db;
   db.output = folder.string();

@@ -5,6 +5,8 @@ imports once). The dynamic_profile samples are in test_seed_002_dynamic_profile.
 import glob
 import json
 import os
+import subprocess
+import sys
 import tempfile
 import unittest
 import warnings
@@ -58,8 +60,9 @@ class Seed002ProfilerTest(unittest.TestCase):
         output = os.path.join(folder, "aiprof_output")
         files = os.listdir(output)
         for name in ("trace_view.json", "operator_details.csv", "op_statistic.csv",
-                     "api_statistic.csv"):
+                     "api_statistic.csv", "step_trace_time.csv"):
             self.assertIn(name, files)
+        self.assertNotIn("step_trace_time.csv", os.listdir(os.path.join(output, "analysis")))
         self.assertFalse([f for f in files if f.startswith("EXPORT_")], files)
         self.assertTrue(os.path.isfile(os.path.join(folder, "profiler_info.json")))
         names = slice_names(os.path.join(output, "trace_view.json"))
@@ -259,6 +262,38 @@ class Seed002ProfilerTest(unittest.TestCase):
         self.assertEqual(aiprof.profiler.profiler.analyse, analyse)
         with self.assertRaisesRegex(ValueError, "no \\*_aiprof_pt result folder"):
             analyse(profiler_path=self.tmp + "/nothing-here")
+
+    # A distributed job's ranks, each with its handler: torch_npu's communication.json and
+    # communication_matrix.json sit beside trace_view.json and step_trace_time.csv.
+    def test_distributed_ranks_communication_files(self):
+        example = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                               "examples", "pytorch", "distributed_gloo.py")
+        job = subprocess.run([sys.executable, example, "--world-size=2", "--steps=2",
+                              "--profile-dir=" + os.path.join(self.tmp, "dist")],
+                             capture_output=True, text=True, timeout=180)
+        self.assertEqual(job.returncode, 0, job.stdout + job.stderr)
+        folders = result_folders(os.path.join(self.tmp, "dist"))
+        self.assertEqual(len(folders), 2, folders)
+        for folder in folders:
+            rank = 0 if os.path.basename(folder).startswith("rank0_") else 1
+            output = os.path.join(folder, "aiprof_output")
+            files = os.listdir(output)
+            for name in ("trace_view.json", "step_trace_time.csv", "communication.json",
+                         "communication_matrix.json"):
+                self.assertIn(name, files)
+            with open(os.path.join(output, "communication.json")) as handle:
+                communication = json.load(handle)
+            # The example profiles without a schedule (no ProfilerStep ranges): one "step".
+            self.assertEqual(list(communication), ["step"])
+            self.assertIn("Total Op Info", communication["step"]["collective"])
+            direction = "send" if rank == 0 else "recv"
+            self.assertEqual(list(communication["step"]["p2p"]),
+                             ["gloo_%s_0@world" % direction, "gloo_%s_1@world" % direction,
+                              "Total Op Info"])
+            with open(os.path.join(output, "communication_matrix.json")) as handle:
+                matrix = json.load(handle)
+            link = matrix[sorted(matrix)[0]]["p2p"][("send" if rank == 0 else "receive") + "-top1@world"]
+            self.assertEqual(list(link), ["0-1"])
 
     # supported_activities() tells the truth; an activity that cannot be collected warns.
     def test_activities(self):

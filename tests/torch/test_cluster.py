@@ -25,7 +25,7 @@ class ClusterGlooTest(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         job = subprocess.run([AIPROF, "--task-time=on", "--export=off", "--output=" + cls.output,
                               sys.executable, EXAMPLE, "--world-size=%d" % RANKS, "--steps=2",
-                              "--slow-rank=%d" % SLOW_RANK, "--slow-ms=%d" % SLOW_MS],
+                              "--slow-rank=%d" % SLOW_RANK, "--extra-compute-ms=%d" % SLOW_MS],
                              env=env, capture_output=True, text=True, timeout=150)
         if job.returncode != 0:
             raise AssertionError("the gloo job failed:\n" + job.stdout + job.stderr)

@@ -89,9 +89,24 @@ void WriteAnalysisFiles(const model::Model& model, const analysis::AnalysisSet& 
   WriteResourceAnalysisFiles(model, set, target);
 }
 
+namespace {
+
+// The analysis files of WriteAnalysisFiles but step_trace_time.csv, which goes to
+// `deliverables` with the communication files (torch_npu's place for them).
+void WriteFixedLayout(const model::Model& model, const analysis::AnalysisSet& set,
+                      const SummaryTarget& target, const SummaryTarget& deliverables) {
+  WriteInputs(set, target);
+  WriteStepTraceTime(model, set, deliverables);
+  WriteOverlapTotals(model, set, target);
+  WriteResourceAnalysisFiles(model, set, target);
+}
+
+}  // namespace
+
 void WriteAnalysisOutputs(const model::Model& model, const analysis::AnalysisSet& set,
                           const std::string& output_dir, bool db, SummaryFormat format,
-                          std::vector<std::string>* written, std::vector<std::string>* errors) {
+                          std::vector<std::string>* written, std::vector<std::string>* errors,
+                          FileNaming naming, CommunicationOutputs* communication) {
   std::filesystem::path dir = std::filesystem::path(output_dir) / kAnalysisDir;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -103,12 +118,26 @@ void WriteAnalysisOutputs(const model::Model& model, const analysis::AnalysisSet
     std::string path = (dir / "analysis.db").string(), error;
     if (WriteAnalysisDb(model, set, path, &error)) {
       written->push_back(path);
+      if (communication != nullptr) communication->Add(set.communication_analysis, "", path);
     } else {
       errors->push_back(error);
     }
     return;
   }
-  WriteAnalysisFiles(model, set, SummaryTarget{dir.string(), "", format, written, errors});
+  const SummaryTarget target{dir.string(), "", format, written, errors};
+  const bool fixed = naming == FileNaming::kFixed;
+  const std::string deliverables = fixed ? output_dir : dir.string();
+  if (fixed) {
+    WriteFixedLayout(model, set, target,
+                     SummaryTarget{output_dir, "", format, written, errors, FileNaming::kFixed});
+  } else {
+    WriteAnalysisFiles(model, set, target);
+  }
+  if (communication != nullptr) {
+    communication->Add(set.communication_analysis, deliverables, "");
+  } else if (!set.communication_analysis.ops.empty()) {
+    WriteCommunicationFiles(set.communication_analysis, deliverables, written, errors);
+  }
 }
 
 }  // namespace aiprof::exporter

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "export/analysis/communication_files.h"
 #include "export/sqlite/resource_analysis_tables.h"
 
 namespace aiprof::exporter {
@@ -114,7 +115,8 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
                return true;
              },
              error) &&
-         WriteResourceAnalysisTables(db, rows, m, set, error);
+         WriteResourceAnalysisTables(db, rows, m, set, error) &&
+         WriteCommunicationTables(db, set.communication_analysis, error);
 }
 
 bool WriteAnalysisDb(const model::Model& model, const analysis::AnalysisSet& set,

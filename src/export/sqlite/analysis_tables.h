@@ -2,7 +2,8 @@
 // database by `aiprof export --type=db` and into aiprof_output/analysis/analysis.db by
 // `aiprof analyze --type=db`: OVERLAP_ANALYSIS (msprof's table and lane enum),
 // StepTraceTime (msprof-analyze's analysis.db table; its nine time columns in µs as its
-// CSV, plus ns bounds), ANALYSIS_INPUTS (what the run had).
+// CSV, plus ns bounds), ANALYSIS_INPUTS (what the run had), CommAnalyzerTime/Bandwidth/
+// Matrix (msprof's communication analysis, export/analysis/communication_files.h).
 #pragma once
 
 #include <sqlite3.h>

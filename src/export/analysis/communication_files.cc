@@ -1,0 +1,424 @@
+#include "export/analysis/communication_files.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+
+namespace aiprof::exporter {
+namespace {
+
+using analysis::CommBandwidthInfo;
+using analysis::CommKind;
+using analysis::CommMatrixEntry;
+using analysis::CommOpTiming;
+using analysis::CommTimeInfo;
+using Json = nlohmann::ordered_json;
+
+double Ms(int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
+double Us(int64_t ns) {
+  return static_cast<double>(ns) / 1e3;
+}
+// msprof rounds ratios to four places.
+double Ratio(double value) {
+  return std::round(value * 1e4) / 1e4;
+}
+
+std::string StepKey(int64_t step) {
+  return step >= 0 ? "step" + std::to_string(step) : "step";
+}
+
+// msprof-analyze's op type words (the regex it reads the type with): receive, not recv.
+std::string TypeWord(model::CommOpType type) {
+  switch (type) {
+    case model::CommOpType::kRecv:
+      return "receive";
+    case model::CommOpType::kSendRecv:
+      return "batchsendrecv";
+    default:
+      return std::string(model::CommOpTypeName(type));
+  }
+}
+
+Json TimeJson(const CommTimeInfo& t, std::string_view wait_source) {
+  return Json{{"Start Timestamp(us)", Us(t.start_ns)},
+              {"Elapse Time(ms)", Ms(t.elapse_ns)},
+              {"Transit Time(ms)", Ms(t.transit_ns)},
+              {"Wait Time(ms)", Ms(t.wait_ns)},
+              {"Synchronization Time(ms)", Ms(t.synchronization_ns)},
+              {"Idle Time(ms)", Ms(t.idle_ns)},
+              {"Wait Time Ratio", Ratio(t.wait_ratio())},
+              {"Synchronization Time Ratio", Ratio(t.synchronization_ratio())},
+              {"Wait Time Source", wait_source}};
+}
+
+Json BandwidthJson(const std::map<analysis::TransportType, CommBandwidthInfo>& by_transport) {
+  Json bandwidth = Json::object();
+  for (const auto& [transport, info] : by_transport) {
+    Json sizes = Json::object();
+    for (const auto& [bytes, entry] : info.size_distribution) {
+      sizes[Json(static_cast<double>(bytes) / 1e6).dump()] = {entry.first, Ms(entry.second)};
+    }
+    bandwidth[std::string(analysis::TransportTypeName(transport))] = {
+        {"Transit Time(ms)", Ms(info.transit_ns)},
+        {"Transit Size(MB)", info.size_mb()},
+        {"Bandwidth(GB/s)", info.bandwidth_gbps()},
+        {"Large Packet Ratio", Ratio(info.large_packet_ratio())},
+        {"Size Distribution", sizes}};
+  }
+  return bandwidth;
+}
+
+std::string WaitSourceText(const CommOpTiming& op, const analysis::CommunicationAnalysis& a) {
+  if (op.wait_source == analysis::WaitSource::kPeers) return "peers";
+  return a.wait_note.empty() ? std::string(analysis::WaitSourceName(op.wait_source)) : a.wait_note;
+}
+
+// The key of an operation in its step's kind; a model holding several ranks (fork children,
+// ranks exported as one) names each rank's copy apart.
+std::string OpKey(const CommOpTiming& op, bool several_ranks) {
+  return several_ranks ? op.key() + "#rank" + std::to_string(op.rank) : op.key();
+}
+
+bool SeveralRanks(const analysis::CommunicationAnalysis& a) {
+  return std::any_of(a.ops.begin(), a.ops.end(),
+                     [&](const CommOpTiming& op) { return op.rank != a.ops.front().rank; });
+}
+
+// Steps in ascending order ("step" without steps first), each with p2p before collective.
+std::vector<int64_t> StepsOf(const analysis::CommunicationAnalysis& a) {
+  std::set<int64_t> steps;
+  for (const CommOpTiming& op : a.ops) steps.insert(op.step);
+  return {steps.begin(), steps.end()};
+}
+
+Json MatrixLink(const CommMatrixEntry& e, const std::string& op_name) {
+  return Json{{"Transport Type", analysis::TransportTypeName(e.transport)},
+              {"Transit Size(MB)", static_cast<double>(e.bytes) / 1e6},
+              {"Transit Time(ms)", Ms(e.transit_ns)},
+              {"Bandwidth(GB/s)", e.bandwidth_gbps()},
+              {"Op Name", op_name}};
+}
+
+std::string LinkKey(const CommMatrixEntry& e) {
+  return std::to_string(e.src_rank) + "-" + std::to_string(e.dst_rank);
+}
+
+// One operation's links and its bandwidth (bytes over transit of all its links).
+struct MatrixOp {
+  std::string name;
+  std::vector<const CommMatrixEntry*> links;
+  double bandwidth() const {
+    int64_t bytes = 0, ns = 0;
+    for (const CommMatrixEntry* link : links) {
+      bytes += link->bytes;
+      ns += link->transit_ns;
+    }
+    return ns > 0 ? static_cast<double>(bytes) / static_cast<double>(ns) : 0.0;
+  }
+};
+
+Json OpLinks(const MatrixOp& op) {
+  Json links = Json::object();
+  for (const CommMatrixEntry* link : op.links) links[LinkKey(*link)] = MatrixLink(*link, op.name);
+  return links;
+}
+
+// torch_npu's selection of one type's operations by bandwidth: the fastest, the median, the
+// three slowest, and every link summed.
+void AddTypeMatrix(const std::string& type, const std::string& group, std::vector<MatrixOp> ops,
+                   Json& kind_json) {
+  std::stable_sort(ops.begin(), ops.end(), [](const MatrixOp& a, const MatrixOp& b) {
+    return a.bandwidth() > b.bandwidth();
+  });
+  const size_t n = ops.size();
+  kind_json[type + "-top1@" + group] = OpLinks(ops.front());
+  kind_json[type + "-middle@" + group] = OpLinks(ops[n / 2]);
+  kind_json[type + "-bottom1@" + group] = OpLinks(ops[n - 1]);
+  if (n > 1) kind_json[type + "-bottom2@" + group] = OpLinks(ops[n - 2]);
+  if (n > 2) kind_json[type + "-bottom3@" + group] = OpLinks(ops[n - 3]);
+  std::map<std::string, CommMatrixEntry> total;
+  for (const MatrixOp& op : ops) {
+    for (const CommMatrixEntry* link : op.links) {
+      auto [it, inserted] = total.try_emplace(LinkKey(*link), *link);
+      if (inserted) continue;
+      it->second.bytes += link->bytes;
+      it->second.transit_ns += link->transit_ns;
+    }
+  }
+  Json links = Json::object();
+  for (const auto& [key, link] : total) links[key] = MatrixLink(link, type + "-total");
+  kind_json[type + "-total@" + group] = links;
+}
+
+bool WriteText(const std::string& path, const std::string& text, std::vector<std::string>* written,
+               std::vector<std::string>* errors) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) {
+      errors->push_back("cannot write " + temporary);
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    errors->push_back("cannot rename " + temporary + " to " + path + ": " + ec.message());
+    return false;
+  }
+  written->push_back(path);
+  return true;
+}
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  bool ok() const { return stmt_ != nullptr; }
+  Statement& Text(const std::string& text) {
+    sqlite3_bind_text(stmt_, ++column_, text.c_str(), static_cast<int>(text.size()),
+                      SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& Int(int64_t value) {
+    sqlite3_bind_int64(stmt_, ++column_, value);
+    return *this;
+  }
+  Statement& Real(double value) {
+    sqlite3_bind_double(stmt_, ++column_, value);
+    return *this;
+  }
+  bool Step() {
+    column_ = 0;
+    const bool done = sqlite3_step(stmt_) == SQLITE_DONE;
+    sqlite3_reset(stmt_);
+    return done;
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int column_ = 0;
+};
+
+const char* const kTablesSql = R"sql(
+DROP TABLE IF EXISTS CommAnalyzerTime;
+DROP TABLE IF EXISTS CommAnalyzerBandwidth;
+DROP TABLE IF EXISTS CommAnalyzerMatrix;
+CREATE TABLE CommAnalyzerTime(hccl_op_name TEXT, group_name TEXT, start_timestamp REAL,
+                              elapse_time REAL, transit_time REAL, wait_time REAL,
+                              synchronization_time REAL, idle_time REAL,
+                              synchronization_time_ratio REAL, wait_time_ratio REAL,
+                              step TEXT, type TEXT, rank_id INTEGER, wait_source TEXT);
+CREATE TABLE CommAnalyzerBandwidth(hccl_op_name TEXT, group_name TEXT, transport_type TEXT,
+                                   transit_size REAL, transit_time REAL, bandwidth REAL,
+                                   large_packet_ratio REAL, package_size REAL, count INTEGER,
+                                   total_duration REAL, step TEXT, type TEXT, rank_id INTEGER);
+CREATE TABLE CommAnalyzerMatrix(hccl_op_name TEXT, group_name TEXT, src_rank INTEGER,
+                                dst_rank INTEGER, transport_type TEXT, transit_size REAL,
+                                transit_time REAL, bandwidth REAL, step TEXT, type TEXT,
+                                op_name TEXT, rank_id INTEGER);
+)sql";
+
+std::string TableType(CommKind kind) {
+  return kind == CommKind::kP2p ? "P2P" : "Collective";
+}
+
+}  // namespace
+
+std::string CommunicationJson(const analysis::CommunicationAnalysis& a) {
+  Json root = Json::object();
+  const bool several = SeveralRanks(a);
+  for (int64_t step : StepsOf(a)) {
+    Json step_json = Json::object();
+    for (CommKind kind : {CommKind::kP2p, CommKind::kCollective}) {
+      Json kind_json = Json::object();
+      CommTimeInfo total_time;
+      std::map<analysis::TransportType, CommBandwidthInfo> total_bandwidth;
+      bool all_measured = true;
+      for (const CommOpTiming& op : a.ops) {
+        if (op.step != step || op.kind != kind) continue;
+        std::map<analysis::TransportType, CommBandwidthInfo> bandwidth{
+            {op.transport, op.bandwidth()}};
+        kind_json[OpKey(op, several)] = {
+            {"Communication Time Info", TimeJson(op.time, WaitSourceText(op, a))},
+            {"Communication Bandwidth Info", BandwidthJson(bandwidth)}};
+        total_time.Add(op.time);
+        total_bandwidth[op.transport].Add(op.bandwidth());
+        all_measured &= op.wait_source == analysis::WaitSource::kPeers;
+      }
+      if (kind_json.empty()) continue;
+      for (auto& [transport, info] : total_bandwidth) info.transport = transport;
+      kind_json["Total Op Info"] = {
+          {"Communication Time Info", TimeJson(total_time, all_measured          ? "peers"
+                                                           : a.wait_note.empty() ? "not measured"
+                                                                                 : a.wait_note)},
+          {"Communication Bandwidth Info", BandwidthJson(total_bandwidth)}};
+      step_json[std::string(analysis::CommKindName(kind))] = std::move(kind_json);
+    }
+    root[StepKey(step)] = std::move(step_json);
+  }
+  return root.dump(4);
+}
+
+std::string CommunicationMatrixJson(const analysis::CommunicationAnalysis& a) {
+  Json root = Json::object();
+  // step -> kind -> (type word, group) -> operations in order of appearance.
+  using TypeKey = std::pair<std::string, std::string>;
+  std::map<int64_t, std::map<CommKind, std::map<TypeKey, std::vector<MatrixOp>>>> grouped;
+  std::map<std::tuple<int64_t, std::string, std::string>, size_t> op_index;
+  for (const CommMatrixEntry& e : a.matrix) {
+    auto& ops = grouped[e.step][e.kind][{TypeWord(e.type), e.group}];
+    auto [it, inserted] = op_index.try_emplace({e.step, e.group, e.name}, ops.size());
+    if (inserted) ops.push_back(MatrixOp{e.name, {}});
+    ops[it->second].links.push_back(&e);
+  }
+  for (const auto& [step, kinds] : grouped) {
+    Json step_json = Json::object();
+    for (CommKind kind : {CommKind::kP2p, CommKind::kCollective}) {
+      const auto found = kinds.find(kind);
+      if (found == kinds.end()) continue;
+      Json kind_json = Json::object();
+      for (const auto& [type_group, ops] : found->second) {
+        AddTypeMatrix(type_group.first, type_group.second, ops, kind_json);
+      }
+      step_json[std::string(analysis::CommKindName(kind))] = std::move(kind_json);
+    }
+    root[StepKey(step)] = std::move(step_json);
+  }
+  return root.dump(4);
+}
+
+bool WriteCommunicationTables(sqlite3* db, const analysis::CommunicationAnalysis& a,
+                              std::string* error) {
+  if (sqlite3_exec(db, kTablesSql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+    *error = std::string("communication tables: ") + sqlite3_errmsg(db);
+    return false;
+  }
+  Statement time(db, "INSERT INTO CommAnalyzerTime VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  Statement bandwidth(db, "INSERT INTO CommAnalyzerBandwidth VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  Statement matrix(db, "INSERT INTO CommAnalyzerMatrix VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+  bool ok = time.ok() && bandwidth.ok() && matrix.ok();
+  for (size_t i = 0; ok && i < a.ops.size(); ++i) {
+    const CommOpTiming& op = a.ops[i];
+    const CommTimeInfo& t = op.time;
+    ok = time.Text(op.name)
+             .Text(op.group)
+             .Real(Us(t.start_ns))
+             .Real(Ms(t.elapse_ns))
+             .Real(Ms(t.transit_ns))
+             .Real(Ms(t.wait_ns))
+             .Real(Ms(t.synchronization_ns))
+             .Real(Ms(t.idle_ns))
+             .Real(Ratio(t.synchronization_ratio()))
+             .Real(Ratio(t.wait_ratio()))
+             .Text(StepKey(op.step))
+             .Text(TableType(op.kind))
+             .Int(op.rank)
+             .Text(WaitSourceText(op, a))
+             .Step();
+    const CommBandwidthInfo info = op.bandwidth();
+    for (const auto& [bytes, entry] : info.size_distribution) {
+      ok = ok && bandwidth.Text(op.name)
+                     .Text(op.group)
+                     .Text(std::string(analysis::TransportTypeName(op.transport)))
+                     .Real(info.size_mb())
+                     .Real(info.transit_ms())
+                     .Real(info.bandwidth_gbps())
+                     .Real(Ratio(info.large_packet_ratio()))
+                     .Real(static_cast<double>(bytes) / 1e6)
+                     .Int(static_cast<int64_t>(entry.first))
+                     .Real(Ms(entry.second))
+                     .Text(StepKey(op.step))
+                     .Text(TableType(op.kind))
+                     .Int(op.rank)
+                     .Step();
+    }
+  }
+  std::unordered_map<std::string, int32_t> rank_of_op;
+  for (const CommOpTiming& op : a.ops) rank_of_op[op.key()] = op.rank;
+  for (size_t i = 0; ok && i < a.matrix.size(); ++i) {
+    const CommMatrixEntry& e = a.matrix[i];
+    ok = matrix.Text(e.name)
+             .Text(e.group)
+             .Int(e.src_rank)
+             .Int(e.dst_rank)
+             .Text(std::string(analysis::TransportTypeName(e.transport)))
+             .Real(static_cast<double>(e.bytes) / 1e6)
+             .Real(Ms(e.transit_ns))
+             .Real(e.bandwidth_gbps())
+             .Text(StepKey(e.step))
+             .Text(TableType(e.kind))
+             .Text(e.name)
+             .Int(rank_of_op[e.name + "@" + e.group])
+             .Step();
+  }
+  if (!ok) *error = std::string("communication tables: ") + sqlite3_errmsg(db);
+  return ok;
+}
+
+void WriteCommunicationFiles(const analysis::CommunicationAnalysis& a, const std::string& dir,
+                             std::vector<std::string>* written, std::vector<std::string>* errors) {
+  const std::filesystem::path base(dir);
+  WriteText((base / "communication.json").string(), CommunicationJson(a), written, errors);
+  WriteText((base / "communication_matrix.json").string(), CommunicationMatrixJson(a), written,
+            errors);
+}
+
+void CommunicationOutputs::Add(const analysis::CommunicationAnalysis& analysis, std::string dir,
+                               std::string database) {
+  std::string job;
+  for (const model::RankIdentity& identity : analysis.ranks) {
+    if (!identity.job.empty()) job = identity.job;
+  }
+  pending_.push_back(Pending{analysis, std::move(job), std::move(dir), std::move(database)});
+}
+
+void CommunicationOutputs::Finish(std::vector<std::string>* written,
+                                  std::vector<std::string>* errors) {
+  std::map<std::string, std::vector<Pending*>> jobs;
+  for (Pending& p : pending_) jobs[p.job].push_back(&p);
+  for (auto& [job, ranks] : jobs) {
+    if (ranks.size() < 2) continue;
+    std::vector<CommOpTiming> all;
+    for (const Pending* p : ranks) {
+      all.insert(all.end(), p->analysis.ops.begin(), p->analysis.ops.end());
+    }
+    analysis::DerivePeerWait(all);
+    size_t next = 0;
+    for (Pending* p : ranks) {
+      for (CommOpTiming& op : p->analysis.ops) op = all[next++];
+      analysis::RebuildFromOps(p->analysis);
+    }
+  }
+  for (const Pending& p : pending_) {
+    if (p.analysis.ops.empty()) continue;
+    if (!p.dir.empty()) WriteCommunicationFiles(p.analysis, p.dir, written, errors);
+    if (p.database.empty()) continue;
+    sqlite3* db = nullptr;
+    std::string error;
+    bool ok =
+        sqlite3_open_v2(p.database.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
+        sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK &&
+        WriteCommunicationTables(db, p.analysis, &error) &&
+        sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
+    if (!ok) {
+      errors->push_back("cannot write the communication tables into '" + p.database +
+                        "': " + (error.empty() && db ? sqlite3_errmsg(db) : error));
+    }
+    sqlite3_close(db);
+  }
+  pending_.clear();
+}
+
+}  // namespace aiprof::exporter
