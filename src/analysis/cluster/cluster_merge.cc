@@ -224,26 +224,14 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
     if (x.group != y.group) return x.group < y.group;
     return x.rank < y.rank;
   });
-  result.comm_ops.reserve(ops.size());
-  for (uint32_t k : order) result.comm_ops.push_back(std::move(ops[k]));
-
-  for (const CommOpTiming& op : result.comm_ops) {
-    // The sender's view, as the per-rank analysis writes it.
-    if (op.kind != CommKind::kP2p || op.src_rank < 0 || op.dst_rank < 0 || op.rank != op.src_rank)
-      continue;
-    CommMatrixEntry entry;
-    entry.name = op.name;
-    entry.group = op.group;
-    entry.kind = op.kind;
-    entry.type = op.type;
-    entry.step = op.step;
-    entry.src_rank = op.src_rank;
-    entry.dst_rank = op.dst_rank;
-    entry.transport = op.transport;
-    entry.bytes = std::max<int64_t>(op.bytes, 0);
-    entry.transit_ns = op.time.transit_ns;
-    result.matrix.push_back(std::move(entry));
-  }
+  // The matrix and the wait note follow from the operations as in one rank's analysis.
+  CommunicationAnalysis merged;
+  merged.ops.reserve(ops.size());
+  for (uint32_t k : order) merged.ops.push_back(std::move(ops[k]));
+  RebuildFromOps(merged);
+  result.comm_ops = std::move(merged.ops);
+  result.matrix = std::move(merged.matrix);
+  result.wait_note = std::move(merged.wait_note);
   for (auto& [name, ranks] : group_ranks) result.groups.push_back({name, ranks});
 }
 

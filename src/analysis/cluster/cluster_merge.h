@@ -6,7 +6,7 @@
 // n-th collective of a group on every rank is one operation; the last rank to arrive
 // makes the others wait). A transport the rank alone could not tell is set from the ranks'
 // hosts: intra-host when every rank of the group (the peer, for p2p) shares the host.
-// The matrix holds the p2p operations with a known peer, as the sender's analysis does.
+// The matrix and the wait note are rebuilt from the merged operations (RebuildFromOps).
 //
 // Diagnosis (msprof-analyze advisor's 5% spread rule):
 //   a rank's own time per step = Stage + Preparing − its collective wait (the step less
@@ -114,7 +114,8 @@ struct ClusterResult {
   uint64_t dropped_records = 0;
   std::vector<ClusterStepRow> step_rows;  // by step, ranks then the stage row
   std::vector<CommOpTiming> comm_ops;     // by step, operation start, name, rank
-  std::vector<CommMatrixEntry> matrix;    // by step, name, src
+  std::vector<CommMatrixEntry> matrix;    // p2p operations with a known peer, by step
+  std::string wait_note;                  // why some waits are not measured; "" if all are
   std::vector<CommGroup> groups;          // by name
   uint64_t unmatched_ops = 0;             // operations whose wait no peer could tell
   std::vector<RankVerdict> verdicts;      // by rank

@@ -34,10 +34,7 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
     out << "  missing ranks: only " << result.ranks.size() << " of " << result.world_size
         << " were found; waits on collectives are measured among those present\n";
   }
-  if (result.unmatched_ops > 0) {
-    out << "  " << result.unmatched_ops
-        << " communication op(s) without their peers' data: wait not measured for them\n";
-  }
+  if (!result.wait_note.empty()) out << "  " << result.wait_note << "\n";
   out << "Clock alignment: " << result.clock.Describe();
   if (result.clock.same_host_end_spread_ns > 0)
     out << "; ends of a collective on one host differ by "
