@@ -75,6 +75,11 @@ if "$aiprof" analyze --help >/dev/null 2>&1; then
   echo "== aiprof analyze --output=$prof"
   "$aiprof" analyze --output="$prof"
 fi
+if "$aiprof" advise --help >/dev/null 2>&1; then
+  echo
+  echo "== aiprof advise --output=$prof (tuning advice, most important first)"
+  "$aiprof" advise --output="$prof"
+fi
 counter_csv=$(latest 'counters_*.csv')
 if [[ -n $counter_csv ]]; then
   echo
@@ -96,6 +101,8 @@ if [[ -n $timeline ]]; then
 fi
 [[ -d $export_dir/analysis ]] &&
   echo "  analyses:        $export_dir/analysis (step_trace_time.csv, overlap_analysis.csv; docs/analysis.md)"
+[[ -f $export_dir/analysis/advice.html ]] &&
+  echo "  tuning advice:   $export_dir/analysis/advice.html (advice.json; rules and thresholds: docs/advice.md)"
 echo "  raw data:        $prof/host/data"
 if "$aiprof" ui --help >/dev/null 2>&1; then
   echo

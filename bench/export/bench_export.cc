@@ -1,9 +1,10 @@
 // Parse and export throughput on a generated data set (default 10 M records, written as the
 // runtime writes them: zstd-compressed chunks, TSC clock). Each measured pipeline runs in a
 // forked child so its peak RSS is its own. Prints medians over --runs.
-// The last line writes the database on a second thread beside the text exporters. End to
-// end includes the analyses (analysis/analysis_set.h): run once, their lanes in the
-// timeline, their files beside the summaries and their tables in the database.
+// The stage lines time each exporter alone after one parse and one run of the analyses
+// (analysis/analysis_set.h); "all stages in sequence" is their sum in one process (text and
+// database, which no single command writes). The last two lines are the commands a user
+// runs, `aiprof export --type=text` and `--type=db`, through the one export job.
 //
 //   bench_export [--events=N] [--runs=R] [--dir=PATH] [--keep] [--generate-only]
 // --generate-only writes the data set into --dir and stops (the UI bench loads it).
@@ -17,13 +18,14 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "analysis/analysis_set.h"
 #include "export/analysis/analysis_files.h"
 #include "export/csv/summaries.h"
+#include "export/export_job.h"
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/trace_json.h"
 #include "model/parser.h"
@@ -159,8 +161,8 @@ int main(int argc, char** argv) {
   // wall times are printed alongside.
   std::vector<double> parse_s, analyses_s, summaries_s, timeline_s, db_s, total_s, parse_wall_s,
       total_wall_s;
-  std::vector<double> parallel_s, parallel_wall_s;
-  long parse_rss = 0, total_rss = 0, parallel_rss = 0;
+  std::vector<double> text_s, text_wall_s, db_command_s, db_command_wall_s;
+  long parse_rss = 0, total_rss = 0, text_rss = 0, db_command_rss = 0;
   for (int r = 0; r < runs; ++r) {
     Sample p = Measure([&] { parse(); });
     parse_s.push_back(p.cpu_seconds);
@@ -205,31 +207,24 @@ int main(int argc, char** argv) {
     total_s.push_back(total.cpu_seconds);
     total_wall_s.push_back(total.seconds);
     total_rss = std::max(total_rss, total.peak_rss_kb);
-    // The same work with the database written beside the text exporters (both cores).
-    Sample parallel = Measure([&] {
-      aiprof::model::Model m = parse();
-      const aiprof::analysis::AnalysisSet analyses = aiprof::analysis::RunAnalyses(m);
-      std::string db_error, timeline_error;
-      std::thread db([&] {
-        aiprof::exporter::WriteSqlite(m, (out / "aiprof_2.db").string(), &db_error, &analyses);
+    // The commands a user runs: `aiprof export --type=text` and `--type=db`, through the
+    // one export job (its default two threads: the timeline beside the summaries).
+    for (auto type : {aiprof::exporter::ExportType::kText, aiprof::exporter::ExportType::kDb}) {
+      Sample command = Measure([&] {
+        aiprof::exporter::ExportOptions options;
+        options.output = prof.string();
+        options.type = type;
+        options.clear = true;
+        options.timestamp = "3";
+        std::ostringstream sink;
+        if (aiprof::exporter::RunExport(options, sink, sink).exit_code != 0) _exit(1);
       });
-      std::vector<std::string> written, errors;
-      // As aiprof export does: the summaries read the step trace and the communication
-      // classification from the analyses.
-      aiprof::exporter::SummaryTarget target{
-          out.string(), "2", aiprof::exporter::SummaryFormat::kCsv, &written, &errors};
-      target.analyses = &analyses;
-      aiprof::exporter::WriteAllSummaries(m, target);
-      aiprof::exporter::WriteAnalysisOutputs(m, analyses, out.string(), false,
-                                             aiprof::exporter::SummaryFormat::kCsv, &written,
-                                             &errors);
-      aiprof::exporter::WriteTraceJson(m, (out / "trace_view_2.json").string(), &timeline_error,
-                                       &analyses.overlap);
-      db.join();
-    });
-    parallel_s.push_back(parallel.cpu_seconds);
-    parallel_wall_s.push_back(parallel.seconds);
-    parallel_rss = std::max(parallel_rss, parallel.peak_rss_kb);
+      bool text = type == aiprof::exporter::ExportType::kText;
+      (text ? text_s : db_command_s).push_back(command.cpu_seconds);
+      (text ? text_wall_s : db_command_wall_s).push_back(command.seconds);
+      long& rss = text ? text_rss : db_command_rss;
+      rss = std::max(rss, command.peak_rss_kb);
+    }
   }
   double n = static_cast<double>(records);
   double plain_bytes = n * 16.0;  // the same records uncompressed
@@ -250,15 +245,20 @@ int main(int argc, char** argv) {
   std::printf("  SQLite db             %7.3f s  %6.2f M records/s\n", Median(db_s),
               n / Median(db_s) / 1e6);
   std::printf(
-      "  end to end (+ analyses) %7.3f s  %6.2f M records/s  [%.3f s]  peak RSS %.1f MB"
+      "  all stages in sequence %7.3f s  %6.2f M records/s  [%.3f s]  peak RSS %.1f MB"
       " (%.2fx uncompressed raw)\n",
       Median(total_s), n / Median(total_s) / 1e6, Median(total_wall_s), total_rss / 1e3,
       total_rss * 1e3 / plain_bytes);
-  std::printf(
-      "  end to end, db beside text  %7.3f s CPU  [%.3f s wall = %.2f M records/s]  peak RSS %.1f "
-      "MB (%.2fx uncompressed raw)\n",
-      Median(parallel_s), Median(parallel_wall_s), n / Median(parallel_wall_s) / 1e6,
-      parallel_rss / 1e3, parallel_rss * 1e3 / plain_bytes);
+  auto print_command = [&](const char* name, const std::vector<double>& cpu,
+                           const std::vector<double>& wall, long rss) {
+    std::printf(
+        "  %-26s %7.3f s  %6.2f M records/s  [%.3f s = %.2f M records/s]  peak RSS %.1f MB"
+        " (%.2fx uncompressed raw)\n",
+        name, Median(cpu), n / Median(cpu) / 1e6, Median(wall), n / Median(wall) / 1e6, rss / 1e3,
+        rss * 1e3 / plain_bytes);
+  };
+  print_command("aiprof export --type=text", text_s, text_wall_s, text_rss);
+  print_command("aiprof export --type=db", db_command_s, db_command_wall_s, db_command_rss);
   if (!keep) fs::remove_all(dir);
   return 0;
 }

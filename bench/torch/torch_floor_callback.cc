@@ -1,5 +1,6 @@
 // The floor of operator capture cost for bench/torch_overhead.py: a global RecordFunction
-// callback pair that does nothing. Whatever a profiler adds beyond this is its own cost.
+// callback pair that does nothing, registered as aiprof's is (without needsIds: the torch
+// plugin numbers operators itself). Whatever a profiler adds beyond this is its own cost.
 #include <ATen/record_function.h>
 
 namespace {
@@ -15,7 +16,7 @@ at::CallbackHandle g_handle = 0;
 extern "C" __attribute__((visibility("default"))) void aiprof_bench_floor_enable(int needs_inputs) {
   if (g_handle != 0) return;
   g_handle = at::addGlobalCallback(
-      at::RecordFunctionCallback(OnEnter, OnExit).needsInputs(needs_inputs != 0).needsIds(true));
+      at::RecordFunctionCallback(OnEnter, OnExit).needsInputs(needs_inputs != 0));
 }
 
 extern "C" __attribute__((visibility("default"))) void aiprof_bench_floor_disable() {

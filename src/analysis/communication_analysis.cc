@@ -1,7 +1,9 @@
 #include "analysis/communication_analysis.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -264,17 +266,32 @@ void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
     return a->time.start_ns < b->time.start_ns;
   };
   std::sort(recvs.begin(), recvs.end(), by_start);
+  int64_t longest_recv = 0;
+  for (const CommOpTiming* recv : recvs)
+    longest_recv = std::max(longest_recv, recv->time.elapse_ns);
   bool paired_any = false;
   for (CommOpTiming* send : sends) {
     CommOpTiming* match = nullptr;
     int candidates = 0;
-    for (CommOpTiming* recv : recvs) {
-      if (recv->time.start_ns >= send->end_ns) break;
-      if (recv->end_ns <= send->time.start_ns || recv->src_rank >= 0) continue;
+    // gloo's send range may end before the receiver posts its recv: a recv matches when it
+    // ends after the send started. The candidates are the recvs that start before the first
+    // candidate ends (later ones belong to later messages); all must be on one rank.
+    CommOpTiming probe;
+    probe.time.start_ns = send->time.start_ns - longest_recv;
+    const auto first = std::lower_bound(recvs.begin(), recvs.end(), &probe, by_start);
+    int64_t first_end = INT64_MAX;
+    std::set<int32_t> receivers;
+    for (auto it = first; it != recvs.end() && (*it)->time.start_ns < first_end; ++it) {
+      CommOpTiming* recv = *it;
+      if (recv->end_ns < send->time.start_ns || recv->src_rank >= 0) continue;
       if (recv->rank == send->rank || recv->bytes != send->bytes) continue;
-      match = recv;
-      ++candidates;
+      receivers.insert(recv->rank);
+      if (recv->end_ns < first_end) {
+        first_end = recv->end_ns;
+        match = recv;
+      }
     }
+    candidates = static_cast<int>(receivers.size());
     if (candidates != 1) continue;
     send->src_rank = match->src_rank = send->rank;
     send->dst_rank = match->dst_rank = match->rank;
@@ -284,7 +301,7 @@ void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
     paired_any = true;
   }
   if (!paired_any) return;
-  // Sequences (and the names that carry them) are counted per pair again.
+  // Sequences are counted per pair again (names stay: they count the rank's operations).
   std::vector<CommOpTiming*> p2p;
   for (CommOpTiming& op : ops) {
     if (op.kind == CommKind::kP2p && op.src_rank >= 0) p2p.push_back(&op);
@@ -296,7 +313,6 @@ void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
   std::map<std::tuple<int32_t, int32_t, int32_t>, uint64_t> seen;
   for (CommOpTiming* op : p2p) {
     op->sequence = seen[{op->rank, op->src_rank, op->dst_rank}]++;
-    op->name = op->name.substr(0, op->name.rfind('_') + 1) + std::to_string(op->sequence);
   }
 }
 
@@ -316,13 +332,15 @@ void DerivePeerWait(std::vector<CommOpTiming>& ops) {
     if (members.size() < 2) continue;
     bool consistent = true;
     int64_t last_arrival = members.front()->time.start_ns;
+    std::set<int32_t> ranks;
     for (const CommOpTiming* op : members) {
       // A collective's n-th operation has one type on every rank; a mismatch means the
-      // ranks' sequences disagree (records dropped): no peer is trusted then.
+      // ranks' sequences disagree (records dropped): no peer is trusted then. A rank seen
+      // twice means two jobs' ranks were mixed.
       if (op->kind == CommKind::kCollective && op->type != members.front()->type) {
         consistent = false;
       }
-      if (op->rank == members.front()->rank && op != members.front()) consistent = false;
+      if (!ranks.insert(op->rank).second) consistent = false;
       last_arrival = std::max(last_arrival, op->time.start_ns);
     }
     if (!consistent) continue;
@@ -356,8 +374,11 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
 
   std::map<int64_t, uint64_t> collectives_seen;                        // unit -> collectives so far
   std::map<std::tuple<int64_t, int32_t, int32_t>, uint64_t> p2p_seen;  // (unit, src, dst)
+  // p2p names count the rank's operations of one type: unique whatever their peers.
+  std::map<std::pair<int64_t, CommOpType>, uint64_t> p2p_named;
   std::vector<int32_t> world_peers;
   for (uint32_t index : selected) {
+    uint64_t name_index = 0;
     const CommOp& source = communication[index];
     CommOpTiming op;
     op.comm_op = index;
@@ -374,6 +395,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     const int64_t unit = UnitOf(source);
     if (op.kind == CommKind::kCollective) {
       op.sequence = collectives_seen[unit]++;
+      name_index = op.sequence;
       world_peers.clear();
       for (int32_t rank : world.ranks) {
         if (rank != op.rank) world_peers.push_back(rank);
@@ -387,10 +409,11 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
         op.dst_rank = sends ? peer : op.rank;
       }
       op.sequence = p2p_seen[{unit, op.src_rank, op.dst_rank}]++;
+      name_index = p2p_named[{unit, source.type}]++;
       op.transport = peer >= 0 ? hosts.Between(op.rank, {peer}, false) : TransportType::kUnknown;
     }
     op.name = source.backend + "_" + std::string(model::CommOpTypeName(source.type)) + "_" +
-              std::to_string(op.sequence);
+              std::to_string(name_index);
     result.ops.push_back(std::move(op));
   }
 

@@ -90,7 +90,9 @@ int64_t LargePacketBytes(TransportType transport);
 struct CommOpTiming {
   uint32_t comm_op = model::kNoRow;  // AnalysisSet::communication index; kNoRow when merged
   int32_t rank = -1;
-  std::string name;   // "<backend>_<type>_<n>", the same on every rank of the group
+  // "<backend>_<type>_<n>": n counts the rank's collectives (the same name on every rank
+  // of the group) or, for p2p, the rank's operations of that type.
+  std::string name;
   std::string group;  // process group name; "world" when the data does not name it
   CommKind kind = CommKind::kCollective;
   model::CommOpType type = model::CommOpType::kOther;
@@ -148,8 +150,9 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
 // The peer-arrival derivation (see above) over the operations of any number of ranks:
 // collectives with the same group and sequence on different ranks are one operation, and
 // so are p2p operations with the same group, src_rank, dst_rank and sequence. A send and a
-// recv of unknown peers (a world of more than two ranks) are paired first when they run on
-// different ranks, carry the same size and overlap in time, and no other recv could match. Sets wait,
+// recv of unknown peers (a world of more than two ranks) are paired first: the first recv
+// of the same size on another rank that ends after the send started, when every such recv
+// starting before that one ends is on the same rank. Sets wait,
 // synchronization, transit, idle and wait_source of every operation that has a peer;
 // leaves the others as they are.
 void DerivePeerWait(std::vector<CommOpTiming>& ops);

@@ -1,10 +1,11 @@
 #include "analysis/device_activity.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "analysis/input_wait.h"
 #include "analysis/op_statistics.h"
+#include "analysis/run_sort.h"
+#include "model/huge_pages.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -17,14 +18,30 @@ bool IsCommunicationName(std::string_view name) {
          name.find("ncclDevKernel") != std::string_view::npos;
 }
 
-// The slice has an ancestor of a selected kind: it is part of that ancestor's time.
-bool HasSelectedAncestor(const model::Model& model, const std::vector<uint8_t>& selected,
-                         uint32_t row) {
-  for (uint32_t parent = model.slices.parent[row]; parent != model::kNoRow;
-       parent = model.slices.parent[parent]) {
-    if (selected[parent]) return true;
+// HTA's kernel type, from what the name and the category each say (first match wins:
+// communication, then memory, then computation).
+enum TypeHint : int8_t { kUnknownHint = -1, kNoHint, kCommunicationHint, kMemoryHint };
+
+TypeHint NameTypeHint(std::string_view name) {
+  if (IsCommunicationName(name)) return kCommunicationHint;
+  if (name.starts_with("Memcpy") || name.starts_with("Memset") || name.starts_with("dma")) {
+    return kMemoryHint;
   }
-  return false;
+  return kNoHint;
+}
+
+TypeHint CategoryTypeHint(std::string_view category) {
+  if (category == "collective_comm") return kCommunicationHint;
+  if (category == "gpu_memcpy" || category == "gpu_memset") return kMemoryHint;
+  return kNoHint;
+}
+
+ActivityType TypeOfHints(TypeHint name, TypeHint category) {
+  if (name == kCommunicationHint || category == kCommunicationHint) {
+    return ActivityType::kCommunication;
+  }
+  if (name == kMemoryHint || category == kMemoryHint) return ActivityType::kMemory;
+  return ActivityType::kComputation;
 }
 
 }  // namespace
@@ -56,14 +73,7 @@ std::string_view ActivityTypeName(ActivityType type) {
 }
 
 ActivityType ClassifyActivity(std::string_view name, std::string_view category) {
-  if (category == "collective_comm" || IsCommunicationName(name)) {
-    return ActivityType::kCommunication;
-  }
-  if (category == "gpu_memcpy" || category == "gpu_memset" || name.starts_with("Memcpy") ||
-      name.starts_with("Memset") || name.starts_with("dma")) {
-    return ActivityType::kMemory;
-  }
-  return ActivityType::kComputation;
+  return TypeOfHints(NameTypeHint(name), CategoryTypeHint(category));
 }
 
 Activities SelectActivities(const model::Model& model) {
@@ -74,79 +84,95 @@ Activities SelectActivities(const model::Model& model) {
     if (IsDeviceTaskCategory(text)) category_kind[id] = kDeviceTask;
     if (text == "cpu_op" || text == "collective_comm") category_kind[id] = kFrameworkOp;
   }
-  std::vector<uint8_t> device(s.size(), 0), framework(s.size(), 0), marker(s.size(), 0);
-  bool any_device = false, any_framework = false;
-  for (uint32_t row = 0; row < s.size(); ++row) {
+  // Per track, not per slice: its process, and whether that is a device.
+  std::vector<uint32_t> track_process(model.tracks.size());
+  std::vector<uint8_t> on_device(model.tracks.size());
+  for (uint32_t t = 0; t < model.tracks.size(); ++t) {
+    track_process[t] = model.ProcessOfThread(model.tracks.thread[t]);
+    on_device[t] = model.processes.device_id[track_process[t]] >= 0;
+  }
+  // A device-task category counts only on a device process.
+  const auto kind_of = [&](uint32_t row) {
     const uint8_t kind = category_kind[s.category[row]];
-    const uint32_t process = model.ProcessOfThread(model.ThreadOfSlice(row));
-    if (kind == kDeviceTask && model.processes.device_id[process] >= 0) {
-      device[row] = 1;
-      any_device = true;
-    } else if (kind == kFrameworkOp) {
-      framework[row] = 1;
-      any_framework = true;
-    }
-  }
-  std::vector<int8_t> input_wait(model.strings.size(), -1);
-  for (size_t i = 0; i < model.markers.size(); ++i) {
-    if (model.markers.is_instant[i]) continue;
-    const uint32_t row = model.markers.row[i];
-    int8_t& waits = input_wait[s.name[row]];
-    if (waits < 0) waits = IsInputWaitName(model.Str(s.name[row])) ? 1 : 0;
-    marker[row] = waits == 0;
-  }
-  for (uint32_t slice : model.steps.slice) {
-    if (slice < s.size()) marker[slice] = 0;
+    return kind == kDeviceTask && !on_device[s.track[row]] ? uint8_t{kOtherCategory} : kind;
+  };
+  bool any_device = false, any_framework = false;
+  for (uint32_t row = 0; row < s.size() && !any_device; ++row) {
+    const uint8_t kind = kind_of(row);
+    any_device = kind == kDeviceTask;
+    any_framework |= kind == kFrameworkOp;
   }
 
   Activities result;
-  const std::vector<uint8_t>* selected = &marker;
-  result.source = ActivitySource::kMarkers;
-  if (any_device) {
-    selected = &device;
-    result.source = ActivitySource::kDevice;
-  } else if (any_framework) {
-    selected = &framework;
-    result.source = ActivitySource::kFrameworkOps;
+  result.source = any_device      ? ActivitySource::kDevice
+                  : any_framework ? ActivitySource::kFrameworkOps
+                                  : ActivitySource::kMarkers;
+  // Marker ranges only when nothing else is there: the only source kept per slice.
+  std::vector<uint8_t> marker;
+  if (result.source == ActivitySource::kMarkers) {
+    model::AssignOnHugePages(marker, s.size(), uint8_t{0});
+    std::vector<int8_t> input_wait(model.strings.size(), -1);
+    for (size_t i = 0; i < model.markers.size(); ++i) {
+      if (model.markers.is_instant[i]) continue;
+      const uint32_t row = model.markers.row[i];
+      int8_t& waits = input_wait[s.name[row]];
+      if (waits < 0) waits = IsInputWaitName(model.Str(s.name[row])) ? 1 : 0;
+      marker[row] = waits == 0;
+    }
+    for (uint32_t slice : model.steps.slice) {
+      if (slice < s.size()) marker[slice] = 0;
+    }
   }
+  const auto selected = [&](uint32_t row) {
+    switch (result.source) {
+      case ActivitySource::kDevice:
+        return kind_of(row) == kDeviceTask;
+      case ActivitySource::kFrameworkOps:
+        return category_kind[s.category[row]] == kFrameworkOp;
+      default:
+        return marker[row] != 0;
+    }
+  };
+  // Outside devices only the outermost selected slices count: a nested one is part of its
+  // ancestor's time.
+  const auto taken = [&](uint32_t row) {
+    if (!selected(row)) return false;
+    if (result.source == ActivitySource::kDevice) return true;
+    for (uint32_t parent = s.parent[row]; parent != model::kNoRow; parent = s.parent[parent]) {
+      if (selected(parent)) return false;
+    }
+    return true;
+  };
   // Two passes: count each process's rows, then fill lists sized exactly, so the selection
-  // never regrows a vector nor looks a process up in a tree per slice.
-  std::vector<uint32_t> process_of(s.size(), model::kNoRow);
+  // never regrows a vector nor keeps a per-slice list.
   std::vector<uint32_t> count(model.processes.size(), 0);
   for (uint32_t row = 0; row < s.size(); ++row) {
-    if (!(*selected)[row]) continue;
-    if (result.source != ActivitySource::kDevice && HasSelectedAncestor(model, *selected, row)) {
-      continue;
-    }
-    const uint32_t process = model.ProcessOfThread(model.ThreadOfSlice(row));
-    process_of[row] = process;
-    ++count[process];
+    if (taken(row)) ++count[track_process[s.track[row]]];
   }
   std::vector<ActivityUnit> units(model.processes.size());
   for (uint32_t process = 0; process < units.size(); ++process) {
     units[process].process = process;
-    units[process].rows.reserve(count[process]);
+    model::ReserveOnHugePages(units[process].rows, count[process]);
   }
   for (uint32_t row = 0; row < s.size(); ++row) {
-    if (process_of[row] != model::kNoRow) units[process_of[row]].rows.push_back(row);
+    if (taken(row)) units[track_process[s.track[row]]].rows.push_back(row);
   }
-  std::unordered_map<uint64_t, ActivityType> type_of;
+  std::vector<uint8_t>().swap(marker);
+  // Types are decided once per name and once per category, not per slice.
+  std::vector<TypeHint> name_hint(model.strings.size(), kUnknownHint);
+  std::vector<TypeHint> category_hint(model.strings.size(), kUnknownHint);
   for (uint32_t process = 0; process < units.size(); ++process) {
     if (count[process] == 0) continue;
     ActivityUnit& unit = units[process];
-    const auto by_start = [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; };
-    // Rows arrive in table order, usually already by start time: sorting is then wasted work.
-    if (!std::is_sorted(unit.rows.begin(), unit.rows.end(), by_start)) {
-      std::stable_sort(unit.rows.begin(), unit.rows.end(), by_start);
-    }
-    unit.types.reserve(unit.rows.size());
+    // Rows arrive in table order: by start time within each thread's chunks.
+    StableSortRuns(unit.rows, [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+    model::ReserveOnHugePages(unit.types, unit.rows.size());
     for (uint32_t row : unit.rows) {
-      // Types are decided once per (name, category) pair, not per slice.
-      const uint64_t key = uint64_t{s.name[row]} << 32 | s.category[row];
-      auto [it, inserted] = type_of.try_emplace(key, ActivityType::kComputation);
-      if (inserted)
-        it->second = ClassifyActivity(model.Str(s.name[row]), model.Str(s.category[row]));
-      unit.types.push_back(it->second);
+      TypeHint& name = name_hint[s.name[row]];
+      if (name == kUnknownHint) name = NameTypeHint(model.Str(s.name[row]));
+      TypeHint& category = category_hint[s.category[row]];
+      if (category == kUnknownHint) category = CategoryTypeHint(model.Str(s.category[row]));
+      unit.types.push_back(TypeOfHints(name, category));
     }
     result.units.push_back(std::move(unit));
   }

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 
+#include "analysis/run_sort.h"
+
 namespace aiprof::analysis {
 
 void MergeInPlace(std::vector<Interval>& intervals) {
-  auto by_begin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
-  if (!std::is_sorted(intervals.begin(), intervals.end(), by_begin)) {
-    std::sort(intervals.begin(), intervals.end(), by_begin);
-  }
+  // Intervals come from slices in table order: sorted runs, one per thread chunk.
+  StableSortRuns(intervals, [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
   size_t out = 0;
   for (const Interval& next : intervals) {
     if (next.end <= next.begin) continue;

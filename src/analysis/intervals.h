@@ -15,8 +15,8 @@ struct Interval {
   bool operator==(const Interval&) const = default;
 };
 
-// Sorts `intervals` (O(n log n); O(n) when already sorted) and merges overlapping or
-// touching ones in place, dropping empty ones; the result is a merged list.
+// Sorts `intervals` (O(n log runs), analysis/run_sort.h; O(n) when already sorted) and merges
+// overlapping or touching ones in place, dropping empty ones; the result is a merged list.
 void MergeInPlace(std::vector<Interval>& intervals);
 
 // Total length of a merged list.

@@ -7,6 +7,7 @@
 
 #include "analysis/intervals.h"
 #include "analysis/op_statistics.h"
+#include "model/huge_pages.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -77,9 +78,23 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
   std::array<size_t, kActivityTypes> count_of{};
   for (ActivityType type : unit.types) ++count_of[static_cast<size_t>(type)];
   std::array<std::vector<Interval>, kActivityTypes> merged;
-  for (int t = 0; t < kActivityTypes; ++t) merged[t].reserve(count_of[t]);
+  for (int t = 0; t < kActivityTypes; ++t) model::ReserveOnHugePages(merged[t], count_of[t]);
+  // One walk over the activities fills both the per-type intervals and the per-name
+  // statistics (a slot per name id, no hashing per activity).
+  std::array<std::vector<std::pair<model::StringId, RunningStats>>, kActivityTypes> stats;
+  std::vector<int32_t> slot(model.strings.size() * kActivityTypes, -1);
   for (size_t i = 0; i < unit.rows.size(); ++i) {
-    merged[static_cast<size_t>(unit.types[i])].push_back({s.ts[unit.rows[i]], s.end[unit.rows[i]]});
+    const uint32_t row = unit.rows[i];
+    const size_t type = static_cast<size_t>(unit.types[i]);
+    const int64_t begin = s.ts[row], end = s.end[row];
+    merged[type].push_back({begin, end});
+    const model::StringId name = s.name[row];
+    int32_t& at = slot[name * kActivityTypes + type];
+    if (at < 0) {
+      at = static_cast<int32_t>(stats[type].size());
+      stats[type].emplace_back(name, RunningStats{});
+    }
+    stats[type][static_cast<size_t>(at)].second.Add(end - begin);
   }
   for (std::vector<Interval>& intervals : merged) MergeInPlace(intervals);
   // Sweep over the per-type unions together (each is ordered and disjoint): every edge sets
@@ -140,20 +155,7 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
   temporal.non_compute_ns = temporal.span_ns - temporal.compute_ns - temporal.idle_ns;
   result->temporal.push_back(temporal);
 
-  // Per-name statistics (a slot per name id, no hashing per activity), then the top names
-  // of each type.
-  std::array<std::vector<std::pair<model::StringId, RunningStats>>, kActivityTypes> stats;
-  std::vector<int32_t> slot(model.strings.size() * kActivityTypes, -1);
-  for (size_t i = 0; i < unit.rows.size(); ++i) {
-    const size_t type = static_cast<size_t>(unit.types[i]);
-    const model::StringId name = s.name[unit.rows[i]];
-    int32_t& at = slot[name * kActivityTypes + type];
-    if (at < 0) {
-      at = static_cast<int32_t>(stats[type].size());
-      stats[type].emplace_back(name, RunningStats{});
-    }
-    stats[type][static_cast<size_t>(at)].second.Add(s.dur(unit.rows[i]));
-  }
+  // The top names of each type.
   for (int t = 0; t < kActivityTypes; ++t) {
     std::vector<std::pair<model::StringId, RunningStats>>& names = stats[t];
     std::sort(names.begin(), names.end(), [&](const auto& a, const auto& b) {

@@ -5,6 +5,7 @@
 #include "analysis/input_wait.h"
 #include "analysis/op_statistics.h"
 #include "analysis/steps.h"
+#include "model/huge_pages.h"
 
 namespace aiprof::analysis {
 
@@ -148,30 +149,36 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     if (IsDeviceTaskCategory(text)) category_kind[id] = kDeviceTask;
     if (text == "cpu_op") category_kind[id] = kFrameworkOp;
   }
-  // Per slice: what it counts as. Communication and step slices are never compute.
-  std::vector<uint8_t> slice_kind(s.size(), kOther);
-  bool device_run = false;
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    slice_kind[row] = category_kind[s.category[row]];
-    device_run |= slice_kind[row] == kDeviceTask;
-  }
-  for (size_t i = 0; i < model.markers.size(); ++i) {
-    uint32_t row = model.markers.row[i];
-    if (!model.markers.is_instant[i] && slice_kind[row] == kOther) slice_kind[row] = kMarkerRange;
-  }
   // A range named like a step is a step, whether or not --iteration-id selected it; one
-  // that waits for input is not compute either.
+  // that waits for input is not compute either. Decided once per name.
   std::vector<int8_t> not_compute_name(model.strings.size(), -1);
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    if (slice_kind[row] == kOther || slice_kind[row] == kDeviceTask) continue;
-    int8_t& excluded = not_compute_name[s.name[row]];
+  const auto not_compute = [&](model::StringId id) {
+    int8_t& excluded = not_compute_name[id];
     if (excluded < 0) {
       uint64_t number = 0;
-      std::string_view name = model.Str(s.name[row]);
+      std::string_view name = model.Str(id);
       excluded = ParseMarkerStepName(name, &number) || ParseProfilerStepName(name, &number) ||
                  IsInputWaitName(name);
     }
-    if (excluded) slice_kind[row] = kOther;
+    return excluded != 0;
+  };
+  // Per slice: what it counts as. Communication and step slices are never compute.
+  std::vector<uint8_t> slice_kind;
+  model::ReserveOnHugePages(slice_kind, s.size());
+  bool device_run = false;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    uint8_t kind = category_kind[s.category[row]];
+    device_run |= kind == kDeviceTask;
+    if (kind == kFrameworkOp && not_compute(s.name[row])) kind = kOther;
+    slice_kind.push_back(kind);
+  }
+  for (size_t i = 0; i < model.markers.size(); ++i) {
+    uint32_t row = model.markers.row[i];
+    // A marker on a slice of another kind (a framework operator) stays that kind.
+    if (!model.markers.is_instant[i] && category_kind[s.category[row]] == kOther &&
+        !not_compute(s.name[row])) {
+      slice_kind[row] = kMarkerRange;
+    }
   }
   for (uint32_t row : model.steps.slice) slice_kind[row] = kOther;
   for (const model::CommOp& op : comm) slice_kind[op.slice] = kOther;
@@ -189,8 +196,8 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
   for (int pass = 0; pass < 2; ++pass) {
     for (ScopeBuilder& b : builders) {
       if (pass == 0) continue;
-      b.scope.computing.reserve(b.compute_kept);
-      b.markers.reserve(b.markers_kept);
+      model::ReserveOnHugePages(b.scope.computing, b.compute_kept);
+      model::ReserveOnHugePages(b.markers, b.markers_kept);
     }
     for (uint32_t row = 0; row < s.size(); ++row) {
       uint8_t kind = slice_kind[row];

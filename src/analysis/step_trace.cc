@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "model/huge_pages.h"
+
 namespace aiprof::analysis {
 namespace {
 
@@ -51,8 +53,13 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
       name_class[id] = 1;
     }
   }
-  std::vector<uint8_t> is_step_slice(s.size(), 0);
-  for (const StepSpan& r : steps) is_step_slice[r.slice] = 1;
+  std::vector<uint8_t> is_step_slice;
+  model::AssignOnHugePages(is_step_slice, s.size(), uint8_t{0});
+  std::vector<uint8_t> thread_has_steps(model.threads.size(), 0);
+  for (const StepSpan& r : steps) {
+    is_step_slice[r.slice] = 1;
+    thread_has_steps[r.thread] = 1;
+  }
 
   std::vector<int64_t> first_child(steps.size(), INT64_MAX), last_child(steps.size(), INT64_MIN);
   std::vector<int64_t> forward(steps.size(), INT64_MAX), backward(steps.size(), INT64_MIN);
@@ -64,8 +71,9 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
   // previous slice usually holds again; the binary search runs only when it does not.
   std::vector<size_t> hint(model.threads.size(), 0);
   for (uint32_t row = 0; row < s.size(); ++row) {
-    if (is_step_slice[row]) continue;
     uint32_t thread = model.ThreadOfSlice(row);
+    // Device streams and helper threads hold no steps: their slices belong to none.
+    if (!thread_has_steps[thread] || is_step_slice[row]) continue;
     // The last step of this thread starting at or before the slice.
     std::pair key{thread, s.ts[row]};
     size_t at = hint[thread];

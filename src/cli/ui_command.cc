@@ -1,5 +1,6 @@
 // `aiprof ui [PROF dirs | a parent dir] [--port N] [--host 127.0.0.1] [--no-browser]`: loads
 // the model once and serves the local web UI (src/server, web/) until interrupted.
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -28,6 +29,7 @@ struct UiOptions {
   int port = 8737;
   bool no_browser = false;
   std::string web_dir;
+  std::string compare;  // a base run: the Compare view compares `paths` with it
 };
 
 // The bundle built by CMake (build/web, beside build/bin) or an installed share/aiprof/web.
@@ -58,36 +60,57 @@ void OpenBrowser(const std::string& url) {
   }
 }
 
-int RunUi(const UiOptions& options) {
-  std::vector<std::string> prof_dirs;
-  for (const std::string& path : options.paths) {
+// The PROF_* directories under `paths` and their raw files; false, having said why, when
+// there are none.
+bool FindRun(const std::vector<std::string>& paths, const char* what,
+             std::vector<std::string>* prof_dirs, std::vector<std::string>* files) {
+  for (const std::string& path : paths) {
     std::string error;
     std::vector<std::string> found = model::FindProfDirs(path, &error);
     if (found.empty()) {
-      std::cerr << "aiprof ui: " << error
+      std::cerr << "aiprof ui: " << what << ": " << error
                 << "\naiprof ui: give PROF_* directories or a directory holding them (the "
                    "--output of the profiled run)\n";
-      return kExitUsage;
+      return false;
     }
-    prof_dirs.insert(prof_dirs.end(), found.begin(), found.end());
+    prof_dirs->insert(prof_dirs->end(), found.begin(), found.end());
   }
-  std::vector<std::string> files;
-  for (const std::string& dir : prof_dirs) {
+  for (const std::string& dir : *prof_dirs) {
     std::vector<std::string> raw = model::ListRawFiles(dir);
-    files.insert(files.end(), raw.begin(), raw.end());
+    files->insert(files->end(), raw.begin(), raw.end());
   }
-  if (files.empty()) {
-    std::cerr << "aiprof ui: no raw data (host/data/*.data) in " << prof_dirs.front()
-              << (prof_dirs.size() > 1 ? " and the others" : "")
+  if (files->empty()) {
+    std::cerr << "aiprof ui: " << what << ": no raw data (host/data/*.data) in "
+              << prof_dirs->front() << (prof_dirs->size() > 1 ? " and the others" : "")
               << "; was the run profiled with aiprof?\n";
+    return false;
+  }
+  return true;
+}
+
+int RunUi(const UiOptions& options) {
+  std::vector<std::string> prof_dirs, files, base_dirs, base_files;
+  if (!FindRun(options.paths, "the run", &prof_dirs, &files)) return kExitUsage;
+  if (!options.compare.empty() &&
+      !FindRun({options.compare}, "--compare", &base_dirs, &base_files)) {
     return kExitUsage;
   }
   const auto started = std::chrono::steady_clock::now();
   model::ParseOptions parse;
   parse.threads = std::max(1u, std::thread::hardware_concurrency());
   server::UiApi api(model::ParseFiles(files, parse), prof_dirs);
+  if (!base_files.empty()) api.SetComparisonBase(model::ParseFiles(base_files, parse), base_dirs);
   const double load_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  // From here on (the analyses, the advice, the comparison), every block of 1 MiB or more is
+  // mapped and unmapped on its own instead of coming from malloc's heap, whose threshold
+  // otherwise rises to 32 MiB after the first large free: the analyses' scratch then goes
+  // back to the system when they are done with it instead of staying in their thread's heap,
+  // so the server's peak is the live data's (docs/PERFORMANCE.md "Web UI", memory). Not
+  // during the parse: its chunk buffers, reused through the heap, would each be mapped and
+  // faulted in again (the load took about twice as long). What the parse freed goes back too.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  malloc_trim(0);
 
   server::ServerOptions server_options;
   server_options.host = options.host;
@@ -112,20 +135,26 @@ int RunUi(const UiOptions& options) {
   }
   const model::Model& m = api.model();
   std::cout << "aiprof ui: loaded " << prof_dirs.size() << " PROF_* dir(s), " << m.slices.size()
-            << " slices, " << m.counters.size() << " counter samples in " << load_s << " s\n"
-            << "aiprof ui: serving " << server.Url() << "\n"
+            << " slices, " << m.counters.size() << " counter samples in " << load_s << " s\n";
+  if (!base_dirs.empty()) {
+    std::cout << "aiprof ui: the Compare view compares this run with " << base_dirs.size()
+              << " base PROF_* dir(s) from " << options.compare << "\n";
+  }
+  std::cout << "aiprof ui: serving " << server.Url() << "\n"
             << "aiprof ui: on a remote machine: ssh -L " << server.port()
             << ":127.0.0.1:" << server.port()
             << " <host>, then open that URL locally; Ctrl-C stops\n"
             << std::flush;
   if (!options.no_browser) OpenBrowser(server.Url());
-  // The run summary and the analyses walk every slice; start them now so the first page
-  // need not wait. The analyses run at a lower priority (Linux threads have their own nice
-  // value) so that they do not slow the requests of the first page on a small machine.
+  // The analyses walk every slice (seconds on a 10 M-event run); start them now, so that the
+  // overview's results are ready soon, at the lowest priority (Linux threads have their own
+  // nice value): on a small machine they take only what the browser and the requests of the
+  // first page leave, so the first timeline frame, which needs none of them, is not delayed.
   std::thread warm([&api] {
-    api.Run();
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
     api.Analyses();
+    api.Advice();
+    api.Comparison();
   });
 
   // SIGINT/SIGTERM stop the server from a thread of ours (stopping is not signal-safe).
@@ -161,6 +190,9 @@ void AddUiCommand(CLI::App& app) {
                   "address to listen on; keep 127.0.0.1 and use ssh -L on shared servers")
       ->capture_default_str();
   sub->add_flag("--no-browser", options->no_browser, "do not open a browser");
+  sub->add_option("--compare", options->compare,
+                  "a base run (PROF_* dir or its parent): the Compare view shows what changed "
+                  "from it, as aiprof compare does");
   sub->add_option("--web-dir", options->web_dir,
                   "the built front end (default: build/web beside the binary, or AIPROF_WEB_DIR)");
   sub->callback([options] {

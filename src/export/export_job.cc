@@ -8,6 +8,7 @@
 #include "analysis/analysis_set.h"
 #include "analysis/op_statistics.h"
 #include "analysis/step_trace.h"
+#include "export/advice/advice_writers.h"
 #include "export/analysis/analysis_files.h"
 #include "export/cpu/cpu_outputs.h"
 #include "export/csv/summaries.h"
@@ -17,6 +18,7 @@
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/pftrace.h"
 #include "export/timeline/trace_json.h"
+#include "model/huge_pages.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -80,9 +82,13 @@ OutputPlace PlaceOutputs(const fs::path& prof, const std::optional<FileNaming>& 
 // A few lines for the terminal: where the time went and how long the steps took.
 void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analyses,
                        std::ostream& out) {
-  std::vector<uint8_t> is_step(m.slices.size(), 0);
+  // Per-slice lists on huge pages, reserved once (model/huge_pages.h).
+  std::vector<uint8_t> is_step;
+  model::AssignOnHugePages(is_step, m.slices.size(), uint8_t{0});
   for (uint32_t slice : m.steps.slice) is_step[slice] = 1;
   std::vector<uint32_t> rows, groups;
+  model::ReserveOnHugePages(rows, m.slices.size());
+  model::ReserveOnHugePages(groups, m.slices.size());
   for (uint32_t row = 0; row < m.slices.size(); ++row) {
     if (is_step[row]) continue;
     rows.push_back(row);
@@ -244,6 +250,14 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       WriteAnalysisOutputs(*m, analyses, output_dir.string(), false, options.summary_format,
                            &summaries_written, &errors, place.naming, &communication);
       WriteCpuSamplingOutputs(*m, target);
+      // Next to the analyses, with their fixed names: aiprof advise writes there too.
+      fs::create_directories(output_dir / "analysis", ec);
+      const std::string advice_path = (output_dir / "analysis" / "advice.json").string();
+      if (WriteProfileAdvice(*m, analyses, prof.filename().string(), advice_path, &error)) {
+        summaries_written.push_back(advice_path);
+      } else {
+        errors.push_back(error);
+      }
       if (timeline_thread.joinable()) timeline_thread.join();
       if (timeline_ok) {
         written.push_back(timeline);

@@ -24,6 +24,8 @@ class TerminalStyle {
   std::string Bold(std::string_view text) const { return Wrap("1", text); }
   std::string Red(std::string_view text) const { return Wrap("31", text); }
   std::string Green(std::string_view text) const { return Wrap("32", text); }
+  std::string Yellow(std::string_view text) const { return Wrap("33", text); }
+  std::string Dim(std::string_view text) const { return Wrap("2", text); }
 
  private:
   std::string Wrap(const char* code, std::string_view text) const {

@@ -242,14 +242,17 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
       backend_names.emplace(id, std::move(backend));
     }
   }
-  if (std::find(name_kind.begin(), name_kind.end(), 1) == name_kind.end() &&
-      std::find(name_kind.begin(), name_kind.end(), 2) == name_kind.end()) {
+  const bool backend_names_seen =
+      std::find(name_kind.begin(), name_kind.end(), 1) != name_kind.end();
+  if (!backend_names_seen && std::find(name_kind.begin(), name_kind.end(), 2) == name_kind.end()) {
     return ops;  // most traces: no name is a communication name; skip the slice scans
   }
-  std::vector<uint8_t> nccl_api_slice(s.size(), 0);
+  // Per-slice scratch only where the trace has what it marks.
+  std::vector<uint8_t> nccl_api_slice;
   const StringId nccl_domain = m.strings.Find("NCCL");
   for (size_t i = 0; nccl_domain != StringPool::kMissing && i < m.markers.size(); ++i) {
     if (!m.markers.is_instant[i] && m.markers.domain[i] == nccl_domain) {
+      if (nccl_api_slice.empty()) nccl_api_slice.assign(s.size(), 0);
       nccl_api_slice[m.markers.row[i]] = 1;
     }
   }
@@ -257,7 +260,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
   const std::vector<RankIdentity> identities = RankIdentities(m);
   TensorInputReader tensor_inputs(m);
   std::vector<uint8_t> has_backend_ranges(m.processes.size(), 0);
-  for (uint32_t row = 0; row < s.size(); ++row) {
+  for (uint32_t row = 0; backend_names_seen && row < s.size(); ++row) {
     if (name_kind[s.name[row]] == 1)
       has_backend_ranges[m.ProcessOfThread(m.ThreadOfSlice(row))] = 1;
   }
@@ -274,7 +277,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
       auto [it, inserted] = kernel_names.try_emplace(s.name[row]);
       if (inserted) it->second = ClassifyNcclKernel(m.Str(s.name[row]));
       name_class = &it->second;
-    } else if (nccl_api_slice[row] && !has_backend_ranges[process]) {
+    } else if (!nccl_api_slice.empty() && nccl_api_slice[row] && !has_backend_ranges[process]) {
       source = CommSource::kNcclApi;
       auto [it, inserted] = api_names.try_emplace(s.name[row]);
       if (inserted) it->second = ClassifyNcclApi(m.Str(s.name[row]));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "model/huge_pages.h"
 #include "model/nesting.h"
 #include "model/rank_identity.h"
 
@@ -73,40 +74,28 @@ uint64_t EstimateRecords(const std::string& path) {
   return records;
 }
 
-// Reserves `column` for `rows` and asks for transparent huge pages on it: filling the
-// tables of a large file otherwise takes one page fault per 4 KiB, which was the largest
-// single cost of parsing (a no-op where THP is off).
-template <typename T>
-void ReserveColumn(std::vector<T>& column, size_t rows) {
-  column.reserve(rows);
-  constexpr uintptr_t kHugePage = 2 << 20;
-  uintptr_t begin = (reinterpret_cast<uintptr_t>(column.data()) + kHugePage - 1) & ~(kHugePage - 1);
-  uintptr_t end = (reinterpret_cast<uintptr_t>(column.data() + rows)) & ~(kHugePage - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-}
-
 void ReserveTables(Model& model, uint64_t records) {
   // Ranges take two records per slice; markers at most one per slice.
   size_t slices = records / 2 + 16, rare = records / 16 + 16;
   SliceTable& s = model.slices;
-  ReserveColumn(s.ts, slices);
-  ReserveColumn(s.end, slices);
-  ReserveColumn(s.track, slices);
-  ReserveColumn(s.name, slices);
-  ReserveColumn(s.category, slices);
-  ReserveColumn(s.args, slices);
-  ReserveColumn(s.depth, slices);
-  ReserveColumn(s.parent, slices);
-  ReserveColumn(s.flags, slices);
+  ReserveOnHugePages(s.ts, slices);
+  ReserveOnHugePages(s.end, slices);
+  ReserveOnHugePages(s.track, slices);
+  ReserveOnHugePages(s.name, slices);
+  ReserveOnHugePages(s.category, slices);
+  ReserveOnHugePages(s.args, slices);
+  ReserveOnHugePages(s.depth, slices);
+  ReserveOnHugePages(s.parent, slices);
+  ReserveOnHugePages(s.flags, slices);
   MarkerTable& m = model.markers;
-  ReserveColumn(m.is_instant, slices);
-  ReserveColumn(m.row, slices);
-  ReserveColumn(m.event_type, slices);
-  ReserveColumn(m.domain, slices);
-  ReserveColumn(m.detail, slices);
-  ReserveColumn(model.counters.series, rare);
-  ReserveColumn(model.counters.ts, rare);
-  ReserveColumn(model.counters.value, rare);
+  ReserveOnHugePages(m.is_instant, slices);
+  ReserveOnHugePages(m.row, slices);
+  ReserveOnHugePages(m.event_type, slices);
+  ReserveOnHugePages(m.domain, slices);
+  ReserveOnHugePages(m.detail, slices);
+  ReserveOnHugePages(model.counters.series, rare);
+  ReserveOnHugePages(model.counters.ts, rare);
+  ReserveOnHugePages(model.counters.value, rare);
 }
 
 // Ticks → CLOCK_MONOTONIC_RAW ns in every table importers filled.

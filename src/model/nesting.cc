@@ -1,13 +1,16 @@
 #include "model/nesting.h"
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
+
+#include "model/huge_pages.h"
 
 namespace aiprof::model {
 namespace {
 
 // Lays out `rows` (all on one track) and returns those that do not fit.
-std::vector<uint32_t> NestTrack(SliceTable& s, std::vector<uint32_t>& rows) {
+std::vector<uint32_t> NestTrack(SliceTable& s, std::span<uint32_t> rows) {
   auto before = [&](uint32_t a, uint32_t b) {
     if (s.ts[a] != s.ts[b]) return s.ts[a] < s.ts[b];
     if (s.end[a] != s.end[b]) return s.end[a] > s.end[b];
@@ -40,7 +43,10 @@ void ResolveNesting(Model& model) {
   std::vector<uint32_t> offsets(tracks.size() + 1, 0);
   for (uint32_t track : s.track) ++offsets[track + 1];
   for (size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
-  std::vector<uint32_t> order(s.size());
+  // Filled completely below; on huge pages (model/huge_pages.h) as the columns are.
+  std::vector<uint32_t> order;
+  ReserveOnHugePages(order, s.size());
+  order.resize(s.size());
   {
     std::vector<uint32_t> cursor(offsets.begin(), offsets.end() - 1);
     for (uint32_t row = 0; row < s.size(); ++row) order[cursor[s.track[row]]++] = row;
@@ -52,7 +58,9 @@ void ResolveNesting(Model& model) {
   }
   size_t original_tracks = tracks.size();
   for (size_t track = 0; track < original_tracks; ++track) {
-    std::vector<uint32_t> rows(order.begin() + offsets[track], order.begin() + offsets[track + 1]);
+    // The track's rows are laid out in place in `order`; misfits, rare, in their own list.
+    std::span<uint32_t> rows(order.data() + offsets[track], offsets[track + 1] - offsets[track]);
+    std::vector<uint32_t> moved;
     uint32_t lane = tracks.lane[track];
     while (!rows.empty()) {
       std::vector<uint32_t> misfits = NestTrack(s, rows);
@@ -70,7 +78,8 @@ void ResolveNesting(Model& model) {
       }
       // A lane that already had slices of its own would need them merged in; lanes are
       // only ever created here, so the misfits are all it holds.
-      rows = std::move(misfits);
+      moved = std::move(misfits);
+      rows = moved;
     }
   }
 }

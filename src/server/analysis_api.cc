@@ -96,6 +96,19 @@ std::string UiApi::AnalysisSummary() const {
         ",\"bubble\":" + std::to_string(r.bubble_ns) +
         ",\"stage\":" + std::to_string(r.stage_ns()) + "}";
   }
+  // msprof's step_trace per step: the rows `aiprof export` writes to step_trace_*.csv.
+  out += "],\"step_trace\":[";
+  const std::vector<analysis::StepTraceRow>& trace = a.step_breakdown.trace;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const analysis::StepTraceRow& r = trace[i];
+    if (i > 0) out += ',';
+    out += "{\"step\":" + std::to_string(r.step) +
+           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
+           ",\"iteration\":" + std::to_string(r.iteration_time_ns()) +
+           ",\"fp_to_bp\":" + std::to_string(r.fp_to_bp_ns()) +
+           ",\"refresh\":" + std::to_string(r.refresh_ns()) + ",\"data_aug_bound\":" +
+           (r.has_data_aug_bound ? std::to_string(r.data_aug_bound_ns) : "null") + "}";
+  }
   out += "]}";
   return out;
 }

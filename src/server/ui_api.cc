@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "analysis/op_statistics.h"
-#include "analysis/step_trace.h"
 #include "server/json_text.h"
 
 namespace aiprof::server {
@@ -135,16 +134,10 @@ UiApi::UiApi(model::Model model, std::vector<std::string> prof_dirs)
     : model_(std::move(model)), prof_dirs_(std::move(prof_dirs)), index_(model_) {
   origin_ns_ = RunOrigin(model_);
   end_ns_ = RunEnd(model_);
-}
-
-const std::string& UiApi::Run() const {
-  std::call_once(run_once_, [this] { run_json_ = BuildRun(); });
-  return run_json_;
-}
-
-const std::string& UiApi::Tracks() const {
-  std::call_once(tracks_once_, [this] { tracks_json_ = BuildTracks(); });
-  return tracks_json_;
+  // Both are small and cheap (no walk over the slices): built before the server answers, so
+  // the first page never waits for them.
+  run_json_ = BuildRun();
+  tracks_json_ = BuildTracks();
 }
 
 std::string UiApi::BuildRun() const {
@@ -209,18 +202,6 @@ std::string UiApi::BuildRun() const {
     out += '[' + std::to_string(m.steps.step[i]) + ',' +
            std::to_string(m.steps.ts[i] - origin_ns_) + ',' +
            std::to_string(m.steps.end[i] - origin_ns_) + ']';
-  }
-  out += "],\"step_trace\":[";
-  const std::vector<analysis::StepTraceRow> trace = analysis::ComputeStepTrace(m);
-  for (size_t i = 0; i < trace.size(); ++i) {
-    const analysis::StepTraceRow& r = trace[i];
-    if (i > 0) out += ',';
-    out += "{\"step\":" + std::to_string(r.step) +
-           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns_) +
-           ",\"iteration\":" + std::to_string(r.iteration_time_ns()) +
-           ",\"fp_to_bp\":" + std::to_string(r.fp_to_bp_ns()) +
-           ",\"refresh\":" + std::to_string(r.refresh_ns()) + ",\"data_aug_bound\":" +
-           (r.has_data_aug_bound ? std::to_string(r.data_aug_bound_ns) : "null") + "}";
   }
   out += "]}";
   return out;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -45,9 +46,9 @@ class UiApi {
   int64_t origin_ns() const { return origin_ns_; }
   int64_t end_ns() const { return end_ns_; }  // the last event
 
-  // Computed on first use, then kept (the model does not change).
-  const std::string& Run() const;     // run info, drops, files, steps, step trace
-  const std::string& Tracks() const;  // processes → threads → tracks, counter series
+  // Built with the API (the model does not change).
+  const std::string& Run() const { return run_json_; }        // run info, drops, files, steps
+  const std::string& Tracks() const { return tracks_json_; }  // processes → threads → tracks
   // Spans of `tracks` over the window (level of detail), with instants.
   void Slices(const TimeWindow& window, const std::vector<uint32_t>& tracks,
               const JsonSink& out) const;
@@ -72,6 +73,17 @@ class UiApi {
   std::string DataPreparation() const;
   std::string Overlap(const TimeWindow& window) const;
 
+  // The advice rules (analysis/advice) over this run's AnalysisSet: advice.json's text, the
+  // same as `aiprof export` writes (advice_api.cc). Computed once.
+  const std::string& Advice() const;
+
+  // `aiprof ui NEW --compare BASE`: the base run's model, compared with this one by
+  // analysis::CompareRuns (compare_api.cc). Call before serving.
+  void SetComparisonBase(model::Model base, std::vector<std::string> base_dirs);
+  // The comparison (base → this run, top regressions first), or what is missing. Computed
+  // once; the base model is released afterwards.
+  const std::string& Comparison() const;
+
  private:
   std::string BuildRun() const;
   std::string BuildTracks() const;
@@ -81,9 +93,12 @@ class UiApi {
   TimelineIndex index_;
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
-  mutable std::once_flag run_once_, tracks_once_, analyses_once_;
+  mutable std::once_flag analyses_once_, advice_once_, comparison_once_;
+  mutable std::unique_ptr<model::Model> base_model_;
+  std::vector<std::string> base_dirs_;
+  mutable std::string advice_json_, comparison_json_;
   mutable analysis::AnalysisSet analyses_;
-  mutable std::string run_json_, tracks_json_;
+  std::string run_json_, tracks_json_;
 };
 
 }  // namespace aiprof::server

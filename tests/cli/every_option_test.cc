@@ -341,6 +341,53 @@ TEST_F(ExportOptions, AnalyzeOptionsEachChangeTheFilesWritten) {
   EXPECT_EQ(listed.size(), checks.size());
 }
 
+TEST_F(ExportOptions, AdviseOptionsEachChangeTheReport) {
+  const fs::path report = fs::path(prof_) / "aiprof_output" / "analysis";
+  auto advise = [&](const std::string& options) {
+    fs::remove_all(report);
+    auto result = RunAiprof("advise --output=" + prof_ + " " + options);
+    EXPECT_EQ(result.exit_code, 0) << options << "\n" << result.output;
+    return result.output;
+  };
+  const std::string plain = advise("");
+  EXPECT_TRUE(fs::exists(report / "advice.json")) << plain;
+  const std::map<std::string, std::function<void()>> checks = {
+      {"--output",
+       [&] {
+         auto missing = RunAiprof("advise");
+         EXPECT_EQ(missing.exit_code, 2);
+         EXPECT_NE(missing.output.find("--output"), std::string::npos) << missing.output;
+       }},
+      {"--config",
+       [&] {
+         // The golden data has two steps: too few for the slow-steps rule unless allowed.
+         const fs::path config = root_ / "thresholds.json";
+         std::ofstream(config) << R"({"slow_steps": {"min_steps": 2}})";
+         EXPECT_NE(advise("--config=" + config.string()), plain);
+       }},
+      {"--iteration-id", [&] { EXPECT_NE(advise("--iteration-id=2"), plain); }},
+      {"--report-dir",
+       [&] {
+         const fs::path elsewhere = root_ / "advice_report";
+         advise("--report-dir=" + elsewhere.string());
+         EXPECT_TRUE(fs::exists(elsewhere / "advice.json"));
+         EXPECT_TRUE(fs::exists(elsewhere / "advice.html"));
+         EXPECT_FALSE(fs::exists(report / "advice.json"));
+       }},
+  };
+  std::set<std::string> listed = HelpOptions("advise");
+  for (const std::string& option : listed) {
+    SCOPED_TRACE(option);
+    auto check = checks.find(option);
+    if (check == checks.end()) {
+      ADD_FAILURE() << option << " is in advise --help but not checked here";
+      continue;
+    }
+    check->second();
+  }
+  EXPECT_EQ(listed.size(), checks.size());
+}
+
 TEST_F(ExportOptions, CompareOptionsEachChangeTheFilesWritten) {
   // The golden run against itself; the outputs read back as name → size.
   auto compare = [&](const std::string& options) {
@@ -412,6 +459,17 @@ TEST_F(ExportOptions, UiOptionsEachChangeTheServer) {
          EXPECT_NE(changed.output.find("front end was not found"), std::string::npos)
              << changed.output;
        }},
+      {"--compare",
+       [&] {
+         EXPECT_EQ(plain.output.find("the Compare view compares"), std::string::npos);
+         const auto compared = ui("--port=0 --no-browser --compare=" + prof_);
+         EXPECT_NE(compared.output.find("the Compare view compares this run with 1 base"),
+                   std::string::npos)
+             << compared.output;
+         auto bad = RunAiprof("ui --compare=" + (root_ / "nowhere").string() + " " + prof_);
+         EXPECT_EQ(bad.exit_code, 2) << bad.output;
+         EXPECT_NE(bad.output.find("--compare"), std::string::npos) << bad.output;
+       }},
       {"--no-browser",
        [&] {
          EXPECT_FALSE(plain_opened);
@@ -445,7 +503,7 @@ TEST(EveryOption, TopLevelHelpListsNothingElse) {
   std::set<std::string> all = HelpOptions("");
   std::set<std::string> known = {"--version"};
   for (const char* command :
-       {"collect", "dynamic", "export", "query", "analyze", "ui", "compare", "cluster"}) {
+       {"collect", "dynamic", "export", "query", "analyze", "advise", "ui", "compare", "cluster"}) {
     for (const std::string& option : HelpOptions(command)) known.insert(option);
   }
   for (const std::string& option : all) {

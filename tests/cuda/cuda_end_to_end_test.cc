@@ -19,6 +19,7 @@
 #include "aiprof/aiprof.h"
 #include "aiprof/mstx.h"
 #include "aiprof/plugin.h"
+#include "analysis/advice/engine.h"
 #include "analysis/analysis_set.h"
 #include "cuda/cuda_driver_test_double.h"
 #include "cuda/cupti_test_double.h"
@@ -606,6 +607,52 @@ TEST_F(CudaDeviceFeatures, MstxRangeOnAStreamGetsDeviceTimeEnclosingItsKernels) 
   const size_t host_only = tx.find(",host only,");
   ASSERT_NE(host_only, std::string::npos);
   EXPECT_TRUE(tx.substr(host_only, tx.find('\n', host_only) - host_only).ends_with(",N/A,N/A"));
+}
+
+}  // namespace
+}  // namespace aiprof::cuda
+
+namespace aiprof::cuda {
+namespace {
+
+// The advice rules that need a GPU run, on the recorded session: the kernel records' launch
+// shapes reach the kernel-efficiency rule, the launch flows the host-bound rule, and the
+// cudaStreamSynchronize that blocks the host for most of the session the host-sync rule.
+TEST_F(CudaEndToEnd, AdviceReadsKernelShapesLaunchesAndSynchronisation) {
+  testing::CuptiTestDouble cupti;
+  CudaCollector collector(cupti.api(), RuntimeHost(), {});
+  const std::string dir = Collect(collector, cupti);
+  ASSERT_FALSE(dir.empty());
+  const Model m = model::ParseProfDir(dir);
+  const analysis::AnalysisSet set = analysis::RunAnalyses(m);
+  analysis::advice::AdviceInput input;
+  input.profiles.push_back(analysis::advice::MakeProfileInput(m, set, "session"));
+  const analysis::advice::ProfileFacts& facts = input.profiles[0].facts;
+  EXPECT_TRUE(facts.device_operators);
+  EXPECT_TRUE(facts.has_runtime_calls);
+  // scale, add and reduce: 4096 or 1024 blocks over 132 SMs.
+  ASSERT_EQ(facts.kernels.size(), 3u);
+  for (const analysis::advice::KernelShape& kernel : facts.kernels) {
+    EXPECT_GT(kernel.blocks_per_sm, 7.0) << kernel.name;
+  }
+  ASSERT_EQ(facts.sync_calls.size(), 1u);
+  EXPECT_EQ(facts.sync_calls[0].name, "cudaStreamSynchronize");
+  // 765 µs on the CUPTI clock; the clock mapping to the host's may stretch it slightly.
+  EXPECT_NEAR(static_cast<double>(facts.sync_calls[0].total_ns), 765'000.0, 8'000.0);
+
+  const analysis::advice::AdviceReport report =
+      analysis::advice::RunAdvice(input, analysis::advice::Thresholds::Defaults());
+  std::map<std::string, const analysis::advice::Finding*> by_rule;
+  for (const auto& finding : report.findings) by_rule[finding.rule] = &finding;
+  using analysis::advice::RuleStatus;
+  EXPECT_EQ(by_rule.at("host_sync")->status, RuleStatus::kTriggered)
+      << by_rule.at("host_sync")->detail;
+  EXPECT_EQ(by_rule.at("kernel_efficiency")->status, RuleStatus::kPassed)
+      << by_rule.at("kernel_efficiency")->detail;
+  for (const char* rule : {"host_bound", "low_utilisation", "dominant_operators"}) {
+    EXPECT_NE(by_rule.at(rule)->status, RuleStatus::kNotEvaluated)
+        << rule << ": " << by_rule.at(rule)->detail;
+  }
 }
 
 }  // namespace

@@ -166,7 +166,7 @@ TEST_F(UiServerTest, RunAndTracksDescribeTheGoldenData) {
   ASSERT_EQ(run["steps"].size(), 2u);
   EXPECT_EQ(run["steps"][0][0], 1);
   EXPECT_EQ(run["steps"][0][2].get<int64_t>() - run["steps"][0][1].get<int64_t>(), 1000);
-  EXPECT_EQ(run["step_trace"].size(), 2u);
+  EXPECT_FALSE(run.contains("step_trace"));  // an analysis result: /api/analysis
   const nlohmann::json tracks = GetJson("/api/tracks");
   ASSERT_EQ(tracks["processes"].size(), 1u);
   std::set<std::string> threads;
@@ -217,6 +217,15 @@ TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
   const nlohmann::json summary = GetJson("/api/analysis");
   EXPECT_EQ(summary["inputs"], api_->Analyses().inputs.Describe());
   EXPECT_EQ(summary["step_breakdown"].size(), api_->Analyses().step_breakdown.rows.size());
+  // The step trace is the set's, the rows step_trace_*.csv holds.
+  const auto& trace = api_->Analyses().step_breakdown.trace;
+  ASSERT_EQ(summary["step_trace"].size(), trace.size());
+  ASSERT_EQ(trace.size(), 2u);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    EXPECT_EQ(summary["step_trace"][i]["step"], trace[i].step);
+    EXPECT_EQ(summary["step_trace"][i]["iteration"], trace[i].iteration_time_ns());
+    EXPECT_EQ(summary["step_trace"][i]["fp_to_bp"], trace[i].fp_to_bp_ns());
+  }
   const nlohmann::json memory = GetJson("/api/memory?px=100");
   EXPECT_EQ(memory["pools"].size(), api_->Analyses().memory.pools.size());
   const nlohmann::json dataprep = GetJson("/api/dataprep");
@@ -233,6 +242,52 @@ TEST_F(UiServerTest, TablesSayWhatIsMissing) {
   const nlohmann::json kernels = GetJson("/api/table/kernels");
   EXPECT_TRUE(kernels["missing"].is_string());
   EXPECT_TRUE(kernels["rows"].empty());
+}
+
+TEST_F(UiServerTest, AdviceIsTheExportsAdviceJsonAndCompareSaysWhatItNeeds) {
+  const nlohmann::json advice = GetJson("/api/advice");
+  ASSERT_TRUE(advice["findings"].is_array());
+  EXPECT_FALSE(advice["findings"].empty());  // every rule: triggered, passed or not evaluated
+  for (const auto& finding : advice["findings"]) {
+    EXPECT_TRUE(finding["rule"].is_string());
+    EXPECT_TRUE(finding["status"].is_string());
+  }
+  EXPECT_EQ(advice["inputs"][0], api_->Analyses().inputs.Describe());
+  const nlohmann::json compare = GetJson("/api/compare");
+  ASSERT_TRUE(compare["missing"].is_string());
+  EXPECT_NE(compare["missing"].get<std::string>().find("--compare"), std::string::npos);
+}
+
+// A run compared with itself: every name is there on both sides, nothing changed.
+TEST_F(UiServerTest, ComparisonWithABaseRunListsEveryNameUnchanged) {
+  const std::string base = testing::WriteGoldenProfDir(dir_.path() + "/base");
+  UiApi api(model::ParseProfDir(base), {base});
+  api.SetComparisonBase(model::ParseProfDir(base), {base});
+  const nlohmann::json compare = nlohmann::json::parse(api.Comparison());
+  EXPECT_TRUE(compare["missing"].is_null());
+  EXPECT_EQ(compare["base"]["label"], base);
+  EXPECT_EQ(compare["base"]["steps"], 2);
+  ASSERT_FALSE(compare["operators"].empty());
+  for (const auto& row : compare["operators"]) {
+    EXPECT_EQ(row[3], "unchanged") << row;
+    EXPECT_EQ(row[8], 0) << row;
+  }
+  EXPECT_EQ(compare["step_figures"].size(), compare["steps"][0]["base"].size());
+}
+
+// Brotli at cpp-httplib's quality (11) costs more than the answer itself; gzip is taken when
+// offered, nothing else.
+TEST_F(UiServerTest, AnswersAreGzippedNeverBrotli) {
+  httplib::Result offered_all =
+      Client().Get(WithToken("/api/run"), {{"Accept-Encoding", "gzip, deflate, br"}});
+  ASSERT_TRUE(offered_all);
+  EXPECT_EQ(offered_all->status, 200);
+  EXPECT_EQ(offered_all->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(nlohmann::json::parse(offered_all->body)["steps"].size(), 2u);
+  httplib::Result brotli_only = Client().Get(WithToken("/api/run"), {{"Accept-Encoding", "br"}});
+  ASSERT_TRUE(brotli_only);
+  EXPECT_EQ(brotli_only->status, 200);
+  EXPECT_EQ(brotli_only->get_header_value("Content-Encoding"), "");
 }
 
 }  // namespace

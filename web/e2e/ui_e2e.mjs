@@ -1,7 +1,10 @@
 // End-to-end test of `aiprof ui` in headless Chromium (playwright-core driving Debian's
 // chromium): profiles the sample training job, starts the UI on it, opens every view,
 // checks that there are no console errors, that the numbers shown equal the exported CSVs',
-// that the timeline zooms, pans and finds a slice by name. Screenshots land in
+// that the timeline zooms, pans and finds a slice by name, and (on ui_e2e_fixture's run, which
+// has operators, allocations and kernels) that the Operators, Kernels and Memory tables equal
+// op_statistic and operator_memory_top, the Advice view advice.json's findings, and the
+// Compare view (`--compare`) the top regression `aiprof compare` finds. Screenshots land in
 // <build>/web-e2e/ (test artifacts).
 //   node e2e/ui_e2e.mjs <build dir>
 import { spawn, spawnSync } from "node:child_process";
@@ -59,8 +62,8 @@ function findExport(dir, pattern) {
   return null;
 }
 
-async function startUi(dir) {
-  const child = spawn(aiprof, ["ui", dir, "--no-browser", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
+async function startUi(dir, extra = []) {
+  const child = spawn(aiprof, ["ui", dir, "--no-browser", "--port", "0", ...extra], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   const url = await new Promise((resolveUrl, reject) => {
@@ -73,6 +76,82 @@ async function startUi(dir) {
     child.on("exit", (code) => reject(new Error(`aiprof ui exited ${code}: ${stderr}`)));
   });
   return { child, url };
+}
+
+// Operators, Kernels and Memory on a run that has them: examples/train records no framework
+// operators, allocations or kernels, so ui_e2e_fixture writes a PROF_* directory with torch
+// operators, allocator events and CUDA kernels (the CUDA source's records, written by a test
+// double: no GPU here). Each table must show the numbers of the CSV `aiprof export` writes.
+async function checkTablesEqualCsvs(page) {
+  const parent = join(work, "fixture");
+  const prof = run(join(build, "bin/ui_e2e_fixture"), [parent]).trim();
+  run(aiprof, ["export", `--output=${prof}`]);
+  const opStatistic = readCsv(findExport(prof, /^op_statistic_\d+\.csv$/));
+  const memoryTop = readCsv(findExport(prof, /^operator_memory_top\.csv$/));
+  const { child, url } = await startUi(parent);
+  const open = async (view) => {
+    await page.goto(`${url}#${view}`);
+    await page.reload();
+    await page.waitForSelector(`#view[data-view="${view}"][data-ready="1"]`, { timeout: 15000 });
+    await page.screenshot({ path: join(artifacts, `${view}-fixture.png`) });
+  };
+  const cellsOf = (selector) =>
+    page.$$eval(`${selector} tr`, (rows) => rows.slice(1).map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)));
+  try {
+    check("fixture exports op_statistic", opStatistic.length > 0, `${opStatistic.length} rows`);
+    for (const view of ["operators", "kernels"]) {
+      await open(view);
+      const shown = await cellsOf(`#${view}-table`);
+      check(`${view}: one row per op_statistic row`, shown.length === opStatistic.length, `${shown.length} vs ${opStatistic.length}`);
+      const columns = ["Count", "Total Time(us)", "Min Time(us)", "Avg Time(us)", "Max Time(us)"];
+      const mismatches = opStatistic.filter((csv) => {
+        const row = shown.find((r) => r[0] === csv["Device_id"] && r[1] === csv["OP Type"] && r[2] === csv["Core Type"]);
+        return !row || columns.some((c, i) => row[3 + i] !== csv[c]) || Math.abs(Number(row[8]) - Number(csv["Ratio(%)"])) > 5e-5;
+      });
+      check(`${view} numbers equal op_statistic CSV`, mismatches.length === 0, JSON.stringify(mismatches.slice(0, 2)));
+    }
+    check("fixture exports operator_memory_top", memoryTop.length > 0, `${memoryTop.length} rows`);
+    await open("memory");
+    const shown = await cellsOf("#memory-operators");
+    check("memory: one row per operator_memory_top row", shown.length === memoryTop.length, `${shown.length} vs ${memoryTop.length}`);
+    const columns = ["Name", "Pool", "Allocations", "Allocated(B)", "Max Allocation(B)", "Freed(B)"];
+    const mismatches = memoryTop.filter((csv, i) => columns.some((c, k) => shown[i]?.[k] !== csv[c]));
+    check("memory top operators equal operator_memory_top CSV", mismatches.length === 0, JSON.stringify([mismatches[0], shown[0]]));
+
+    // Advice: the triggered findings, in the order of the advice.json the export wrote.
+    const adviceJson = JSON.parse(readFileSync(findExport(prof, /^advice\.json$/), "utf8"));
+    await open("advice");
+    const rules = await page.$$eval("#advice-findings [data-rule]", (cards) => cards.map((c) => c.getAttribute("data-rule")));
+    const expected = adviceJson.findings.filter((f) => f.status === "triggered").map((f) => f.rule);
+    check("advice lists advice.json's triggered findings in order", JSON.stringify(rules) === JSON.stringify(expected), `${rules} vs ${expected}`);
+    await open("compare");
+    check("compare without --compare says what it needs", !!(await page.$("#compare-missing")));
+  } finally {
+    child.kill("SIGTERM");
+  }
+
+  // Compare: the same job with gemm_kernel 200 µs slower per call (3 calls) is the top
+  // kernel regression, by the figure `aiprof compare` writes to compare_kernels.csv.
+  const slower = join(work, "fixture_slower");
+  const slowerProf = run(join(build, "bin/ui_e2e_fixture"), [slower, "--gemm-us=400"]).trim();
+  const compareDir = join(work, "compare_out");
+  run(aiprof, ["compare", prof, slowerProf, `--output-path=${compareDir}`]);
+  const compareKernels = readCsv(findExport(compareDir, /^compare_kernels.*\.csv$/));
+  const compared = await startUi(slower, ["--compare", parent]);
+  try {
+    await page.goto(`${compared.url}#compare`);
+    await page.reload();
+    await page.waitForSelector('#view[data-view="compare"][data-ready="1"]', { timeout: 30000 });
+    await page.screenshot({ path: join(artifacts, "compare.png") });
+    const kernels = await cellsOf("#compare-kernels");
+    check("compare: gemm_kernel is the top kernel regression", kernels[0]?.[0] === "gemm_kernel", JSON.stringify(kernels[0]));
+    check("compare: its diff is 3 × 200 µs", kernels[0]?.[7] === "600.000", JSON.stringify(kernels[0]));
+    const csvRow = compareKernels.find((r) => Object.values(r).includes("gemm_kernel"));
+    const diffColumn = csvRow && Object.keys(csvRow).find((k) => /^Diff Total/.test(k));
+    check("compare: the diff equals compare_kernels.csv", !!diffColumn && csvRow[diffColumn] === kernels[0]?.[7], JSON.stringify(csvRow));
+  } finally {
+    compared.child.kill("SIGTERM");
+  }
 }
 
 async function main() {
@@ -92,7 +171,7 @@ async function main() {
     page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     page.on("pageerror", (e) => errors.push(String(e)));
 
-    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "dataprep", "compare"];
+    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "dataprep", "advice", "compare"];
     for (const view of views) {
       const before = errors.length;
       await page.goto(`${url}#${view}`);
@@ -172,6 +251,7 @@ async function main() {
       check("the found slice is selected", selected >= 0);
     }
     await page.screenshot({ path: join(artifacts, "timeline-search.png") });
+    await checkTablesEqualCsvs(page);
     check("no console errors overall", errors.length === 0, errors.join(" | "));
   } finally {
     await browser.close();

@@ -38,7 +38,6 @@ export interface RunInfo {
   drops: { total: number; rows: { tid: number; kind: number; count: number }[] };
   files: { path: string; error: string }[];
   steps: [number, number, number][];
-  step_trace: StepTraceRow[];
 }
 
 export interface TrackInfo {
@@ -114,6 +113,7 @@ export interface AnalysisSummary {
   step_source: string;
   scopes: { process: number; device: number; rank: number; compute_input: string }[];
   step_breakdown: BreakdownRow[];
+  step_trace: StepTraceRow[];  // the rows of step_trace_*.csv
 }
 let analysisPromise: Promise<AnalysisSummary> | null = null;
 export function analysis(): Promise<AnalysisSummary> {

@@ -1,6 +1,6 @@
 // The UI shell: a hash router over the views. Each view renders into <main> and marks it
 // data-ready="1" when its data is shown (the end-to-end tests wait for that).
-import { run } from "./api";
+import { run, tracks } from "./api";
 import { el } from "./format";
 import { renderOverview } from "./views/overview";
 import { renderTimeline } from "./views/timeline";
@@ -9,6 +9,8 @@ import { renderResources } from "./views/resources";
 import { renderAbsent } from "./views/absent";
 import { renderMemory } from "./views/memory";
 import { renderDataPreparation } from "./views/dataprep";
+import { renderAdvice } from "./views/advice";
+import { renderCompare } from "./views/compare";
 
 type View = (root: HTMLElement) => Promise<void | (() => void)>;
 
@@ -21,7 +23,8 @@ const views: [string, string, View][] = [
   ["resources", "Resources", renderResources],
   ["communication", "Communication", (root) => renderAbsent(root, "communication")],
   ["dataprep", "Data preparation", renderDataPreparation],
-  ["compare", "Compare", (root) => renderAbsent(root, "compare")],
+  ["advice", "Advice", renderAdvice],
+  ["compare", "Compare", renderCompare],
 ];
 
 let cleanup: (() => void) | void;
@@ -51,6 +54,9 @@ async function start(): Promise<void> {
   const nav = document.getElementById("nav")!;
   for (const [id, title] of views) nav.append(el("a", { href: `#${id}` }, title));
   window.addEventListener("hashchange", () => void show());
+  // Both are small and ready on the server: ask for them together, so that the timeline's
+  // first frame waits for one round trip less.
+  void tracks();
   const info = await run();
   const first = info.processes[0];
   document.getElementById("run-name")!.textContent = first

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "format/torch_inputs.h"
+#include "model/huge_pages.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -116,11 +117,14 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
 
   // Operators, by thread in time order (slices are sorted per track by the parser).
   std::vector<uint32_t> operators;
-  // Sized only when there can be operators: a per-slice column costs page faults.
-  std::vector<int64_t> child_ns(cpu_op == model::kNoString ? 0 : m.slices.size(), 0);
   for (uint32_t row = 0; cpu_op != model::kNoString && row < m.slices.size(); ++row) {
-    if (m.slices.category[row] != cpu_op) continue;
-    operators.push_back(row);
+    if (m.slices.category[row] == cpu_op) operators.push_back(row);
+  }
+  // Sized only when there are operators (the name "cpu_op" alone is not enough): a
+  // per-slice column costs page faults.
+  std::vector<int64_t> child_ns;
+  if (!operators.empty()) model::AssignOnHugePages(child_ns, m.slices.size(), int64_t{0});
+  for (uint32_t row : operators) {
     const uint32_t parent = m.slices.parent[row];
     if (parent != model::kNoRow) child_ns[parent] += m.slices.dur(row);
   }

@@ -14,6 +14,7 @@
 #include "export/sqlite/communication_table.h"
 #include "export/sqlite/row_source.h"
 #include "model/communication.h"
+#include "model/huge_pages.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -162,7 +163,8 @@ RowGenerator EachRow(size_t count, Fill fill) {
 bool WriteSliceTables(const model::Model& m, Db& db,
                       const std::function<int64_t(std::string_view)>& extra_id) {
   const model::SliceTable& s = m.slices;
-  std::vector<uint8_t> kind(s.size(), 0);  // 0 API, 1 device task, 2 elsewhere
+  std::vector<uint8_t> kind;  // 0 API, 1 device task, 2 elsewhere
+  model::AssignOnHugePages(kind, s.size(), uint8_t{0});
   std::vector<uint8_t> device_category(m.strings.size(), 0);
   for (model::StringId id = 0; id < m.strings.size(); ++id) {
     device_category[id] = analysis::IsDeviceTaskCategory(m.strings.Get(id));

@@ -16,8 +16,8 @@ namespace aiprof::exporter {
 namespace {
 
 // Kineto's "pg_count" and "pg_config" (torch.distributed's process groups).
-nlohmann::json KinetoGroups(const std::vector<model::ProcessGroupInfo>& groups) {
-  nlohmann::json config = nlohmann::json::array();
+nlohmann::ordered_json KinetoGroups(const std::vector<model::ProcessGroupInfo>& groups) {
+  nlohmann::ordered_json config = nlohmann::ordered_json::array();
   for (const model::ProcessGroupInfo& group : groups) {
     config.push_back({{"pg_name", group.name},
                       {"pg_desc", group.description},
@@ -105,7 +105,9 @@ class TraceJsonWriter {
 
   void WriteHeader() {
     nlohmann::json device_properties = nlohmann::json::array();
-    nlohmann::json distributed = nlohmann::json::object();
+    // Kineto's key order; HTA finds the rank with the pattern `"rank":\s+(\d+)`, so the
+    // object is written as Kineto writes it, with a space after each colon.
+    nlohmann::ordered_json distributed = nlohmann::ordered_json::object();
     std::string hostname;
     nlohmann::json user = nlohmann::json::object();
     const std::vector<model::RankIdentity> identities = model::RankIdentities(m_);
@@ -139,7 +141,7 @@ class TraceJsonWriter {
                              {"skipped_chunks", skipped},
                              {"unclosed_or_unmatched_ranges", m_.unmatched_ends}};
     w_.Raw("{\n\"schemaVersion\":1,\n\"deviceProperties\":").Raw(device_properties.dump());
-    w_.Raw(",\n\"distributedInfo\":").Raw(distributed.dump());
+    w_.Raw(",\n\"distributedInfo\":").Raw(distributed.dump(1));
     if (!hostname.empty()) w_.Raw(",\n\"host_name\":").JsonString(hostname);
     for (const auto& [key, value] : user.items()) {
       w_.Raw(",\n").JsonString(key).Char(':').Raw(value.dump());

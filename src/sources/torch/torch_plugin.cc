@@ -97,7 +97,25 @@ class NameCache {
   Name Intern(const char* name) {
     const auto key = reinterpret_cast<uintptr_t>(name);
     Entry& entry = entries_[(key >> 3 ^ key >> 13) & (kEntries - 1)];
-    if (entry.pointer == name && SameText(entry, name)) return {entry.id, entry.flop_counted};
+    if (__builtin_expect(entry.pointer == name && SameText(entry, name), 1)) {
+      return {entry.id, entry.flop_counted};
+    }
+    return InternMiss(entry, name);
+  }
+
+ private:
+  static constexpr size_t kEntries = 512;
+  static constexpr size_t kTextBytes = 64;
+  struct Entry {
+    const char* pointer = nullptr;
+    uint32_t length = 0;
+    uint32_t id = 0;
+    bool flop_counted = false;
+    char text[kTextBytes];
+  };
+
+  // Out of line, so the hit path stays small.
+  __attribute__((noinline)) static Name InternMiss(Entry& entry, const char* name) {
     const size_t length = std::strlen(name);
     const bool flop_counted = format::IsFlopCountedOperator({name, length});
     const uint32_t id = aiprof_intern(name, length);
@@ -111,32 +129,24 @@ class NameCache {
     return {id, flop_counted};
   }
 
- private:
-  static constexpr size_t kEntries = 512;
-  static constexpr size_t kTextBytes = 64;
-  struct Entry {
-    const char* pointer = nullptr;
-    uint32_t length = 0;
-    uint32_t id = 0;
-    bool flop_counted = false;
-    char text[kTextBytes];
-  };
+  static bool SameWord(const char* cached, const char* given) {
+    uint64_t a, b;
+    std::memcpy(&a, cached, 8);
+    std::memcpy(&b, given, 8);
+    return a == b;
+  }
   // The cached text and its NUL against `name`, 8 bytes at a time, inline: operator names
-  // are short, and a call to libc's memcmp cost more than the comparison. Reads the same
-  // length + 1 bytes of `name` as memcmp would.
+  // are short, and a call to libc's memcmp cost more than the comparison. The last word
+  // overlaps the one before it rather than finishing byte by byte ("aten::add_" is two
+  // loads, not one and three bytes). Reads the same length + 1 bytes of `name` as memcmp
+  // would.
   static bool SameText(const Entry& entry, const char* name) {
     const uint32_t bytes = entry.length + 1;
-    uint32_t at = 0;
-    for (; at + 8 <= bytes; at += 8) {
-      uint64_t cached, given;
-      std::memcpy(&cached, entry.text + at, 8);
-      std::memcpy(&given, name + at, 8);
-      if (cached != given) return false;
+    if (__builtin_expect(bytes < 8, 0)) return std::memcmp(entry.text, name, bytes) == 0;
+    for (uint32_t at = 0; at + 8 < bytes; at += 8) {
+      if (!SameWord(entry.text + at, name + at)) return false;
     }
-    for (; at < bytes; ++at) {
-      if (entry.text[at] != name[at]) return false;
-    }
-    return true;
+    return SameWord(entry.text + bytes - 8, name + bytes - 8);
   }
 
   std::array<Entry, kEntries> entries_{};
@@ -164,6 +174,9 @@ constexpr int kMaxPushedDepth = 64;
 struct ThreadOps {
   uint32_t depth = 0;
   int pushed_depth = 0;
+  // This thread's unused record ids: [next_record_id, record_id_limit).
+  uint64_t next_record_id = 0;
+  uint64_t record_id_limit = 0;
   uint64_t pushed_ids[kMaxPushedDepth];
   OpFrame frames[kMaxOpDepth];
   NameCache names;
@@ -188,6 +201,36 @@ ThreadOps& CurrentThreadOps() {
     t_ops = new ThreadOps();
   }
   return *t_ops;
+}
+
+// ---- record ids ----------------------------------------------------------------------
+// Every operator needs an id unique in the process (TorchOpIds::record_id): it joins a
+// kOpBegin to its kOpEnd, becomes the CUPTI external id of the kernels the operator
+// launches, and is exported as "External id" and "Record function id". Torch numbers
+// RecordFunctions only for callbacks registered with needsIds, by a locked add on one
+// process-wide counter in every RecordFunction's constructor, which each thread contends
+// for. The plugin numbers them itself: a thread takes ids in batches from its own
+// process-wide counter (one locked add per kRecordIdBatch operators) and stores the id as
+// the RecordFunction's handle, where the end callback, on whatever thread it runs, and the
+// CUDA attribution read it. An operator that already has a handle (another callback, such
+// as torch.profiler's, asked torch for ids) keeps it.
+constexpr uint64_t kRecordIdBatch = 4096;
+std::atomic<uint64_t> g_next_record_id_batch{1};
+
+__attribute__((noinline)) void TakeRecordIds(ThreadOps& ops) {
+  ops.next_record_id = g_next_record_id_batch.fetch_add(kRecordIdBatch, std::memory_order_relaxed);
+  ops.record_id_limit = ops.next_record_id + kRecordIdBatch;
+}
+
+uint64_t NumberOperator(ThreadOps& ops, const at::RecordFunction& fn) {
+  const uint64_t handle = fn.handle();
+  if (handle != 0) return handle;
+  if (__builtin_expect(ops.next_record_id == ops.record_id_limit, 0)) TakeRecordIds(ops);
+  const uint64_t id = ops.next_record_id++;
+  // The callback API hands the RecordFunction out as const, but the object is the
+  // dispatcher's (or the caller's) mutable guard, and setHandle is its public setter.
+  const_cast<at::RecordFunction&>(fn).setHandle(id);
+  return id;
 }
 
 // ---- allocator events ----------------------------------------------------------------
@@ -354,11 +397,11 @@ void ResolveCudaAttribution() {
 // Operators whose id this thread pushed, innermost last (ThreadOps::pushed_ids); exit
 // pops only its own id, so a window that opens or closes while operators are running
 // never unbalances CUPTI's stack.
-void PushCudaExternalId(ThreadOps& ops, const at::RecordFunction& fn, bool async) {
+void PushCudaExternalId(ThreadOps& ops, uint64_t record_id, bool async) {
   auto push = g_cuda_push.load(std::memory_order_acquire);
   if (push == nullptr || async || ops.pushed_depth >= kMaxPushedDepth) return;
-  if (push(AIPROF_CUDA_EXTERNAL_OPERATOR, fn.handle()) != 0) {
-    ops.pushed_ids[ops.pushed_depth++] = fn.handle();
+  if (push(AIPROF_CUDA_EXTERNAL_OPERATOR, record_id) != 0) {
+    ops.pushed_ids[ops.pushed_depth++] = record_id;
   }
 }
 
@@ -391,43 +434,64 @@ void EmitBegin(const OpRecord& record, uint8_t ext_words) {
   aiprof_emit(&begin, 1u + ext_words);
 }
 
-std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
-  if (aiprof_collecting == 0) return nullptr;
-  ThreadOps& ops = CurrentThreadOps();
-  const bool async = fn.isAsync();
-  PushCudaExternalId(ops, fn, async);
-  const bool pair = WrittenAsPair(fn, async, ops);
-  OpFrame scratch;
-  OpFrame& frame = pair ? scratch : ops.frames[ops.depth];
-  OpRecord& record = frame.record;
+// With record_shapes, or with_flops for an operator whose FLOPs are counted: the inputs.
+__attribute__((noinline)) void CaptureRequestedInputs(const at::RecordFunction& fn,
+                                                      bool flop_counted, OpRecord& record) {
+  const bool shapes = g_record_shapes.load(std::memory_order_relaxed);
+  const bool flops = flop_counted && g_with_flops.load(std::memory_order_relaxed);
+  if (!shapes && !flops) return;
+  record.header.ext_words = CaptureInputs(fn, !shapes, &record);
+  if (flops) record.header.aux |= format::kTorchOpCountFlops;
+}
+
+// Everything of the record of an operator that starts now but its start time.
+inline void FillRecord(ThreadOps& ops, const at::RecordFunction& fn, uint64_t record_id, bool async,
+                       OpRecord& record) {
   const NameCache::Name name = ops.names.Intern(fn.name());
   uint16_t aux = static_cast<uint16_t>(fn.scope());
   if (async) aux |= format::kTorchOpAsync;
   record.header = {0, format::ToKind(TorchKind::kOp), 2, aux, name.id};
-  record.ids = {fn.handle(), fn.seqNr()};
+  record.ids = {record_id, fn.seqNr()};
   record.end = {0, static_cast<uint32_t>(fn.forwardThreadId()),
                 static_cast<uint32_t>(fn.threadId())};
-  if (fn.needsInputs()) {
-    const bool shapes = g_record_shapes.load(std::memory_order_relaxed);
-    const bool flops = name.flop_counted && g_with_flops.load(std::memory_order_relaxed);
-    if (shapes || flops) {
-      record.header.ext_words = CaptureInputs(fn, !shapes, &record);
-      if (flops) record.header.aux |= format::kTorchOpCountFlops;
-    }
+  if (__builtin_expect(fn.needsInputs(), 0)) {
+    CaptureRequestedInputs(fn, name.flop_counted, record);
   }
-  if (pair) {
-    record.header.ts = Now();
-    EmitBegin(record, record.header.ext_words);
+}
+
+// Out of line: the record (up to 512 bytes) is built on the stack, which the usual path,
+// building in the thread's operator stack, does not need.
+__attribute__((noinline)) void EnterAsPair(ThreadOps& ops, const at::RecordFunction& fn,
+                                           uint64_t record_id, bool async) {
+  OpRecord record;
+  FillRecord(ops, fn, record_id, async, record);
+  record.header.ts = Now();
+  EmitBegin(record, record.header.ext_words);
+}
+
+std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
+  if (aiprof_collecting == 0) return nullptr;
+  ThreadOps& ops = CurrentThreadOps();
+  const uint64_t record_id = NumberOperator(ops, fn);
+  const bool async = fn.isAsync();
+  PushCudaExternalId(ops, record_id, async);
+  if (__builtin_expect(WrittenAsPair(fn, async, ops), 0)) {
+    EnterAsPair(ops, fn, record_id, async);
     return nullptr;
   }
+  OpFrame& frame = ops.frames[ops.depth];
+  FillRecord(ops, fn, record_id, async, frame.record);
   frame.fn = &fn;
   ++ops.depth;
   // Last, so the capture work above is not charged to the operator.
-  record.header.ts = Now();
+  frame.record.header.ts = Now();
   return nullptr;
 }
 
+// An operator without a record id was not recorded (its start callback found no window
+// open), so there is no begin for an end to close.
 void EmitEnd(const at::RecordFunction& fn, uint64_t end) {
+  if (fn.handle() == 0) return;
   RecordHeader header{end, format::ToKind(TorchKind::kOpEnd), 0, static_cast<uint16_t>(fn.scope()),
                       static_cast<uint32_t>(fn.handle())};
   aiprof_emit(&header, 1);
@@ -437,7 +501,8 @@ void EmitEnd(const at::RecordFunction& fn, uint64_t end) {
 // on another thread (they became async after their start), so they are written as
 // kOpBegin records now and their kOpEnd comes from that thread. No slot at all: the
 // operator began as a pair, or before the window opened.
-void EndOffTop(ThreadOps& ops, const at::RecordFunction& fn, uint64_t end) {
+__attribute__((noinline)) void EndOffTop(ThreadOps& ops, const at::RecordFunction& fn,
+                                         uint64_t end) {
   uint32_t index = ops.depth;
   while (index > 0 && ops.frames[index - 1].fn != &fn) --index;
   if (index == 0) {
@@ -485,9 +550,9 @@ void OnStart(void*) {
   g_with_flops.store(settings.with_flops, std::memory_order_relaxed);
   if (settings.profile_memory) PushMemoryReporterOnThisThread();
   if (!settings.operators || g_callback != 0) return;
-  g_callback = at::addGlobalCallback(at::RecordFunctionCallback(OnOpEnter, OnOpExit)
-                                         .needsInputs(settings.record_shapes || settings.with_flops)
-                                         .needsIds(true));
+  g_callback =
+      at::addGlobalCallback(at::RecordFunctionCallback(OnOpEnter, OnOpExit)
+                                .needsInputs(settings.record_shapes || settings.with_flops));
 }
 
 void OnStop(void*) {

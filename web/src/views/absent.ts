@@ -7,10 +7,6 @@ const reasons: Record<string, [string, string]> = {
     "Communication / cluster",
     "No communication results: per-collective wait vs transit, the rank × step heatmap and the communication matrix need the cluster analysis, which this build does not have, and a multi-rank run.",
   ],
-  compare: [
-    "Compare",
-    "No comparison: comparing two runs needs the compare analysis results, which this build does not produce.",
-  ],
 };
 
 export async function renderAbsent(root: HTMLElement, view: string): Promise<void> {

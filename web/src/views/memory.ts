@@ -93,11 +93,11 @@ export async function renderMemory(root: HTMLElement): Promise<void> {
     return;
   }
   const table = el("table", { class: "data", id: "memory-operators" });
-  table.append(el("tr", {}, ...["Operator", "Pool", "Allocations", "Allocated", "Largest", "Freed"].map((h) => el("th", {}, h))));
+  // operator_memory_top.csv's columns and numbers (bytes, exact).
+  table.append(el("tr", {}, ...["Name", "Pool", "Allocations", "Allocated(B)", "Max Allocation(B)", "Freed(B)"].map((h) => el("th", {}, h))));
   for (const [name, pool, count, bytes, largest, freed] of data.top_operators) {
-    table.append(
-      el("tr", {}, el("td", {}, name), el("td", {}, data.pools[pool]?.name ?? String(pool)), el("td", { class: "num" }, String(count)), el("td", { class: "num" }, formatBytes(bytes)), el("td", { class: "num" }, formatBytes(largest)), el("td", { class: "num" }, formatBytes(freed))),
-    );
+    const cells = [count, bytes, largest, freed].map((n) => el("td", { class: "num", title: formatBytes(n) }, String(n)));
+    table.append(el("tr", {}, el("td", {}, name), el("td", {}, data.pools[pool]?.name ?? String(pool)), ...cells));
   }
   root.append(table);
 }

@@ -3,6 +3,7 @@
 import uPlot from "uplot";
 import { analysis, getJson, run, TableData } from "../api";
 import { el, formatBytes, formatNs, micros } from "../format";
+import { advice, findingCard } from "./advice";
 
 function card(label: string, value: string, warn = false): HTMLElement {
   return el(
@@ -114,7 +115,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
     );
   }
   root.append(el("h2", {}, "Step trace (µs per step)"));
-  const trace = info.step_trace;
+  const trace = summary.step_trace;
   if (!trace.length) {
     root.append(el("div", { class: "missing" }, "No steps in this run: mark iterations (aiprof step API, mstx, ProfilerStep) to get the step chart."));
   } else {
@@ -162,8 +163,11 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
   }
   root.append(el("h2", {}, "Top operators"), topTable(operators, 10));
   root.append(el("h2", {}, "Top kernels"), topTable(kernels, 10));
-  root.append(
-    el("h2", {}, "Advice"),
-    el("div", { class: "missing", id: "advice" }, "No advice: this build of aiprof has no advisor analysis results for this run."),
-  );
+  // The top advice: the first triggered findings, as ranked by the advice rules.
+  const triggered = (await advice()).findings.filter((f) => f.status === "triggered");
+  const top = el("div", { id: "advice" });
+  if (!triggered.length) top.append(el("div", { class: "panel" }, "No advice rule crossed its threshold on this run."));
+  for (const finding of triggered.slice(0, 3)) top.append(findingCard(finding, 3));
+  if (triggered.length > 3) top.append(el("a", { href: "#advice" }, `all ${triggered.length} findings`));
+  root.append(el("h2", {}, "Top advice"), top);
 }

@@ -91,7 +91,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   const [info, layout] = await Promise.all([run(), tracks()]);
   // The analyses may still be running on the server: draw the tracks now and add the
   // Overlap Analysis lanes when their results arrive.
-  let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [] });
+  let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [], step_trace: [] });
   let overlapLaneNames: string[] = [];
   const heightOf = (all: Lane[]) => (all.length ? all[all.length - 1].y + all[all.length - 1].h : 0);
   let contentHeight = heightOf(lanes);
@@ -564,8 +564,11 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   });
 
   resize();
+  // Ask for the data before drawing the empty lanes: the first canvas text (font set-up)
+  // costs as much as the round trip on a small machine, so the two overlap.
+  const firstData = fetchWindow();
   draw();
-  await fetchWindow();
+  await firstData;
   wrap.focus();
   void analysis().then((summary: AnalysisSummary) => {
     if (!summary.scopes.length || window.__aiprofTimeline !== handle) return;

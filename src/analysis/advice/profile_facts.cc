@@ -1,0 +1,181 @@
+#include "analysis/advice/profile_facts.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/op_statistics.h"
+
+namespace aiprof::analysis::advice {
+namespace {
+
+// A numeric argument of `set`, or false when the set has no such key.
+bool NumericArg(const model::ArgTable& args, uint32_t set, model::StringId key, double* value) {
+  if (set == 0 || set >= args.sets()) return false;
+  for (uint32_t i = args.set_begin[set]; i < args.set_begin[set + 1]; ++i) {
+    if (args.key[i] != key) continue;
+    switch (args.type[i]) {
+      case model::ArgType::kInt:
+        *value = static_cast<double>(static_cast<int64_t>(args.value[i]));
+        return true;
+      case model::ArgType::kUInt:
+        *value = static_cast<double>(args.value[i]);
+        return true;
+      case model::ArgType::kDouble:
+        *value = std::bit_cast<double>(args.value[i]);
+        return true;
+      default:
+        return false;
+    }
+  }
+  return false;
+}
+
+constexpr model::StringId kNoKey = ~model::StringId{0};
+
+model::StringId FindString(const model::Model& model, std::string_view text) {
+  for (model::StringId id = 0; id < model.strings.size(); ++id) {
+    if (model.strings.Get(id) == text) return id;
+  }
+  return kNoKey;
+}
+
+struct ShapeSums {
+  uint64_t count = 0;
+  int64_t total_ns = 0;
+  double blocks_weighted = 0, blocks_ns = 0;
+  double occupancy_weighted = 0, occupancy_ns = 0;
+};
+
+void CollectOperators(const model::Model& model, ProfileFacts* facts) {
+  const model::SliceTable& s = model.slices;
+  ComputeTasks tasks = SelectComputeTasks(model);
+  facts->device_operators = tasks.source == TaskSource::kDevice;
+  std::vector<uint8_t> is_task(s.size(), 0);
+  for (uint32_t row : tasks.rows) is_task[row] = 1;
+  std::vector<int64_t> self(s.size(), 0);
+  for (uint32_t row : tasks.rows) self[row] += s.dur(row);
+  for (uint32_t row : tasks.rows) {
+    const uint32_t parent = s.parent[row];
+    if (parent != model::kNoRow && is_task[parent]) self[parent] -= s.dur(row);
+  }
+  std::unordered_map<model::StringId, OperatorTime> by_name;
+  for (uint32_t row : tasks.rows) {
+    OperatorTime& op = by_name[s.name[row]];
+    ++op.count;
+    op.self_ns += std::max<int64_t>(self[row], 0);
+    op.mean_ns += static_cast<double>(s.dur(row));  // a sum until divided below
+  }
+  facts->operators.reserve(by_name.size());
+  for (auto& [name, op] : by_name) {
+    op.name = std::string(model.Str(name));
+    op.mean_ns /= static_cast<double>(op.count);
+    facts->operator_self_ns += op.self_ns;
+    facts->operator_count += op.count;
+    facts->operators.push_back(std::move(op));
+  }
+  std::sort(facts->operators.begin(), facts->operators.end(),
+            [](const OperatorTime& a, const OperatorTime& b) {
+              return a.self_ns != b.self_ns ? a.self_ns > b.self_ns : a.name < b.name;
+            });
+}
+
+}  // namespace
+
+bool IsHostSyncName(std::string_view name) {
+  return name == "cudaDeviceSynchronize" || name == "cudaStreamSynchronize" ||
+         name == "cudaEventSynchronize" || name == "cuCtxSynchronize" ||
+         name == "cuStreamSynchronize" || name == "cuEventSynchronize" || name == "aten::item" ||
+         name == "aten::_local_scalar_dense";
+}
+
+ProfileFacts CollectProfileFacts(const model::Model& model,
+                                 const std::vector<model::CommOp>& communication) {
+  ProfileFacts facts;
+  CollectOperators(model, &facts);
+
+  const model::SliceTable& s = model.slices;
+  // Per string id: 1 a runtime/driver category, 2 the kernel category, 3 a sync name.
+  std::vector<uint8_t> kind(model.strings.size(), 0);
+  for (model::StringId id = 0; id < model.strings.size(); ++id) {
+    std::string_view text = model.strings.Get(id);
+    if (text == "cuda_runtime" || text == "cuda_driver") kind[id] = 1;
+    if (text == "kernel") kind[id] = 2;
+    if (IsHostSyncName(text)) kind[id] = 3;
+  }
+  const model::StringId blocks_key = FindString(model, "blocks per SM");
+  const model::StringId occupancy_key = FindString(model, "est. achieved occupancy %");
+  std::unordered_map<model::StringId, SyncCall> sync;
+  std::unordered_map<model::StringId, ShapeSums> shapes;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    const uint8_t category = kind[s.category[row]];
+    if (category == 1) facts.has_runtime_calls = true;
+    const uint32_t parent = s.parent[row];
+    if (kind[s.name[row]] == 3 && (parent == model::kNoRow || kind[s.name[parent]] != 3)) {
+      // Outermost sync slice only: aten::item contains aten::_local_scalar_dense, which
+      // contains cudaStreamSynchronize; the wait is counted once, under the outermost name.
+      SyncCall& call = sync[s.name[row]];
+      ++call.count;
+      call.total_ns += s.dur(row);
+      call.max_ns = std::max(call.max_ns, s.dur(row));
+    }
+    if (category != 2) continue;
+    facts.kernel_total_ns += s.dur(row);
+    double blocks = 0, occupancy = 0;
+    const bool has_blocks =
+        blocks_key != kNoKey && NumericArg(model.args, s.args[row], blocks_key, &blocks);
+    const bool has_occupancy =
+        occupancy_key != kNoKey && NumericArg(model.args, s.args[row], occupancy_key, &occupancy);
+    if (!has_blocks && !has_occupancy) continue;
+    ShapeSums& sums = shapes[s.name[row]];
+    const double dur = static_cast<double>(s.dur(row));
+    ++sums.count;
+    sums.total_ns += s.dur(row);
+    if (has_blocks) {
+      sums.blocks_weighted += blocks * dur;
+      sums.blocks_ns += dur;
+    }
+    if (has_occupancy) {
+      sums.occupancy_weighted += occupancy * dur;
+      sums.occupancy_ns += dur;
+    }
+  }
+  for (auto& [name, call] : sync) {
+    call.name = std::string(model.Str(name));
+    facts.sync_calls.push_back(std::move(call));
+  }
+  std::sort(facts.sync_calls.begin(), facts.sync_calls.end(),
+            [](const SyncCall& a, const SyncCall& b) { return a.total_ns > b.total_ns; });
+  for (const auto& [name, sums] : shapes) {
+    KernelShape shape;
+    shape.name = std::string(model.Str(name));
+    shape.count = sums.count;
+    shape.total_ns = sums.total_ns;
+    if (sums.blocks_ns > 0) shape.blocks_per_sm = sums.blocks_weighted / sums.blocks_ns;
+    if (sums.occupancy_ns > 0) shape.occupancy_pct = sums.occupancy_weighted / sums.occupancy_ns;
+    facts.kernels.push_back(std::move(shape));
+  }
+  std::map<std::string, CollectiveTime> collectives;
+  for (const model::CommOp& op : communication) {
+    if (op.slice >= s.size()) continue;
+    std::string name = std::string(model::CommOpTypeName(op.type));
+    if (!op.backend.empty()) name += " (" + op.backend + ")";
+    CollectiveTime& time = collectives[name];
+    ++time.count;
+    time.total_ns += s.dur(op.slice);
+    if (op.bytes > 0) time.bytes += op.bytes;
+  }
+  for (auto& [name, time] : collectives) {
+    time.name = name;
+    facts.collectives.push_back(std::move(time));
+  }
+  std::sort(
+      facts.collectives.begin(), facts.collectives.end(),
+      [](const CollectiveTime& a, const CollectiveTime& b) { return a.total_ns > b.total_ns; });
+  std::sort(facts.kernels.begin(), facts.kernels.end(),
+            [](const KernelShape& a, const KernelShape& b) { return a.total_ns > b.total_ns; });
+  return facts;
+}
+
+}  // namespace aiprof::analysis::advice

@@ -1,0 +1,125 @@
+#include "export/advise_job.h"
+
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "analysis/advice/engine.h"
+#include "analysis/analysis_set.h"
+#include "export/advice/advice_writers.h"
+#include "export/read_problems.h"
+#include "model/parser.h"
+
+namespace aiprof::exporter {
+namespace fs = std::filesystem;
+
+namespace {
+
+// As src/cli/command.h (the CLI depends on this module, not the other way round).
+constexpr int kExitFailure = 1, kExitUsage = 2;
+constexpr const char* kCommand = "aiprof advise";
+
+// The deepest directory holding every output: where a report over several goes.
+fs::path CommonParent(const std::vector<std::string>& outputs) {
+  fs::path common = fs::absolute(outputs.front()).lexically_normal();
+  if (outputs.size() == 1) return common;
+  common = common.parent_path();
+  for (const std::string& output : outputs) {
+    const fs::path path = fs::absolute(output).lexically_normal();
+    while (!common.empty() &&
+           std::mismatch(common.begin(), common.end(), path.begin(), path.end()).first !=
+               common.end()) {
+      common = common.parent_path();
+    }
+  }
+  return common;
+}
+
+}  // namespace
+
+ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ostream& err) {
+  ExportResult result;
+  analysis::advice::Thresholds thresholds = analysis::advice::Thresholds::Defaults();
+  std::string error;
+  if (!options.config.empty() && !thresholds.LoadOverrides(options.config, &error)) {
+    err << kCommand << ": --config=" << error << "\n";
+    result.exit_code = kExitUsage;
+    return result;
+  }
+  std::vector<std::string> dirs;
+  for (const std::string& output : options.outputs) {
+    std::vector<std::string> found = model::FindProfDirs(output, &error);
+    if (found.empty()) {
+      err << kCommand << ": " << error << "\n";
+      result.exit_code = kExitUsage;
+      return result;
+    }
+    dirs.insert(dirs.end(), found.begin(), found.end());
+  }
+  // Each profile's analyses stay alive for the rules; its model is freed once its facts are
+  // read, so memory holds one model at a time.
+  std::vector<std::unique_ptr<analysis::AnalysisSet>> sets;
+  analysis::advice::AdviceInput input;
+  for (const std::string& dir : dirs) {
+    const fs::path prof(dir);
+    std::vector<std::string> files = model::ListRawFiles(prof.string());
+    if (files.empty()) {
+      err << kCommand << ": " << prof.string()
+          << " holds no raw data (expected host/data/*.data); is the collection still running"
+             " or was the directory copied incompletely?\n";
+      result.exit_code = kExitUsage;
+      return result;
+    }
+    model::Model parsed = model::ParseFiles(files, {options.threads});
+    ReportReadProblems(parsed, kCommand, err);
+    if (parsed.records == 0) {
+      err << kCommand << ": " << prof.string() << ": no readable records; nothing to advise on\n";
+      result.exit_code = kExitFailure;
+      return result;
+    }
+    model::Model filtered;
+    const model::Model* m = &parsed;
+    if (options.iterations && parsed.steps.size() > 0) {
+      if (!model::FilterToSteps(parsed, *options.iterations, &filtered, &error)) {
+        err << kCommand << ": " << prof.string() << ": " << error << "\n";
+        result.exit_code = kExitUsage;
+        return result;
+      }
+      m = &filtered;
+    }
+    sets.push_back(
+        std::make_unique<analysis::AnalysisSet>(analysis::RunAnalyses(*m, {options.iterations})));
+    input.profiles.push_back(
+        analysis::advice::MakeProfileInput(*m, *sets.back(), prof.filename().string()));
+  }
+  const analysis::advice::AdviceReport report = analysis::advice::RunAdvice(input, thresholds);
+  PrintAdviceReport(report, out, {options.color, 5});
+
+  const fs::path report_dir = options.report_dir.empty()
+                                  ? CommonParent(options.outputs) / "aiprof_output" / "analysis"
+                                  : fs::path(options.report_dir);
+  std::error_code ec;
+  fs::create_directories(report_dir, ec);
+  if (ec) {
+    err << kCommand << ": cannot create " << report_dir.string() << ": " << ec.message()
+        << "; choose another place with --report-dir\n";
+    result.exit_code = kExitFailure;
+    return result;
+  }
+  out << "\n";
+  for (const char* name : {"advice.json", "advice.html"}) {
+    const std::string path = (report_dir / name).string();
+    const bool ok = std::string(name) == "advice.json" ? WriteAdviceJson(report, path, &error)
+                                                       : WriteAdviceHtml(report, path, &error);
+    if (!ok) {
+      err << kCommand << ": " << error << "\n";
+      result.exit_code = kExitFailure;
+      continue;
+    }
+    out << "  " << path << "\n";
+    result.written.push_back(path);
+  }
+  return result;
+}
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,27 @@
+// /api/advice: the tuning advice over the one AnalysisSet, as advice.json (the export's writer,
+// so the UI and `aiprof export` show the same findings in the same order).
+#include <filesystem>
+
+#include "analysis/advice/engine.h"
+#include "export/advice/advice_writers.h"
+#include "server/ui_api.h"
+
+namespace aiprof::server {
+
+const std::string& UiApi::Advice() const {
+  std::call_once(advice_once_, [this] {
+    namespace advice = analysis::advice;
+    // The export labels a profile by its PROF_* directory; several make one model here.
+    std::string label = prof_dirs_.empty()
+                            ? std::string("run")
+                            : std::filesystem::path(prof_dirs_.front()).filename().string();
+    if (prof_dirs_.size() > 1) label += " and " + std::to_string(prof_dirs_.size() - 1) + " more";
+    advice::AdviceInput input;
+    input.profiles.push_back(advice::MakeProfileInput(model_, Analyses(), label));
+    advice_json_ =
+        exporter::AdviceJsonText(advice::RunAdvice(input, advice::Thresholds::Defaults()));
+  });
+  return advice_json_;
+}
+
+}  // namespace aiprof::server
