@@ -3,6 +3,8 @@
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
+# elfutils: offline DWARF unwinding of copied user stacks (src/analysis/cpu_profile).
+pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
 find_package(GTest REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(ZLIB REQUIRED)

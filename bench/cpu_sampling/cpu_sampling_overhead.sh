@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Wall time of the sample training job (examples/train) plain, under aiprof CPU sampling at
-# 99 Hz and 1 kHz, and under `perf record -g` at the same rates. Runs alternate so machine
-# load drifts hit every side; prints each median of RUNS.
+# Overhead of CPU sampling on the sample training job (examples/train): wall and CPU time
+# (user + system of the whole process tree) of the job plain, under aiprof with sampling
+# off (the launcher's own cost), with sampling at 99 Hz and 1 kHz (frame-pointer chains),
+# at 99 Hz with DWARF stack copies, and under `perf record -g` at 99 Hz and 1 kHz. Every
+# aiprof side runs with --task-time=off --export=off, so the difference to "aiprof off" is
+# the sampling alone. Runs alternate so machine-load drifts hit every side; prints each
+# side's median of RUNS and its change against "aiprof off" (and plain for perf).
 #   bench/cpu_sampling/cpu_sampling_overhead.sh [build_dir] [runs] [steps]
 set -euo pipefail
 build_dir=$(cd "${1:-build}" && pwd)
@@ -11,26 +15,54 @@ aiprof="$build_dir/bin/aiprof"
 train="$build_dir/bin/examples/train"
 out=$(mktemp -d /tmp/aiprof_cpu_overhead_XXXXXX)
 trap 'rm -rf "$out"' EXIT
-wall_ms() {
-  local TIMEFORMAT='%R' report
+# "wall_ms cpu_ms" of one run.
+measure() {
+  local TIMEFORMAT='%R %U %S' report
   report=$({ time "$@" >/dev/null 2>&1; } 2>&1)
-  awk '{printf "%d\n", $1 * 1000}' <<<"$report"
+  awk '{printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000}' <<<"$report"
 }
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
-declare -A runs_of
-labels=(plain aiprof_99 aiprof_1000 perf_99 perf_1000)
+declare -A wall_of cpu_of
+labels=(plain aiprof_off aiprof_99 aiprof_1000 aiprof_99_dwarf)
+have_perf=0
+if perf record -q -o "$out/probe.data" true >/dev/null 2>&1; then
+  have_perf=1
+  labels+=(perf_99 perf_1000)
+fi
+record() {
+  local label=$1 result
+  shift
+  result=$(measure "$@")
+  wall_of[$label]+="${result% *} "
+  cpu_of[$label]+="${result#* } "
+  rm -rf "${out:?}"/PROF_* "$out/perf.data"
+}
+aiprof_run() { "$aiprof" --output="$out" --task-time=off --export=off "$@" "$train" --steps="$steps"; }
 for ((i = 0; i < runs; i++)); do
-  runs_of[plain]+="$(wall_ms "$train" --steps="$steps") "
-  for hz in 99 1000; do
-    runs_of[aiprof_$hz]+="$(wall_ms "$aiprof" --output="$out" --task-time=off \
-      --sys-cpu-profiling=on --sys-cpu-freq=$hz "$train" --steps="$steps") "
-    rm -rf "${out:?}"/PROF_*
-    runs_of[perf_$hz]+="$(wall_ms perf record -q -g -F $hz -o "$out/perf.data" "$train" \
-      --steps="$steps") "
-  done
+  record plain "$train" --steps="$steps"
+  record aiprof_off aiprof_run
+  record aiprof_99 aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99
+  record aiprof_1000 aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=1000
+  record aiprof_99_dwarf aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99 \
+    --sys-cpu-call-graph=dwarf
+  if ((have_perf)); then
+    record perf_99 perf record -q -g -F 99 -o "$out/perf.data" "$train" --steps="$steps"
+    record perf_1000 perf record -q -g -F 1000 -o "$out/perf.data" "$train" --steps="$steps"
+  fi
 done
-base=$(tr ' ' '\n' <<<"${runs_of[plain]}" | grep . | median)
+of() { tr ' ' '\n' <<<"$1" | grep . | median; }
+change() { awk "BEGIN{printf \"%+.1f\", ($1 - $2) * 100 / $2}"; }
+base_wall=$(of "${wall_of[aiprof_off]}")
+base_cpu=$(of "${cpu_of[aiprof_off]}")
+plain_wall=$(of "${wall_of[plain]}")
+plain_cpu=$(of "${cpu_of[plain]}")
 for label in "${labels[@]}"; do
-  m=$(tr ' ' '\n' <<<"${runs_of[$label]}" | grep . | median)
-  echo "$label median wall ${m} ms ($(awk "BEGIN{printf \"%+.1f\", ($m - $base) * 100 / $base}")%)"
+  w=$(of "${wall_of[$label]}")
+  c=$(of "${cpu_of[$label]}")
+  if [[ $label == perf_* || $label == plain ]]; then
+    echo "$label wall ${w} ms ($(change "$w" "$plain_wall")% vs plain), cpu ${c} ms ($(change "$c" "$plain_cpu")% vs plain)"
+  else
+    echo "$label wall ${w} ms ($(change "$w" "$base_wall")% vs aiprof off), cpu ${c} ms ($(change "$c" "$base_cpu")% vs aiprof off)"
+  fi
 done
+((have_perf)) || echo "perf record: not runnable here (linux-perf missing or refused)"

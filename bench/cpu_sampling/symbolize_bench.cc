@@ -64,6 +64,7 @@ model::Model BuildModel(size_t samples) {
   for (uint32_t s = 0; s < kStacks; ++s) {
     m.cpu.stacks.process.push_back(0);
     m.cpu.stacks.kernel_leaf.push_back(0);
+    m.cpu.stacks.copy.push_back(UINT32_MAX);
     for (uint32_t f = 0; f < kDepth; ++f) {
       const auto& [start, end] = code[random() % code.size()];
       m.cpu.stacks.frames.push_back(start + random() % (end - start));

@@ -81,7 +81,7 @@ void RecordedModel::WriteChromeTrace(const std::string& path, const std::string&
   // match its trace event for event.
   const analysis::AnalysisSet analyses = analysis::RunAnalyses(model_);
   if (!exporter::WriteTraceJson(model_, path, trace_name, &error, &analyses.overlap,
-                                &analyses.memory)) {
+                                &analyses.memory, &analyses.cpu_profile)) {
     throw std::runtime_error("cannot write the trace " + path + ": " + error);
   }
 }

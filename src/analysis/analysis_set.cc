@@ -31,6 +31,7 @@ AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& option
   set.kernel_breakdown = ComputeKernelBreakdown(model, activities);
   set.idle_time = ComputeIdleTime(model, activities);
   set.communication_analysis = ComputeCommunicationAnalysis(model, set.communication, set.steps);
+  if (!model.cpu.empty()) set.cpu_profile = SymbolizeCpuProfile(model);
 
   AnalysisInputs& in = set.inputs;
   in.device_run = set.overlap.device_run;

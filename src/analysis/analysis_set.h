@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis/communication_analysis.h"
+#include "analysis/cpu_profile/cpu_profile.h"
 #include "analysis/data_preparation.h"
 #include "analysis/device_activity.h"
 #include "analysis/idle_time.h"
@@ -68,6 +69,8 @@ struct AnalysisSet {
   KernelBreakdownResult kernel_breakdown;
   IdleTimeResult idle_time;
   CommunicationAnalysis communication_analysis;  // per-op time split, bandwidth, matrix
+  // CPU samples symbolised (and DWARF-unwound) once; empty without samples.
+  CpuProfile cpu_profile;
 };
 
 AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options = {});

@@ -267,6 +267,10 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
       "Host CPU sampling of the app: call stacks, thread switches (docs/cpu-sampling.md): on|off",
       kDevice, "off");
   add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..10000)", kDevice, "99");
+  add("--sys-cpu-call-graph", &a->sys_cpu_call_graph,
+      "Its call stacks, as perf record --call-graph: fp (frame pointers) or dwarf[,<bytes>] (a "
+      "copy of the user stack per sample, 1024..32768 bytes, default 8192, unwound at export)",
+      kDevice, "fp");
 
   const char* kHost = "Host resources (sampled by the launcher)";
   add("--host-sys", &a->host_sys,
@@ -430,6 +434,23 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, 10000, &value, error)) return false;
   c->cpu_sampling_hz = sys_cpu ? static_cast<uint32_t>(value) : 0;
   if (!RejectUnpaced(args, "sys-cpu-freq", sys_cpu, "--sys-cpu-profiling", error)) return false;
+  if (!RejectUnpaced(args, "sys-cpu-call-graph", sys_cpu, "--sys-cpu-profiling", error)) {
+    return false;
+  }
+  std::string call_graph = args.sys_cpu_call_graph;
+  size_t comma = call_graph.find(',');
+  c->cpu_call_graph = call_graph.substr(0, comma);
+  if (!OneOf("sys-cpu-call-graph", c->cpu_call_graph, {"fp", "dwarf"}, error)) return false;
+  if (comma != std::string::npos) {
+    if (c->cpu_call_graph != "dwarf") {
+      *error = Quote("sys-cpu-call-graph", call_graph) + ": a stack size goes with dwarf only";
+      return false;
+    }
+    if (!Integer("sys-cpu-call-graph", call_graph.substr(comma + 1), 1024, 32768, &value, error)) {
+      return false;
+    }
+    c->cpu_stack_copy_bytes = static_cast<uint32_t>(value);
+  }
 
   host::HostSamplerOptions& s = c->sampler;
   bool osrt = false;
@@ -552,7 +573,11 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
       {"follow_children", c.follow_children},
       {"app", c.app},
       {"type", c.type},
-      {"cpu_sampling", {{"freq_hz", c.cpu_sampling_hz}, {"mode", "auto"}}},
+      {"cpu_sampling",
+       {{"freq_hz", c.cpu_sampling_hz},
+        {"mode", "auto"},
+        {"call_graph", c.cpu_call_graph},
+        {"stack_copy_bytes", c.cpu_stack_copy_bytes}}},
       {"osrt", {{"on", c.osrt}, {"threshold_ns", 1000}}},
   };
 }

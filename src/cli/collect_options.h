@@ -40,6 +40,7 @@ struct CollectArgs {
   std::string sys_hardware_mem_freq = "50";
   std::string sys_cpu_profiling = "off";
   std::string sys_cpu_freq = "99";
+  std::string sys_cpu_call_graph = "fp";
   std::string host_sys;
   std::string host_sys_usage;
   std::string host_sys_usage_freq = "50";
@@ -83,6 +84,8 @@ struct CollectConfig {
   // --sys-cpu-profiling=on: stack sampling frequency (0: off); --host-sys=osrt. Both are
   // collected inside the app by preloaded plugins (docs/cpu-sampling.md).
   uint32_t cpu_sampling_hz = 0;
+  std::string cpu_call_graph = "fp";  // --sys-cpu-call-graph: "fp" or "dwarf"
+  uint32_t cpu_stack_copy_bytes = 8192;
   bool osrt = false;
   std::string runtime_mode = "launch";   // AIPROF_OPTIONS "mode"; "dynamic" for --dynamic=on
   std::vector<std::string> environment;  // NAME=VALUE

@@ -230,10 +230,11 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       bool timeline_ok = false;
       std::string timeline_error;
       auto write_timeline = [&] {
-        timeline_ok = perfetto ? WritePerfettoTrace(*m, timeline, &timeline_error,
-                                                    &analyses.overlap, &analyses.memory)
-                               : WriteTraceJson(*m, timeline, &timeline_error, &analyses.overlap,
-                                                &analyses.memory);
+        timeline_ok = perfetto
+                          ? WritePerfettoTrace(*m, timeline, &timeline_error, &analyses.overlap,
+                                               &analyses.memory, &analyses.cpu_profile)
+                          : WriteTraceJson(*m, timeline, &timeline_error, &analyses.overlap,
+                                           &analyses.memory, &analyses.cpu_profile);
       };
       // The exporters only read the model: the timeline runs beside the summaries.
       std::jthread timeline_thread;

@@ -38,6 +38,13 @@ enum class CpuRecordKind : uint8_t {
   // An OS runtime call that took at least the threshold (src/sources/osrt). ts: entry in
   // the process clock. arg: function name string id. ext word 0: OsrtCall.
   kOsrtCall = 148,
+  // One piece of the user stack copied by the kernel at a sample (call_graph "dwarf"), for
+  // offline DWARF unwinding. Follows its kCpuSample (flag kCpuSampleStackCopy) in the same
+  // buffer, pieces in order. ts: the sample's time. aux: piece index (0 first). arg: tid.
+  // ext word 0: CpuStackCopyPiece. Piece 0 then holds kCpuUserRegs registers
+  // (kCpuUserRegs / 2 words); then the piece's stack bytes (copied from the stack pointer
+  // upwards), zero-padded to a whole word.
+  kCpuStackCopy = 149,
 };
 
 enum CpuSampleFlags : uint16_t {
@@ -46,6 +53,7 @@ enum CpuSampleFlags : uint16_t {
   kCpuSampleOffCpu = 1u << 2,      // taken at a switch-out: the blocking stack
   kCpuSampleTimer = 1u << 3,       // from the timer_create fallback
   kCpuSampleTruncated = 1u << 4,   // more frames existed than were kept
+  kCpuSampleStackCopy = 1u << 5,   // kCpuStackCopy pieces follow (frames: the sampled IP)
 };
 
 enum CpuSwitchFlags : uint16_t {
@@ -82,6 +90,24 @@ struct CpuMappingFile {
 };
 static_assert(sizeof(CpuMappingFile) == 16);
 
+// Registers of a stack copy, in x86-64 DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp
+// r8..r15, then rip (16); slot 17 is 0. Only x86-64 records stack copies.
+inline constexpr uint32_t kCpuUserRegs = 18;
+inline constexpr uint32_t kCpuDwarfSp = 7, kCpuDwarfIp = 16;
+
+struct CpuStackCopyPiece {
+  uint32_t pid;
+  uint32_t total_bytes;  // the whole copy (the kernel's dyn_size)
+  uint32_t offset;       // of this piece's first byte in the copy
+  uint32_t bytes;        // in this piece
+};
+static_assert(sizeof(CpuStackCopyPiece) == 16);
+
+// Stack bytes per piece: a record holds kMaxExtWords words, one is the piece header and
+// piece 0 also carries the registers.
+inline constexpr uint32_t kCpuStackPieceBytes = 16 * (kMaxExtWords - 1);
+inline constexpr uint32_t kCpuFirstStackPieceBytes = kCpuStackPieceBytes - 8 * kCpuUserRegs;
+
 struct OsrtCall {
   uint64_t end;    // return, process clock
   int64_t result;  // the call's return value (-1 with errno as in libc)
@@ -103,6 +129,8 @@ inline const char* CpuKindName(uint8_t kind) {
       return "cpu_sampling_info";
     case CpuRecordKind::kOsrtCall:
       return "osrt_call";
+    case CpuRecordKind::kCpuStackCopy:
+      return "cpu_stack_copy";
     default:
       return nullptr;
   }

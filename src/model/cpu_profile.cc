@@ -13,11 +13,22 @@ void CpuProfileTables::Append(const CpuProfileTables& in, const std::vector<uint
                               const std::vector<StringId>& strings, int64_t offset) {
   uint32_t stack_base = static_cast<uint32_t>(stacks.size());
   uint32_t frame_base = static_cast<uint32_t>(stacks.frames.size());
+  uint32_t copy_base = static_cast<uint32_t>(stack_copies.size());
   for (size_t i = 0; i < in.stacks.size(); ++i) {
     stacks.process.push_back(processes[in.stacks.process[i]]);
     stacks.kernel_leaf.push_back(in.stacks.kernel_leaf[i]);
     stacks.begin.push_back(frame_base + in.stacks.begin[i + 1]);
+    uint32_t copy = in.stacks.copy[i];
+    stacks.copy.push_back(copy == UINT32_MAX ? copy : copy + copy_base);
   }
+  uint64_t byte_base = stack_copies.bytes.size();
+  for (size_t i = 0; i < in.stack_copies.size(); ++i) {
+    stack_copies.begin.push_back(byte_base + in.stack_copies.begin[i + 1]);
+  }
+  stack_copies.regs.insert(stack_copies.regs.end(), in.stack_copies.regs.begin(),
+                           in.stack_copies.regs.end());
+  stack_copies.bytes.insert(stack_copies.bytes.end(), in.stack_copies.bytes.begin(),
+                            in.stack_copies.bytes.end());
   stacks.frames.insert(stacks.frames.end(), in.stacks.frames.begin(), in.stacks.frames.end());
   auto stack_row = [&](uint32_t row) { return row == UINT32_MAX ? row : row + stack_base; };
   for (size_t i = 0; i < in.samples.size(); ++i) {

@@ -30,7 +30,21 @@ struct CpuStackTable {
   std::vector<uint8_t> kernel_leaf;
   std::vector<uint32_t> begin{0};
   std::vector<uint64_t> frames;
+  // CpuStackCopyTable row of a sample taken with call_graph "dwarf" (its frames are then the
+  // sampled IP alone; the export unwinds the copy), UINT32_MAX otherwise. Such a sample
+  // has a stack row of its own: copies are not deduplicated.
+  std::vector<uint32_t> copy;
   size_t size() const { return process.size(); }
+};
+
+// User stacks copied by the kernel (kCpuStackCopy): per copy, the registers (kCpuUserRegs,
+// DWARF numbering) and the bytes from the stack pointer up, bytes[begin[row] ..
+// begin[row + 1]).
+struct CpuStackCopyTable {
+  std::vector<uint64_t> regs;
+  std::vector<uint64_t> begin{0};
+  std::vector<uint8_t> bytes;
+  size_t size() const { return begin.size() - 1; }
 };
 
 struct CpuMappingTable {
@@ -72,6 +86,7 @@ struct CpuSamplingRunTable {
 struct CpuProfileTables {
   CpuSampleTable samples;
   CpuStackTable stacks;
+  CpuStackCopyTable stack_copies;
   CpuMappingTable mappings;
   ThreadStateTable thread_states;
   CpuSamplingRunTable runs;

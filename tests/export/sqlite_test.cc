@@ -73,7 +73,11 @@ TEST_F(SqliteTest, RowsByValue) {
             (std::vector<std::string>{"50.0", "75.0"}));
   EXPECT_EQ(Column("SELECT count FROM DROPS"), std::vector<std::string>{"3"});
   EXPECT_EQ(Column("SELECT count(*) FROM sqlite_master WHERE type = 'index'"),
-            std::vector<std::string>{"6"});
+            std::vector<std::string>{"7"});
+  // The CPU sampling tables exist, empty, in a profile without samples.
+  EXPECT_EQ(Column("SELECT count(*) FROM CPU_SAMPLES"), std::vector<std::string>{"0"});
+  EXPECT_EQ(Column("SELECT count(*) FROM STACKS"), std::vector<std::string>{"0"});
+  EXPECT_EQ(Column("SELECT count(*) FROM THREAD_STATES"), std::vector<std::string>{"0"});
 }
 
 TEST(SqliteApiTest, FrameworkOperatorsAreApiRows) {

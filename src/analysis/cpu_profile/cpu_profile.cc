@@ -5,6 +5,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "analysis/cpu_profile/dwarf_unwinder.h"
 #include "analysis/cpu_profile/elf_symbols.h"
 #include "format/records_cpu.h"
 
@@ -111,13 +112,26 @@ CpuProfile SymbolizeCpuProfile(const model::Model& m) {
   const model::CpuStackTable& stacks = m.cpu.stacks;
   uint32_t kernel = symbolizer.Named("[kernel]", "[kernel]");
   profile.stack_begin.reserve(stacks.size() + 1);
+  std::unique_ptr<DwarfUnwinder> unwinder;
+  std::vector<uint64_t> unwound;
   for (uint32_t row = 0; row < stacks.size(); ++row) {
     if (stacks.kernel_leaf[row]) profile.stack_functions.push_back(kernel);
-    for (uint32_t f = stacks.begin[row]; f < stacks.begin[row + 1]; ++f) {
+    std::span<const uint64_t> frames(stacks.frames.data() + stacks.begin[row],
+                                     stacks.begin[row + 1] - stacks.begin[row]);
+    if (stacks.copy[row] != UINT32_MAX) {
+      if (unwinder == nullptr) unwinder = std::make_unique<DwarfUnwinder>(m);
+      unwinder->Unwind(stacks.process[row], stacks.copy[row], &unwound);
+      frames = unwound;
+    }
+    for (size_t f = 0; f < frames.size(); ++f) {
       profile.stack_functions.push_back(
-          symbolizer.Function(stacks.process[row], stacks.frames[f], f == stacks.begin[row]));
+          symbolizer.Function(stacks.process[row], frames[f], f == 0));
     }
     profile.stack_begin.push_back(static_cast<uint32_t>(profile.stack_functions.size()));
+  }
+  if (unwinder != nullptr) {
+    profile.warnings.insert(profile.warnings.end(), unwinder->warnings().begin(),
+                            unwinder->warnings().end());
   }
   return profile;
 }

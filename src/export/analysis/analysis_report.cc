@@ -6,6 +6,7 @@
 
 #include "analysis/op_statistics.h"
 #include "export/analysis/analysis_files.h"
+#include "export/analysis/cpu_sampling_report.h"
 #include "export/analysis/report_format.h"
 #include "export/analysis/resource_analysis_report.h"
 
@@ -112,6 +113,7 @@ void PrintAnalysisReport(const model::Model& model, const analysis::AnalysisSet&
   PrintStepTable(model, set, out);
   PrintTopOperators(model, out);
   PrintResourceReport(model, set, out);
+  PrintCpuSamplingReport(model, set, out);
 }
 
 }  // namespace aiprof::exporter

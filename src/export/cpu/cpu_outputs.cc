@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "analysis/analysis_set.h"
 #include "format/records_cpu.h"
 
 namespace aiprof::exporter {
@@ -63,7 +64,11 @@ bool WriteFolded(const std::map<std::string, uint64_t>& folded, const std::strin
 
 void WriteCpuSamplingOutputs(const model::Model& m, const SummaryTarget& target) {
   if (m.cpu.samples.size() == 0) return;
-  analysis::CpuProfile profile = analysis::SymbolizeCpuProfile(m);
+  // The export job's AnalysisSet symbolised the samples once for every output.
+  analysis::CpuProfile own;
+  if (target.analyses == nullptr) own = analysis::SymbolizeCpuProfile(m);
+  const analysis::CpuProfile& profile =
+      target.analyses != nullptr ? target.analyses->cpu_profile : own;
   for (const std::string& warning : profile.warnings) {
     target.errors->push_back("CPU samples: " + warning);
   }

@@ -87,11 +87,17 @@ bool WritePprofProfile(const model::Model& m, const analysis::CpuProfile& profil
     first = std::min(first, m.cpu.samples.ts[i]);
     last = std::max(last, m.cpu.samples.ts[i]);
   }
+  // Stack rows with the same functions are one pprof sample (with stack copies every
+  // sample has a row of its own).
+  std::map<std::pair<uint32_t, std::vector<uint64_t>>, uint64_t> by_functions;
   for (const auto& [key, count] : counts) {
-    const auto& [thread, stack] = key;
-    ProtoWriter sample;
     std::vector<uint64_t> locations;
-    for (uint32_t function : profile.Stack(stack)) locations.push_back(function + 1);
+    for (uint32_t function : profile.Stack(key.second)) locations.push_back(function + 1);
+    by_functions[{key.first, std::move(locations)}] += count;
+  }
+  for (const auto& [key, count] : by_functions) {
+    const auto& [thread, locations] = key;
+    ProtoWriter sample;
     sample.Packed(1, locations);
     sample.Packed(2, {count, count * period_ns});
     ProtoWriter label;

@@ -12,6 +12,7 @@
 #include "analysis/step_trace.h"
 #include "export/sqlite/analysis_tables.h"
 #include "export/sqlite/communication_table.h"
+#include "export/sqlite/cpu_sampling_tables.h"
 #include "export/sqlite/row_source.h"
 #include "model/communication.h"
 #include "model/huge_pages.h"
@@ -58,6 +59,7 @@ CREATE INDEX ApiNameIndex ON API(name);
 CREATE INDEX ArgsEventIndex ON ARGS(eventId);
 CREATE INDEX MstxStartIndex ON MSTX_EVENTS(startNs);
 CREATE INDEX CounterIndex ON COUNTERS(seriesId, timestampNs);
+CREATE INDEX CpuSampleIndex ON CPU_SAMPLES(globalTid, timestampNs);
 )sql";
 
 class Db {
@@ -335,6 +337,15 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
   if (!WriteCommunicationOpTable(db.handle(), m, analyses ? analyses->communication : classified,
                                  extra_id, &communication_error)) {
     return db.Fail(communication_error);
+  }
+  // The analyses' one symbolisation of the CPU samples; without them, this writer's own.
+  analysis::CpuProfile own_profile;
+  if (analyses == nullptr && !m.cpu.empty()) own_profile = analysis::SymbolizeCpuProfile(m);
+  std::string cpu_error;
+  if (!WriteCpuSamplingTables(db.handle(), db.rows(), m,
+                              analyses != nullptr ? analyses->cpu_profile : own_profile,
+                              &cpu_error)) {
+    return db.Fail(cpu_error);
   }
   std::string analysis_error;
   if (analyses != nullptr &&

@@ -7,6 +7,7 @@
 #include "export/text_writer.h"
 #include "export/timeline/memory_tracks.h"
 #include "export/timeline/overlap_tracks.h"
+#include "export/timeline/pftrace_cpu.h"
 #include "export/timeline/proto_writer.h"
 #include "export/timeline/track_ids.h"
 
@@ -80,11 +81,12 @@ uint64_t MemoryCategoryUuid(size_t track) {
 class PerfettoWriter {
  public:
   PerfettoWriter(const model::Model& m, TextWriter& out, const analysis::OverlapResult* overlap,
-                 const analysis::MemoryAnalysis* memory)
+                 const analysis::MemoryAnalysis* memory, const analysis::CpuProfile* cpu_profile)
       : m_(m),
         out_(out),
         overlap_(overlap),
         memory_(memory),
+        cpu_profile_(cpu_profile),
         ids_(ComputeTimelineIds(m)),
         name_emitted_(m.strings.size(), 0) {}
 
@@ -98,6 +100,7 @@ class PerfettoWriter {
     WriteInstants();
     WriteCounters();
     WriteOverlapLanes();
+    WriteCpuLanes();
   }
 
  private:
@@ -357,10 +360,19 @@ class PerfettoWriter {
     }
   }
 
+  void WriteCpuLanes() {
+    if (m_.cpu.empty()) return;
+    analysis::CpuProfile own;
+    if (cpu_profile_ == nullptr) own = analysis::SymbolizeCpuProfile(m_);
+    WritePerfettoCpuLanes(m_, cpu_profile_ != nullptr ? *cpu_profile_ : own, kSequenceId,
+                          ProcessUuid, [this](const ProtoMessage& packet) { EmitPacket(packet); });
+  }
+
   const model::Model& m_;
   TextWriter& out_;
   const analysis::OverlapResult* overlap_;
   const analysis::MemoryAnalysis* memory_;
+  const analysis::CpuProfile* cpu_profile_;
   TimelineIds ids_;
   std::vector<uint8_t> name_emitted_;  // bit 0: event name sent, bit 1: category sent
   std::unordered_multimap<uint32_t, uint64_t> flows_out_, flows_in_;
@@ -370,10 +382,11 @@ class PerfettoWriter {
 
 bool WritePerfettoTrace(const model::Model& model, const std::string& path, std::string* error,
                         const analysis::OverlapResult* overlap,
-                        const analysis::MemoryAnalysis* memory) {
+                        const analysis::MemoryAnalysis* memory,
+                        const analysis::CpuProfile* cpu_profile) {
   TextWriter out;
   if (!out.Open(path, error)) return false;
-  PerfettoWriter(model, out, overlap, memory).Write();
+  PerfettoWriter(model, out, overlap, memory, cpu_profile).Write();
   if (!out.Close()) {
     *error = out.error();
     return false;

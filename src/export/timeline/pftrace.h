@@ -1,21 +1,25 @@
 // Writes the model as a Perfetto protobuf trace (trace_view_{ts}.pftrace): TrackDescriptors
 // for processes, threads (one per lane) and counters, then TrackEvents (slice begin/end,
-// instants, counters, flows) with interned names and categories. Perfetto opens these far
-// larger than JSON. Hand-encoded; no protobuf dependency. With an overlap result, its
-// "Overlap Analysis" processes too (overlap_tracks.h).
+// instants, counters, flows) with interned names and categories, and CPU sampling lanes. Perfetto
+// opens these far larger than JSON. Hand-encoded; no protobuf dependency. With an overlap result,
+// its "Overlap Analysis" processes too (overlap_tracks.h).
 #pragma once
 
 #include <string>
 
+#include "analysis/cpu_profile/cpu_profile.h"
 #include "analysis/memory.h"
 #include "analysis/overlap.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
-// `memory`: its category timeline as counter tracks (memory_tracks.h).
+// `memory`: its category timeline as counter tracks (memory_tracks.h). `cpu_profile`: the
+// AnalysisSet's symbolised CPU samples, written as CPU lanes (pftrace_cpu.h; without it the
+// writer symbolises them itself).
 bool WritePerfettoTrace(const model::Model& model, const std::string& path, std::string* error,
                         const analysis::OverlapResult* overlap = nullptr,
-                        const analysis::MemoryAnalysis* memory = nullptr);
+                        const analysis::MemoryAnalysis* memory = nullptr,
+                        const analysis::CpuProfile* cpu_profile = nullptr);
 
 }  // namespace aiprof::exporter

@@ -64,11 +64,12 @@ void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& fi
 class TraceJsonWriter {
  public:
   TraceJsonWriter(const model::Model& m, TextWriter& w, const analysis::OverlapResult* overlap,
-                  const analysis::MemoryAnalysis* memory)
+                  const analysis::MemoryAnalysis* memory, const analysis::CpuProfile* cpu_profile)
       : m_(m),
         w_(w),
         overlap_(overlap),
         memory_(memory),
+        cpu_profile_(cpu_profile),
         ids_(ComputeTimelineIds(m)),
         base_(TimelineBaseNs(m)) {}
 
@@ -338,7 +339,9 @@ class TraceJsonWriter {
   void WriteCpuSampling() {
     const model::CpuProfileTables& cpu = m_.cpu;
     if (cpu.empty()) return;
-    analysis::CpuProfile profile = analysis::SymbolizeCpuProfile(m_);
+    analysis::CpuProfile own;
+    if (cpu_profile_ == nullptr) own = analysis::SymbolizeCpuProfile(m_);
+    const analysis::CpuProfile& profile = cpu_profile_ != nullptr ? *cpu_profile_ : own;
     std::vector<uint8_t> named(m_.threads.size(), 0);
     auto lane = [&](uint32_t thread) {
       uint32_t pid = m_.processes.pid[m_.threads.process[thread]];
@@ -402,6 +405,7 @@ class TraceJsonWriter {
   TextWriter& w_;
   const analysis::OverlapResult* overlap_;
   const analysis::MemoryAnalysis* memory_;
+  const analysis::CpuProfile* cpu_profile_;
   TimelineIds ids_;
   int64_t base_;
   bool first_event_ = true;
@@ -421,18 +425,18 @@ int64_t TimelineBaseNs(const model::Model& m) {
 }
 
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
-                    const analysis::OverlapResult* overlap,
-                    const analysis::MemoryAnalysis* memory) {
-  return WriteTraceJson(model, path, path, error, overlap, memory);
+                    const analysis::OverlapResult* overlap, const analysis::MemoryAnalysis* memory,
+                    const analysis::CpuProfile* cpu_profile) {
+  return WriteTraceJson(model, path, path, error, overlap, memory, cpu_profile);
 }
 
 bool WriteTraceJson(const model::Model& model, const std::string& path,
                     const std::string& trace_name, std::string* error,
-                    const analysis::OverlapResult* overlap,
-                    const analysis::MemoryAnalysis* memory) {
+                    const analysis::OverlapResult* overlap, const analysis::MemoryAnalysis* memory,
+                    const analysis::CpuProfile* cpu_profile) {
   TextWriter w;
   if (!w.Open(path, error)) return false;
-  TraceJsonWriter(model, w, overlap, memory).Write(trace_name);
+  TraceJsonWriter(model, w, overlap, memory, cpu_profile).Write(trace_name);
   if (!w.Close()) {
     *error = w.error();
     return false;

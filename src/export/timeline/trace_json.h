@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "analysis/cpu_profile/cpu_profile.h"
 #include "analysis/memory.h"
 #include "analysis/overlap.h"
 #include "model/model.h"
@@ -20,15 +21,18 @@ namespace aiprof::exporter {
 // hold them to the nanosecond.
 int64_t TimelineBaseNs(const model::Model& model);
 
-// `memory`: its category timeline as counter tracks (memory_tracks.h).
+// `memory`: its category timeline as counter tracks (memory_tracks.h). `cpu_profile`: the
+// AnalysisSet's symbolised CPU samples (without it, the writer symbolises them itself).
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
                     const analysis::OverlapResult* overlap = nullptr,
-                    const analysis::MemoryAnalysis* memory = nullptr);
+                    const analysis::MemoryAnalysis* memory = nullptr,
+                    const analysis::CpuProfile* cpu_profile = nullptr);
 // The same, with `trace_name` as traceName instead of `path` (a caller that compresses the
 // file afterwards names the final file).
 bool WriteTraceJson(const model::Model& model, const std::string& path,
                     const std::string& trace_name, std::string* error,
                     const analysis::OverlapResult* overlap = nullptr,
-                    const analysis::MemoryAnalysis* memory = nullptr);
+                    const analysis::MemoryAnalysis* memory = nullptr,
+                    const analysis::CpuProfile* cpu_profile = nullptr);
 
 }  // namespace aiprof::exporter

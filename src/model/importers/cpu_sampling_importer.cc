@@ -3,6 +3,7 @@
 // records. The kernel stamps samples and switches in monotonic raw ns, which is the time
 // base the parser converts ticks to, so they are stored without conversion.
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,8 +19,9 @@ using format::CpuRecordKind;
 class CpuSamplingImporter : public RecordImporter {
  public:
   bool Handles(uint8_t kind) const override {
-    return kind >= static_cast<uint8_t>(CpuRecordKind::kCpuSample) &&
-           kind <= static_cast<uint8_t>(CpuRecordKind::kCpuSamplingInfo);
+    return (kind >= static_cast<uint8_t>(CpuRecordKind::kCpuSample) &&
+            kind <= static_cast<uint8_t>(CpuRecordKind::kCpuSamplingInfo)) ||
+           kind == static_cast<uint8_t>(CpuRecordKind::kCpuStackCopy);
   }
 
   void Import(const format::RecordView& record, ImportContext& context) override {
@@ -33,8 +35,15 @@ class CpuSamplingImporter : public RecordImporter {
         uint32_t process = Process(context, sample->pid);
         uint32_t thread = context.Thread(process, sample->tid);
         const auto* ips = reinterpret_cast<const uint64_t*>(record.ExtAs<format::ExtWord>(1));
-        uint32_t stack = Stack(cpu, process, frames == 0 ? nullptr : ips, frames,
-                               (h.aux & format::kCpuSampleKernelLeaf) != 0);
+        bool kernel_leaf = (h.aux & format::kCpuSampleKernelLeaf) != 0;
+        uint32_t stack;
+        if (h.aux & format::kCpuSampleStackCopy) {
+          stack = StackAwaitingCopy(cpu, process, frames == 0 ? 0 : ips[0], kernel_leaf);
+          copy_ = {h.ts, sample->tid, stack, 0};
+          copy_bytes_.clear();
+        } else {
+          stack = Stack(cpu, process, frames == 0 ? nullptr : ips, frames, kernel_leaf);
+        }
         if (h.aux & format::kCpuSampleOffCpu) {
           blocking_samples_[thread].push_back({static_cast<int64_t>(h.ts), stack});
         }
@@ -45,6 +54,9 @@ class CpuSamplingImporter : public RecordImporter {
         cpu.samples.cpu.push_back(sample->cpu);
         break;
       }
+      case CpuRecordKind::kCpuStackCopy:
+        ImportStackCopyPiece(record, cpu);
+        break;
       case CpuRecordKind::kCpuSwitch: {
         const auto* sample = record.ExtAs<format::CpuSampleHeader>(0);
         if (sample == nullptr) break;
@@ -166,6 +178,49 @@ class CpuSamplingImporter : public RecordImporter {
     return it->second;
   }
 
+  // A sample with a stack copy: a stack row of its own whose copy comes with the pieces
+  // that follow.
+  uint32_t StackAwaitingCopy(CpuProfileTables& cpu, uint32_t process, uint64_t ip,
+                             bool kernel_leaf) {
+    cpu.stacks.process.push_back(process);
+    cpu.stacks.kernel_leaf.push_back(kernel_leaf ? 1 : 0);
+    if (ip != 0) cpu.stacks.frames.push_back(ip);
+    cpu.stacks.begin.push_back(static_cast<uint32_t>(cpu.stacks.frames.size()));
+    cpu.stacks.copy.push_back(UINT32_MAX);
+    return static_cast<uint32_t>(cpu.stacks.size() - 1);
+  }
+
+  // Pieces arrive right after their sample, in order (one writer-thread buffer). The copy
+  // is kept once complete; a piece that does not continue it (a dropped one) abandons it,
+  // and the sample keeps its leaf alone.
+  void ImportStackCopyPiece(const format::RecordView& record, CpuProfileTables& cpu) {
+    const format::RecordHeader& h = *record.header;
+    const auto* piece = record.ExtAs<format::CpuStackCopyPiece>(0);
+    if (piece == nullptr || copy_.stack == UINT32_MAX || h.ts != copy_.ts || h.arg != copy_.tid ||
+        piece->offset != copy_.received || (h.aux == 0) != (copy_.received == 0)) {
+      copy_.stack = UINT32_MAX;
+      return;
+    }
+    const auto* payload = reinterpret_cast<const uint8_t*>(record.ExtAs<format::ExtWord>(1));
+    uint32_t regs_bytes = h.aux == 0 ? 8 * format::kCpuUserRegs : 0;
+    if (payload == nullptr || 16u * (h.ext_words - 1u) < regs_bytes + piece->bytes) {
+      copy_.stack = UINT32_MAX;
+      return;
+    }
+    if (h.aux == 0) std::memcpy(copy_regs_, payload, regs_bytes);
+    copy_bytes_.insert(copy_bytes_.end(), payload + regs_bytes,
+                       payload + regs_bytes + piece->bytes);
+    copy_.received += piece->bytes;
+    if (copy_.received < piece->total_bytes) return;
+    CpuStackCopyTable& copies = cpu.stack_copies;
+    cpu.stacks.copy[copy_.stack] = static_cast<uint32_t>(copies.size());
+    copies.regs.insert(copies.regs.end(), copy_regs_, copy_regs_ + format::kCpuUserRegs);
+    copies.bytes.insert(copies.bytes.end(), copy_bytes_.begin(), copy_bytes_.end());
+    copies.begin.push_back(copies.bytes.size());
+    copy_.stack = UINT32_MAX;
+    copy_bytes_.clear();
+  }
+
   uint32_t Stack(CpuProfileTables& cpu, uint32_t process, const uint64_t* ips, uint32_t frames,
                  bool kernel_leaf) {
     key_.assign(reinterpret_cast<const char*>(&process), sizeof(process));
@@ -177,10 +232,20 @@ class CpuSamplingImporter : public RecordImporter {
       cpu.stacks.kernel_leaf.push_back(kernel_leaf ? 1 : 0);
       if (frames > 0) cpu.stacks.frames.insert(cpu.stacks.frames.end(), ips, ips + frames);
       cpu.stacks.begin.push_back(static_cast<uint32_t>(cpu.stacks.frames.size()));
+      cpu.stacks.copy.push_back(UINT32_MAX);
     }
     return it->second;
   }
 
+  struct PendingCopy {
+    uint64_t ts = 0;
+    uint32_t tid = 0;
+    uint32_t stack = UINT32_MAX;  // the sample's stack row; UINT32_MAX: none pending
+    uint32_t received = 0;
+  };
+  PendingCopy copy_;
+  uint64_t copy_regs_[format::kCpuUserRegs] = {};
+  std::vector<uint8_t> copy_bytes_;
   std::vector<Switch> switches_;
   std::unordered_map<uint32_t, std::vector<Blocking>> blocking_samples_;
   std::unordered_map<std::string, uint32_t> stacks_;

@@ -3,6 +3,9 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -27,6 +30,31 @@ int PerfEventOpen(perf_event_attr* attr, pid_t tid, int cpu) {
 
 constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
                                  PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_CALLCHAIN;
+
+// call_graph "dwarf": the user registers and a copy of the user stack instead of the chain.
+constexpr uint64_t kStackCopySampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+                                          PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+                                          PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+#if defined(__x86_64__)
+// perf's register numbers in the order the kernel writes them (ascending), and the DWARF
+// number each one has in the record (records_cpu.h, kCpuUserRegs).
+struct UserRegister {
+  int perf;
+  int dwarf;
+};
+constexpr UserRegister kUserRegisters[] = {
+    {PERF_REG_X86_AX, 0},   {PERF_REG_X86_BX, 3},   {PERF_REG_X86_CX, 2},   {PERF_REG_X86_DX, 1},
+    {PERF_REG_X86_SI, 4},   {PERF_REG_X86_DI, 5},   {PERF_REG_X86_BP, 6},   {PERF_REG_X86_SP, 7},
+    {PERF_REG_X86_IP, 16},  {PERF_REG_X86_R8, 8},   {PERF_REG_X86_R9, 9},   {PERF_REG_X86_R10, 10},
+    {PERF_REG_X86_R11, 11}, {PERF_REG_X86_R12, 12}, {PERF_REG_X86_R13, 13}, {PERF_REG_X86_R14, 14},
+    {PERF_REG_X86_R15, 15}};
+constexpr uint64_t UserRegisterMask() {
+  uint64_t mask = 0;
+  for (const UserRegister& r : kUserRegisters) mask |= 1ull << r.perf;
+  return mask;
+}
+#endif
 
 // The sample_id block appended to non-sample records (sample_id_all) for kSampleType.
 struct SampleId {
@@ -63,10 +91,21 @@ bool IsKernelAddress(uint64_t ip) {
 
 }  // namespace
 
-bool PerfSampler::Start(uint32_t hz, std::string* why) {
+bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, std::string* why) {
   hz_ = hz;
-  // About two flush intervals of samples of up to ~1 KiB, a power of two of pages.
-  size_t want = static_cast<size_t>(hz) * 2048 * 2 / 4096;
+#if defined(__x86_64__)
+  // The kernel wants a multiple of 8; a record (header, registers, copy) must stay < 64 KiB.
+  stack_copy_bytes_ = std::min<uint32_t>(stack_copy_bytes, 32768) & ~7u;
+#else
+  if (stack_copy_bytes > 0) {
+    *why = "call_graph dwarf is implemented for x86-64 only";
+    return false;
+  }
+#endif
+  // About two flush intervals of samples (up to ~1 KiB of chain, or the stack copy), a
+  // power of two of pages, at most 4 MiB per CPU (a full ring counts lost samples).
+  size_t sample_bytes = stack_copy_bytes_ > 0 ? stack_copy_bytes_ + 256 : 2048;
+  size_t want = static_cast<size_t>(hz) * sample_bytes * 2 / 4096;
   ring_pages_ = 16;
   while (ring_pages_ < want && ring_pages_ < 1024) ring_pages_ *= 2;
   frames_.resize(format::kCpuMaxFrames);
@@ -134,6 +173,13 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
     attr.freq = 1;
     attr.sample_freq = hz_;
   }
+#if defined(__x86_64__)
+  if (stack_copy_bytes_ > 0) {
+    attr.sample_type = kStackCopySampleType;
+    attr.sample_regs_user = UserRegisterMask();
+    attr.sample_stack_user = stack_copy_bytes_;
+  }
+#endif
   attr.mmap = 1;
   attr.mmap2 = 1;
   attr.comm = 1;
@@ -159,6 +205,13 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
     if (ring.fd < 0) {
       size_t mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
       void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      // Unprivileged, the rings of a user may lock perf_event_mlock_kb (516 KiB by
+      // default) plus RLIMIT_MEMLOCK: a smaller ring that fits beats no sampling.
+      while (base == MAP_FAILED && errno == EPERM && ring_pages_ > 16) {
+        ring_pages_ /= 2;
+        mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
+        base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      }
       if (base == MAP_FAILED) {
         *why = Errno("mmap of the perf ring");
         return false;
@@ -217,6 +270,12 @@ void PerfSampler::DrainRing(Ring& ring) {
 void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc) {
   switch (type) {
     case PERF_RECORD_SAMPLE: {
+      uint64_t identifier;
+      std::memcpy(&identifier, body, sizeof(identifier));
+      if (stack_copy_bytes_ > 0 && switch_ids_.count(identifier) == 0) {
+        HandleStackCopySample(body);
+        break;
+      }
       struct Fixed {
         uint64_t identifier;
         uint64_t ip;
@@ -288,6 +347,47 @@ void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc
     default:
       break;
   }
+}
+
+// A sample of kStackCopySampleType: the user registers and stack copy go to the raw data
+// as they are; the export unwinds them (src/analysis/cpu_profile/dwarf_unwinder.h).
+void PerfSampler::HandleStackCopySample(const uint8_t* body) {
+#if defined(__x86_64__)
+  struct Fixed {
+    uint64_t identifier;
+    uint64_t ip;
+    uint32_t pid, tid;
+    uint64_t time;
+    uint32_t cpu, reserved;
+    uint64_t regs_abi;
+  };
+  Fixed fixed;
+  std::memcpy(&fixed, body, sizeof(fixed));
+  const uint8_t* at = body + sizeof(fixed);
+  uint16_t flags = IsKernelAddress(fixed.ip) ? format::kCpuSampleKernelLeaf : 0;
+  NameThread(fixed.pid, fixed.tid);
+  if (fixed.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
+    // A kernel thread or a sample with no user context: nothing to unwind. The stack
+    // block still follows (its size is 0).
+    EmitSample(fixed.time, flags, fixed.pid, fixed.tid, fixed.cpu, frames_.data(), 0);
+    return;
+  }
+  uint64_t dwarf_regs[format::kCpuUserRegs] = {};
+  for (const UserRegister& r : kUserRegisters) {
+    std::memcpy(&dwarf_regs[r.dwarf], at, 8);
+    at += 8;
+  }
+  uint64_t size = 0;
+  std::memcpy(&size, at, 8);
+  at += 8;
+  uint64_t dyn_size = 0;
+  if (size > 0) std::memcpy(&dyn_size, at + size, 8);
+  uint32_t copied = static_cast<uint32_t>(std::min(dyn_size, size));
+  EmitSampleWithStackCopy(fixed.time, flags, fixed.pid, fixed.tid, fixed.cpu,
+                          dwarf_regs[format::kCpuDwarfIp], dwarf_regs, at, copied);
+#else
+  (void)body;
+#endif
 }
 
 // Threads that never record anything themselves still get a name on the timeline.

@@ -19,8 +19,10 @@ namespace aiprof::cpu_sampling {
 class PerfSampler {
  public:
   // Opens the events on every thread of the process. False (and *why) when the kernel
-  // refuses perf_event_open (perf_event_paranoid, seccomp, no such event).
-  bool Start(uint32_t hz, std::string* why);
+  // refuses perf_event_open (perf_event_paranoid, seccomp, no such event). stack_copy_bytes
+  // > 0: call_graph "dwarf", the kernel copies that much of the user stack and the user
+  // registers with every on-CPU sample (unwound offline) instead of walking frame pointers.
+  bool Start(uint32_t hz, uint32_t stack_copy_bytes, std::string* why);
   void Drain();
   void Stop();
   // In a forked child: the rings belong to the parent's events; drop them unread.
@@ -28,6 +30,8 @@ class PerfSampler {
   // "cpu-clock" or "cycles", and whether thread switches are recorded.
   const std::string& event_name() const { return event_name_; }
   bool off_cpu() const { return off_cpu_; }
+  // Bytes of user stack copied per on-CPU sample; 0: frame-pointer call chains.
+  uint32_t stack_copy_bytes() const { return stack_copy_bytes_; }
 
  private:
   struct Ring {
@@ -38,6 +42,7 @@ class PerfSampler {
   bool OpenThread(uint32_t tid, std::string* why);
   void DrainRing(Ring& ring);
   void HandleRecord(const uint8_t* record, uint16_t type, uint16_t misc);
+  void HandleStackCopySample(const uint8_t* body);
   void NameThread(uint32_t pid, uint32_t tid);
 
   std::vector<Ring> rings_;  // per CPU; fd -1 for a CPU no event could be opened on
@@ -51,6 +56,7 @@ class PerfSampler {
   uint32_t event_type_ = 0;
   uint64_t event_config_ = 0;
   uint32_t hz_ = 99;
+  uint32_t stack_copy_bytes_ = 0;
   size_t ring_pages_ = 64;
   bool inherit_thread_ = true;
   bool off_cpu_ = false;

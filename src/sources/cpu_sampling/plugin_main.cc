@@ -24,6 +24,9 @@ namespace {
 struct Options {
   uint32_t hz = 99;
   std::string mode = "auto";
+  // "fp": frame-pointer call chains; "dwarf": user stack copies unwound at export.
+  std::string call_graph = "fp";
+  uint32_t stack_copy_bytes = 8192;
 };
 
 Options ReadOptions() {
@@ -35,6 +38,8 @@ Options ReadOptions() {
   if (found != json.end()) {
     options.hz = found->value("freq_hz", options.hz);
     options.mode = found->value("mode", options.mode);
+    options.call_graph = found->value("call_graph", options.call_graph);
+    options.stack_copy_bytes = found->value("stack_copy_bytes", options.stack_copy_bytes);
   }
   if (options.hz > 10000) options.hz = 10000;
   // Forces a mode without editing the options (tests, or to compare the two modes).
@@ -78,10 +83,16 @@ void OnStart(void*) {
   std::string hz = " at " + std::to_string(options.hz) + " Hz";
   std::string perf_why;
   if (options.mode != "timer") {
-    if (state.perf.Start(options.hz, &perf_why)) {
+    uint32_t stack_copy = options.call_graph == "dwarf" ? options.stack_copy_bytes : 0;
+    if (state.perf.Start(options.hz, stack_copy, &perf_why)) {
       state.mode = format::CpuSamplingMode::kPerfEvent;
+      std::string stacks = state.perf.stack_copy_bytes() > 0
+                               ? ", DWARF call stacks (" +
+                                     std::to_string(state.perf.stack_copy_bytes()) +
+                                     " bytes of user stack per sample, unwound at export)"
+                               : ", frame-pointer call chains";
       EmitInfo(state.mode,
-               "perf_event " + state.perf.event_name() + hz + ", frame-pointer call chains" +
+               "perf_event " + state.perf.event_name() + hz + stacks +
                    (state.perf.off_cpu() ? ", thread switches with blocking stacks"
                                          : ", no thread switch stacks"),
                options.hz);
@@ -102,6 +113,8 @@ void OnStart(void*) {
     state.mode = format::CpuSamplingMode::kTimer;
     EmitInfo(state.mode,
              "timer fallback (SIGPROF per thread CPU time)" + hz + ", " + because +
+                 "; frame-pointer call chains" +
+                 (options.call_graph == "dwarf" ? " (call_graph dwarf needs perf_event)" : "") +
                  "; no thread switches",
              options.hz);
     return;

@@ -2,6 +2,7 @@
 // it to the runtime (plugin.h). Called on the writer thread only (perf rings, timer queue).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -29,6 +30,47 @@ inline void EmitSample(uint64_t ts_ns, uint16_t flags, uint32_t pid, uint32_t ti
   std::memcpy(record.ips, ips, frames * sizeof(uint64_t));
   if (frames % 2 != 0) record.ips[frames] = 0;
   aiprof_emit(&record, 2 + frame_words);
+}
+
+// A kCpuSample whose only frame is the sampled (user) IP, then its stack copy as
+// kCpuStackCopy pieces. `dwarf_regs`: kCpuUserRegs registers in DWARF numbering. Pieces
+// are not emitted when the sample itself was dropped; a dropped piece leaves the import
+// with the leaf alone.
+inline void EmitSampleWithStackCopy(uint64_t ts_ns, uint16_t flags, uint32_t pid, uint32_t tid,
+                                    uint32_t cpu, uint64_t ip, const uint64_t* dwarf_regs,
+                                    const uint8_t* stack, uint32_t stack_bytes) {
+  struct {
+    format::RecordHeader header;
+    format::CpuSampleHeader sample;
+    uint64_t ips[2];
+  } sample_record;
+  sample_record.header = {
+      ts_ns, static_cast<uint8_t>(format::CpuRecordKind::kCpuSample), 2,
+      static_cast<uint16_t>(flags | format::kCpuTimeMonotonicRaw | format::kCpuSampleStackCopy), 0};
+  sample_record.sample = {pid, tid, cpu, 1};
+  sample_record.ips[0] = ip;
+  sample_record.ips[1] = 0;
+  if (aiprof_emit(&sample_record, 3) == 0) return;
+  struct {
+    format::RecordHeader header;
+    format::CpuStackCopyPiece piece;
+    uint8_t payload[format::kCpuStackPieceBytes];
+  } piece;
+  uint32_t offset = 0;
+  for (uint16_t index = 0; index == 0 || offset < stack_bytes; ++index) {
+    uint32_t regs_bytes = index == 0 ? 8 * format::kCpuUserRegs : 0;
+    uint32_t bytes = std::min(stack_bytes - offset, format::kCpuStackPieceBytes - regs_bytes);
+    uint32_t payload = regs_bytes + bytes;
+    uint32_t words = (payload + 15) / 16;
+    if (regs_bytes > 0) std::memcpy(piece.payload, dwarf_regs, regs_bytes);
+    std::memcpy(piece.payload + regs_bytes, stack + offset, bytes);
+    std::memset(piece.payload + payload, 0, words * 16 - payload);
+    piece.header = {ts_ns, static_cast<uint8_t>(format::CpuRecordKind::kCpuStackCopy),
+                    static_cast<uint8_t>(1 + words), index, tid};
+    piece.piece = {pid, stack_bytes, offset, bytes};
+    if (aiprof_emit(&piece, 2 + words) == 0) return;
+    offset += bytes;
+  }
 }
 
 inline void EmitSwitch(uint64_t ts_ns, uint16_t flags, uint32_t pid, uint32_t tid, uint32_t cpu) {

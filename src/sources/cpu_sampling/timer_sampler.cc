@@ -97,11 +97,62 @@ clockid_t ThreadCpuClock(uint32_t tid) {
   return static_cast<clockid_t>((~static_cast<uint32_t>(tid) << 3) | 6);
 }
 
+// The armed threads, shared by the writer thread (threads listed in /proc at start and at
+// each flush) and new threads arming themselves at start (ArmCurrentThread, from the
+// pthread_create hook): open addressing on the tid, claimed with a compare-and-swap so a
+// thread is armed exactly once whichever side sees it first. Preallocated; a full table
+// leaves a thread unsampled (counted as a drop). A thread that ended leaves a tombstone
+// (never reused while sampling runs, so a probe chain never holds a tid twice): a window
+// arms at most kTimerSlots threads.
+constexpr uint32_t kTimerSlots = 8192;
+constexpr uint32_t kTombstone = UINT32_MAX;
+struct TimerSlot {
+  std::atomic<uint32_t> tid;  // 0: free; kTombstone: its thread ended
+  std::atomic<bool> armed;
+  timer_t timer;
+};
+TimerSlot g_timers[kTimerSlots];
+std::atomic<long> g_period_ns{0};
+
+// The slot `tid` claimed, or nullptr when another caller claimed it first (or no room).
+TimerSlot* ClaimThread(uint32_t tid) {
+  for (uint32_t probe = 0; probe < kTimerSlots; ++probe) {
+    TimerSlot& slot = g_timers[(tid * 2654435761u + probe) % kTimerSlots];
+    uint32_t current = slot.tid.load(std::memory_order_acquire);
+    if (current == tid) return nullptr;
+    if (current == 0) {
+      if (slot.tid.compare_exchange_strong(current, tid, std::memory_order_acq_rel)) return &slot;
+      if (current == tid) return nullptr;
+    }
+  }
+  g_dropped.fetch_add(1, std::memory_order_relaxed);
+  return nullptr;
+}
+
+// Creates and starts the timer of thread `tid` in a claimed slot. False with errno set when
+// the kernel refuses (ESRCH/EINVAL: the thread exited meanwhile).
+bool ArmThread(TimerSlot& slot, uint32_t tid) {
+  sigevent event{};
+  event.sigev_notify = SIGEV_THREAD_ID;
+  event.sigev_signo = SIGPROF;
+  event._sigev_un._tid = static_cast<pid_t>(tid);
+  if (timer_create(ThreadCpuClock(tid), &event, &slot.timer) != 0) return false;
+  long period_ns = g_period_ns.load(std::memory_order_relaxed);
+  itimerspec spec{};
+  spec.it_interval.tv_sec = period_ns / 1000000000l;
+  spec.it_interval.tv_nsec = period_ns % 1000000000l;
+  spec.it_value = spec.it_interval;
+  timer_settime(slot.timer, 0, &spec, nullptr);
+  slot.armed.store(true, std::memory_order_release);
+  return true;
+}
+
 }  // namespace
 
 bool TimerSampler::Start(uint32_t hz, std::string* why) {
   hz_ = hz;
   g_pid = getpid();
+  g_period_ns.store(1000000000l / static_cast<long>(hz), std::memory_order_relaxed);
   struct sigaction current {};
   sigaction(SIGPROF, nullptr, &current);
   bool has_handler = (current.sa_flags & SA_SIGINFO)
@@ -119,7 +170,7 @@ bool TimerSampler::Start(uint32_t hz, std::string* why) {
     *why = std::string("sigaction(SIGPROF): ") + std::strerror(errno);
     return false;
   }
-  g_enabled.store(true, std::memory_order_relaxed);
+  g_enabled.store(true, std::memory_order_release);
   running_ = true;
   if (!ArmNewThreads(why)) {
     Stop();
@@ -136,26 +187,37 @@ bool TimerSampler::ArmNewThreads(std::string* why) {
   std::vector<uint32_t> tids;
   if (!ListProcessThreads(&tids, why)) return false;
   for (uint32_t tid : tids) {
-    if (timers_.count(tid) > 0) continue;
-    sigevent event{};
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = SIGPROF;
-    event._sigev_un._tid = static_cast<pid_t>(tid);
-    timer_t timer;
-    if (timer_create(ThreadCpuClock(tid), &event, &timer) != 0) {
-      if (errno == ESRCH || errno == EINVAL) continue;  // the thread exited meanwhile
-      *why = std::string("timer_create: ") + std::strerror(errno);
-      return false;
-    }
-    long period_ns = 1000000000l / static_cast<long>(hz_);
-    itimerspec spec{};
-    spec.it_interval.tv_sec = period_ns / 1000000000l;
-    spec.it_interval.tv_nsec = period_ns % 1000000000l;
-    spec.it_value = spec.it_interval;
-    timer_settime(timer, 0, &spec, nullptr);
-    timers_[tid] = timer;
+    TimerSlot* slot = ClaimThread(tid);
+    if (slot == nullptr || ArmThread(*slot, tid)) continue;
+    if (errno == ESRCH || errno == EINVAL) continue;  // the thread exited meanwhile
+    *why = std::string("timer_create: ") + std::strerror(errno);
+    return false;
   }
   return true;
+}
+
+bool TimerSampler::Running() {
+  return g_enabled.load(std::memory_order_relaxed);
+}
+
+void TimerSampler::ArmCurrentThread() {
+  if (!g_enabled.load(std::memory_order_acquire)) return;
+  uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  if (TimerSlot* slot = ClaimThread(tid)) ArmThread(*slot, tid);
+}
+
+void TimerSampler::ReleaseCurrentThread() {
+  uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
+  for (uint32_t probe = 0; probe < kTimerSlots; ++probe) {
+    TimerSlot& slot = g_timers[(tid * 2654435761u + probe) % kTimerSlots];
+    uint32_t current = slot.tid.load(std::memory_order_acquire);
+    if (current == 0) return;
+    if (current != tid) continue;
+    // The thread itself and Stop() may both get here: the exchange lets one delete.
+    if (slot.armed.exchange(false, std::memory_order_acq_rel)) timer_delete(slot.timer);
+    slot.tid.store(kTombstone, std::memory_order_release);
+    return;
+  }
 }
 
 void TimerSampler::Drain() {
@@ -176,16 +238,21 @@ void TimerSampler::Drain() {
 }
 
 void TimerSampler::Stop() {
-  g_enabled.store(false, std::memory_order_relaxed);
-  for (auto& [tid, timer] : timers_) timer_delete(static_cast<timer_t>(timer));
-  timers_.clear();
+  g_enabled.store(false, std::memory_order_release);
+  for (TimerSlot& slot : g_timers) {
+    if (slot.armed.exchange(false, std::memory_order_acq_rel)) timer_delete(slot.timer);
+    slot.tid.store(0, std::memory_order_release);
+  }
   Drain();
   running_ = false;
 }
 
 void TimerSampler::AbandonAfterFork() {
   // POSIX timers are not inherited by fork; queued samples belong to the parent.
-  timers_.clear();
+  for (TimerSlot& slot : g_timers) {
+    slot.armed.store(false, std::memory_order_relaxed);
+    slot.tid.store(0, std::memory_order_relaxed);
+  }
   for (Slot& slot : g_slots) slot.state.store(kFree, std::memory_order_relaxed);
   g_enabled.store(false, std::memory_order_relaxed);
   running_ = false;

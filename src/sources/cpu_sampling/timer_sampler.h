@@ -2,12 +2,13 @@
 // POSIX timer per thread on that thread's CPU-time clock delivering SIGPROF to it. The
 // handler walks the frame-pointer chain with async-signal-safe reads (process_vm_readv, so
 // a broken chain ends the walk instead of faulting) into a preallocated slot queue; the
-// writer thread drains the queue and picks up new threads at every flush.
+// writer thread drains the queue. Threads are armed when sampling starts, by themselves
+// at start (ArmCurrentThread, called by the pthread_create hook in thread_start_hook.cc),
+// and, for threads created otherwise (a raw clone), at every flush.
 #pragma once
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 
 #include "sources/cpu_sampling/mappings.h"
 
@@ -19,12 +20,18 @@ class TimerSampler {
   void Drain();  // writer thread: emits queued samples, arms timers for new threads
   void Stop();
   void AbandonAfterFork();
+  // On a thread that just started / is about to end (thread_start_hook.cc): arms its timer
+  // while timer sampling runs / deletes it. Allocation-free; one timer_create or
+  // timer_delete system call.
+  static void ArmCurrentThread();
+  static void ReleaseCurrentThread();
+  // True while the timer mode samples (a relaxed read of one flag).
+  static bool Running();
 
  private:
   bool ArmNewThreads(std::string* why);
   uint32_t hz_ = 99;
   bool running_ = false;
-  std::unordered_map<uint32_t, void*> timers_;  // tid → timer_t
   MappingRecorder mappings_;
   uint64_t reported_drops_ = 0;
 };

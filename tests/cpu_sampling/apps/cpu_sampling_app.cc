@@ -1,6 +1,7 @@
 // Test program for CPU sampling (tests/cpu_sampling): built with and without frame pointers.
-//   hot:   main thread and a new thread each spend ~70% of their CPU time in HotLoop and
-//          ~30% in ColdLoop (by thread CPU time), and a forked child runs HotLoop.
+//   hot [rounds]: main thread and a new thread each spend ~70% of their CPU time in HotLoop
+//          and ~30% in ColdLoop (by thread CPU time), 20 ms of CPU per round (default 30),
+//          and a forked child runs HotLoop.
 //   block: the main thread waits 300 ms on a mutex another thread holds, then 200 ms in
 //          read() on a pipe the other thread writes late.
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -48,21 +50,22 @@ __attribute__((noinline)) void ColdLoop(uint64_t cpu_ns) {
   g_sink = g_sink + 1;
 }
 
-void Work(int rounds) {
+// Not inlined, so that the hot functions have a named caller of their own.
+__attribute__((noinline)) void Work(int rounds) {
   for (int round = 0; round < rounds; ++round) {
     HotLoop(14000000);
     ColdLoop(6000000);
   }
 }
 
-int Hot() {
-  std::thread worker([] { Work(30); });
+int Hot(int rounds) {
+  std::thread worker([rounds] { Work(rounds); });
   pid_t child = fork();
   if (child == 0) {
     HotLoop(300000000);
     _exit(0);
   }
-  Work(30);
+  Work(rounds);
   worker.join();
   int status = 0;
   waitpid(child, &status, 0);
@@ -96,10 +99,10 @@ int Block() {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s hot|block\n", argv[0]);
+    std::fprintf(stderr, "usage: %s hot [rounds]|block\n", argv[0]);
     return 2;
   }
-  if (std::strcmp(argv[1], "hot") == 0) return Hot();
+  if (std::strcmp(argv[1], "hot") == 0) return Hot(argc > 2 ? std::atoi(argv[2]) : 30);
   if (std::strcmp(argv[1], "block") == 0) return Block();
   std::fprintf(stderr, "unknown mode %s\n", argv[1]);
   return 2;
