@@ -5,6 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang
+  openmpi-bin libopenmpi-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libzstd-dev zstd libsqlite3-dev sqlite3
   nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libfmt-dev

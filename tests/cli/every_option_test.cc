@@ -506,7 +506,7 @@ TEST(EveryOption, TopLevelHelpListsNothingElse) {
   std::set<std::string> all = HelpOptions("");
   std::set<std::string> known = {"--version"};
   for (const char* command :
-       {"collect", "dynamic", "export", "query", "analyze", "advise", "ui", "compare"}) {
+       {"collect", "dynamic", "export", "query", "analyze", "advise", "ui", "compare", "cluster"}) {
     for (const std::string& option : HelpOptions(command)) known.insert(option);
   }
   for (const std::string& option : all) {

@@ -1,0 +1,401 @@
+#include "analysis/cluster/cluster_merge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace aiprof::analysis::cluster {
+
+namespace {
+
+constexpr double kSpreadThreshold = 0.05;  // msprof-analyze advisor: slow rank / step
+constexpr double kBandwidthThreshold = 0.8;
+// Below this many bytes on a link type a rank's bandwidth is latency, not the link's:
+// msprof judges links on large packets only.
+constexpr double kMinLinkBytes = 1e6;  // msprof: bandwidth utilisation
+
+template <typename T>
+double Median(std::vector<T> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? static_cast<double>(values[n / 2])
+               : (static_cast<double>(values[n / 2 - 1]) + static_cast<double>(values[n / 2])) / 2;
+}
+
+// Linear-interpolated quantile q of sorted values.
+double Quantile(const std::vector<int64_t>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double position = q * static_cast<double>(sorted.size() - 1);
+  const size_t low = static_cast<size_t>(position);
+  const size_t high = std::min(low + 1, sorted.size() - 1);
+  const double fraction = position - static_cast<double>(low);
+  return static_cast<double>(sorted[low]) * (1 - fraction) +
+         static_cast<double>(sorted[high]) * fraction;
+}
+
+std::string RankSet(const std::vector<int32_t>& ranks) {
+  std::string text = "(";
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += std::to_string(ranks[i]);
+  }
+  return text + ")";
+}
+
+// Per rank and step, what the matched collectives made it wait.
+using WaitByStep = std::map<int64_t, int64_t>;
+
+void BuildStepRows(const std::vector<RankSummary>& summaries, ClusterResult& result) {
+  std::map<int64_t, std::vector<ClusterStepRow>> by_step;
+  for (const RankSummary& s : summaries) {
+    for (const RankStep& step : s.steps) {
+      ClusterStepRow row;
+      row.step = step.step;
+      row.type = ClusterStepRow::Type::kRank;
+      row.index = std::to_string(s.rank);
+      row.computing_ns = step.computing_ns;
+      row.communication_not_overlapped_ns = step.communication_not_overlapped_ns;
+      row.overlapped_ns = step.overlapped_ns();
+      row.communication_ns = step.communication_ns;
+      row.free_ns = step.free_ns;
+      row.stage_ns = step.stage_ns();
+      row.bubble_ns = step.bubble_ns;
+      row.communication_not_overlapped_exclude_receive_ns =
+          step.communication_not_overlapped_exclude_receive_ns();
+      row.preparing_ns = step.preparing_ns;
+      by_step[step.step].push_back(std::move(row));
+    }
+  }
+  for (auto& [step, rows] : by_step) {
+    ClusterStepRow stage;
+    stage.step = step;
+    stage.type = ClusterStepRow::Type::kStage;
+    std::vector<int32_t> ranks;
+    for (const ClusterStepRow& row : rows) {
+      ranks.push_back(std::stoi(row.index));
+      stage.computing_ns = std::max(stage.computing_ns, row.computing_ns);
+      stage.communication_not_overlapped_ns =
+          std::max(stage.communication_not_overlapped_ns, row.communication_not_overlapped_ns);
+      stage.overlapped_ns = std::max(stage.overlapped_ns, row.overlapped_ns);
+      stage.communication_ns = std::max(stage.communication_ns, row.communication_ns);
+      stage.free_ns = std::max(stage.free_ns, row.free_ns);
+      stage.stage_ns = std::max(stage.stage_ns, row.stage_ns);
+      stage.bubble_ns = std::max(stage.bubble_ns, row.bubble_ns);
+      stage.communication_not_overlapped_exclude_receive_ns =
+          std::max(stage.communication_not_overlapped_exclude_receive_ns,
+                   row.communication_not_overlapped_exclude_receive_ns);
+      stage.preparing_ns = std::max(stage.preparing_ns, row.preparing_ns);
+    }
+    stage.index = RankSet(ranks);
+    for (ClusterStepRow& row : rows) result.step_rows.push_back(std::move(row));
+    result.step_rows.push_back(std::move(stage));
+  }
+}
+
+// Derives the wait over all ranks' operations, fills the communication rows, each rank's
+// wait per step, the matrix and the clock check.
+void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByStep>& waits,
+                        ClusterResult& result) {
+  std::map<std::string, uint32_t> host_ids;
+  std::map<int32_t, uint32_t> summary_of_rank;
+  std::vector<uint32_t> host_of(summaries.size());
+  std::vector<uint32_t> host_order;  // by first rank (summaries are by rank)
+  for (uint32_t i = 0; i < summaries.size(); ++i) {
+    const auto [it, added] = host_ids.try_emplace(summaries[i].host, host_ids.size());
+    host_of[i] = it->second;
+    if (added) host_order.push_back(it->second);
+    summary_of_rank[summaries[i].rank] = i;
+  }
+  std::vector<std::string> host_names(host_ids.size());
+  for (const auto& [name, id] : host_ids) host_names[id] = name;
+
+  std::map<std::string, std::vector<int32_t>> group_ranks;
+  for (const RankSummary& s : summaries) {
+    for (const CommGroup& group : s.groups) {
+      std::vector<int32_t>& ranks = group_ranks[group.name];
+      if (ranks.empty()) ranks = group.ranks;
+    }
+  }
+  size_t total = 0;
+  for (const RankSummary& s : summaries) total += s.communication.size();
+  std::vector<CommOpTiming> ops;
+  std::vector<uint32_t> owner;  // summary index of each operation
+  ops.reserve(total);
+  owner.reserve(total);
+  for (uint32_t i = 0; i < summaries.size(); ++i) {
+    for (CommOpTiming& op : summaries[i].communication) {
+      ops.push_back(std::move(op));
+      owner.push_back(i);
+    }
+    summaries[i].communication.clear();
+    summaries[i].communication.shrink_to_fit();
+  }
+  DerivePeerWait(ops);
+
+  auto host_of_rank = [&](int32_t rank) -> int64_t {
+    const auto found = summary_of_rank.find(rank);
+    return found == summary_of_rank.end() ? -1 : host_of[found->second];
+  };
+  // One pass per matched collective (group, sequence) for the clock check.
+  std::map<std::pair<std::string, uint64_t>, std::vector<uint32_t>> collectives;
+  for (uint32_t k = 0; k < ops.size(); ++k) {
+    CommOpTiming& op = ops[k];
+    if (op.wait_source != WaitSource::kPeers) ++result.unmatched_ops;
+    waits[owner[k]][op.step] += op.time.wait_ns;
+    if (op.transport == TransportType::kUnknown) {
+      std::vector<int32_t> peers;
+      if (op.kind == CommKind::kP2p) {
+        peers.push_back(op.src_rank == op.rank ? op.dst_rank : op.src_rank);
+      } else {
+        peers = group_ranks[op.group];
+      }
+      const int64_t own = host_of_rank(op.rank);
+      bool known = own >= 0 && !peers.empty();
+      bool same = true;
+      for (int32_t peer : peers) {
+        if (peer == op.rank) continue;
+        const int64_t host = host_of_rank(peer);
+        known &= host >= 0;
+        same &= host == own;
+      }
+      if (known) op.transport = same ? TransportType::kIntraHost : TransportType::kInterHost;
+    }
+    if (op.kind == CommKind::kCollective && op.wait_source == WaitSource::kPeers)
+      collectives[{op.group, op.sequence}].push_back(k);
+  }
+
+  std::vector<std::vector<int64_t>> offsets(host_ids.size());
+  std::vector<int64_t> same_host_spreads;
+  std::vector<std::vector<int64_t>> ends(host_ids.size());
+  for (const auto& [key, members] : collectives) {
+    for (std::vector<int64_t>& host_ends : ends) host_ends.clear();
+    for (uint32_t k : members) ends[host_of[owner[k]]].push_back(ops[k].end_ns);
+    for (const std::vector<int64_t>& host_ends : ends) {
+      if (host_ends.size() < 2) continue;
+      const auto [low, high] = std::minmax_element(host_ends.begin(), host_ends.end());
+      same_host_spreads.push_back(*high - *low);
+    }
+    const uint32_t reference = host_order[0];
+    if (ends[reference].empty()) continue;
+    const double reference_end = Median(ends[reference]);
+    for (uint32_t h = 0; h < ends.size(); ++h) {
+      if (h == reference || ends[h].empty()) continue;
+      offsets[h].push_back(static_cast<int64_t>(std::llround(Median(ends[h]) - reference_end)));
+    }
+  }
+  for (uint32_t h : host_order) {
+    HostClock clock;
+    clock.host = host_names[h];
+    for (uint32_t i = 0; i < summaries.size(); ++i) clock.ranks += host_of[i] == h;
+    std::vector<int64_t>& samples = offsets[h];
+    std::sort(samples.begin(), samples.end());
+    clock.samples = samples.size();
+    if (!samples.empty()) {
+      clock.offset_ns = static_cast<int64_t>(std::llround(Quantile(samples, 0.5)));
+      clock.uncertainty_ns = static_cast<int64_t>(
+          std::llround((Quantile(samples, 0.75) - Quantile(samples, 0.25)) / 2));
+    }
+    result.clock.hosts.push_back(clock);
+  }
+  result.clock.same_host_end_spread_ns =
+      static_cast<int64_t>(std::llround(Median(same_host_spreads)));
+
+  // Rows: an operation's rows together, operations by step and first start.
+  std::map<std::tuple<CommKind, std::string, int32_t, int32_t, uint64_t>, int64_t> first_start;
+  for (const CommOpTiming& op : ops) {
+    auto [it, added] = first_start.try_emplace(
+        {op.kind, op.group, op.src_rank, op.dst_rank, op.sequence}, op.time.start_ns);
+    if (!added) it->second = std::min(it->second, op.time.start_ns);
+  }
+  std::vector<int64_t> start_of(ops.size());
+  for (uint32_t k = 0; k < ops.size(); ++k) {
+    const CommOpTiming& op = ops[k];
+    start_of[k] = first_start.at({op.kind, op.group, op.src_rank, op.dst_rank, op.sequence});
+  }
+  std::vector<uint32_t> order(ops.size());
+  for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const CommOpTiming &x = ops[a], &y = ops[b];
+    if (x.step != y.step) return x.step < y.step;
+    if (start_of[a] != start_of[b]) return start_of[a] < start_of[b];
+    if (x.name != y.name) return x.name < y.name;
+    if (x.group != y.group) return x.group < y.group;
+    return x.rank < y.rank;
+  });
+  // The matrix and the wait note follow from the operations as in one rank's analysis.
+  CommunicationAnalysis merged;
+  merged.ops.reserve(ops.size());
+  for (uint32_t k : order) merged.ops.push_back(std::move(ops[k]));
+  RebuildFromOps(merged);
+  result.comm_ops = std::move(merged.ops);
+  result.matrix = std::move(merged.matrix);
+  result.wait_note = std::move(merged.wait_note);
+  for (auto& [name, ranks] : group_ranks) result.groups.push_back({name, ranks});
+}
+
+void Diagnose(const std::vector<RankSummary>& summaries, const std::vector<WaitByStep>& waits,
+              ClusterResult& result) {
+  // Own time per rank and step, for the verdicts and the divergent steps.
+  std::map<int64_t, std::vector<std::pair<int32_t, int64_t>>> own_by_step;
+  for (uint32_t i = 0; i < summaries.size(); ++i) {
+    const RankSummary& s = summaries[i];
+    RankVerdict v;
+    v.rank = s.rank;
+    v.host = s.host;
+    double own = 0, computing = 0, preparing = 0, free = 0, wait = 0, not_overlapped = 0;
+    for (const RankStep& step : s.steps) {
+      const auto found = waits[i].find(step.step);
+      const int64_t step_wait = found == waits[i].end() ? 0 : found->second;
+      const int64_t step_own = step.stage_ns() + step.preparing_ns - step_wait;
+      own += static_cast<double>(step_own);
+      computing += static_cast<double>(step.computing_ns);
+      preparing += static_cast<double>(std::max(step.preparing_ns, step.input_wait_ns));
+      free += static_cast<double>(step.free_ns);
+      wait += static_cast<double>(step_wait);
+      not_overlapped += static_cast<double>(step.communication_not_overlapped_ns);
+      own_by_step[step.step].push_back({s.rank, step_own});
+    }
+    v.steps = s.steps.size();
+    const double n = v.steps > 0 ? static_cast<double>(v.steps) : 1.0;
+    v.own_ns = own / n;
+    v.computing_ns = computing / n;
+    v.preparing_ns = preparing / n;
+    v.free_ns = free / n;
+    v.communication_wait_ns = wait / n;
+    v.communication_not_overlapped_ns = not_overlapped / n;
+    result.verdicts.push_back(std::move(v));
+  }
+  if (result.verdicts.size() >= 2) {
+    auto median_of = [&](double RankVerdict::*field) {
+      std::vector<double> values;
+      for (const RankVerdict& v : result.verdicts) values.push_back(v.*field);
+      return Median(values);
+    };
+    const double own = median_of(&RankVerdict::own_ns);
+    const double computing = median_of(&RankVerdict::computing_ns);
+    const double preparing = median_of(&RankVerdict::preparing_ns);
+    const double free = median_of(&RankVerdict::free_ns);
+    std::vector<double> transits;
+    for (const RankVerdict& v : result.verdicts)
+      transits.push_back(
+          std::max(v.communication_not_overlapped_ns - v.communication_wait_ns, 0.0));
+    const double transit = Median(transits);
+    for (RankVerdict& v : result.verdicts) {
+      v.excess_ns = v.own_ns - own;
+      if (own <= 0 || v.excess_ns <= kSpreadThreshold * own) continue;
+      v.slow = true;
+      const std::pair<const char*, double> causes[] = {
+          {"compute", v.computing_ns - computing},
+          {"data preparation", v.preparing_ns - preparing},
+          {"host overhead", v.free_ns - free},
+          {"communication transit",
+           std::max(v.communication_not_overlapped_ns - v.communication_wait_ns, 0.0) - transit}};
+      const auto* top =
+          std::max_element(std::begin(causes), std::end(causes),
+                           [](const auto& a, const auto& b) { return a.second < b.second; });
+      v.reason = top->first;
+      v.reason_ns = top->second;
+    }
+  }
+  for (const auto& [step, owns] : own_by_step) {
+    if (owns.size() < 2) continue;
+    DivergentStep d;
+    d.step = step;
+    double sum = 0;
+    d.min_own_ns = INT64_MAX;
+    d.max_own_ns = INT64_MIN;
+    for (const auto& [rank, value] : owns) {
+      sum += static_cast<double>(value);
+      if (value > d.max_own_ns) {
+        d.max_own_ns = value;
+        d.slowest_rank = rank;
+      }
+      if (value < d.min_own_ns) {
+        d.min_own_ns = value;
+        d.fastest_rank = rank;
+      }
+    }
+    const double mean = sum / static_cast<double>(owns.size());
+    if (mean <= 0) continue;
+    d.spread = static_cast<double>(d.max_own_ns - d.min_own_ns) / mean;
+    if (d.spread > kSpreadThreshold) result.divergent_steps.push_back(d);
+  }
+  std::stable_sort(
+      result.divergent_steps.begin(), result.divergent_steps.end(),
+      [](const DivergentStep& a, const DivergentStep& b) { return a.spread > b.spread; });
+}
+
+void FindSlowLinks(ClusterResult& result) {
+  // transport -> rank -> (bytes, transit ns)
+  std::map<std::string, std::map<int32_t, std::pair<double, double>>> totals;
+  for (const CommOpTiming& op : result.comm_ops) {
+    if (op.bytes <= 0 || op.time.transit_ns <= 0) continue;
+    auto& [bytes, transit] = totals[std::string(TransportTypeName(op.transport))][op.rank];
+    bytes += static_cast<double>(op.bytes);
+    transit += static_cast<double>(op.time.transit_ns);
+  }
+  for (const auto& [transport, ranks] : totals) {
+    if (ranks.size() < 2 || transport == TransportTypeName(TransportType::kUnknown)) continue;
+    std::vector<double> bandwidths;
+    for (const auto& [rank, total] : ranks) {
+      if (total.first >= kMinLinkBytes) bandwidths.push_back(total.first / total.second);
+    }
+    if (bandwidths.size() < 2) continue;
+    const double median = Median(bandwidths);
+    for (const auto& [rank, total] : ranks) {
+      if (total.first < kMinLinkBytes) continue;
+      const double bandwidth = total.first / total.second;
+      if (bandwidth < kBandwidthThreshold * median)
+        result.slow_links.push_back({transport, rank, bandwidth, median});
+    }
+  }
+}
+
+}  // namespace
+
+std::string ClockAlignment::Describe() const {
+  if (hosts.size() <= 1) {
+    return "one host: every rank's times come from the same CLOCK_REALTIME (no cross-host "
+           "offset to correct)";
+  }
+  std::string text = std::to_string(hosts.size()) + " hosts; offsets to " + hosts[0].host +
+                     " estimated from the ends of matched collectives:";
+  for (size_t i = 1; i < hosts.size(); ++i) {
+    const HostClock& h = hosts[i];
+    char line[256];
+    if (h.samples == 0) {
+      std::snprintf(line, sizeof line, " %s: no shared collective, offset unknown;",
+                    h.host.c_str());
+    } else {
+      std::snprintf(line, sizeof line, " %s: %+.3f ms ± %.3f ms (%llu collectives);",
+                    h.host.c_str(), static_cast<double>(h.offset_ns) / 1e6,
+                    static_cast<double>(h.uncertainty_ns) / 1e6,
+                    static_cast<unsigned long long>(h.samples));
+    }
+    text += line;
+  }
+  return text;
+}
+
+ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
+  std::sort(summaries.begin(), summaries.end(),
+            [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
+  ClusterResult result;
+  if (summaries.empty()) return result;
+  for (const RankSummary& s : summaries) {
+    result.ranks.push_back(
+        {s.rank, s.device_id, s.host, s.sources, s.events, s.dropped_records, s.step_source});
+    result.dropped_records += s.dropped_records;
+    if (s.world_size > 0) result.world_size = std::max(result.world_size, s.world_size);
+  }
+  BuildStepRows(summaries, result);
+  std::vector<WaitByStep> waits(summaries.size());
+  BuildCommunication(summaries, waits, result);
+  Diagnose(summaries, waits, result);
+  FindSlowLinks(result);
+  return result;
+}
+
+}  // namespace aiprof::analysis::cluster

@@ -1,0 +1,131 @@
+// The cluster analysis: merges the ranks' summaries (rank_summary.h), never their traces,
+// into msprof-analyze's cluster tables and a diagnosis.
+//
+// Communication: the ranks' operations (communication_analysis.h) are put together and
+// analysis::DerivePeerWait, the one derivation of wait/transit, runs over all of them (the
+// n-th collective of a group on every rank is one operation; the last rank to arrive
+// makes the others wait). A transport the rank alone could not tell is set from the ranks'
+// hosts: intra-host when every rank of the group (the peer, for p2p) shares the host.
+// The matrix and the wait note are rebuilt from the merged operations (RebuildFromOps).
+//
+// Diagnosis (msprof-analyze advisor's 5% spread rule):
+//   a rank's own time per step = Stage + Preparing − its collective wait (the step less
+//   the time it waited for other ranks); a rank whose mean own time exceeds the median
+//   rank's by more than 5% is slow; why = the component with the largest excess over the
+//   median rank: compute (Computing), data preparation (max(Preparing, input wait)), host
+//   overhead (Free), or communication transit (Communication(Not Overlapped) − wait);
+//   a slow link: a rank whose mean transit bandwidth on a transport is below 80% of the
+//   transport's median (msprof's utilisation threshold), among ranks that moved at least
+//   1 MB on it (smaller totals measure latency, not bandwidth);
+//   a divergent step: (max − min) / mean of the ranks' own time > 5%.
+// Clock alignment: ranks on one host share CLOCK_REALTIME. Across hosts the ends of a
+// matched collective are simultaneous up to the transit of its last message, so the
+// median difference of the hosts' median end times estimates each host's offset, and
+// half the interquartile range of those differences is its uncertainty.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/cluster/rank_summary.h"
+
+namespace aiprof::analysis::cluster {
+
+// One row of cluster_step_trace_time: a rank's step (kRank) or the maximum over a stage's
+// ranks (kStage; every rank forms one stage while pipeline stages are unknown).
+struct ClusterStepRow {
+  enum class Type : uint8_t { kRank, kStage };
+  int64_t step = kNoStep;
+  Type type = Type::kRank;
+  std::string index;  // the rank ("3"), or the stage's ranks ("(0, 1, 2, 3)")
+  int64_t computing_ns = 0;
+  int64_t communication_not_overlapped_ns = 0;
+  int64_t overlapped_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t free_ns = 0;
+  int64_t stage_ns = 0;
+  int64_t bubble_ns = 0;
+  int64_t communication_not_overlapped_exclude_receive_ns = 0;
+  int64_t preparing_ns = 0;
+};
+
+struct RankVerdict {
+  int32_t rank = -1;
+  std::string host;
+  uint64_t steps = 0;
+  // Means per step.
+  double own_ns = 0;  // Stage + Preparing − collective wait
+  double computing_ns = 0;
+  double preparing_ns = 0;  // max(Preparing, input wait)
+  double free_ns = 0;
+  double communication_wait_ns = 0;
+  double communication_not_overlapped_ns = 0;
+  bool slow = false;
+  std::string reason;    // "compute", "data preparation", "host overhead", "communication transit"
+  double excess_ns = 0;  // own time over the median rank's, per step
+  double reason_ns = 0;  // the reason component's excess over the median rank's
+};
+
+struct SlowLink {
+  std::string transport;
+  int32_t rank = -1;
+  double bandwidth_gbps = 0;
+  double median_gbps = 0;
+};
+
+struct DivergentStep {
+  int64_t step = kNoStep;
+  int32_t slowest_rank = -1;
+  int32_t fastest_rank = -1;
+  int64_t min_own_ns = 0;
+  int64_t max_own_ns = 0;
+  double spread = 0;  // (max − min) / mean
+};
+
+struct HostClock {
+  std::string host;
+  uint32_t ranks = 0;
+  int64_t offset_ns = 0;       // estimated offset to the first host
+  int64_t uncertainty_ns = 0;  // half the interquartile range; 0 on the reference host
+  uint64_t samples = 0;        // matched collectives the estimate is from
+};
+
+struct ClockAlignment {
+  std::vector<HostClock> hosts;  // by first rank
+  // Same-host end spread of matched collectives (median): the resolution of the check.
+  int64_t same_host_end_spread_ns = 0;
+  std::string Describe() const;
+};
+
+struct RankInfo {
+  int32_t rank = -1;
+  int32_t device_id = -1;
+  std::string host;
+  std::vector<std::string> sources;
+  uint64_t events = 0;
+  uint64_t dropped_records = 0;
+  std::string step_source;
+};
+
+struct ClusterResult {
+  std::vector<RankInfo> ranks;  // by rank
+  int32_t world_size = -1;      // from the metadata; -1 unknown
+  uint64_t dropped_records = 0;
+  std::vector<ClusterStepRow> step_rows;  // by step, ranks then the stage row
+  std::vector<CommOpTiming> comm_ops;     // by step, operation start, name, rank
+  std::vector<CommMatrixEntry> matrix;    // p2p operations with a known peer, by step
+  std::string wait_note;                  // why some waits are not measured; "" if all are
+  std::vector<CommGroup> groups;          // by name
+  uint64_t unmatched_ops = 0;             // operations whose wait no peer could tell
+  std::vector<RankVerdict> verdicts;      // by rank
+  std::vector<SlowLink> slow_links;
+  std::vector<DivergentStep> divergent_steps;  // by spread, largest first
+  ClockAlignment clock;
+};
+
+// `summaries` in any order; the result is ordered by rank, so any split of the ranks
+// (threads, MPI processes) gives the same result.
+ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries);
+
+}  // namespace aiprof::analysis::cluster

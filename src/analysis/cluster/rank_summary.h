@@ -1,0 +1,74 @@
+// What the cluster analysis needs from one rank, and nothing more: the step breakdown
+// rows of the rank's scope, its communication operations with their times, and who the
+// rank is. Built from one rank's AnalysisSet right after its parse; the trace itself is
+// dropped, so `aiprof cluster` holds a model only for the ranks in flight and a few
+// hundred bytes per step and operation for every other rank.
+//
+// A summary serialises to bytes (little-endian, versioned, deterministic: the same
+// summary always gives the same bytes) for the MPI gather to rank 0 and for the on-disk
+// cache beside each rank's raw data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis_set.h"
+#include "analysis/communication_analysis.h"
+#include "model/model.h"
+
+namespace aiprof::analysis::cluster {
+
+inline constexpr int64_t kNoStep = -1;  // an operation outside every step
+
+// One row of the rank's step_trace_time (step_breakdown.h), plus its input wait.
+struct RankStep {
+  int64_t step = kNoStep;
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;  // window end on the scope
+  int64_t computing_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t communication_not_overlapped_ns = 0;
+  int64_t free_ns = 0;
+  int64_t bubble_ns = 0;
+  int64_t preparing_ns = 0;
+  int64_t input_wait_ns = 0;  // data_preparation.h: time the step waited for its input
+
+  int64_t overlapped_ns() const { return communication_ns - communication_not_overlapped_ns; }
+  int64_t stage_ns() const {
+    return computing_ns + communication_not_overlapped_ns + free_ns - bubble_ns;
+  }
+  int64_t communication_not_overlapped_exclude_receive_ns() const {
+    return communication_not_overlapped_ns > bubble_ns ? communication_not_overlapped_ns - bubble_ns
+                                                       : 0;
+  }
+};
+
+struct RankSummary {
+  int32_t rank = -1;
+  int32_t local_rank = -1;
+  int32_t world_size = -1;
+  int32_t device_id = -1;  // -1: a CPU-only rank (its scope is the host process)
+  std::string host;
+  std::vector<std::string> sources;  // the PROF_* directories parsed for this rank
+  std::string step_source;           // StepSourceName
+  uint64_t events = 0;               // slices in the rank's model
+  uint64_t dropped_records = 0;      // overflow drops: shown in every cluster output
+  std::vector<RankStep> steps;       // by step
+  // The rank's operations from its communication analysis (communication_analysis.h),
+  // wait not yet derived from the peers: the merge does that over all ranks.
+  std::vector<CommOpTiming> communication;  // by start
+  std::vector<CommGroup> groups;
+};
+
+// The rank's summary: the scope (device or host process) carrying `rank` with the most
+// busy time, that scope's step rows, the rank's communication operations on that scope,
+// and its identity (model/rank_identity.h).
+RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, int32_t rank,
+                             const std::vector<std::string>& sources);
+
+std::string SerializeRankSummary(const RankSummary& summary);
+// False with `error` set on bytes that are no (current) summary.
+bool DeserializeRankSummary(const std::string& bytes, RankSummary* summary, std::string* error);
+
+}  // namespace aiprof::analysis::cluster

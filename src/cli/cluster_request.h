@@ -1,0 +1,17 @@
+// What `aiprof cluster` was asked to do, shared by the threaded run (cluster_command.cc)
+// and the MPI run (cluster_mpi.cc).
+#pragma once
+
+#include <string>
+
+namespace aiprof::cli {
+
+struct ClusterRequest {
+  std::string input_dir;   // -d: the ranks' PROF_* directories or rank folders
+  std::string output_dir;  // -o: cluster_analysis_output/ goes inside; default: input_dir
+  unsigned outputs = 7;    // exporter::ClusterOutputs bits from -m
+  unsigned jobs = 1;       // ranks in flight per process
+  bool use_cache = true;
+};
+
+}  // namespace aiprof::cli

@@ -1,0 +1,324 @@
+#include "export/cluster/cluster_files.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "export/cluster/cluster_db.h"
+#include "export/csv/summary_writer.h"
+
+namespace aiprof::exporter {
+
+namespace {
+
+using analysis::CommMatrixEntry;
+using analysis::CommOpTiming;
+using analysis::cluster::ClusterResult;
+using analysis::cluster::ClusterStepRow;
+using ordered_json = nlohmann::ordered_json;
+
+// Fixed decimals keep the files identical however the ranks were split.
+double Round(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+double Ms(int64_t ns) {
+  return Round(static_cast<double>(ns) / 1e6, 6);
+}
+
+std::string RankSet(const std::vector<int32_t>& ranks) {
+  std::string text = "(";
+  for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
+  return text + ")";
+}
+
+// The group key of the JSON files: the group's ranks, as msprof-analyze names groups.
+std::map<std::string, std::string> GroupKeys(const ClusterResult& result) {
+  std::map<std::string, std::string> keys;
+  for (const analysis::CommGroup& group : result.groups)
+    keys[group.name] = group.ranks.empty() ? group.name : RankSet(group.ranks);
+  return keys;
+}
+
+std::string GroupKey(const std::map<std::string, std::string>& keys, const std::string& group) {
+  const auto found = keys.find(group);
+  return found == keys.end() ? group : found->second;
+}
+
+template <typename Json>
+bool WriteJson(const Json& json, const std::string& path, std::vector<std::string>* written,
+               std::vector<std::string>* errors) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << json.dump(1, '\t') << "\n";
+  out.close();
+  if (!out) {
+    errors->push_back("cannot write '" + path + "'; check that the directory is writable");
+    return false;
+  }
+  written->push_back(path);
+  return true;
+}
+
+void WriteStepTrace(const ClusterResult& result, const std::string& dir,
+                    std::vector<std::string>* written, std::vector<std::string>* errors) {
+  SummaryTarget target;
+  target.dir = dir;
+  target.written = written;
+  target.errors = errors;
+  SummaryWriter w(target, "cluster_step_trace_time",
+                  {"Step", "Type", "Index", "Computing", "Communication(Not Overlapped)",
+                   "Overlapped", "Communication", "Free", "Stage", "Bubble",
+                   "Communication(Not Overlapped and Exclude Receive)", "Preparing"},
+                  result.step_rows.size(), UINT64_MAX);
+  for (const ClusterStepRow& r : result.step_rows) {
+    if (r.step == analysis::cluster::kNoStep) {
+      w.NotApplicable();
+    } else {
+      w.Number(r.step);
+    }
+    w.PlainText(r.type == ClusterStepRow::Type::kRank ? "rank" : "stage").Text(r.index);
+    w.Micros(r.computing_ns).Micros(r.communication_not_overlapped_ns).Micros(r.overlapped_ns);
+    w.Micros(r.communication_ns).Micros(r.free_ns).Micros(r.stage_ns).Micros(r.bubble_ns);
+    w.Micros(r.communication_not_overlapped_exclude_receive_ns).Micros(r.preparing_ns);
+    w.EndRow();
+  }
+}
+
+// Streamed, not built as one document: a 1,024-rank job has hundreds of thousands of
+// operation rows, and a JSON tree of them costs gigabytes. Layout: step → group →
+// operation → rank, then the group's "Total Op Info" → rank.
+class CommunicationStream {
+ public:
+  explicit CommunicationStream(std::ofstream& out) : out_(out) {}
+
+  void Add(const std::string& step, const std::string& group, const CommOpTiming& op) {
+    if (step != step_ || group != group_) {
+      CloseGroup();
+      if (step != step_) {
+        if (!step_.empty()) out_ << "\n\t}";
+        out_ << (step_.empty() ? "{\n" : ",\n") << "\t" << ordered_json(step).dump() << ": {";
+        first_group_ = true;
+        step_ = step;
+      }
+      out_ << (first_group_ ? "\n" : ",\n") << "\t\t" << ordered_json(group).dump() << ": {";
+      first_group_ = false;
+      group_ = group;
+      op_.clear();
+    }
+    const std::string key = op.key();
+    if (key != op_) {
+      if (!op_.empty()) out_ << "\n\t\t\t}";
+      out_ << (op_.empty() ? "\n" : ",\n") << "\t\t\t" << ordered_json(key).dump() << ": {";
+      op_ = key;
+      first_rank_ = true;
+    }
+    const std::string transport(analysis::TransportTypeName(op.transport));
+    const analysis::CommBandwidthInfo info = op.bandwidth();
+    Rank(op.rank, op.time, {{transport, info}});
+    auto& [time, bandwidths] = totals_[op.rank];
+    time.Add(op.time);
+    bandwidths[transport].Add(info);
+  }
+
+  void Finish() {
+    CloseGroup();
+    out_ << (step_.empty() ? "{}\n" : "\n\t}\n}\n");
+  }
+
+ private:
+  // Formatted directly: half a million small JSON trees cost more than the merge itself.
+  void Rank(int32_t rank, const analysis::CommTimeInfo& t,
+            const std::map<std::string, analysis::CommBandwidthInfo>& bandwidths) {
+    char text[512];
+    std::snprintf(
+        text, sizeof text,
+        "%s\n\t\t\t\t\"%d\": {\"Communication Time Info\": {\"Start Timestamp(us)\": %.3f, "
+        "\"Elapse Time(ms)\": %.6f, \"Transit Time(ms)\": %.6f, \"Wait Time(ms)\": %.6f, "
+        "\"Synchronization Time(ms)\": %.6f, \"Idle Time(ms)\": %.6f, "
+        "\"Wait Time Ratio\": %.4f, \"Synchronization Time Ratio\": %.4f}, "
+        "\"Communication Bandwidth Info\": {",
+        first_rank_ ? "" : ",", rank, static_cast<double>(t.start_ns) / 1e3,
+        static_cast<double>(t.elapse_ns) / 1e6, static_cast<double>(t.transit_ns) / 1e6,
+        static_cast<double>(t.wait_ns) / 1e6, static_cast<double>(t.synchronization_ns) / 1e6,
+        static_cast<double>(t.idle_ns) / 1e6, t.wait_ratio(), t.synchronization_ratio());
+    out_ << text;
+    bool first = true;
+    for (const auto& [transport, b] : bandwidths) {
+      std::snprintf(text, sizeof text,
+                    "%s\"%s\": {\"Transit Time(ms)\": %.6f, \"Transit Size(MB)\": %.6f, "
+                    "\"Bandwidth(GB/s)\": %.4f, \"Large Packet Ratio\": %.4f, "
+                    "\"Size Distribution\": {",
+                    first ? "" : ", ", transport.c_str(), static_cast<double>(b.transit_ns) / 1e6,
+                    b.size_mb(), b.bandwidth_gbps(), b.large_packet_ratio());
+      out_ << text;
+      bool first_size = true;
+      for (const auto& [bytes, entry] : b.size_distribution) {
+        std::snprintf(text, sizeof text, "%s\"%.6f\": [%llu, %.6f]", first_size ? "" : ", ",
+                      static_cast<double>(bytes) / 1e6,
+                      static_cast<unsigned long long>(entry.first),
+                      static_cast<double>(entry.second) / 1e6);
+        out_ << text;
+        first_size = false;
+      }
+      out_ << "}}";
+      first = false;
+    }
+    out_ << "}}";
+    first_rank_ = false;
+  }
+
+  void CloseGroup() {
+    if (group_.empty()) return;
+    out_ << "\n\t\t\t},\n\t\t\t\"Total Op Info\": {";
+    first_rank_ = true;
+    for (const auto& [rank, total] : totals_) Rank(rank, total.first, total.second);
+    out_ << "\n\t\t\t}\n\t\t}";
+    totals_.clear();
+    group_.clear();
+    op_.clear();
+  }
+
+  std::ofstream& out_;
+  std::string step_, group_, op_;
+  bool first_group_ = true, first_rank_ = true;
+  std::map<int32_t,
+           std::pair<analysis::CommTimeInfo, std::map<std::string, analysis::CommBandwidthInfo>>>
+      totals_;
+};
+
+void WriteCommunication(const ClusterResult& result, const std::string& dir,
+                        std::vector<std::string>* written, std::vector<std::string>* errors) {
+  const std::map<std::string, std::string> keys = GroupKeys(result);
+  // The rows are by step, operation and rank; within a step, one group after the other.
+  std::vector<uint32_t> order(result.comm_ops.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const CommOpTiming &x = result.comm_ops[a], &y = result.comm_ops[b];
+    if (x.step != y.step) return x.step < y.step;
+    return x.group < y.group;
+  });
+  const std::string path = dir + "/cluster_communication.json";
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  CommunicationStream stream(out);
+  for (uint32_t i : order) {
+    const CommOpTiming& op = result.comm_ops[i];
+    stream.Add(ClusterStepKey(op.step), GroupKey(keys, op.group), op);
+  }
+  stream.Finish();
+  out.close();
+  if (!out) {
+    errors->push_back("cannot write '" + path + "'; check that the directory is writable");
+    return;
+  }
+  written->push_back(path);
+}
+
+void WriteMatrix(const ClusterResult& result, const std::string& dir,
+                 std::vector<std::string>* written, std::vector<std::string>* errors) {
+  const std::map<std::string, std::string> keys = GroupKeys(result);
+  // A sorted map: an insertion-ordered one looks keys up linearly.
+  nlohmann::json json = nlohmann::json::object();
+  for (const CommMatrixEntry& e : result.matrix) {
+    const std::string link = std::to_string(e.src_rank) + "-" + std::to_string(e.dst_rank);
+    json[ClusterStepKey(e.step)][GroupKey(keys, e.group)][e.name + "@" + e.group][link] = {
+        {"Transport Type", std::string(analysis::TransportTypeName(e.transport))},
+        {"Transit Size(MB)", Round(static_cast<double>(e.bytes) / 1e6, 6)},
+        {"Transit Time(ms)", Ms(e.transit_ns)},
+        {"Bandwidth(GB/s)", Round(e.bandwidth_gbps(), 4)}};
+  }
+  WriteJson(json, dir + "/cluster_communication_matrix.json", written, errors);
+}
+
+void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
+                   std::vector<std::string>* written, std::vector<std::string>* errors) {
+  ordered_json json;
+  json["world_size"] = result.world_size;
+  json["ranks_analysed"] = result.ranks.size();
+  json["dropped_records"] = result.dropped_records;
+  json["unmatched_communication_ops"] = result.unmatched_ops;
+  ordered_json ranks = ordered_json::array();
+  for (const analysis::cluster::RankInfo& r : result.ranks) {
+    ranks.push_back({{"rank", r.rank},
+                     {"host", r.host},
+                     {"device_id", r.device_id},
+                     {"step_source", r.step_source},
+                     {"events", r.events},
+                     {"dropped_records", r.dropped_records},
+                     {"sources", r.sources}});
+  }
+  json["ranks"] = std::move(ranks);
+  ordered_json clock;
+  clock["description"] = result.clock.Describe();
+  clock["same_host_end_spread_ms"] = Ms(result.clock.same_host_end_spread_ns);
+  clock["hosts"] = ordered_json::array();
+  for (const analysis::cluster::HostClock& h : result.clock.hosts) {
+    clock["hosts"].push_back({{"host", h.host},
+                              {"ranks", h.ranks},
+                              {"offset_ms", Ms(h.offset_ns)},
+                              {"uncertainty_ms", Ms(h.uncertainty_ns)},
+                              {"samples", h.samples}});
+  }
+  json["clock_alignment"] = std::move(clock);
+  ordered_json verdicts = ordered_json::array();
+  for (const analysis::cluster::RankVerdict& v : result.verdicts) {
+    verdicts.push_back({{"rank", v.rank},
+                        {"steps", v.steps},
+                        {"own_time_per_step_ms", Round(v.own_ns / 1e6, 6)},
+                        {"computing_per_step_ms", Round(v.computing_ns / 1e6, 6)},
+                        {"data_preparation_per_step_ms", Round(v.preparing_ns / 1e6, 6)},
+                        {"free_per_step_ms", Round(v.free_ns / 1e6, 6)},
+                        {"communication_wait_per_step_ms", Round(v.communication_wait_ns / 1e6, 6)},
+                        {"slow", v.slow},
+                        {"reason", v.reason},
+                        {"excess_per_step_ms", Round(v.excess_ns / 1e6, 6)}});
+  }
+  json["ranks_diagnosis"] = std::move(verdicts);
+  ordered_json links = ordered_json::array();
+  for (const analysis::cluster::SlowLink& l : result.slow_links) {
+    links.push_back({{"transport", l.transport},
+                     {"rank", l.rank},
+                     {"bandwidth_gbps", Round(l.bandwidth_gbps, 4)},
+                     {"median_gbps", Round(l.median_gbps, 4)}});
+  }
+  json["slow_links"] = std::move(links);
+  ordered_json steps = ordered_json::array();
+  for (const analysis::cluster::DivergentStep& d : result.divergent_steps) {
+    steps.push_back({{"step", d.step},
+                     {"slowest_rank", d.slowest_rank},
+                     {"fastest_rank", d.fastest_rank},
+                     {"max_own_ms", Ms(d.max_own_ns)},
+                     {"min_own_ms", Ms(d.min_own_ns)},
+                     {"spread", Round(d.spread, 4)}});
+  }
+  json["divergent_steps"] = std::move(steps);
+  WriteJson(json, dir + "/cluster_base_info.json", written, errors);
+}
+
+}  // namespace
+
+std::string ClusterStepKey(int64_t step) {
+  return step == analysis::cluster::kNoStep ? "step" : "step" + std::to_string(step);
+}
+
+void WriteClusterOutputs(const ClusterResult& result, unsigned outputs, const std::string& dir,
+                         std::vector<std::string>* written, std::vector<std::string>* errors) {
+  const auto selected = [&](ClusterOutputs output) {
+    return (outputs & static_cast<unsigned>(output)) != 0;
+  };
+  if (selected(ClusterOutputs::kStepTrace)) WriteStepTrace(result, dir, written, errors);
+  if (selected(ClusterOutputs::kCommunicationTime))
+    WriteCommunication(result, dir, written, errors);
+  if (selected(ClusterOutputs::kCommunicationMatrix)) WriteMatrix(result, dir, written, errors);
+  WriteBaseInfo(result, dir, written, errors);
+  std::string error;
+  const std::string db = dir + "/cluster.db";
+  if (WriteClusterDb(result, outputs, db, &error)) {
+    written->push_back(db);
+  } else {
+    errors->push_back(error);
+  }
+}
+
+}  // namespace aiprof::exporter

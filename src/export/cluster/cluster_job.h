@@ -1,0 +1,71 @@
+// `aiprof cluster`: finds the ranks under a directory, parses and analyses each rank on its
+// own (at most `jobs` at once, in threads), keeps only its summary
+// (analysis/cluster/rank_summary.h), merges the summaries and writes
+// cluster_analysis_output/ plus a terminal summary. The MPI form (src/cli/cluster_mpi.cc)
+// calls the same three steps with the ranks split across processes.
+//
+// Memory: a rank's model lives only while the rank is in flight, so the peak is about
+//   jobs × (the largest rank's parse peak) + ranks × (its summary: ~100 B per step and
+//   communication operation)
+// (docs/cluster.md gives the measured figures).
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "analysis/cluster/cluster_merge.h"
+#include "analysis/cluster/rank_summary.h"
+
+namespace aiprof::exporter {
+
+// One rank's data: every PROF_* directory whose info.json names the rank (its own window
+// plus those of processes it forked, DataLoader workers for instance).
+struct RankInput {
+  int32_t rank = -1;
+  std::vector<std::string> prof_dirs;
+  uint64_t raw_bytes = 0;
+};
+
+struct RankDiscovery {
+  std::vector<RankInput> ranks;      // by rank
+  std::vector<std::string> skipped;  // "<dir>: why" for PROF_* directories left out
+  std::string error;                 // set when nothing usable was found
+};
+
+// Looks for PROF_* directories in `dir` and up to three levels below it (rank folders,
+// node folders), reading each one's rank from its info.json (model/rank_identity.h).
+RankDiscovery DiscoverRanks(const std::string& dir);
+
+// "Found N rank(s) ..." and one line per skipped directory to `out`.
+void PrintDiscovery(const RankDiscovery& discovery, std::ostream& out);
+
+// Splits the ranks across `parts` processes by raw data size (largest first, each to the
+// least loaded part; deterministic). Returns the indices of part `part`, ascending.
+std::vector<size_t> RanksOfPart(const std::vector<RankInput>& ranks, unsigned parts, unsigned part);
+
+struct SummarizeOptions {
+  unsigned jobs = 1;      // ranks in flight at once
+  bool use_cache = true;  // read/write <PROF_*>/aiprof_output/analysis/cluster_rank_summary.bin
+};
+
+// The summaries of ranks[indices], in that order; a rank that fails (no readable records)
+// is left out with a line in `problems`. Progress lines go to `progress` (may be null).
+std::vector<analysis::cluster::RankSummary> SummarizeRanks(const std::vector<RankInput>& ranks,
+                                                           const std::vector<size_t>& indices,
+                                                           const SummarizeOptions& options,
+                                                           std::vector<std::string>* problems,
+                                                           std::ostream* progress);
+
+struct ClusterWriteOptions {
+  std::string output_dir;  // cluster_analysis_output/ is created inside
+  unsigned outputs = 7;    // ClusterOutputs bits
+};
+
+// Merges, writes the files and prints the terminal summary. Returns the exit code
+// (src/cli/command.h).
+int FinishCluster(std::vector<analysis::cluster::RankSummary> summaries,
+                  const ClusterWriteOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace aiprof::exporter

@@ -1,0 +1,105 @@
+#include "export/cluster/cluster_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <set>
+#include <string>
+
+namespace aiprof::exporter {
+
+namespace {
+
+constexpr size_t kShown = 5;
+
+std::string Ms(double ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f ms", ns / 1e6);
+  return text;
+}
+
+}  // namespace
+
+void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ostream& out) {
+  std::set<std::string> hosts;
+  std::set<int64_t> steps;
+  for (const auto& rank : result.ranks) hosts.insert(rank.host);
+  for (const auto& row : result.step_rows) steps.insert(row.step);
+  out << "aiprof cluster: " << result.ranks.size() << " rank(s)";
+  if (result.world_size > 0) out << " of a world of " << result.world_size;
+  out << " on " << hosts.size() << " host(s), " << steps.size() << " step(s), "
+      << result.comm_ops.size() << " communication op(s); " << result.dropped_records
+      << " dropped records\n";
+  if (result.world_size > 0 && result.ranks.size() < static_cast<size_t>(result.world_size)) {
+    out << "  missing ranks: only " << result.ranks.size() << " of " << result.world_size
+        << " were found; waits on collectives are measured among those present\n";
+  }
+  if (!result.wait_note.empty()) out << "  " << result.wait_note << "\n";
+  out << "Clock alignment: " << result.clock.Describe();
+  if (result.clock.same_host_end_spread_ns > 0)
+    out << "; ends of a collective on one host differ by "
+        << Ms(result.clock.same_host_end_spread_ns) << " (median)";
+  out << "\n";
+
+  std::vector<const analysis::cluster::RankVerdict*> slow;
+  double others_wait = 0;
+  size_t others = 0;
+  for (const auto& v : result.verdicts) {
+    if (v.slow) {
+      slow.push_back(&v);
+    } else {
+      others_wait += v.communication_wait_ns;
+      ++others;
+    }
+  }
+  std::sort(slow.begin(), slow.end(),
+            [](const auto* a, const auto* b) { return a->excess_ns > b->excess_ns; });
+  if (result.verdicts.size() < 2) {
+    out << "Slow ranks: one rank only, nothing to compare\n";
+  } else if (slow.empty()) {
+    out << "Slow ranks: none (every rank's own time per step within 5% of the median rank's)\n";
+  } else {
+    out << "Slow ranks (own time per step = step time less the wait for other ranks, against "
+           "the median rank):\n";
+    for (size_t i = 0; i < slow.size() && i < kShown; ++i) {
+      const auto& v = *slow[i];
+      out << "  rank " << v.rank << " (" << v.host << "): +" << Ms(v.excess_ns)
+          << " per step; why: " << v.reason << " (+" << Ms(v.reason_ns) << " per step)";
+      if (others > 0) {
+        out << "; the other ranks wait " << Ms(others_wait / static_cast<double>(others))
+            << " per step on collectives (it waits " << Ms(v.communication_wait_ns) << ")";
+      }
+      out << "\n";
+    }
+  }
+  if (result.slow_links.empty()) {
+    out << "Slow links: none (no rank below 80% of its link type's median bandwidth)\n";
+  } else {
+    out << "Slow links:\n";
+    for (size_t i = 0; i < result.slow_links.size() && i < kShown; ++i) {
+      const auto& l = result.slow_links[i];
+      char line[160];
+      std::snprintf(line, sizeof line, "  rank %d %s: %.3f GB/s, median %.3f GB/s\n", l.rank,
+                    l.transport.c_str(), l.bandwidth_gbps, l.median_gbps);
+      out << line;
+    }
+  }
+  if (result.divergent_steps.empty()) {
+    out << "Divergent steps: none (ranks' own time within 5% in every step)\n";
+  } else {
+    out << "Divergent steps (" << result.divergent_steps.size() << ", largest spread first):\n";
+    for (size_t i = 0; i < result.divergent_steps.size() && i < kShown; ++i) {
+      const auto& d = result.divergent_steps[i];
+      char line[200];
+      const std::string step = d.step == analysis::cluster::kNoStep
+                                   ? std::string("whole run (no steps)")
+                                   : "step " + std::to_string(d.step);
+      std::snprintf(line, sizeof line, "  %s: rank %d %.3f ms vs rank %d %.3f ms (spread %.0f%%)\n",
+                    step.c_str(), d.slowest_rank, static_cast<double>(d.max_own_ns) / 1e6,
+                    d.fastest_rank, static_cast<double>(d.min_own_ns) / 1e6, d.spread * 100);
+      out << line;
+    }
+  }
+}
+
+}  // namespace aiprof::exporter
