@@ -55,7 +55,9 @@ std::string ReadText(const fs::path& path) {
   return text.str();
 }
 
-// What the cache is valid for: every raw file's path, size and modification time.
+// What the cache is valid for: every raw file's path, size and modification time, and the
+// aiprof binary that computed it (size and modification time of /proc/self/exe), so a new
+// build or upgrade recomputes the summaries instead of reading ones an older analysis made.
 std::string CacheKey(const std::vector<std::string>& files) {
   uint64_t hash = 1469598103934665603ull;  // FNV-1a
   auto mix = [&hash](const void* data, size_t size) {
@@ -64,7 +66,9 @@ std::string CacheKey(const std::vector<std::string>& files) {
       hash *= 1099511628211ull;
     }
   };
-  for (const std::string& file : files) {
+  std::vector<std::string> inputs = files;
+  inputs.push_back("/proc/self/exe");
+  for (const std::string& file : inputs) {
     struct stat info {};
     stat(file.c_str(), &info);
     const int64_t values[] = {static_cast<int64_t>(info.st_size), info.st_mtim.tv_sec,
