@@ -44,36 +44,69 @@ std::vector<uint32_t> SelectOps(const std::vector<CommOp>& communication) {
   return selected;
 }
 
-// The step holding `ts`: a step of the same rank when there is one, else any step.
+// The step holding `ts`: a step of the same rank when there is one, else any step. Where a
+// unit's steps are disjoint (one stepping thread: the usual case) the step is found by
+// binary search; overlapping steps (several stepping threads) keep the first holding step
+// in list order, by a scan.
 class StepLookup {
  public:
   StepLookup(const model::Model& model, const StepList& steps) : steps_(steps) {
     for (uint32_t i = 0; i < steps.steps.size(); ++i) {
       const uint32_t process = model.threads.process[steps.steps[i].thread];
       const int32_t rank = model.processes.rank[process];
-      by_unit_[rank >= 0 ? rank : -1 - static_cast<int64_t>(process)].push_back(i);
+      by_unit_[rank >= 0 ? rank : -1 - static_cast<int64_t>(process)].indices.push_back(i);
     }
+    for (auto& [unit, list] : by_unit_) Index(list);
+    for (uint32_t i = 0; i < steps.steps.size(); ++i) all_.indices.push_back(i);
+    Index(all_);
   }
 
   int64_t StepOf(int64_t unit, int64_t ts) const {
     const auto own = by_unit_.find(unit);
     if (own != by_unit_.end()) {
-      for (uint32_t i : own->second) {
-        if (Holds(i, ts)) return static_cast<int64_t>(steps_.steps[i].step);
-      }
+      const int64_t step = Find(own->second, ts);
+      if (step >= 0) return step;
     }
-    for (uint32_t i = 0; i < steps_.steps.size(); ++i) {
-      if (Holds(i, ts)) return static_cast<int64_t>(steps_.steps[i].step);
-    }
-    return -1;
+    return Find(all_, ts);
   }
 
  private:
+  struct UnitSteps {
+    std::vector<uint32_t> indices;   // list order
+    std::vector<uint32_t> by_begin;  // by begin time, filled when the steps are disjoint
+  };
+
+  void Index(UnitSteps& list) const {
+    std::vector<uint32_t> sorted = list.indices;
+    std::stable_sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) {
+      return steps_.steps[a].begin_ns < steps_.steps[b].begin_ns;
+    });
+    for (size_t k = 1; k < sorted.size(); ++k) {
+      if (steps_.steps[sorted[k]].begin_ns < steps_.steps[sorted[k - 1]].end_ns) return;
+    }
+    list.by_begin = std::move(sorted);
+  }
+
+  int64_t Find(const UnitSteps& list, int64_t ts) const {
+    if (list.by_begin.empty()) {
+      for (uint32_t i : list.indices) {
+        if (Holds(i, ts)) return static_cast<int64_t>(steps_.steps[i].step);
+      }
+      return -1;
+    }
+    auto after =
+        std::upper_bound(list.by_begin.begin(), list.by_begin.end(), ts,
+                         [&](int64_t t, uint32_t i) { return t < steps_.steps[i].begin_ns; });
+    if (after == list.by_begin.begin() || !Holds(*(after - 1), ts)) return -1;
+    return static_cast<int64_t>(steps_.steps[*(after - 1)].step);
+  }
+
   bool Holds(uint32_t i, int64_t ts) const {
     return steps_.steps[i].begin_ns <= ts && ts < steps_.steps[i].end_ns;
   }
   const StepList& steps_;
-  std::unordered_map<int64_t, std::vector<uint32_t>> by_unit_;
+  std::unordered_map<int64_t, UnitSteps> by_unit_;
+  UnitSteps all_;
 };
 
 // Hosts and sizes of the ranks, for the link type.
