@@ -1,7 +1,7 @@
 """A real 4-rank gloo job under `aiprof --task-time=on` (launch mode), rank 3 doing extra
 compute (matrix products) before every step: `aiprof cluster` must name rank 3 as the slow
 rank because of compute, in its terminal summary and in cluster.db, and show the other
-ranks waiting on the collectives for it."""
+ranks waiting on the collectives for it; `aiprof advise` over the same data names it too."""
 
 import csv
 import os
@@ -63,6 +63,15 @@ class ClusterGlooTest(unittest.TestCase):
             self.assertGreater(waits[rank], 0.5 * SLOW_MS * 2 * 0.5, waits)
             self.assertGreater(waits[rank], 2 * waits[SLOW_RANK], waits)
             self.assertGreater(by_rank[SLOW_RANK][4], by_rank[rank][4])
+
+    def test_advise_names_the_slow_rank(self):
+        # The same data given to `aiprof advise` (every rank's PROF_* under the output):
+        # msprof-analyze's slow-rank rule must name the rank with the extra compute.
+        advise = subprocess.run([AIPROF, "advise", "--output=" + self.output,
+                                 "--report-dir=" + os.path.join(self._tmp.name, "advice")],
+                                capture_output=True, text=True, timeout=120)
+        self.assertEqual(advise.returncode, 0, advise.stdout + advise.stderr)
+        self.assertRegex(advise.stdout, r"rank %d is the slow rank: comput" % SLOW_RANK)
 
     def test_step_trace_has_a_row_per_rank(self):
         with open(os.path.join(self.result_dir, "cluster_step_trace_time.csv")) as handle:
