@@ -490,4 +490,28 @@ void RebuildFromOps(CommunicationAnalysis& result) {
   }
 }
 
+void DerivePeerWaitAcrossRanks(const std::vector<CommunicationAnalysis*>& ranks) {
+  std::map<std::string, std::vector<CommunicationAnalysis*>> jobs;
+  for (CommunicationAnalysis* analysis : ranks) {
+    std::string job;
+    for (const model::RankIdentity& identity : analysis->ranks) {
+      if (!identity.job.empty()) job = identity.job;
+    }
+    jobs[job].push_back(analysis);
+  }
+  for (auto& [job, members] : jobs) {
+    if (members.size() < 2) continue;
+    std::vector<CommOpTiming> all;
+    for (const CommunicationAnalysis* analysis : members) {
+      all.insert(all.end(), analysis->ops.begin(), analysis->ops.end());
+    }
+    DerivePeerWait(all);
+    size_t next = 0;
+    for (CommunicationAnalysis* analysis : members) {
+      for (CommOpTiming& op : analysis->ops) op = all[next++];
+      RebuildFromOps(*analysis);
+    }
+  }
+}
+
 }  // namespace aiprof::analysis

@@ -161,4 +161,9 @@ void DerivePeerWait(std::vector<CommOpTiming>& ops);
 // DerivePeerWait changed them.
 void RebuildFromOps(CommunicationAnalysis& analysis);
 
+// Several ranks analysed one by one (one PROF_* each): the ranks of each job (the job key of
+// their identities) get their wait derived together (DerivePeerWait) and their matrix and
+// notes rebuilt. A job with one rank here is left as it is.
+void DerivePeerWaitAcrossRanks(const std::vector<CommunicationAnalysis*>& ranks);
+
 }  // namespace aiprof::analysis

@@ -92,6 +92,11 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
     input.profiles.push_back(
         analysis::advice::MakeProfileInput(*m, *sets.back(), prof.filename().string()));
   }
+  // Ranks given as separate directories: their collectives' wait (and so transit and
+  // bandwidth) needs the other ranks' operations, as aiprof export derives it.
+  std::vector<analysis::CommunicationAnalysis*> ranks;
+  for (auto& set : sets) ranks.push_back(&set->communication_analysis);
+  analysis::DerivePeerWaitAcrossRanks(ranks);
   const analysis::advice::AdviceReport report = analysis::advice::RunAdvice(input, thresholds);
   PrintAdviceReport(report, out, {options.color, 5});
 

@@ -38,16 +38,10 @@ size_t AdviceReport::triggered() const {
 }
 
 const std::vector<const RuleDefinition*>& AllRules() {
-  static const std::vector<const RuleDefinition*> rules = {&DataLoadingRule(),
-                                                           &HostBoundRule(),
-                                                           &SlowStepsRule(),
-                                                           &LowUtilisationRule(),
-                                                           &CommunicationOverlapRule(),
-                                                           &SlowRankRule(),
-                                                           &MemoryRule(),
-                                                           &DominantOperatorsRule(),
-                                                           &HostSyncRule(),
-                                                           &KernelEfficiencyRule()};
+  static const std::vector<const RuleDefinition*> rules = {
+      &DataLoadingRule(),          &HostBoundRule(), &SlowStepsRule(),       &LowUtilisationRule(),
+      &CommunicationOverlapRule(), &SlowRankRule(),  &SlowLinkRule(),        &MemoryRule(),
+      &DominantOperatorsRule(),    &HostSyncRule(),  &KernelEfficiencyRule()};
   return rules;
 }
 

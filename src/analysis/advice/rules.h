@@ -13,6 +13,7 @@ const RuleDefinition& SlowStepsRule();
 const RuleDefinition& LowUtilisationRule();
 const RuleDefinition& CommunicationOverlapRule();
 const RuleDefinition& SlowRankRule();
+const RuleDefinition& SlowLinkRule();
 const RuleDefinition& MemoryRule();
 const RuleDefinition& DominantOperatorsRule();
 const RuleDefinition& HostSyncRule();

@@ -377,30 +377,14 @@ void WriteCommunicationFiles(const analysis::CommunicationAnalysis& a, const std
 
 void CommunicationOutputs::Add(const analysis::CommunicationAnalysis& analysis, std::string dir,
                                std::string database) {
-  std::string job;
-  for (const model::RankIdentity& identity : analysis.ranks) {
-    if (!identity.job.empty()) job = identity.job;
-  }
-  pending_.push_back(Pending{analysis, std::move(job), std::move(dir), std::move(database)});
+  pending_.push_back(Pending{analysis, std::move(dir), std::move(database)});
 }
 
 void CommunicationOutputs::Finish(std::vector<std::string>* written,
                                   std::vector<std::string>* errors) {
-  std::map<std::string, std::vector<Pending*>> jobs;
-  for (Pending& p : pending_) jobs[p.job].push_back(&p);
-  for (auto& [job, ranks] : jobs) {
-    if (ranks.size() < 2) continue;
-    std::vector<CommOpTiming> all;
-    for (const Pending* p : ranks) {
-      all.insert(all.end(), p->analysis.ops.begin(), p->analysis.ops.end());
-    }
-    analysis::DerivePeerWait(all);
-    size_t next = 0;
-    for (Pending* p : ranks) {
-      for (CommOpTiming& op : p->analysis.ops) op = all[next++];
-      analysis::RebuildFromOps(p->analysis);
-    }
-  }
+  std::vector<analysis::CommunicationAnalysis*> ranks;
+  for (Pending& p : pending_) ranks.push_back(&p.analysis);
+  analysis::DerivePeerWaitAcrossRanks(ranks);
   for (const Pending& p : pending_) {
     if (p.analysis.ops.empty()) continue;
     if (!p.dir.empty()) WriteCommunicationFiles(p.analysis, p.dir, written, errors);

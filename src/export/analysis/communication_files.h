@@ -51,7 +51,6 @@ class CommunicationOutputs {
  private:
   struct Pending {
     analysis::CommunicationAnalysis analysis;
-    std::string job;
     std::string dir;
     std::string database;
   };

@@ -52,6 +52,50 @@ TEST(SlowRankRule, OneRankIsNotEvaluated) {
   EXPECT_NE(finding.detail.find("several ranks"), std::string::npos);
 }
 
+// Two ranks each moving 1 MB in 4 all-reduces over an intra-host link: rank 0 in 1000 µs of
+// transit (1 GB/s), rank 1 in `transit_us`; the wait was derived from the peers or not.
+HandBuiltProfiles TwoLinks(int64_t transit_us, WaitSource source = WaitSource::kPeers) {
+  HandBuiltProfiles b;
+  for (int32_t rank = 0; rank < 2; ++rank) {
+    ProfileInput& profile = b.Add("rank " + std::to_string(rank));
+    profile.rank = rank;
+    for (int i = 0; i < 4; ++i) {
+      CommOpTiming op;
+      op.rank = rank;
+      op.transport = TransportType::kIntraHost;
+      op.bytes = 250'000;
+      op.wait_source = source;
+      op.time.transit_ns = (rank == 0 ? 1000 : transit_us) * 1000 / 4;
+      b.Set(static_cast<size_t>(rank)).communication_analysis.ops.push_back(op);
+    }
+  }
+  return b;
+}
+
+TEST(SlowLinkRule, SpreadAboveFivePercentNamesTheRanksLink) {
+  EXPECT_EQ(Evaluate(TwoLinks(1000).input(), "slow_link").status, RuleStatus::kPassed);
+  // 1 GB/s and 1/1.05 GB/s: spread 0.0476 / 0.9762 = 0.0488, just below the threshold.
+  EXPECT_EQ(Evaluate(TwoLinks(1050).input(), "slow_link").status, RuleStatus::kPassed);
+  Finding above = Evaluate(TwoLinks(1200).input(), "slow_link");
+  EXPECT_EQ(above.status, RuleStatus::kTriggered);
+  EXPECT_EQ(above.detail.rfind("rank 1's INTRA_HOST link is slow: 0.833 GB/s", 0), 0u)
+      << above.detail;
+  EXPECT_EQ(above.severity, Severity::kMedium);
+  EXPECT_EQ(Evaluate(TwoLinks(2000).input(), "slow_link").severity, Severity::kHigh);
+}
+
+TEST(SlowLinkRule, TransitThatStillHoldsTheWaitOrOneRankIsNotEvaluated) {
+  Finding unmeasured = Evaluate(TwoLinks(2000, WaitSource::kNotMeasured).input(), "slow_link");
+  EXPECT_EQ(unmeasured.status, RuleStatus::kNotEvaluated);
+  EXPECT_NE(unmeasured.detail.find("wait"), std::string::npos) << unmeasured.detail;
+  HandBuiltProfiles one = TwoLinks(2000);
+  one.Set(1).communication_analysis.ops.clear();
+  EXPECT_EQ(Evaluate(one.input(), "slow_link").status, RuleStatus::kNotEvaluated);
+  HandBuiltProfiles none;
+  none.Add("job");
+  EXPECT_EQ(Evaluate(none.input(), "slow_link").status, RuleStatus::kNotEvaluated);
+}
+
 HandBuiltProfiles Pool(int64_t allocated, int64_t reserved) {
   HandBuiltProfiles b;
   b.Add("job");
