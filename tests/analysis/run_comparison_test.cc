@@ -1,10 +1,11 @@
+#include "analysis/compare/run_comparison.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
 #include "analysis/analysis_set.h"
-#include "analysis/compare/run_comparison.h"
 #include "analysis/hand_built_model.h"
 
 namespace aiprof::analysis {

@@ -8,36 +8,13 @@
 #include <sstream>
 
 #include "export/advice/advice_writers.h"
+#include "export/markup_escape.h"
 
 namespace aiprof::exporter {
 
 namespace advice = analysis::advice;
 
 namespace {
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string Number(double value, int decimals) {
   char buffer[64];
@@ -81,7 +58,7 @@ void BarChart(const advice::AdviceReport& report, std::ostream& out) {
     const advice::Finding& finding = *triggered[i];
     const int y = static_cast<int>(i) * row + 4;
     const double width = std::clamp(finding.impact, 0.0, 1.0) * bar;
-    out << "<text x=\"0\" y=\"" << y + 14 << "\">" << Escape(finding.title) << "</text>"
+    out << "<text x=\"0\" y=\"" << y + 14 << "\">" << EscapeMarkup(finding.title) << "</text>"
         << "<rect x=\"" << label << "\" y=\"" << y << "\" width=\""
         << Number(std::max(width, 1.0), 1) << "\" height=\"16\" fill=\""
         << SeverityColor(finding.severity) << "\"/>"
@@ -121,7 +98,7 @@ void StepChart(const advice::AdviceReport& report, std::ostream& out) {
       out << Number(x, 1) << "," << Number(y, 1) << " ";
     }
     out << "\"/><text x=\"" << left + width - 150 << "\" y=\"" << 18 + 14 * p << "\" fill=\""
-        << color << "\">" << Escape(times.label) << "</text>\n";
+        << color << "\">" << EscapeMarkup(times.label) << "</text>\n";
   }
   out << "</svg>\n";
 }
@@ -129,11 +106,11 @@ void StepChart(const advice::AdviceReport& report, std::ostream& out) {
 void Table(const std::vector<std::string>& columns,
            const std::vector<std::vector<std::string>>& rows, std::ostream& out) {
   out << "<table><tr>";
-  for (const std::string& column : columns) out << "<th>" << Escape(column) << "</th>";
+  for (const std::string& column : columns) out << "<th>" << EscapeMarkup(column) << "</th>";
   out << "</tr>\n";
   for (const auto& row : rows) {
     out << "<tr>";
-    for (const std::string& cell : row) out << "<td>" << Escape(cell) << "</td>";
+    for (const std::string& cell : row) out << "<td>" << EscapeMarkup(cell) << "</td>";
     out << "</tr>\n";
   }
   out << "</table>\n";
@@ -143,12 +120,12 @@ void FindingSection(const advice::Finding& finding, size_t rank, std::ostream& o
   out << "<div class=\"finding\" style=\"border-color:" << SeverityColor(finding.severity)
       << "\">\n<h2>" << rank
       << ". <span class=\"badge\" style=\"background:" << SeverityColor(finding.severity) << "\">"
-      << advice::SeverityName(finding.severity) << "</span>" << Escape(finding.title)
-      << " <span class=\"muted\">(" << Escape(finding.rule) << ")</span></h2>\n<p>"
-      << Escape(finding.detail) << "</p>\n<p class=\"try\"><b>Try:</b> "
-      << Escape(finding.suggestion) << "</p>\n";
+      << advice::SeverityName(finding.severity) << "</span>" << EscapeMarkup(finding.title)
+      << " <span class=\"muted\">(" << EscapeMarkup(finding.rule) << ")</span></h2>\n<p>"
+      << EscapeMarkup(finding.detail) << "</p>\n<p class=\"try\"><b>Try:</b> "
+      << EscapeMarkup(finding.suggestion) << "</p>\n";
   for (const advice::EvidenceTable& table : finding.evidence) {
-    out << "<h3>" << Escape(table.title) << "</h3>\n";
+    out << "<h3>" << EscapeMarkup(table.title) << "</h3>\n";
     Table(table.columns, table.rows, out);
   }
   std::vector<std::vector<std::string>> thresholds;
@@ -159,7 +136,7 @@ void FindingSection(const advice::Finding& finding, size_t rank, std::ostream& o
   Table({"threshold", "value", "unit", "source"}, thresholds, out);
   out << "<p class=\"muted\">Reads: ";
   for (size_t i = 0; i < finding.reads.size(); ++i) {
-    out << (i ? ", " : "") << Escape(finding.reads[i]);
+    out << (i ? ", " : "") << EscapeMarkup(finding.reads[i]);
   }
   out << "</p>\n</div>\n";
 }
@@ -175,8 +152,8 @@ bool WriteAdviceHtml(const advice::AdviceReport& report, const std::string& path
        << report.findings.size() << " rules triggered over " << report.profiles.size()
        << " profile(s).</p>\n<ul>";
   for (size_t i = 0; i < report.profiles.size(); ++i) {
-    html << "<li><b>" << Escape(report.profiles[i])
-         << "</b>: " << Escape(i < report.inputs.size() ? report.inputs[i] : "") << "</li>";
+    html << "<li><b>" << EscapeMarkup(report.profiles[i])
+         << "</b>: " << EscapeMarkup(i < report.inputs.size() ? report.inputs[i] : "") << "</li>";
   }
   html << "</ul>\n";
   if (report.dropped_records > 0) {

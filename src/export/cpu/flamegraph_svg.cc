@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "export/cpu/cpu_outputs.h"
+#include "export/markup_escape.h"
 
 namespace aiprof::exporter {
 
@@ -16,29 +17,6 @@ struct Node {
   uint64_t weight = 0;
   std::map<std::string, Node> children;
 };
-
-std::string Escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // A stable warm colour per name, as flamegraph.pl's "hot" palette.
 std::string Colour(const std::string& name) {
@@ -60,14 +38,14 @@ void Draw(const std::string& name, const Node& node, double x, int depth, int ma
   char pct[32];
   std::snprintf(pct, sizeof(pct), "%.2f",
                 100.0 * static_cast<double>(node.weight) / static_cast<double>(total));
-  out << "<g><title>" << Escape(name) << " (" << node.weight << ' ' << unit << ", " << pct
+  out << "<g><title>" << EscapeMarkup(name) << " (" << node.weight << ' ' << unit << ", " << pct
       << "%)</title><rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << width << "\" height=\""
       << kFrameHeight - 1 << "\" fill=\"" << Colour(name) << "\" rx=\"2\"/>";
   size_t chars = static_cast<size_t>(width / 7);
   if (chars >= 3) {
     std::string label = name.size() <= chars ? name : name.substr(0, chars - 2) + "..";
-    out << "<text x=\"" << x + 3 << "\" y=\"" << y + kFrameHeight - 4 << "\">" << Escape(label)
-        << "</text>";
+    out << "<text x=\"" << x + 3 << "\" y=\"" << y + kFrameHeight - 4 << "\">"
+        << EscapeMarkup(label) << "</text>";
   }
   out << "</g>\n";
   double child_x = x;
@@ -108,7 +86,7 @@ bool WriteFlameGraphSvg(const std::map<std::string, uint64_t>& folded, const std
       << "\" xmlns=\"http://www.w3.org/2000/svg\" font-family=\"Verdana\" font-size=\"11\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"#f8f8f8\"/>\n"
       << "<text x=\"" << kWidth / 2 << "\" y=\"" << kPad + 12
-      << "\" text-anchor=\"middle\" font-size=\"15\">" << Escape(title) << " (" << root.weight
+      << "\" text-anchor=\"middle\" font-size=\"15\">" << EscapeMarkup(title) << " (" << root.weight
       << ' ' << unit << ")</text>\n";
   if (root.weight > 0) {
     double scale = (kWidth - 2 * kPad) / static_cast<double>(root.weight);
