@@ -25,21 +25,15 @@
 
 namespace aiprof::analysis {
 
-struct StepBreakdownRow {
-  uint64_t step = 0;
-  uint32_t scope = 0;  // OverlapResult::scopes index
-  int32_t device_id = -1;
-  int32_t rank = -1;
-  int64_t begin_ns = 0;     // step begin (host)
-  int64_t host_end_ns = 0;  // step end (host)
-  int64_t end_ns = 0;       // window end on the scope
+// The step_trace_time parts of one step and the columns derived from them; the per-rank
+// summaries of aiprof cluster (cluster/rank_summary.h) carry the same parts.
+struct StepParts {
   int64_t computing_ns = 0;
   int64_t communication_ns = 0;
   int64_t communication_not_overlapped_ns = 0;
   int64_t free_ns = 0;
   int64_t bubble_ns = 0;
   int64_t preparing_ns = 0;
-  bool has_tasks = false;  // false: no task in the window, Preparing is 0
 
   int64_t overlapped_ns() const { return communication_ns - communication_not_overlapped_ns; }
   int64_t stage_ns() const {
@@ -49,6 +43,17 @@ struct StepBreakdownRow {
     return communication_not_overlapped_ns > bubble_ns ? communication_not_overlapped_ns - bubble_ns
                                                        : 0;
   }
+};
+
+struct StepBreakdownRow : StepParts {
+  uint64_t step = 0;
+  uint32_t scope = 0;  // OverlapResult::scopes index
+  int32_t device_id = -1;
+  int32_t rank = -1;
+  int64_t begin_ns = 0;     // step begin (host)
+  int64_t host_end_ns = 0;  // step end (host)
+  int64_t end_ns = 0;       // window end on the scope
+  bool has_tasks = false;   // false: no task in the window, Preparing is 0
 };
 
 struct StepBreakdownResult {

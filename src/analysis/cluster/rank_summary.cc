@@ -118,12 +118,7 @@ RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, 
     step.step = set.steps.source == StepSource::kNone ? kNoStep : static_cast<int64_t>(row.step);
     step.begin_ns = row.begin_ns;
     step.end_ns = row.end_ns;
-    step.computing_ns = row.computing_ns;
-    step.communication_ns = row.communication_ns;
-    step.communication_not_overlapped_ns = row.communication_not_overlapped_ns;
-    step.free_ns = row.free_ns;
-    step.bubble_ns = row.bubble_ns;
-    step.preparing_ns = row.preparing_ns;
+    static_cast<StepParts&>(step) = row;
     const auto wait = input_wait.find(row.step);
     if (wait != input_wait.end()) step.input_wait_ns = wait->second;
     summary.steps.push_back(step);

@@ -22,26 +22,11 @@ namespace aiprof::analysis::cluster {
 inline constexpr int64_t kNoStep = -1;  // an operation outside every step
 
 // One row of the rank's step_trace_time (step_breakdown.h), plus its input wait.
-struct RankStep {
+struct RankStep : StepParts {
   int64_t step = kNoStep;
   int64_t begin_ns = 0;
-  int64_t end_ns = 0;  // window end on the scope
-  int64_t computing_ns = 0;
-  int64_t communication_ns = 0;
-  int64_t communication_not_overlapped_ns = 0;
-  int64_t free_ns = 0;
-  int64_t bubble_ns = 0;
-  int64_t preparing_ns = 0;
+  int64_t end_ns = 0;         // window end on the scope
   int64_t input_wait_ns = 0;  // data_preparation.h: time the step waited for its input
-
-  int64_t overlapped_ns() const { return communication_ns - communication_not_overlapped_ns; }
-  int64_t stage_ns() const {
-    return computing_ns + communication_not_overlapped_ns + free_ns - bubble_ns;
-  }
-  int64_t communication_not_overlapped_exclude_receive_ns() const {
-    return communication_not_overlapped_ns > bubble_ns ? communication_not_overlapped_ns - bubble_ns
-                                                       : 0;
-  }
 };
 
 struct RankSummary {
