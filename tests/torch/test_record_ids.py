@@ -1,8 +1,8 @@
 """Record ids come from the torch plugin, not from torch (its callback does not ask for
 needsIds): every operator still has an id that is non-zero and unique in the process, on
 every thread, a record_function range that ends on another thread is closed through it,
-and backward operators keep the sequence numbers that link them to their forward
-operators."""
+backward operators keep the sequence numbers that link them to their forward operators,
+and the names the plugin reads from RecordFunction's members are torch's."""
 
 import collections
 import threading
@@ -69,6 +69,14 @@ class RecordIdsTest(unittest.TestCase):
         self.assertTrue(ranges[0].closed)
         self.assertGreaterEqual(ranges[0].end_ns - ranges[0].start_ns, 10_000_000)
         self.assertTrue(all(e.closed for e in self.events))
+
+    def test_names_of_schema_and_named_record_functions(self):
+        # The plugin reads RecordFunction's name itself: an operator schema's name for
+        # dispatcher operators, the given string for autograd nodes and user ranges.
+        names = {e.name for e in self.events}
+        self.assertLessEqual({"aten::relu", "aten::tanh", "aten::add", "aten::mm"}, names)
+        self.assertTrue([n for n in names if "SinBackward0" in n], sorted(names))
+        self.assertIn("ends elsewhere", names)
 
     def test_backward_operators_keep_forward_sequence_numbers(self):
         forward = {e.sequence_nr for e in self.events
