@@ -26,21 +26,6 @@ AIPROF_EXPORT uint32_t aiprof_intern(const char* text, size_t length) {
 namespace {
 // A record is a header plus at most kMaxExtWords extension words.
 constexpr uint32_t kMaxRecordWords = 1 + aiprof::format::kMaxExtWords;
-
-// The buffer lines a thread writes next are cold (fresh pages, or a block the writer thread
-// just drained on another core), so each first store to one waited for the line to be
-// fetched and owned; at a few records per microsecond those misses filled the store queue
-// and stalled the caller (perf: the record copy was most of aiprof_emit's time). Asking for
-// the line this far ahead, for writing, has it owned before the record reaches it. Not past
-// the block's end: the next block in memory may be another thread's, or one the writer
-// thread is draining.
-constexpr uint32_t kPrefetchAheadBytes = 1024;
-
-// A plain prefetch (PREFETCHT0): PREFETCHW, which would also take ownership, is not on
-// every x86-64 processor, and a line nobody else holds arrives exclusive anyway.
-inline void PrefetchForWrite(const uint8_t* address) {
-  __builtin_prefetch(address, /*rw=*/1, /*locality=*/3);
-}
 }  // namespace
 
 AIPROF_EXPORT int aiprof_emit(const void* record, uint32_t words) {
@@ -51,9 +36,6 @@ AIPROF_EXPORT int aiprof_emit(const void* record, uint32_t words) {
   uint8_t kind = static_cast<const RecordHeader*>(record)->kind;
   uint8_t* at = Reserve(state, bytes, kind);
   if (at == nullptr) return 0;
-  if (__builtin_expect(state->position + kPrefetchAheadBytes < kBlockBytes, 1)) {
-    PrefetchForWrite(at + kPrefetchAheadBytes);
-  }
   // Word by word, inline: for these few words a call to libc's memcpy costs more than the
   // copy (PyTorch operators: 3 words each).
   const auto* from = static_cast<const uint8_t*>(record);
