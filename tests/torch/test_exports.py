@@ -12,7 +12,6 @@ import warnings
 
 import torch
 
-import aiprof
 import aiprof._native
 import aiprof.profiler as aiprof_profiler
 from torch_models import profile_marked_mlp_window
