@@ -492,8 +492,7 @@ std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
 
 // Completes the end word with one 16-byte store. aiprof_emit copies the record 16 bytes
 // at a time right after this; an 8-byte store of the end time alone cannot be forwarded to
-// that wider load, which then waits for the store to reach the cache (measured: the copy was
-// the most expensive part of aiprof_emit).
+// that wider load, which then waits for the store to reach the cache.
 inline void SetEndTime(format::TorchOpEnd& word, uint64_t end) {
 #if defined(__x86_64__)
   uint64_t threads;
