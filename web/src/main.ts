@@ -44,7 +44,9 @@ async function show(): Promise<void> {
   }
 }
 
+// performance.mark()s name the steps of the first page (bench/ui/bench_ui.mjs reports them).
 async function start(): Promise<void> {
+  performance.mark("aiprof:script");
   const nav = document.getElementById("nav")!;
   for (const [id, title] of views) nav.append(el("a", { href: `#${id}` }, title));
   window.addEventListener("hashchange", () => void show());
@@ -52,6 +54,7 @@ async function start(): Promise<void> {
   // first frame waits for one round trip less.
   void tracks();
   const info = await run();
+  performance.mark("aiprof:run");
   const first = info.processes[0];
   document.getElementById("run-name")!.textContent = first
     ? `${first.name} · ${info.prof_dirs.length} PROF dir(s)`

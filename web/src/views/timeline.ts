@@ -167,7 +167,8 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     details,
     selection,
   );
-  root.append(el("div", { id: "timeline-root" }, wrap, side));
+  const timelineRoot = el("div", { id: "timeline-root" }, wrap, side);
+  root.append(timelineRoot);
 
   const ctx = canvas.getContext("2d")!;
   let width = 0;
@@ -252,6 +253,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
           : Promise.resolve({ scopes: [], lanes: [] }),
       ]);
       overlapLaneNames = overlap.lanes;
+      if (!handle.fetches) performance.mark("aiprof:timeline-data");
       handle.fetches++;
       cache = {
         t0,
@@ -496,7 +498,10 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     handle.drawnSpans = drawn;
     handle.frames.push(performance.now() - started);
     if (handle.frames.length > 1000) handle.frames.shift();
-    if (cache && !handle.firstDataFrameAt) handle.firstDataFrameAt = performance.now();
+    if (cache && !handle.firstDataFrameAt) {
+      handle.firstDataFrameAt = performance.now();
+      performance.mark("aiprof:timeline-first-frame");
+    }
   }
 
   function hit(x: number, y: number): { slice: number; count: number; ts: number; dur: number } | null {
@@ -658,11 +663,17 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   });
 
   resize();
-  // Ask for the data before drawing the empty lanes: the first canvas text (font set-up)
-  // costs as much as the round trip on a small machine, so the two overlap.
-  const firstData = fetchWindow();
-  draw();
-  await firstData;
+  performance.mark("aiprof:timeline-layout");
+  // The view stays hidden until its first data is drawn, so that the browser paints and
+  // commits one frame with the lanes, the data and the side panel, rather than one of empty
+  // lanes first: on a small machine that frame's paint and commit held the drawing of the
+  // data back by hundreds of ms.
+  timelineRoot.style.visibility = "hidden";
+  try {
+    await fetchWindow();
+  } finally {
+    timelineRoot.style.visibility = "";
+  }
   wrap.focus();
   void analysis().then((summary: AnalysisSummary) => {
     if (!summary.scopes.length || window.__aiprofTimeline !== handle) return;
