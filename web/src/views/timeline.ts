@@ -354,6 +354,12 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     }
   }
 
+  // Scratch of draw(), kept between frames: per colour, x/y/width of the rectangles to fill;
+  // the span labels to write over them; the markers' x/y.
+  const batches = new Map<string, number[]>();
+  const labels: number[] = [];
+  const markers: number[] = [];
+
   function draw(): void {
     const started = performance.now();
     ctx.clearRect(0, 0, width, height);
@@ -363,6 +369,9 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     ctx.clip();
     let drawn = 0;
     const laneY = new Map<number, number>();
+    batches.forEach((rects) => (rects.length = 0));
+    labels.length = 0;
+    markers.length = 0;
     for (const lane of visibleLanes()) {
       const y = RULER_H + lane.y - scrollY;
       if (lane.kind === "track") laneY.set(lane.id, y);
@@ -381,37 +390,21 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.stroke();
       if (lane.kind === "track") {
         const data = cache?.tracks.get(lane.id);
-        ctx.font = "10px system-ui";
-        let style = "";
         forEachScreenSpan(data?.spans ?? [], v0, v1, nsPerPx(), (depth, ts, end, count, slice, nameIndex) => {
-          const x0 = xOf(ts);
-          const x1 = xOf(end);
-          const left = Math.max(x0, LABEL_W);
-          const w = Math.max(Math.min(x1, width) - left, 1);
+          // Whole pixels: no anti-aliased edges to blend (faster, and sharp).
+          const left = Math.round(Math.max(xOf(ts), LABEL_W));
+          const w = Math.max(Math.round(Math.min(xOf(end), width)) - left, 1);
           const fill = slice === selected ? SELECTED_COLOR : count > 1 ? MERGED_COLOR : cache!.colors[nameIndex];
-          if (fill !== style) ctx.fillStyle = style = fill;
-          ctx.fillRect(left, y + 2 + depth * DEPTH_H, w, DEPTH_H - 1);
+          let rects = batches.get(fill);
+          if (!rects) batches.set(fill, (rects = []));
+          rects.push(left, y + 2 + depth * DEPTH_H, w);
           drawn++;
-          if (w > 36) {
-            const name = cache!.names[nameIndex];
-            ctx.fillStyle = slice === selected ? "#fff" : "#111";
-            style = "";
-            const label = count > 1 ? `${name} +${count - 1}` : name;
-            ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, left + 3, y + 2 + depth * DEPTH_H + 11, w - 4);
-          }
+          if (w > 36) labels.push(left, y + 2 + depth * DEPTH_H, w, count, slice, nameIndex);
         });
-        // One path for all the markers of the lane: one fill instead of one per marker.
-        ctx.fillStyle = "#111";
-        ctx.beginPath();
         for (const [ts] of data?.instants ?? []) {
           const x = xOf(ts);
-          if (x < LABEL_W || x > width) continue;
-          ctx.moveTo(x, y + 1);
-          ctx.lineTo(x - 4, y + 8);
-          ctx.lineTo(x + 4, y + 8);
-          ctx.closePath();
+          if (x >= LABEL_W && x <= width) markers.push(x, y);
         }
-        ctx.fill();
       } else if (lane.kind === "overlap") {
         const lanesData = cache?.overlap.get(lane.id) ?? [];
         ctx.font = "10px system-ui";
@@ -465,6 +458,35 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.font = "11px system-ui";
       ctx.fillText(lane.label, 6, y + 13, LABEL_W - 12);
     }
+    // The slices of every lane, colour by colour (lanes never overlap, and nothing drawn with
+    // the lanes lies under a slice): setting fillStyle parses the colour, and at full zoom-out
+    // neighbours rarely share one, so one change per colour, not per slice.
+    batches.forEach((rects, fill) => {
+      if (!rects.length) return;
+      ctx.fillStyle = fill;
+      for (let i = 0; i < rects.length; i += 3) ctx.fillRect(rects[i], rects[i + 1], rects[i + 2], DEPTH_H - 1);
+    });
+    ctx.font = "10px system-ui";
+    for (let i = 0; i < labels.length; i += 6) {
+      const left = labels[i];
+      const top = labels[i + 1];
+      const w = labels[i + 2];
+      const count = labels[i + 3];
+      const name = cache!.names[labels[i + 5]];
+      ctx.fillStyle = labels[i + 4] === selected ? "#fff" : "#111";
+      const label = count > 1 ? `${name} +${count - 1}` : name;
+      ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, left + 3, top + 11, w - 4);
+    }
+    // Markers over the slices, in one path: one fill instead of one per marker.
+    ctx.fillStyle = "#111";
+    ctx.beginPath();
+    for (let i = 0; i < markers.length; i += 2) {
+      ctx.moveTo(markers[i], markers[i + 1] + 1);
+      ctx.lineTo(markers[i] - 4, markers[i + 1] + 8);
+      ctx.lineTo(markers[i] + 4, markers[i + 1] + 8);
+      ctx.closePath();
+    }
+    ctx.fill();
     if (flowsToggle.checked && cache) {
       ctx.strokeStyle = "rgba(200,60,60,0.7)";
       for (const [fromTrack, fromDepth, fromTs, toTrack, toDepth, toTs] of cache.flows) {
