@@ -41,14 +41,14 @@ export function colorOf(name: string): string {
     hash ^= name.charCodeAt(i);
     hash = Math.imul(hash, 16777619);
   }
-  return HUES[(hash >>> 0) % 360];
+  const hue = (hash >>> 0) % 360;
+  return (hexOfHue[hue] ??= hslToHex(hue, 0.55, 0.62));
 }
 
-// hsl(hue 55% 62%) for every hue, as #rrggbb: a canvas parses a hex colour several times faster
-// than an hsl() one (thousands of fillStyle changes per timeline frame).
-const HUES = Array.from({ length: 360 }, (_, hue) => {
-  const s = 0.55;
-  const l = 0.62;
+// hsl(hue 55% 62%) as #rrggbb, computed once per hue: a canvas parses a hex colour several
+// times faster than an hsl() one (thousands of fillStyle changes per timeline frame).
+const hexOfHue: string[] = [];
+function hslToHex(hue: number, s: number, l: number): string {
   const a = s * Math.min(l, 1 - l);
   const channel = (n: number) => {
     const k = (n + hue / 30) % 12;
@@ -56,4 +56,4 @@ const HUES = Array.from({ length: 360 }, (_, hue) => {
     return Math.round(value * 255).toString(16).padStart(2, "0");
   };
   return `#${channel(0)}${channel(8)}${channel(4)}`;
-});
+}
