@@ -3,7 +3,8 @@
 //   server ready   spawn of `aiprof ui` → URL printed (model loaded + LOD index built)
 //   memory         server RSS vs the model's size (/api/run counts.model_bytes); the peak is
 //                  read once /api/advice has answered (the analyses and the advice are done)
-//   first frame    navigation start → first timeline frame drawn with data, and the same for a
+//   first frame    navigation start → first timeline frame drawn with data (with the page's
+//                  performance marks: script started, /api/run answered, layout, data), and the same for a
 //                  --baseline-events run (default 100,000) started the same way just before:
 //                  the browser's own cost on this machine at this load, which the 10 M figure
 //                  should approach
@@ -59,7 +60,11 @@ async function firstFrame(address) {
   await page.goto(`${address}#timeline`);
   await page.waitForSelector('#view[data-ready="1"]', { timeout: 120000 });
   await page.waitForFunction(() => window.__aiprofTimeline?.firstDataFrameAt > 0);
-  return { browser, page, ms: await page.evaluate(() => window.__aiprofTimeline.firstDataFrameAt) };
+  // The page's own marks (web/src/main.ts, views/timeline.ts) say where the time went.
+  const steps = await page.evaluate(() =>
+    performance.getEntriesByType("mark").map((m) => `${m.name.replace("aiprof:", "")} ${m.startTime.toFixed(0)}`).join(", "),
+  );
+  return { browser, page, steps, ms: await page.evaluate(() => window.__aiprofTimeline.firstDataFrameAt) };
 }
 
 const baselineDir = `${dir}_baseline`;
@@ -76,7 +81,7 @@ const { child: server, address: url } = await startUi(dir);
 const readySeconds = (performance.now() - started) / 1000;
 const readyRss = rssKb(server.pid, "VmRSS");
 
-const { browser, page, ms: firstFrameMs } = await firstFrame(url);
+const { browser, page, steps: firstFrameSteps, ms: firstFrameMs } = await firstFrame(url);
 try {
   const run = await page.evaluate(() => fetch("/api/run").then((r) => r.json()));
   await page.click("#timeline-canvas", { position: { x: 800, y: 5 } });
@@ -116,6 +121,7 @@ try {
   console.log(`server ready: ${readySeconds.toFixed(2)} s (model loaded + index built)`);
   console.log(`analyses and advice done: ${analysedSeconds.toFixed(2)} s after ready (at nice 19, while the page loads and the frames are measured)`);
   console.log(`first timeline frame: ${firstFrameMs.toFixed(0)} ms after navigation start (a ${baselineEvents}-record run just before: ${baselineFrame.ms.toFixed(0)} ms)`);
+  console.log(`first page steps (ms after navigation start): ${firstFrameSteps}`);
   console.log(`memory: model ${(model / 2 ** 20).toFixed(0)} MiB, LOD index ${(run.counts.index_bytes / 2 ** 20).toFixed(0)} MiB, server RSS ${(readyRss / 1024).toFixed(0)} MiB at ready, peak ${(peak / 1024).toFixed(0)} MiB = ${((peak * 1024) / model).toFixed(2)}x the model`);
 } finally {
   await browser.close();

@@ -1,30 +1,24 @@
 // The UI shell: a hash router over the views. Each view renders into <main> and marks it
-// data-ready="1" when its data is shown (the end-to-end tests wait for that).
+// data-ready="1" when its data is shown (the end-to-end tests wait for that). The timeline is
+// part of this module; the other views are separate chunks loaded when first opened, so that
+// the timeline's first frame does not wait for the chart library (web/build.mjs says why).
 import { run, tracks } from "./api";
 import { el } from "./format";
-import { renderOverview } from "./views/overview";
 import { renderTimeline } from "./views/timeline";
-import { renderTable } from "./views/tables";
-import { renderResources } from "./views/resources";
-import { renderAbsent } from "./views/absent";
-import { renderMemory } from "./views/memory";
-import { renderDataPreparation } from "./views/dataprep";
-import { renderAdvice } from "./views/advice";
-import { renderCompare } from "./views/compare";
 
 type View = (root: HTMLElement) => Promise<void | (() => void)>;
 
 const views: [string, string, View][] = [
-  ["overview", "Overview", renderOverview],
+  ["overview", "Overview", async (root) => (await import("./views/overview")).renderOverview(root)],
   ["timeline", "Timeline", renderTimeline],
-  ["operators", "Operators", (root) => renderTable(root, "operators")],
-  ["kernels", "Kernels", (root) => renderTable(root, "kernels")],
-  ["memory", "Memory", renderMemory],
-  ["resources", "Resources", renderResources],
-  ["communication", "Communication", (root) => renderAbsent(root, "communication")],
-  ["dataprep", "Data preparation", renderDataPreparation],
-  ["advice", "Advice", renderAdvice],
-  ["compare", "Compare", renderCompare],
+  ["operators", "Operators", async (root) => (await import("./views/tables")).renderTable(root, "operators")],
+  ["kernels", "Kernels", async (root) => (await import("./views/tables")).renderTable(root, "kernels")],
+  ["memory", "Memory", async (root) => (await import("./views/memory")).renderMemory(root)],
+  ["resources", "Resources", async (root) => (await import("./views/resources")).renderResources(root)],
+  ["communication", "Communication", async (root) => (await import("./views/absent")).renderAbsent(root, "communication")],
+  ["dataprep", "Data preparation", async (root) => (await import("./views/dataprep")).renderDataPreparation(root)],
+  ["advice", "Advice", async (root) => (await import("./views/advice")).renderAdvice(root)],
+  ["compare", "Compare", async (root) => (await import("./views/compare")).renderCompare(root)],
 ];
 
 let cleanup: (() => void) | void;
@@ -50,7 +44,9 @@ async function show(): Promise<void> {
   }
 }
 
+// performance.mark()s name the steps of the first page (bench/ui/bench_ui.mjs reports them).
 async function start(): Promise<void> {
+  performance.mark("aiprof:script");
   const nav = document.getElementById("nav")!;
   for (const [id, title] of views) nav.append(el("a", { href: `#${id}` }, title));
   window.addEventListener("hashchange", () => void show());
@@ -58,6 +54,7 @@ async function start(): Promise<void> {
   // first frame waits for one round trip less.
   void tracks();
   const info = await run();
+  performance.mark("aiprof:run");
   const first = info.processes[0];
   document.getElementById("run-name")!.textContent = first
     ? `${first.name} · ${info.prof_dirs.length} PROF dir(s)`

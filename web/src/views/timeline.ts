@@ -32,12 +32,63 @@ interface Cache {
   nsPerPx: number;
   tracks: Map<number, { spans: Span[]; instants: Instant[] }>;
   names: string[];
+  colors: string[];  // per name, computed once per answer rather than per span and frame
   counters: Map<number, [number, number, number][]>;
   flows: Flow[];
   overlap: Map<number, [number, number][][]>;  // per scope: Computing, Communication, ...
 }
 
 const OVERLAP_COLORS = ["#7fb3e8", "#b38fe8", "#e88f8f", "#c9d1e0"];
+const MERGED_COLOR = "#9aa6b8";
+const SELECTED_COLOR = "#1d4ed8";
+
+// The spans of one track as drawn at `nsPerPx`: the server merged what shares a pixel of the
+// cache's resolution (three times the screen's); zoomed out further, neighbours whose gap and
+// widths are all under one screen pixel are merged here by the same rule (the longest one
+// names the run, a run of several is grey), so a frame draws at most about one rectangle per
+// pixel and row, however many spans the cache holds. Spans come grouped by depth, by time.
+function forEachScreenSpan(
+  spans: Span[],
+  t0: number,
+  t1: number,
+  nsPerPx: number,
+  visit: (depth: number, ts: number, end: number, count: number, slice: number, name: number) => void,
+): void {
+  let depth = -1;
+  let ts = 0;
+  let end = 0;
+  let count = 0;
+  let slice = 0;
+  let name = 0;
+  let longest = 0;
+  let previousEnd = 0;
+  let previousDur = 0;
+  for (const span of spans) {
+    const [d, s, dur, n, id, nameIndex] = span;
+    if (s + dur < t0 || s > t1) continue;
+    if (d === depth && Math.max(s - previousEnd, previousDur, dur) < nsPerPx) {
+      end = Math.max(end, s + dur);
+      count += n;
+      if (dur > longest) {
+        longest = dur;
+        slice = id;
+        name = nameIndex;
+      }
+    } else {
+      if (depth >= 0) visit(depth, ts, end, count, slice, name);
+      depth = d;
+      ts = s;
+      end = s + dur;
+      count = n;
+      slice = id;
+      name = nameIndex;
+      longest = dur;
+    }
+    previousEnd = s + dur;
+    previousDur = dur;
+  }
+  if (depth >= 0) visit(depth, ts, end, count, slice, name);
+}
 
 interface TimelineHandle {
   window: () => [number, number];
@@ -89,6 +140,8 @@ function buildLanes(processes: ProcessTracks[], summary: AnalysisSummary): Lane[
 
 export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   const [info, layout] = await Promise.all([run(), tracks()]);
+  // The ruler walks the steps left to right (the model's come per file and thread).
+  const stepsByStart = [...info.steps].sort((a, b) => a[1] - b[1]);
   // The analyses may still be running on the server: draw the tracks now and add the
   // Overlap Analysis lanes when their results arrive.
   let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [], step_trace: [] });
@@ -114,7 +167,8 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     details,
     selection,
   );
-  root.append(el("div", { id: "timeline-root" }, wrap, side));
+  const timelineRoot = el("div", { id: "timeline-root" }, wrap, side);
+  root.append(timelineRoot);
 
   const ctx = canvas.getContext("2d")!;
   let width = 0;
@@ -199,6 +253,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
           : Promise.resolve({ scopes: [], lanes: [] }),
       ]);
       overlapLaneNames = overlap.lanes;
+      if (!handle.fetches) performance.mark("aiprof:timeline-data");
       handle.fetches++;
       cache = {
         t0,
@@ -206,6 +261,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
         nsPerPx: (t1 - t0) / px,
         tracks: new Map(slices.tracks.map((t) => [t.id, { spans: t.spans, instants: t.instants }])),
         names: slices.names,
+        colors: slices.names.map(colorOf),
         counters: new Map(counterData.series.map((s) => [s.id, s.points])),
         flows: flows.flows,
         overlap: new Map(overlap.scopes.map((s, i) => [i, s.lanes])),
@@ -246,19 +302,42 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   function drawRuler(): void {
     ctx.fillStyle = "#eef1f6";
     ctx.fillRect(0, 0, width, RULER_H);
-    ctx.fillStyle = "rgba(91,156,246,0.18)";
     ctx.font = "10px system-ui";
-    for (const [step, begin, end] of info.steps) {
-      const x0 = xOf(begin);
-      const x1 = xOf(end);
-      if (x1 < LABEL_W || x0 > width) continue;
-      if (step % 2 === 0) ctx.fillRect(Math.max(x0, LABEL_W), 16, Math.min(x1, width) - Math.max(x0, LABEL_W), RULER_H - 16);
+    // Every other step is a band; steps narrower than 2 px could not be told apart, so a run
+    // of them is one band at half the tint (thousands of steps at full zoom-out).
+    let denseLeft = -1;
+    let denseRight = -1;
+    const flushDense = () => {
+      if (denseLeft < 0) return;
+      ctx.fillStyle = "rgba(91,156,246,0.09)";
+      ctx.fillRect(denseLeft, 16, Math.max(denseRight - denseLeft, 1), RULER_H - 16);
+      denseLeft = -1;
+    };
+    for (const [step, begin, end] of stepsByStart) {
+      const x0 = Math.max(xOf(begin), LABEL_W);
+      const x1 = Math.min(xOf(end), width);
+      if (x0 > width) break;
+      if (x1 < LABEL_W) continue;
+      if (x1 - x0 < 2) {
+        if (denseLeft < 0) {
+          denseLeft = x0;
+          denseRight = x1;
+        } else {
+          denseRight = Math.max(denseRight, x1);
+        }
+        continue;
+      }
+      flushDense();
+      if (step % 2 === 0) {
+        ctx.fillStyle = "rgba(91,156,246,0.18)";
+        ctx.fillRect(x0, 16, x1 - x0, RULER_H - 16);
+      }
       if (x1 - x0 > 40) {
         ctx.fillStyle = "#3d5a80";
-        ctx.fillText(`step ${step}`, Math.max(x0, LABEL_W) + 2, RULER_H - 3);
-        ctx.fillStyle = "rgba(91,156,246,0.18)";
+        ctx.fillText(`step ${step}`, x0 + 2, RULER_H - 3);
       }
     }
+    flushDense();
     const spanNs = v1 - v0;
     const target = spanNs / (plotWidth() / 100);
     const decade = Math.pow(10, Math.floor(Math.log10(Math.max(target, 1))));
@@ -275,6 +354,12 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     }
   }
 
+  // Scratch of draw(), kept between frames: per colour, x/y/width of the rectangles to fill;
+  // the span labels to write over them; the markers' x/y.
+  const batches = new Map<string, number[]>();
+  const labels: number[] = [];
+  const markers: number[] = [];
+
   function draw(): void {
     const started = performance.now();
     ctx.clearRect(0, 0, width, height);
@@ -284,6 +369,9 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     ctx.clip();
     let drawn = 0;
     const laneY = new Map<number, number>();
+    batches.forEach((rects) => (rects.length = 0));
+    labels.length = 0;
+    markers.length = 0;
     for (const lane of visibleLanes()) {
       const y = RULER_H + lane.y - scrollY;
       if (lane.kind === "track") laneY.set(lane.id, y);
@@ -302,44 +390,45 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.stroke();
       if (lane.kind === "track") {
         const data = cache?.tracks.get(lane.id);
-        ctx.font = "10px system-ui";
-        for (const [depth, ts, dur, count, slice, nameIndex] of data?.spans ?? []) {
-          const x0 = xOf(ts);
-          const x1 = xOf(ts + dur);
-          if (x1 < LABEL_W || x0 > width) continue;
-          const left = Math.max(x0, LABEL_W);
-          const w = Math.max(Math.min(x1, width) - left, 1);
-          const name = cache!.names[nameIndex];
-          ctx.fillStyle = slice === selected ? "#1d4ed8" : count > 1 ? "#9aa6b8" : colorOf(name);
-          ctx.fillRect(left, y + 2 + depth * DEPTH_H, w, DEPTH_H - 1);
+        forEachScreenSpan(data?.spans ?? [], v0, v1, nsPerPx(), (depth, ts, end, count, slice, nameIndex) => {
+          // Whole pixels: no anti-aliased edges to blend (faster, and sharp).
+          const left = Math.round(Math.max(xOf(ts), LABEL_W));
+          const w = Math.max(Math.round(Math.min(xOf(end), width)) - left, 1);
+          const fill = slice === selected ? SELECTED_COLOR : count > 1 ? MERGED_COLOR : cache!.colors[nameIndex];
+          let rects = batches.get(fill);
+          if (!rects) batches.set(fill, (rects = []));
+          rects.push(left, y + 2 + depth * DEPTH_H, w);
           drawn++;
-          if (w > 36) {
-            ctx.fillStyle = slice === selected ? "#fff" : "#111";
-            const label = count > 1 ? `${name} +${count - 1}` : name;
-            ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, left + 3, y + 2 + depth * DEPTH_H + 11, w - 4);
-          }
-        }
-        ctx.fillStyle = "#111";
+          if (w > 36) labels.push(left, y + 2 + depth * DEPTH_H, w, count, slice, nameIndex);
+        });
         for (const [ts] of data?.instants ?? []) {
           const x = xOf(ts);
-          if (x < LABEL_W || x > width) continue;
-          ctx.beginPath();
-          ctx.moveTo(x, y + 1);
-          ctx.lineTo(x - 4, y + 8);
-          ctx.lineTo(x + 4, y + 8);
-          ctx.fill();
+          if (x >= LABEL_W && x <= width) markers.push(x, y);
         }
       } else if (lane.kind === "overlap") {
         const lanesData = cache?.overlap.get(lane.id) ?? [];
         ctx.font = "10px system-ui";
         lanesData.forEach((intervals, row) => {
           ctx.fillStyle = OVERLAP_COLORS[row];
+          // Intervals that touch within a pixel are drawn as one rectangle.
+          let runLeft = -1;
+          let runRight = -1;
+          const flush = () => {
+            if (runLeft >= 0) ctx.fillRect(runLeft, y + 2 + row * DEPTH_H, Math.max(runRight - runLeft, 1), DEPTH_H - 1);
+          };
           for (const [ts, dur] of intervals) {
             const x0 = Math.max(xOf(ts), LABEL_W);
             const x1 = Math.min(xOf(ts + dur), width);
             if (x1 < LABEL_W || x0 > width) continue;
-            ctx.fillRect(x0, y + 2 + row * DEPTH_H, Math.max(x1 - x0, 1), DEPTH_H - 1);
+            if (runLeft >= 0 && x0 <= runRight + 1) {
+              runRight = Math.max(runRight, x1);
+              continue;
+            }
+            flush();
+            runLeft = x0;
+            runRight = x1;
           }
+          flush();
           ctx.fillStyle = "#445";
           ctx.fillText(overlapLaneNames[row] ?? "", LABEL_W + 4, y + 2 + row * DEPTH_H + 11);
         });
@@ -369,6 +458,35 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.font = "11px system-ui";
       ctx.fillText(lane.label, 6, y + 13, LABEL_W - 12);
     }
+    // The slices of every lane, colour by colour (lanes never overlap, and nothing drawn with
+    // the lanes lies under a slice): setting fillStyle parses the colour, and at full zoom-out
+    // neighbours rarely share one, so one change per colour, not per slice.
+    batches.forEach((rects, fill) => {
+      if (!rects.length) return;
+      ctx.fillStyle = fill;
+      for (let i = 0; i < rects.length; i += 3) ctx.fillRect(rects[i], rects[i + 1], rects[i + 2], DEPTH_H - 1);
+    });
+    ctx.font = "10px system-ui";
+    for (let i = 0; i < labels.length; i += 6) {
+      const left = labels[i];
+      const top = labels[i + 1];
+      const w = labels[i + 2];
+      const count = labels[i + 3];
+      const name = cache!.names[labels[i + 5]];
+      ctx.fillStyle = labels[i + 4] === selected ? "#fff" : "#111";
+      const label = count > 1 ? `${name} +${count - 1}` : name;
+      ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, left + 3, top + 11, w - 4);
+    }
+    // Markers over the slices, in one path: one fill instead of one per marker.
+    ctx.fillStyle = "#111";
+    ctx.beginPath();
+    for (let i = 0; i < markers.length; i += 2) {
+      ctx.moveTo(markers[i], markers[i + 1] + 1);
+      ctx.lineTo(markers[i] - 4, markers[i + 1] + 8);
+      ctx.lineTo(markers[i] + 4, markers[i + 1] + 8);
+      ctx.closePath();
+    }
+    ctx.fill();
     if (flowsToggle.checked && cache) {
       ctx.strokeStyle = "rgba(200,60,60,0.7)";
       for (const [fromTrack, fromDepth, fromTs, toTrack, toDepth, toTs] of cache.flows) {
@@ -402,7 +520,10 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     handle.drawnSpans = drawn;
     handle.frames.push(performance.now() - started);
     if (handle.frames.length > 1000) handle.frames.shift();
-    if (cache && !handle.firstDataFrameAt) handle.firstDataFrameAt = performance.now();
+    if (cache && !handle.firstDataFrameAt) {
+      handle.firstDataFrameAt = performance.now();
+      performance.mark("aiprof:timeline-first-frame");
+    }
   }
 
   function hit(x: number, y: number): { slice: number; count: number; ts: number; dur: number } | null {
@@ -564,11 +685,17 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   });
 
   resize();
-  // Ask for the data before drawing the empty lanes: the first canvas text (font set-up)
-  // costs as much as the round trip on a small machine, so the two overlap.
-  const firstData = fetchWindow();
-  draw();
-  await firstData;
+  performance.mark("aiprof:timeline-layout");
+  // The view stays hidden until its first data is drawn, so that the browser paints and
+  // commits one frame with the lanes, the data and the side panel, rather than one of empty
+  // lanes first: on a small machine that frame's paint and commit held the drawing of the
+  // data back by hundreds of ms.
+  timelineRoot.style.visibility = "hidden";
+  try {
+    await fetchWindow();
+  } finally {
+    timelineRoot.style.visibility = "";
+  }
   wrap.focus();
   void analysis().then((summary: AnalysisSummary) => {
     if (!summary.scopes.length || window.__aiprofTimeline !== handle) return;
