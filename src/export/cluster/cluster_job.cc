@@ -232,7 +232,8 @@ std::vector<RankSummary> SummarizeRanks(const std::vector<RankInput>& ranks,
   const unsigned jobs =
       std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(indices.size())));
   // Cores left over when fewer ranks than cores are in flight go to each rank's parse.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores =
+      options.cores > 0 ? options.cores : std::max(1u, std::thread::hardware_concurrency());
   const unsigned parse_threads = std::max(1u, cores / jobs);
   std::vector<RankSummary> summaries(indices.size());
   std::vector<std::string> failures(indices.size());

@@ -48,6 +48,9 @@ std::vector<size_t> RanksOfPart(const std::vector<RankInput>& ranks, unsigned pa
 struct SummarizeOptions {
   unsigned jobs = 1;      // ranks in flight at once
   bool use_cache = true;  // read/write <PROF_*>/aiprof_output/analysis/cluster_rank_summary.bin
+  // Cores this process may use (0: all of the machine's); those the ranks in flight leave
+  // over go to each rank's parse. MPI processes sharing a machine split its cores.
+  unsigned cores = 0;
 };
 
 // The summaries of ranks[indices], in that order; a rank that fails (no readable records)
