@@ -148,11 +148,14 @@ int RunClusterMpi(const ClusterRequest& request, std::ostream& out, std::ostream
         << " rank(s) in flight in each\n"
         << std::flush;
   }
-  const std::vector<size_t> mine = exporter::RanksOfPart(
-      discovery.ranks, static_cast<unsigned>(size), static_cast<unsigned>(me));
+  // The ranks are a work queue shared by the processes (largest first): a process that is
+  // faster, or less loaded by other work on its machine, takes more of them, as the
+  // threads of one process do.
+  exporter::SummarizeOptions options{jobs, request.use_cache, cores};
+  options.next_ticket = [mpi] { return mpi->next_ticket(); };
   std::vector<std::string> problems;
   const std::vector<analysis::cluster::RankSummary> summaries = exporter::SummarizeRanks(
-      discovery.ranks, mine, {jobs, request.use_cache, cores}, &problems, nullptr);
+      discovery.ranks, exporter::RanksLargestFirst(discovery.ranks), options, &problems, nullptr);
   for (const std::string& problem : problems) err << prefix << problem << "\n";
   const std::string packed = Pack(summaries);
   // Processes that finish their share early wait here asleep instead of spinning in the

@@ -11,15 +11,36 @@
 
 namespace {
 
+MPI_Win ticket_window = MPI_WIN_NULL;
+
 int Init(int* process, int* processes, int* processes_on_host) {
-  if (MPI_Init(nullptr, nullptr) != MPI_SUCCESS) return 1;
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS ||
+      provided < MPI_THREAD_SERIALIZED)
+    return 1;
   MPI_Comm_rank(MPI_COMM_WORLD, process);
   MPI_Comm_size(MPI_COMM_WORLD, processes);
   MPI_Comm host;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, *process, MPI_INFO_NULL, &host);
   MPI_Comm_size(host, processes_on_host);
   MPI_Comm_free(&host);
+  // The ticket counter lives in process 0's window; the others reach it with passive-target
+  // atomics, so process 0 need not answer requests while it parses.
+  uint64_t* counter = nullptr;
+  MPI_Win_allocate(*process == 0 ? sizeof(uint64_t) : 0, sizeof(uint64_t), MPI_INFO_NULL,
+                   MPI_COMM_WORLD, &counter, &ticket_window);
+  if (*process == 0) *counter = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, ticket_window);
   return 0;
+}
+
+uint64_t NextTicket() {
+  const uint64_t one = 1;
+  uint64_t ticket = 0;
+  MPI_Fetch_and_op(&one, &ticket, MPI_UINT64_T, 0, 0, MPI_SUM, ticket_window);
+  MPI_Win_flush(0, ticket_window);
+  return ticket;
 }
 
 void WaitForAll() {
@@ -72,6 +93,8 @@ void Release(char* buffer) {
 }
 
 void Finalize() {
+  MPI_Win_unlock_all(ticket_window);
+  MPI_Win_free(&ticket_window);
   MPI_Finalize();
 }
 
@@ -80,6 +103,6 @@ void Finalize() {
 extern "C" __attribute__((visibility("default"))) const AiprofClusterMpiApi* aiprof_cluster_mpi_api(
     void) {
   static const AiprofClusterMpiApi api{
-      kAiprofClusterMpiAbi, Init, WaitForAll, Gather, Release, Finalize};
+      kAiprofClusterMpiAbi, Init, NextTicket, WaitForAll, Gather, Release, Finalize};
   return &api;
 }
