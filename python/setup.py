@@ -49,7 +49,7 @@ class BuildWithNative(build_py):
         for extension in extensions:
             shutil.copy2(extension, package)
         os.makedirs(os.path.join(package, "lib"), exist_ok=True)
-        for library in ("libaiprof.so", "libaiprof_torch.so"):
+        for library in ("libaiprof.so", "libaiprof_torch.so", "libaiprof_cluster_mpi.so"):
             path = os.path.join(build_dir, "lib", library)
             if os.path.exists(path):
                 shutil.copy2(path, os.path.join(package, "lib"))

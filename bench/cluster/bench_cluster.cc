@@ -1,10 +1,11 @@
 // aiprof cluster at scale, on generated profiles (tests/support/cluster_data_builder.h).
 // Each measured run is a forked child, so its peak RSS is its own.
 //
-//   bench_cluster merge --ranks=1024 --events=1000000 [--dir=PATH]
+//   bench_cluster merge --ranks=1024 --events=1000000 [--jobs=2] [--dir=PATH]
 //     one rank of --events is parsed into its summary, which is copied to --ranks summary
-//     files (as the cache beside each rank's data holds them); measured: read every file,
-//     merge, write cluster_analysis_output/.
+//     files (as the cache beside each rank's data holds them); measured: read every file
+//     (--jobs at once, as aiprof cluster reads its caches), merge, write
+//     cluster_analysis_output/.
 //   bench_cluster raw --ranks=64 --events=1000000 --jobs=2 [--dir=PATH] [--keep]
 //     --ranks PROF_* directories of --events each are written (unless --dir holds them);
 //     measured: discovery, parse + analysis of every rank (--jobs at once), merge, write.
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +24,8 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "analysis/cluster/cluster_merge.h"
 #include "analysis/cluster/rank_summary.h"
@@ -82,7 +86,7 @@ std::vector<RankSummary> SummarizeAll(const std::string& dir, unsigned jobs) {
   return aiprof::exporter::SummarizeRanks(discovery.ranks, all, {jobs, false}, &problems, nullptr);
 }
 
-int Merge(int ranks, uint64_t events, const fs::path& dir) {
+int Merge(int ranks, uint64_t events, unsigned jobs, const fs::path& dir) {
   const fs::path one = dir / "one_rank", summaries = dir / "summaries";
   fs::remove_all(dir);
   aiprof::testing::WriteClusterData(one.string(), Spec(1, events));
@@ -104,24 +108,33 @@ int Merge(int ranks, uint64_t events, const fs::path& dir) {
         << aiprof::analysis::cluster::SerializeRankSummary(copy);
   }
   const Measure m = InChild([&] {
-    std::vector<RankSummary> all;
-    for (int r = 0; r < ranks; ++r) {
-      std::ifstream in(summaries / ("rank" + std::to_string(r) + ".bin"), std::ios::binary);
-      std::stringstream bytes;
-      bytes << in.rdbuf();
-      std::string error;
-      if (!aiprof::analysis::cluster::DeserializeRankSummary(bytes.str(), &all.emplace_back(),
-                                                             &error))
-        return 1;
-    }
+    // Read as `aiprof cluster` reads cached summaries: --jobs files at once.
+    std::vector<RankSummary> all(static_cast<size_t>(ranks));
+    std::atomic<int> next{0}, failed{0};
+    auto reader = [&] {
+      for (int r = next++; r < ranks; r = next++) {
+        std::ifstream in(summaries / ("rank" + std::to_string(r) + ".bin"), std::ios::binary);
+        std::stringstream bytes;
+        bytes << in.rdbuf();
+        std::string error;
+        if (!aiprof::analysis::cluster::DeserializeRankSummary(
+                bytes.str(), &all[static_cast<size_t>(r)], &error))
+          ++failed;
+      }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < jobs; ++t) threads.emplace_back(reader);
+    reader();
+    for (std::thread& thread : threads) thread.join();
+    if (failed > 0) return 1;
     return aiprof::exporter::FinishCluster(std::move(all), {(dir / "out").string(), 7}, std::cout,
                                            std::cerr);
   });
   std::printf(
-      "merge: %d ranks, summary of %llu events each (%zu steps, %zu ops): %.2f s, "
-      "peak %.0f MiB\n",
+      "merge: %d ranks, summary of %llu events each (%zu steps, %zu ops), --jobs=%u: %.2f s "
+      "wall, %.2f s CPU, peak %.0f MiB\n",
       ranks, static_cast<unsigned long long>(events), parsed[0].steps.size(),
-      parsed[0].communication.size(), m.seconds, m.peak_mib);
+      parsed[0].communication.size(), jobs, m.seconds, m.cpu_seconds, m.peak_mib);
   fs::remove_all(dir);
   return 0;
 }
@@ -172,5 +185,5 @@ int main(int argc, char** argv) {
     if (arg.rfind("--dir=", 0) == 0) dir = arg.substr(6);
     if (arg == "--keep") keep = true;
   }
-  return merge ? Merge(ranks, events, dir) : Raw(ranks, events, jobs, dir, keep);
+  return merge ? Merge(ranks, events, jobs, dir) : Raw(ranks, events, jobs, dir, keep);
 }

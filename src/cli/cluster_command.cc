@@ -7,26 +7,15 @@
 #include <memory>
 #include <thread>
 
+#include "cli/cluster_mpi.h"
 #include "cli/cluster_request.h"
 #include "cli/command.h"
 #include "export/cluster/cluster_files.h"
 #include "export/cluster/cluster_job.h"
-#ifdef AIPROF_HAVE_MPI
-#include "cli/cluster_mpi.h"
-#endif
 
 namespace aiprof::cli {
 
 namespace {
-
-// The number of processes an MPI launcher started, from its environment (OpenMPI, PMIx,
-// MPICH/PMI, Slurm's srun with an MPI plugin); 1 when not started by one.
-int MpiProcessesFromEnvironment() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"}) {
-    if (const char* value = std::getenv(name)) return std::max(1, std::atoi(value));
-  }
-  return 1;
-}
 
 int RunThreads(const ClusterRequest& request) {
   const exporter::RankDiscovery discovery = exporter::DiscoverRanks(request.input_dir);
@@ -35,12 +24,14 @@ int RunThreads(const ClusterRequest& request) {
     return kExitUsage;
   }
   exporter::PrintDiscovery(discovery, std::cout);
-  std::cout << "aiprof cluster: " << request.jobs << " rank(s) in flight\n";
+  const unsigned jobs =
+      request.jobs > 0 ? request.jobs : std::max(1u, std::thread::hardware_concurrency());
+  std::cout << "aiprof cluster: " << jobs << " rank(s) in flight\n";
   std::vector<size_t> all(discovery.ranks.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<std::string> problems;
   std::vector<analysis::cluster::RankSummary> summaries = exporter::SummarizeRanks(
-      discovery.ranks, all, {request.jobs, request.use_cache}, &problems, &std::cout);
+      discovery.ranks, all, {jobs, request.use_cache}, &problems, &std::cout);
   for (const std::string& problem : problems) std::cerr << "aiprof cluster: " << problem << "\n";
   return exporter::FinishCluster(std::move(summaries), {request.output_dir, request.outputs},
                                  std::cout, std::cerr);
@@ -69,7 +60,8 @@ void AddClusterCommand(CLI::App& app) {
       ->check(CLI::IsMember({"all", "communication_matrix", "communication_time", "step_trace"}));
   sub->add_option("--jobs", values->jobs,
                   "ranks parsed at once (per process); peak memory grows with it "
-                  "(default: the number of cores)")
+                  "(default: the number of cores; under mpirun, the cores of the host "
+                  "divided by the MPI processes on it)")
       ->check(CLI::PositiveNumber);
   sub->add_flag("--no-cache", values->no_cache,
                 "parse every rank again instead of reading the summary cached beside its data");
@@ -84,25 +76,11 @@ void AddClusterCommand(CLI::App& app) {
         : mode == "communication_time"   ? ClusterOutputs::kCommunicationTime
         : mode == "communication_matrix" ? ClusterOutputs::kCommunicationMatrix
                                          : ClusterOutputs::kAll);
-    request.jobs =
-        values->jobs > 0 ? values->jobs : std::max(1u, std::thread::hardware_concurrency());
+    request.jobs = values->jobs;
     request.use_cache = !values->no_cache;
-    int code = kExitOk;
-    if (MpiProcessesFromEnvironment() > 1) {
-#ifdef AIPROF_HAVE_MPI
-      code = RunClusterMpi(request, std::cout, std::cerr);
-#else
-      std::cerr << "aiprof cluster: started by an MPI launcher as one of "
-                << MpiProcessesFromEnvironment()
-                << " processes, but this aiprof was built without MPI. Install OpenMPI "
-                   "(apt-get install openmpi-bin libopenmpi-dev, or scripts/install-deps.sh) "
-                   "and rebuild aiprof, or run `aiprof cluster` once without mpirun (it "
-                   "parses --jobs ranks at once in threads)\n";
-      code = kExitUsage;
-#endif
-    } else {
-      code = RunThreads(request);
-    }
+    const int code = MpiProcessesFromEnvironment() > 1
+                         ? RunClusterMpi(request, std::cout, std::cerr)
+                         : RunThreads(request);
     if (code != kExitOk) throw CLI::RuntimeError(code);
   });
 }

@@ -1,7 +1,10 @@
-// `mpirun -n K aiprof cluster ...`: the ranks are split across the K processes (shared
-// storage: every process sees the same directory), each summarises its share with the
-// threaded code, the serialised summaries are gathered to MPI rank 0, which merges and
-// writes exactly what a single process would. Built only when CMake finds MPI.
+// `mpirun -n K aiprof cluster ...`: the K processes take the ranks from a shared work
+// queue (shared storage: every process sees the same directory), each summarises what it
+// took with the threaded code, the serialised summaries are gathered to MPI process 0,
+// which merges and writes exactly what a single process would.
+//
+// MPI itself is in libaiprof_cluster_mpi.so (cluster_mpi_plugin.h), loaded here only when
+// a launcher started this process, so `aiprof` does not depend on libmpi.
 #pragma once
 
 #include <iosfwd>
@@ -10,7 +13,12 @@
 
 namespace aiprof::cli {
 
-// Returns this process's exit code.
+// The number of processes an MPI launcher started, from its environment (OpenMPI, PMIx,
+// MPICH/PMI, Slurm's srun with an MPI plugin); 1 when not started by one.
+int MpiProcessesFromEnvironment();
+
+// Returns this process's exit code. `request.jobs` 0: the host's cores shared among the
+// MPI processes on the host.
 int RunClusterMpi(const ClusterRequest& request, std::ostream& out, std::ostream& err);
 
 }  // namespace aiprof::cli

@@ -10,7 +10,7 @@ struct ClusterRequest {
   std::string input_dir;   // -d: the ranks' PROF_* directories or rank folders
   std::string output_dir;  // -o: cluster_analysis_output/ goes inside; default: input_dir
   unsigned outputs = 7;    // exporter::ClusterOutputs bits from -m
-  unsigned jobs = 1;       // ranks in flight per process
+  unsigned jobs = 0;       // ranks in flight per process; 0: its share of the host's cores
   bool use_cache = true;
 };
 

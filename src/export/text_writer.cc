@@ -80,6 +80,17 @@ TextWriter& TextWriter::Double(double value) {
   return *this;
 }
 
+TextWriter& TextWriter::Fixed(double value, int decimals) {
+  // The largest double has 309 integer digits.
+  constexpr size_t kMaxLength = 320 + 17;
+  char* out = Reserve(kMaxLength + static_cast<size_t>(decimals));
+  used_ +=
+      std::to_chars(out, out + kMaxLength + decimals, value, std::chars_format::fixed, decimals)
+          .ptr -
+      out;
+  return *this;
+}
+
 TextWriter& TextWriter::Micros(int64_t ns) {
   char* out = Reserve(32);
   char* p = out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <thread>
 #include <tuple>
 
 namespace aiprof::analysis::cluster {
@@ -47,11 +48,39 @@ std::string RankSet(const std::vector<int32_t>& ranks) {
 // Per rank and step, what the matched collectives made it wait.
 using WaitByStep = std::map<int64_t, int64_t>;
 
+// Rows by step, within a step by rank (summaries are by rank), then the step's stage row.
+// Written straight into the result: a 1,024-rank job has half a million rows.
 void BuildStepRows(const std::vector<RankSummary>& summaries, ClusterResult& result) {
-  std::map<int64_t, std::vector<ClusterStepRow>> by_step;
-  for (const RankSummary& s : summaries) {
-    for (const RankStep& step : s.steps) {
-      ClusterStepRow row;
+  struct Ref {
+    int64_t step;
+    uint32_t summary;
+    uint32_t index;
+  };
+  std::vector<Ref> refs;
+  size_t total = 0;
+  for (const RankSummary& s : summaries) total += s.steps.size();
+  refs.reserve(total);
+  for (uint32_t i = 0; i < summaries.size(); ++i) {
+    for (uint32_t k = 0; k < summaries[i].steps.size(); ++k)
+      refs.push_back({summaries[i].steps[k].step, i, k});
+  }
+  std::stable_sort(refs.begin(), refs.end(),
+                   [](const Ref& a, const Ref& b) { return a.step < b.step; });
+  size_t steps = 0;
+  for (size_t k = 0; k < refs.size(); ++k) steps += k == 0 || refs[k].step != refs[k - 1].step;
+  result.step_rows.reserve(refs.size() + steps);
+  std::vector<int32_t> ranks;
+  for (size_t begin = 0; begin < refs.size();) {
+    const int64_t step_number = refs[begin].step;
+    ClusterStepRow stage;
+    stage.step = step_number;
+    stage.type = ClusterStepRow::Type::kStage;
+    ranks.clear();
+    size_t end = begin;
+    for (; end < refs.size() && refs[end].step == step_number; ++end) {
+      const RankSummary& s = summaries[refs[end].summary];
+      const RankStep& step = s.steps[refs[end].index];
+      ClusterStepRow& row = result.step_rows.emplace_back();
       row.step = step.step;
       row.type = ClusterStepRow::Type::kRank;
       row.index = std::to_string(s.rank);
@@ -65,16 +94,7 @@ void BuildStepRows(const std::vector<RankSummary>& summaries, ClusterResult& res
       row.communication_not_overlapped_exclude_receive_ns =
           step.communication_not_overlapped_exclude_receive_ns();
       row.preparing_ns = step.preparing_ns;
-      by_step[step.step].push_back(std::move(row));
-    }
-  }
-  for (auto& [step, rows] : by_step) {
-    ClusterStepRow stage;
-    stage.step = step;
-    stage.type = ClusterStepRow::Type::kStage;
-    std::vector<int32_t> ranks;
-    for (const ClusterStepRow& row : rows) {
-      ranks.push_back(std::stoi(row.index));
+      ranks.push_back(s.rank);
       stage.computing_ns = std::max(stage.computing_ns, row.computing_ns);
       stage.communication_not_overlapped_ns =
           std::max(stage.communication_not_overlapped_ns, row.communication_not_overlapped_ns);
@@ -89,8 +109,8 @@ void BuildStepRows(const std::vector<RankSummary>& summaries, ClusterResult& res
       stage.preparing_ns = std::max(stage.preparing_ns, row.preparing_ns);
     }
     stage.index = RankSet(ranks);
-    for (ClusterStepRow& row : rows) result.step_rows.push_back(std::move(row));
     result.step_rows.push_back(std::move(stage));
+    begin = end;
   }
 }
 
@@ -390,9 +410,12 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
     result.dropped_records += s.dropped_records;
     if (s.world_size > 0) result.world_size = std::max(result.world_size, s.world_size);
   }
-  BuildStepRows(summaries, result);
+  // The step rows and the communication read different parts of the summaries and fill
+  // different parts of the result: the two largest steps of the merge run side by side.
   std::vector<WaitByStep> waits(summaries.size());
+  std::thread step_rows([&] { BuildStepRows(summaries, result); });
   BuildCommunication(summaries, waits, result);
+  step_rows.join();
   Diagnose(summaries, waits, result);
   FindSlowLinks(result);
   return result;

@@ -215,6 +215,8 @@ bool DeserializeRankSummary(const std::string& bytes, RankSummary* out, std::str
   }
   ok = ok && r.Str(&s.step_source) && r.U64(&s.events) && r.U64(&s.dropped_records) &&
        r.Count(10 * sizeof(int64_t), &count);
+  // Count() checked that the bytes hold `count` entries, so reserving cannot overshoot.
+  if (ok) s.steps.reserve(count);
   for (uint64_t i = 0; ok && i < count; ++i) {
     RankStep& step = s.steps.emplace_back();
     for (int64_t* v : {&step.step, &step.begin_ns, &step.end_ns, &step.computing_ns,
@@ -224,6 +226,7 @@ bool DeserializeRankSummary(const std::string& bytes, RankSummary* out, std::str
     }
   }
   ok = ok && r.Count(116, &count);
+  if (ok) s.communication.reserve(count);
   for (uint64_t i = 0; ok && i < count; ++i) {
     CommOpTiming& op = s.communication.emplace_back();
     uint32_t kind = 0, type = 0, wait_source = 0, transport = 0;

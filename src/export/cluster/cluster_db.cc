@@ -5,7 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <variant>
+#include <string_view>
 #include <vector>
 
 #include "export/cluster/cluster_files.h"
@@ -16,7 +16,46 @@ namespace {
 
 using analysis::CommOpTiming;
 using analysis::cluster::ClusterResult;
-using Value = std::variant<std::monostate, int64_t, double, std::string>;
+
+// One table's prepared INSERT, bound column by column straight from the result: no row
+// objects in between (a 1,024-rank job has a million rows).
+class Insert {
+ public:
+  explicit Insert(sqlite3_stmt* stmt) : stmt_(stmt) {}
+
+  Insert& Int(int64_t value) {
+    sqlite3_bind_int64(stmt_, ++column_, value);
+    return *this;
+  }
+  Insert& Real(double value) {
+    sqlite3_bind_double(stmt_, ++column_, value);
+    return *this;
+  }
+  Insert& Text(std::string_view value) {
+    sqlite3_bind_text(stmt_, ++column_, value.data(), static_cast<int>(value.size()),
+                      SQLITE_TRANSIENT);
+    return *this;
+  }
+  Insert& Null() {
+    sqlite3_bind_null(stmt_, ++column_);
+    return *this;
+  }
+  // A step number; NULL for operations outside every step.
+  Insert& Step(int64_t step) { return step == analysis::cluster::kNoStep ? Null() : Int(step); }
+
+  // Inserts the bound row; after a failure the remaining rows are skipped.
+  void Row() {
+    if (ok_ && sqlite3_step(stmt_) != SQLITE_DONE) ok_ = false;
+    sqlite3_reset(stmt_);
+    column_ = 0;
+  }
+  bool ok() const { return ok_; }
+
+ private:
+  sqlite3_stmt* stmt_;
+  int column_ = 0;
+  bool ok_ = true;
+};
 
 class Database {
  public:
@@ -28,9 +67,10 @@ class Database {
     return false;
   }
 
-  // Creates `table` with `columns` ("name TYPE") and fills it with `rows`.
-  bool Table(const std::string& table, const std::vector<std::string>& columns,
-             const std::vector<std::vector<Value>>& rows) {
+  // Creates `table` with `columns` ("name TYPE") and fills it: `fill(Insert&)` binds and
+  // inserts the rows.
+  template <typename Fill>
+  bool Table(const std::string& table, const std::vector<std::string>& columns, Fill fill) {
     std::string create = "CREATE TABLE " + table + " (",
                 insert = "INSERT INTO " + table + " VALUES (";
     for (size_t i = 0; i < columns.size(); ++i) {
@@ -43,29 +83,11 @@ class Database {
       error_ = sqlite3_errmsg(db_);
       return false;
     }
-    bool ok = true;
-    for (const std::vector<Value>& row : rows) {
-      for (size_t i = 0; i < row.size(); ++i) {
-        const int column = static_cast<int>(i) + 1;
-        if (const auto* v = std::get_if<int64_t>(&row[i])) {
-          sqlite3_bind_int64(stmt, column, *v);
-        } else if (const auto* d = std::get_if<double>(&row[i])) {
-          sqlite3_bind_double(stmt, column, *d);
-        } else if (const auto* s = std::get_if<std::string>(&row[i])) {
-          sqlite3_bind_text(stmt, column, s->data(), static_cast<int>(s->size()), SQLITE_TRANSIENT);
-        } else {
-          sqlite3_bind_null(stmt, column);
-        }
-      }
-      if (sqlite3_step(stmt) != SQLITE_DONE) {
-        error_ = sqlite3_errmsg(db_);
-        ok = false;
-        break;
-      }
-      sqlite3_reset(stmt);
-    }
+    Insert rows(stmt);
+    fill(rows);
+    if (!rows.ok()) error_ = sqlite3_errmsg(db_);
     sqlite3_finalize(stmt);
-    return ok;
+    return rows.ok();
   }
 
   const std::string& error() const { return error_; }
@@ -85,149 +107,175 @@ double Us(int64_t ns) {
 double Ms(int64_t ns) {
   return Round(static_cast<double>(ns) / 1e6, 6);
 }
-Value Step(int64_t step) {
-  return step == analysis::cluster::kNoStep ? Value{} : Value{step};
-}
 
 bool StepTraceTable(Database& db, const ClusterResult& result) {
-  std::vector<std::vector<Value>> rows;
-  for (const analysis::cluster::ClusterStepRow& r : result.step_rows) {
-    rows.push_back(
-        {Step(r.step),
-         std::string(r.type == analysis::cluster::ClusterStepRow::Type::kRank ? "rank" : "stage"),
-         r.index, Us(r.computing_ns), Us(r.communication_not_overlapped_ns), Us(r.overlapped_ns),
-         Us(r.communication_ns), Us(r.free_ns), Us(r.stage_ns), Us(r.bubble_ns),
-         Us(r.communication_not_overlapped_exclude_receive_ns), Us(r.preparing_ns), Value{},
-         Value{}, Value{}});
-  }
   return db.Table(
       "ClusterStepTraceTime",
       {"step INTEGER", "type TEXT", "\"index\" TEXT", "computing REAL",
        "communication_not_overlapped REAL", "overlapped REAL", "communication REAL", "free REAL",
        "stage REAL", "bubble REAL", "communication_not_overlapped_and_exclude_receive REAL",
        "preparing REAL", "dp_index INTEGER", "pp_index INTEGER", "tp_index INTEGER"},
-      rows);
+      [&](Insert& insert) {
+        using Type = analysis::cluster::ClusterStepRow::Type;
+        for (const analysis::cluster::ClusterStepRow& r : result.step_rows) {
+          insert.Step(r.step).Text(r.type == Type::kRank ? "rank" : "stage").Text(r.index);
+          insert.Real(Us(r.computing_ns)).Real(Us(r.communication_not_overlapped_ns));
+          insert.Real(Us(r.overlapped_ns)).Real(Us(r.communication_ns)).Real(Us(r.free_ns));
+          insert.Real(Us(r.stage_ns)).Real(Us(r.bubble_ns));
+          insert.Real(Us(r.communication_not_overlapped_exclude_receive_ns));
+          insert.Real(Us(r.preparing_ns)).Null().Null().Null().Row();
+        }
+      });
 }
 
 bool CommunicationTables(Database& db, const ClusterResult& result) {
-  std::vector<std::vector<Value>> time, bandwidth;
-  for (const CommOpTiming& op : result.comm_ops) {
-    const analysis::CommTimeInfo& t = op.time;
-    time.push_back({ClusterStepKey(op.step), int64_t{op.rank}, op.name, op.group, Us(t.start_ns),
-                    Ms(t.elapse_ns), Ms(t.transit_ns), Ms(t.wait_ns), Ms(t.synchronization_ns),
-                    Ms(t.idle_ns), Round(t.synchronization_ratio(), 4), Round(t.wait_ratio(), 4)});
-    const analysis::CommBandwidthInfo b = op.bandwidth();
-    for (const auto& [bytes, entry] : b.size_distribution) {
-      bandwidth.push_back({ClusterStepKey(op.step), int64_t{op.rank}, op.name, op.group,
-                           std::string(analysis::TransportTypeName(op.transport)),
-                           Round(b.size_mb(), 6), Ms(b.transit_ns), Round(b.bandwidth_gbps(), 4),
-                           Round(b.large_packet_ratio(), 4),
-                           Round(static_cast<double>(bytes) / 1e6, 6),
-                           static_cast<int64_t>(entry.first), Ms(entry.second)});
-    }
-  }
   return db.Table("ClusterCommunicationTime",
                   {"step TEXT", "rank_id INTEGER", "hccl_op_name TEXT", "group_name TEXT",
                    "start_timestamp REAL", "elapsed_time REAL", "transit_time REAL",
                    "wait_time REAL", "synchronization_time REAL", "idle_time REAL",
                    "synchronization_time_ratio REAL", "wait_time_ratio REAL"},
-                  time) &&
+                  [&](Insert& insert) {
+                    for (const CommOpTiming& op : result.comm_ops) {
+                      const analysis::CommTimeInfo& t = op.time;
+                      insert.Text(ClusterStepKey(op.step)).Int(op.rank).Text(op.name);
+                      insert.Text(op.group).Real(Us(t.start_ns)).Real(Ms(t.elapse_ns));
+                      insert.Real(Ms(t.transit_ns)).Real(Ms(t.wait_ns));
+                      insert.Real(Ms(t.synchronization_ns)).Real(Ms(t.idle_ns));
+                      insert.Real(Round(t.synchronization_ratio(), 4));
+                      insert.Real(Round(t.wait_ratio(), 4)).Row();
+                    }
+                  }) &&
          db.Table("ClusterCommunicationBandwidth",
                   {"step TEXT", "rank_id INTEGER", "hccl_op_name TEXT", "group_name TEXT",
                    "band_type TEXT", "transit_size REAL", "transit_time REAL", "bandwidth REAL",
                    "large_packet_ratio REAL", "package_size REAL", "count INTEGER",
                    "total_duration REAL"},
-                  bandwidth);
+                  [&](Insert& insert) {
+                    for (const CommOpTiming& op : result.comm_ops) {
+                      const analysis::CommBandwidthInfo b = op.bandwidth();
+                      for (const auto& [bytes, entry] : b.size_distribution) {
+                        insert.Text(ClusterStepKey(op.step)).Int(op.rank).Text(op.name);
+                        insert.Text(op.group).Text(analysis::TransportTypeName(op.transport));
+                        insert.Real(Round(b.size_mb(), 6)).Real(Ms(b.transit_ns));
+                        insert.Real(Round(b.bandwidth_gbps(), 4));
+                        insert.Real(Round(b.large_packet_ratio(), 4));
+                        insert.Real(Round(static_cast<double>(bytes) / 1e6, 6));
+                        insert.Int(static_cast<int64_t>(entry.first)).Real(Ms(entry.second));
+                        insert.Row();
+                      }
+                    }
+                  });
 }
 
 bool MatrixTable(Database& db, const ClusterResult& result) {
-  std::vector<std::vector<Value>> rows;
-  for (const analysis::CommMatrixEntry& e : result.matrix) {
-    rows.push_back({ClusterStepKey(e.step), e.name, e.group, int64_t{e.src_rank},
-                    int64_t{e.dst_rank}, Round(static_cast<double>(e.bytes) / 1e6, 6),
-                    Ms(e.transit_ns), Round(e.bandwidth_gbps(), 4),
-                    std::string(analysis::TransportTypeName(e.transport)),
-                    std::string(model::CommOpTypeName(e.type))});
-  }
   return db.Table("ClusterCommunicationMatrix",
                   {"step TEXT", "hccl_op_name TEXT", "group_name TEXT", "src_rank INTEGER",
                    "dst_rank INTEGER", "transit_size REAL", "transit_time REAL", "bandwidth REAL",
                    "transport_type TEXT", "op_name TEXT"},
-                  rows);
+                  [&](Insert& insert) {
+                    for (const analysis::CommMatrixEntry& e : result.matrix) {
+                      insert.Text(ClusterStepKey(e.step)).Text(e.name).Text(e.group);
+                      insert.Int(e.src_rank).Int(e.dst_rank);
+                      insert.Real(Round(static_cast<double>(e.bytes) / 1e6, 6));
+                      insert.Real(Ms(e.transit_ns)).Real(Round(e.bandwidth_gbps(), 4));
+                      insert.Text(analysis::TransportTypeName(e.transport));
+                      insert.Text(model::CommOpTypeName(e.type)).Row();
+                    }
+                  });
 }
 
 bool InfoTables(Database& db, const ClusterResult& result) {
-  std::vector<std::vector<Value>> groups, base, hosts, ranks;
-  for (size_t i = 0; i < result.groups.size(); ++i) {
-    std::string rank_set = "(";
-    for (size_t j = 0; j < result.groups[i].ranks.size(); ++j)
-      rank_set += (j ? ", " : "") + std::to_string(result.groups[i].ranks[j]);
-    groups.push_back({std::string("collective"), rank_set + ")", result.groups[i].name,
-                      static_cast<int64_t>(i), result.groups[i].name});
-  }
-  base.push_back({std::string("ranks"), std::to_string(result.ranks.size())});
-  base.push_back({std::string("world_size"), std::to_string(result.world_size)});
-  base.push_back({std::string("dropped_records"), std::to_string(result.dropped_records)});
-  base.push_back(
-      {std::string("unmatched_communication_ops"), std::to_string(result.unmatched_ops)});
-  base.push_back({std::string("clock_alignment"), result.clock.Describe()});
   std::map<std::string, int64_t> host_ids;
-  for (const analysis::cluster::RankInfo& r : result.ranks) {
-    const auto [it, added] = host_ids.try_emplace(r.host, static_cast<int64_t>(host_ids.size()));
-    if (added) hosts.push_back({it->second, r.host});
-    ranks.push_back({int64_t{r.rank}, int64_t{r.device_id}, it->second,
-                     r.sources.empty() ? std::string() : r.sources.front()});
-  }
+  for (const analysis::cluster::RankInfo& r : result.ranks)
+    host_ids.try_emplace(r.host, static_cast<int64_t>(host_ids.size()));
   return db.Table(
              "CommunicationGroupMapping",
              {"type TEXT", "rank_set TEXT", "group_name TEXT", "group_id INTEGER", "pg_name TEXT"},
-             groups) &&
-         db.Table("ClusterBaseInfo", {"key TEXT", "value TEXT"}, base) &&
-         db.Table("HostInfo", {"hostUid INTEGER", "hostName TEXT"}, hosts) &&
+             [&](Insert& insert) {
+               for (size_t i = 0; i < result.groups.size(); ++i) {
+                 const analysis::CommGroup& group = result.groups[i];
+                 std::string rank_set = "(";
+                 for (size_t j = 0; j < group.ranks.size(); ++j)
+                   rank_set += (j ? ", " : "") + std::to_string(group.ranks[j]);
+                 insert.Text("collective").Text(rank_set + ")").Text(group.name);
+                 insert.Int(static_cast<int64_t>(i)).Text(group.name).Row();
+               }
+             }) &&
+         db.Table(
+             "ClusterBaseInfo", {"key TEXT", "value TEXT"},
+             [&](Insert& insert) {
+               insert.Text("ranks").Text(std::to_string(result.ranks.size())).Row();
+               insert.Text("world_size").Text(std::to_string(result.world_size)).Row();
+               insert.Text("dropped_records").Text(std::to_string(result.dropped_records)).Row();
+               insert.Text("unmatched_communication_ops")
+                   .Text(std::to_string(result.unmatched_ops))
+                   .Row();
+               insert.Text("clock_alignment").Text(result.clock.Describe()).Row();
+             }) &&
+         db.Table("HostInfo", {"hostUid INTEGER", "hostName TEXT"},
+                  [&](Insert& insert) {
+                    // In order of first appearance by rank, as the ids were given.
+                    std::vector<const std::string*> names(host_ids.size());
+                    for (const auto& [name, id] : host_ids) names[static_cast<size_t>(id)] = &name;
+                    for (size_t id = 0; id < names.size(); ++id)
+                      insert.Int(static_cast<int64_t>(id)).Text(*names[id]).Row();
+                  }) &&
          db.Table("RankDeviceMap",
                   {"rankId INTEGER", "deviceId INTEGER", "hostUid INTEGER", "profilePath TEXT"},
-                  ranks);
+                  [&](Insert& insert) {
+                    for (const analysis::cluster::RankInfo& r : result.ranks) {
+                      insert.Int(r.rank).Int(r.device_id).Int(host_ids.at(r.host));
+                      insert.Text(r.sources.empty() ? std::string_view("") : r.sources.front());
+                      insert.Row();
+                    }
+                  });
 }
 
 bool DiagnosisTables(Database& db, const ClusterResult& result) {
-  std::vector<std::vector<Value>> verdicts, links, steps, clocks;
-  for (const analysis::cluster::RankVerdict& v : result.verdicts) {
-    verdicts.push_back({int64_t{v.rank}, v.host, static_cast<int64_t>(v.steps),
-                        Round(v.own_ns / 1e6, 6), Round(v.computing_ns / 1e6, 6),
-                        Round(v.preparing_ns / 1e6, 6), Round(v.free_ns / 1e6, 6),
-                        Round(v.communication_wait_ns / 1e6, 6), int64_t{v.slow ? 1 : 0}, v.reason,
-                        Round(v.excess_ns / 1e6, 6), Round(v.reason_ns / 1e6, 6)});
-  }
-  for (const analysis::cluster::SlowLink& l : result.slow_links) {
-    links.push_back(
-        {l.transport, int64_t{l.rank}, Round(l.bandwidth_gbps, 4), Round(l.median_gbps, 4)});
-  }
-  for (const analysis::cluster::DivergentStep& d : result.divergent_steps) {
-    steps.push_back({Step(d.step), int64_t{d.slowest_rank}, int64_t{d.fastest_rank},
-                     Ms(d.max_own_ns), Ms(d.min_own_ns), Round(d.spread, 4)});
-  }
-  for (const analysis::cluster::HostClock& h : result.clock.hosts) {
-    clocks.push_back({h.host, int64_t{h.ranks}, Ms(h.offset_ns), Ms(h.uncertainty_ns),
-                      static_cast<int64_t>(h.samples)});
-  }
   return db.Table("ClusterRankDiagnosis",
                   {"rank_id INTEGER", "host TEXT", "steps INTEGER", "own_time_ms REAL",
                    "computing_ms REAL", "data_preparation_ms REAL", "free_ms REAL",
                    "communication_wait_ms REAL", "slow INTEGER", "reason TEXT", "excess_ms REAL",
                    "reason_excess_ms REAL"},
-                  verdicts) &&
+                  [&](Insert& insert) {
+                    for (const analysis::cluster::RankVerdict& v : result.verdicts) {
+                      insert.Int(v.rank).Text(v.host).Int(static_cast<int64_t>(v.steps));
+                      insert.Real(Round(v.own_ns / 1e6, 6)).Real(Round(v.computing_ns / 1e6, 6));
+                      insert.Real(Round(v.preparing_ns / 1e6, 6)).Real(Round(v.free_ns / 1e6, 6));
+                      insert.Real(Round(v.communication_wait_ns / 1e6, 6)).Int(v.slow ? 1 : 0);
+                      insert.Text(v.reason).Real(Round(v.excess_ns / 1e6, 6));
+                      insert.Real(Round(v.reason_ns / 1e6, 6)).Row();
+                    }
+                  }) &&
          db.Table(
              "ClusterSlowLink",
              {"transport_type TEXT", "rank_id INTEGER", "bandwidth REAL", "median_bandwidth REAL"},
-             links) &&
+             [&](Insert& insert) {
+               for (const analysis::cluster::SlowLink& l : result.slow_links) {
+                 insert.Text(l.transport).Int(l.rank).Real(Round(l.bandwidth_gbps, 4));
+                 insert.Real(Round(l.median_gbps, 4)).Row();
+               }
+             }) &&
          db.Table("ClusterDivergentStep",
                   {"step INTEGER", "slowest_rank INTEGER", "fastest_rank INTEGER",
                    "max_own_time_ms REAL", "min_own_time_ms REAL", "spread REAL"},
-                  steps) &&
+                  [&](Insert& insert) {
+                    for (const analysis::cluster::DivergentStep& d : result.divergent_steps) {
+                      insert.Step(d.step).Int(d.slowest_rank).Int(d.fastest_rank);
+                      insert.Real(Ms(d.max_own_ns)).Real(Ms(d.min_own_ns));
+                      insert.Real(Round(d.spread, 4)).Row();
+                    }
+                  }) &&
          db.Table("ClusterHostClock",
                   {"host TEXT", "ranks INTEGER", "offset_ms REAL", "uncertainty_ms REAL",
                    "samples INTEGER"},
-                  clocks);
+                  [&](Insert& insert) {
+                    for (const analysis::cluster::HostClock& h : result.clock.hosts) {
+                      insert.Text(h.host).Int(h.ranks).Real(Ms(h.offset_ns));
+                      insert.Real(Ms(h.uncertainty_ns)).Int(static_cast<int64_t>(h.samples));
+                      insert.Row();
+                    }
+                  });
 }
 
 }  // namespace

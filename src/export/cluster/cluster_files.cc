@@ -5,9 +5,11 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "export/cluster/cluster_db.h"
 #include "export/csv/summary_writer.h"
+#include "export/text_writer.h"
 
 namespace aiprof::exporter {
 
@@ -42,7 +44,8 @@ std::map<std::string, std::string> GroupKeys(const ClusterResult& result) {
   return keys;
 }
 
-std::string GroupKey(const std::map<std::string, std::string>& keys, const std::string& group) {
+const std::string& GroupKey(const std::map<std::string, std::string>& keys,
+                            const std::string& group) {
   const auto found = keys.find(group);
   return found == keys.end() ? group : found->second;
 }
@@ -91,98 +94,111 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
 // operation → rank, then the group's "Total Op Info" → rank.
 class CommunicationStream {
  public:
-  explicit CommunicationStream(std::ofstream& out) : out_(out) {}
+  explicit CommunicationStream(TextWriter& out) : out_(out) {}
 
+  // `group` is compared by address first: the group keys of a 1,024-rank job are kilobytes
+  // long, and most rows repeat the previous row's group.
   void Add(const std::string& step, const std::string& group, const CommOpTiming& op) {
-    if (step != step_ || group != group_) {
+    const bool same_group = &group == last_group_ || group == group_;
+    if (step != step_ || !same_group) {
       CloseGroup();
       if (step != step_) {
-        if (!step_.empty()) out_ << "\n\t}";
-        out_ << (step_.empty() ? "{\n" : ",\n") << "\t" << ordered_json(step).dump() << ": {";
+        if (!step_.empty()) out_.Raw("\n\t}");
+        out_.Raw(step_.empty() ? "{\n\t" : ",\n\t").Raw(ordered_json(step).dump()).Raw(": {");
         first_group_ = true;
         step_ = step;
       }
-      out_ << (first_group_ ? "\n" : ",\n") << "\t\t" << ordered_json(group).dump() << ": {";
+      out_.Raw(first_group_ ? "\n\t\t" : ",\n\t\t").Raw(ordered_json(group).dump()).Raw(": {");
       first_group_ = false;
       group_ = group;
-      op_.clear();
+      in_op_ = false;
     }
-    const std::string key = op.key();
-    if (key != op_) {
-      if (!op_.empty()) out_ << "\n\t\t\t}";
-      out_ << (op_.empty() ? "\n" : ",\n") << "\t\t\t" << ordered_json(key).dump() << ": {";
-      op_ = key;
+    if (!in_op_ || op.name != op_name_ || op.group != op_group_) {
+      if (in_op_) out_.Raw("\n\t\t\t}");
+      out_.Raw(in_op_ ? ",\n\t\t\t" : "\n\t\t\t").Raw(ordered_json(op.key()).dump()).Raw(": {");
+      op_name_ = op.name;
+      op_group_ = op.group;
+      in_op_ = true;
       first_rank_ = true;
     }
-    const std::string transport(analysis::TransportTypeName(op.transport));
+    last_group_ = &group;
+    const std::string_view transport = analysis::TransportTypeName(op.transport);
     const analysis::CommBandwidthInfo info = op.bandwidth();
-    Rank(op.rank, op.time, {{transport, info}});
+    BeginRank(op.rank, op.time);
+    Bandwidth(transport, info, true);
+    EndRank();
     auto& [time, bandwidths] = totals_[op.rank];
     time.Add(op.time);
-    bandwidths[transport].Add(info);
+    bandwidths[std::string(transport)].Add(info);
   }
 
   void Finish() {
     CloseGroup();
-    out_ << (step_.empty() ? "{}\n" : "\n\t}\n}\n");
+    out_.Raw(step_.empty() ? "{}\n" : "\n\t}\n}\n");
   }
 
  private:
-  // Formatted directly: half a million small JSON trees cost more than the merge itself.
-  void Rank(int32_t rank, const analysis::CommTimeInfo& t,
-            const std::map<std::string, analysis::CommBandwidthInfo>& bandwidths) {
-    char text[512];
-    std::snprintf(
-        text, sizeof text,
-        "%s\n\t\t\t\t\"%d\": {\"Communication Time Info\": {\"Start Timestamp(us)\": %.3f, "
-        "\"Elapse Time(ms)\": %.6f, \"Transit Time(ms)\": %.6f, \"Wait Time(ms)\": %.6f, "
-        "\"Synchronization Time(ms)\": %.6f, \"Idle Time(ms)\": %.6f, "
-        "\"Wait Time Ratio\": %.4f, \"Synchronization Time Ratio\": %.4f}, "
-        "\"Communication Bandwidth Info\": {",
-        first_rank_ ? "" : ",", rank, static_cast<double>(t.start_ns) / 1e3,
-        static_cast<double>(t.elapse_ns) / 1e6, static_cast<double>(t.transit_ns) / 1e6,
-        static_cast<double>(t.wait_ns) / 1e6, static_cast<double>(t.synchronization_ns) / 1e6,
-        static_cast<double>(t.idle_ns) / 1e6, t.wait_ratio(), t.synchronization_ratio());
-    out_ << text;
-    bool first = true;
-    for (const auto& [transport, b] : bandwidths) {
-      std::snprintf(text, sizeof text,
-                    "%s\"%s\": {\"Transit Time(ms)\": %.6f, \"Transit Size(MB)\": %.6f, "
-                    "\"Bandwidth(GB/s)\": %.4f, \"Large Packet Ratio\": %.4f, "
-                    "\"Size Distribution\": {",
-                    first ? "" : ", ", transport.c_str(), static_cast<double>(b.transit_ns) / 1e6,
-                    b.size_mb(), b.bandwidth_gbps(), b.large_packet_ratio());
-      out_ << text;
-      bool first_size = true;
-      for (const auto& [bytes, entry] : b.size_distribution) {
-        std::snprintf(text, sizeof text, "%s\"%.6f\": [%llu, %.6f]", first_size ? "" : ", ",
-                      static_cast<double>(bytes) / 1e6,
-                      static_cast<unsigned long long>(entry.first),
-                      static_cast<double>(entry.second) / 1e6);
-        out_ << text;
-        first_size = false;
-      }
-      out_ << "}}";
-      first = false;
-    }
-    out_ << "}}";
+  // Formatted directly into the writer's buffer: half a million small JSON trees (or
+  // printf calls) cost more than the merge itself.
+  void BeginRank(int32_t rank, const analysis::CommTimeInfo& t) {
+    out_.Raw(first_rank_ ? "\n\t\t\t\t\"" : ",\n\t\t\t\t\"").Int(rank);
+    out_.Raw("\": {\"Communication Time Info\": {\"Start Timestamp(us)\": ")
+        .Fixed(static_cast<double>(t.start_ns) / 1e3, 3);
+    out_.Raw(", \"Elapse Time(ms)\": ").Fixed(static_cast<double>(t.elapse_ns) / 1e6, 6);
+    out_.Raw(", \"Transit Time(ms)\": ").Fixed(static_cast<double>(t.transit_ns) / 1e6, 6);
+    out_.Raw(", \"Wait Time(ms)\": ").Fixed(static_cast<double>(t.wait_ns) / 1e6, 6);
+    out_.Raw(", \"Synchronization Time(ms)\": ")
+        .Fixed(static_cast<double>(t.synchronization_ns) / 1e6, 6);
+    out_.Raw(", \"Idle Time(ms)\": ").Fixed(static_cast<double>(t.idle_ns) / 1e6, 6);
+    out_.Raw(", \"Wait Time Ratio\": ").Fixed(t.wait_ratio(), 4);
+    out_.Raw(", \"Synchronization Time Ratio\": ").Fixed(t.synchronization_ratio(), 4);
+    out_.Raw("}, \"Communication Bandwidth Info\": {");
     first_rank_ = false;
   }
 
-  void CloseGroup() {
-    if (group_.empty()) return;
-    out_ << "\n\t\t\t},\n\t\t\t\"Total Op Info\": {";
-    first_rank_ = true;
-    for (const auto& [rank, total] : totals_) Rank(rank, total.first, total.second);
-    out_ << "\n\t\t\t}\n\t\t}";
-    totals_.clear();
-    group_.clear();
-    op_.clear();
+  void Bandwidth(std::string_view transport, const analysis::CommBandwidthInfo& b, bool first) {
+    out_.Raw(first ? "\"" : ", \"").Raw(transport).Raw("\": {\"Transit Time(ms)\": ");
+    out_.Fixed(static_cast<double>(b.transit_ns) / 1e6, 6);
+    out_.Raw(", \"Transit Size(MB)\": ").Fixed(b.size_mb(), 6);
+    out_.Raw(", \"Bandwidth(GB/s)\": ").Fixed(b.bandwidth_gbps(), 4);
+    out_.Raw(", \"Large Packet Ratio\": ").Fixed(b.large_packet_ratio(), 4);
+    out_.Raw(", \"Size Distribution\": {");
+    bool first_size = true;
+    for (const auto& [bytes, entry] : b.size_distribution) {
+      out_.Raw(first_size ? "\"" : ", \"").Fixed(static_cast<double>(bytes) / 1e6, 6);
+      out_.Raw("\": [").UInt(entry.first).Raw(", ");
+      out_.Fixed(static_cast<double>(entry.second) / 1e6, 6).Char(']');
+      first_size = false;
+    }
+    out_.Raw("}}");
   }
 
-  std::ofstream& out_;
-  std::string step_, group_, op_;
-  bool first_group_ = true, first_rank_ = true;
+  void EndRank() { out_.Raw("}}"); }
+
+  void CloseGroup() {
+    if (group_.empty()) return;
+    out_.Raw("\n\t\t\t},\n\t\t\t\"Total Op Info\": {");
+    first_rank_ = true;
+    for (const auto& [rank, total] : totals_) {
+      BeginRank(rank, total.first);
+      bool first = true;
+      for (const auto& [transport, b] : total.second) {
+        Bandwidth(transport, b, first);
+        first = false;
+      }
+      EndRank();
+    }
+    out_.Raw("\n\t\t\t}\n\t\t}");
+    totals_.clear();
+    group_.clear();
+    last_group_ = nullptr;
+    in_op_ = false;
+  }
+
+  TextWriter& out_;
+  std::string step_, group_, op_name_, op_group_;
+  const std::string* last_group_ = nullptr;
+  bool first_group_ = true, first_rank_ = true, in_op_ = false;
   std::map<int32_t,
            std::pair<analysis::CommTimeInfo, std::map<std::string, analysis::CommBandwidthInfo>>>
       totals_;
@@ -200,16 +216,17 @@ void WriteCommunication(const ClusterResult& result, const std::string& dir,
     return x.group < y.group;
   });
   const std::string path = dir + "/cluster_communication.json";
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  TextWriter out;
+  std::string error;
+  out.Open(path, &error);
   CommunicationStream stream(out);
   for (uint32_t i : order) {
     const CommOpTiming& op = result.comm_ops[i];
     stream.Add(ClusterStepKey(op.step), GroupKey(keys, op.group), op);
   }
   stream.Finish();
-  out.close();
-  if (!out) {
-    errors->push_back("cannot write '" + path + "'; check that the directory is writable");
+  if (!out.Close()) {
+    errors->push_back(out.error() + "; check that the directory is writable");
     return;
   }
   written->push_back(path);
@@ -307,17 +324,21 @@ void WriteClusterOutputs(const ClusterResult& result, unsigned outputs, const st
   const auto selected = [&](ClusterOutputs output) {
     return (outputs & static_cast<unsigned>(output)) != 0;
   };
+  // cluster.db in a second thread: it and the text files take about as long as each other,
+  // and each reads only `result`. The paths keep their order (files, then the db).
+  std::string db_error;
+  const std::string db = dir + "/cluster.db";
+  std::thread db_writer([&] { WriteClusterDb(result, outputs, db, &db_error); });
   if (selected(ClusterOutputs::kStepTrace)) WriteStepTrace(result, dir, written, errors);
   if (selected(ClusterOutputs::kCommunicationTime))
     WriteCommunication(result, dir, written, errors);
   if (selected(ClusterOutputs::kCommunicationMatrix)) WriteMatrix(result, dir, written, errors);
   WriteBaseInfo(result, dir, written, errors);
-  std::string error;
-  const std::string db = dir + "/cluster.db";
-  if (WriteClusterDb(result, outputs, db, &error)) {
+  db_writer.join();
+  if (db_error.empty()) {
     written->push_back(db);
   } else {
-    errors->push_back(error);
+    errors->push_back(db_error);
   }
 }
 

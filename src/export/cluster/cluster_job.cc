@@ -206,22 +206,12 @@ void PrintDiscovery(const RankDiscovery& discovery, std::ostream& out) {
     out << "  ... and " << discovery.skipped.size() - kListed << " more skipped the same way\n";
 }
 
-std::vector<size_t> RanksOfPart(const std::vector<RankInput>& ranks, unsigned parts,
-                                unsigned part) {
+std::vector<size_t> RanksLargestFirst(const std::vector<RankInput>& ranks) {
   std::vector<size_t> order(ranks.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return ranks[a].raw_bytes > ranks[b].raw_bytes; });
-  std::vector<uint64_t> load(std::max(1u, parts), 0);
-  std::vector<size_t> mine;
-  for (size_t i : order) {
-    const size_t least =
-        static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    load[least] += ranks[i].raw_bytes + 1;  // + 1: empty ranks still spread
-    if (least == part) mine.push_back(i);
-  }
-  std::sort(mine.begin(), mine.end());
-  return mine;
+  return order;
 }
 
 std::vector<RankSummary> SummarizeRanks(const std::vector<RankInput>& ranks,
@@ -232,15 +222,22 @@ std::vector<RankSummary> SummarizeRanks(const std::vector<RankInput>& ranks,
   const unsigned jobs =
       std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(indices.size())));
   // Cores left over when fewer ranks than cores are in flight go to each rank's parse.
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores =
+      options.cores > 0 ? options.cores : std::max(1u, std::thread::hardware_concurrency());
   const unsigned parse_threads = std::max(1u, cores / jobs);
   std::vector<RankSummary> summaries(indices.size());
   std::vector<std::string> failures(indices.size());
-  std::vector<uint8_t> ok(indices.size(), 0);
+  std::vector<uint8_t> ok(indices.size(), 0), taken(indices.size(), 0);
   std::atomic<size_t> next{0};
-  std::mutex progress_lock;
+  std::mutex progress_lock, ticket_lock;
+  auto take = [&]() -> size_t {
+    if (!options.next_ticket) return next++;
+    std::lock_guard<std::mutex> lock(ticket_lock);
+    return static_cast<size_t>(std::min<uint64_t>(options.next_ticket(), indices.size()));
+  };
   auto worker = [&] {
-    for (size_t i = next++; i < indices.size(); i = next++) {
+    for (size_t i = take(); i < indices.size(); i = take()) {
+      taken[i] = 1;
       const RankInput& input = ranks[indices[i]];
       const auto begin = std::chrono::steady_clock::now();
       bool cached = false;
@@ -267,7 +264,7 @@ std::vector<RankSummary> SummarizeRanks(const std::vector<RankInput>& ranks,
   for (size_t i = 0; i < indices.size(); ++i) {
     if (ok[i]) {
       result.push_back(std::move(summaries[i]));
-    } else {
+    } else if (taken[i]) {
       problems->push_back(failures[i]);
     }
   }

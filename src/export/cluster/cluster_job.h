@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -41,16 +42,24 @@ RankDiscovery DiscoverRanks(const std::string& dir);
 // "Found N rank(s) ..." and one line per skipped directory to `out`.
 void PrintDiscovery(const RankDiscovery& discovery, std::ostream& out);
 
-// Splits the ranks across `parts` processes by raw data size (largest first, each to the
-// least loaded part; deterministic). Returns the indices of part `part`, ascending.
-std::vector<size_t> RanksOfPart(const std::vector<RankInput>& ranks, unsigned parts, unsigned part);
-
 struct SummarizeOptions {
   unsigned jobs = 1;      // ranks in flight at once
   bool use_cache = true;  // read/write <PROF_*>/aiprof_output/analysis/cluster_rank_summary.bin
+  // Cores this process may use (0: all of the machine's); those the ranks in flight leave
+  // over go to each rank's parse. MPI processes sharing a machine split its cores.
+  unsigned cores = 0;
+  // Set: a work queue shared with other processes (MPI). Each rank to summarise is
+  // indices[next_ticket()] until the tickets pass the end; the call is serialised.
+  // Unset: every index is summarised here.
+  std::function<uint64_t()> next_ticket = nullptr;
 };
 
-// The summaries of ranks[indices], in that order; a rank that fails (no readable records)
+// The indices of `ranks`, largest raw data first (ties by index): the order a work queue
+// hands them out in, so the long ranks do not come last.
+std::vector<size_t> RanksLargestFirst(const std::vector<RankInput>& ranks);
+
+// The summaries of ranks[indices] (those this process took, with next_ticket), in that
+// order; a rank that fails (no readable records)
 // is left out with a line in `problems`. Progress lines go to `progress` (may be null).
 std::vector<analysis::cluster::RankSummary> SummarizeRanks(const std::vector<RankInput>& ranks,
                                                            const std::vector<size_t>& indices,

@@ -7,6 +7,10 @@ set -euo pipefail
 aiprof=$1 testdata=$2 mpirun=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# MPI stays behind the plugin: the aiprof executable itself does not load libmpi.
+if ldd "$aiprof" | grep -q libmpi; then
+  echo "aiprof links libmpi; only libaiprof_cluster_mpi.so may:"; ldd "$aiprof"; exit 1
+fi
 "$testdata" "$work/data" 12 4 50 2 >/dev/null
 # CI runs as root; OpenMPI refuses that without both the flag and the variables.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1

@@ -12,6 +12,7 @@
 #include "export/cluster/cluster_files.h"
 #include "export/cluster/cluster_job.h"
 #include "export/cluster/cluster_report.h"
+#include "export/text_writer.h"
 #include "support/cluster_data_builder.h"
 
 namespace aiprof {
@@ -221,6 +222,32 @@ TEST_F(ClusterTest, SummaryBytesRoundTripAndTheSplitDoesNotChangeTheResult) {
               ReadFile(b / exporter::kClusterOutputDir / file))
         << file;
   }
+}
+
+// cluster_communication.json's numbers come from TextWriter::Fixed (std::to_chars) instead
+// of printf: the characters must be the same, rounding, signs and zeros included.
+TEST_F(ClusterTest, FixedNumbersAreThePrintfCharacters) {
+  const double values[] = {0.0,        -0.0,      0.5,       1.5,          2.5,     0.0000005,
+                           0.0000015,  -0.000001, 123.4565,  1e-12,        -1e-12,  999999.9999995,
+                           1e15 + 0.3, 3.0 / 7.0, -22.0 / 7, 1e6 / 3.0,    0.125,   0.0625,
+                           1.0e308,    -2.5e-5,   1.2345e9,  17179869.184, 0.00005, 0.00015};
+  const fs::path path = dir_ / "fixed.txt";
+  std::string expected;
+  {
+    exporter::TextWriter out;
+    std::string error;
+    ASSERT_TRUE(out.Open(path.string(), &error)) << error;
+    for (int decimals : {3, 4, 6}) {
+      for (double value : values) {
+        out.Fixed(value, decimals).Char(' ');
+        char text[400];
+        std::snprintf(text, sizeof text, "%.*f ", decimals, value);
+        expected += text;
+      }
+    }
+    ASSERT_TRUE(out.Close()) << out.error();
+  }
+  EXPECT_EQ(ReadFile(path), expected);
 }
 
 TEST_F(ClusterTest, DirectoryWithoutRanksIsAClearError) {
