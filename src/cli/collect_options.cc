@@ -271,6 +271,11 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
       "Its call stacks, as perf record --call-graph: fp (frame pointers) or dwarf[,<bytes>] (a "
       "copy of the user stack per sample, 1024..32768 bytes, default 8192, unwound at export)",
       kDevice, "fp");
+  add("--sys-cpu-off-cpu-stacks", &a->sys_cpu_off_cpu_stacks,
+      "Blocking stacks at thread switches: <Hz> (every switch of a thread that switches less "
+      "often, else about that many a second; 1..10000), all (every switch: costly for a job "
+      "switching thousands of times a second) or off (thread states only)",
+      kDevice, "1000");
 
   const char* kHost = "Host resources (sampled by the launcher)";
   add("--host-sys", &a->host_sys,
@@ -451,6 +456,17 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     }
     c->cpu_stack_copy_bytes = static_cast<uint32_t>(value);
   }
+  if (!RejectUnpaced(args, "sys-cpu-off-cpu-stacks", sys_cpu, "--sys-cpu-profiling", error)) {
+    return false;
+  }
+  c->cpu_off_cpu_stacks = args.sys_cpu_off_cpu_stacks;
+  if (sys_cpu && c->cpu_off_cpu_stacks != "all" && c->cpu_off_cpu_stacks != "off") {
+    if (!Integer("sys-cpu-off-cpu-stacks", c->cpu_off_cpu_stacks, 1, 10000, &value, error)) {
+      *error += " (or all, off)";
+      return false;
+    }
+    c->cpu_off_cpu_stacks = std::to_string(value);
+  }
 
   host::HostSamplerOptions& s = c->sampler;
   bool osrt = false;
@@ -577,7 +593,8 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
        {{"freq_hz", c.cpu_sampling_hz},
         {"mode", "auto"},
         {"call_graph", c.cpu_call_graph},
-        {"stack_copy_bytes", c.cpu_stack_copy_bytes}}},
+        {"stack_copy_bytes", c.cpu_stack_copy_bytes},
+        {"off_cpu_stacks", c.cpu_off_cpu_stacks}}},
       {"osrt", {{"on", c.osrt}, {"threshold_ns", 1000}}},
   };
 }

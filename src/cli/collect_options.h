@@ -41,6 +41,7 @@ struct CollectArgs {
   std::string sys_cpu_profiling = "off";
   std::string sys_cpu_freq = "99";
   std::string sys_cpu_call_graph = "fp";
+  std::string sys_cpu_off_cpu_stacks = "1000";
   std::string host_sys;
   std::string host_sys_usage;
   std::string host_sys_usage_freq = "50";
@@ -86,6 +87,7 @@ struct CollectConfig {
   uint32_t cpu_sampling_hz = 0;
   std::string cpu_call_graph = "fp";  // --sys-cpu-call-graph: "fp" or "dwarf"
   uint32_t cpu_stack_copy_bytes = 8192;
+  std::string cpu_off_cpu_stacks;  // --sys-cpu-off-cpu-stacks: "<Hz>", "all" or "off"
   bool osrt = false;
   std::string runtime_mode = "launch";   // AIPROF_OPTIONS "mode"; "dynamic" for --dynamic=on
   std::vector<std::string> environment;  // NAME=VALUE

@@ -91,8 +91,10 @@ bool IsKernelAddress(uint64_t ip) {
 
 }  // namespace
 
-bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, std::string* why) {
+bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks,
+                        std::string* why) {
   hz_ = hz;
+  off_cpu_stacks_ = off_cpu_stacks;
 #if defined(__x86_64__)
   // The kernel wants a multiple of 8; a record (header, registers, copy) must stay < 64 KiB.
   stack_copy_bytes_ = std::min<uint32_t>(stack_copy_bytes, 32768) & ~7u;
@@ -185,12 +187,20 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
   attr.comm = 1;
   attr.context_switch = 1;
   // Switch-outs with the user stack the thread blocked in (off-CPU stacks). Optional:
-  // without it the timeline still has the switch records.
+  // without it the timeline still has the switch records. In frequency mode the kernel
+  // starts each event (and each new thread's copy) at period 1 and lengthens the period
+  // only while the thread switches faster than the rate.
   perf_event_attr switch_attr;
   BaseAttr(&switch_attr, inherit_thread_);
   switch_attr.type = PERF_TYPE_SOFTWARE;
   switch_attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-  switch_attr.sample_period = 1;
+  if (off_cpu_stacks_.kind == OffCpuStacks::Kind::kRate) {
+    switch_attr.freq = 1;
+    switch_attr.sample_freq = off_cpu_stacks_.hz;
+  } else {
+    switch_attr.sample_period = 1;
+  }
+  bool switch_stacks = off_cpu_stacks_.kind != OffCpuStacks::Kind::kOff;
   long page = sysconf(_SC_PAGESIZE);
   bool any = false;
   for (size_t cpu = 0; cpu < rings_.size(); ++cpu) {
@@ -222,6 +232,7 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
       return false;
     }
     any = true;
+    if (!switch_stacks) continue;
     int switch_fd = PerfEventOpen(&switch_attr, static_cast<pid_t>(tid), static_cast<int>(cpu));
     if (switch_fd < 0) continue;
     uint64_t id = 0;

@@ -1,6 +1,7 @@
 // perf_event_open sampler: one software cpu-clock (or hardware cycles) event per thread of
 // the process and CPU, inherited by the threads they create, plus a context-switches event
-// whose samples carry the stack a thread blocked in. The kernel walks frame-pointer call
+// whose samples carry the stack a thread blocked in (every switch-out, or a rate the kernel
+// holds, OffCpuStacks). The kernel walks frame-pointer call
 // chains and writes samples, thread switches and new mappings into one mmap ring per CPU
 // (the kernel refuses to map an inherited per-task event, so every thread's event on a CPU
 // is redirected into that CPU's ring, as `perf record` does); Drain() reads the rings on
@@ -16,20 +17,34 @@
 
 namespace aiprof::cpu_sampling {
 
+// Which switch-outs carry the user stack the thread blocked in. The switch records (when
+// each thread ran and waited) are kept whatever this says; the stack is what costs: the
+// kernel's user call chain adds ~6.5 µs per sample on the measurement VM, whatever the
+// depth (docs/cpu-sampling.md), and a job may switch thousands of times a second.
+struct OffCpuStacks {
+  enum class Kind { kOff, kRate, kEverySwitch };
+  Kind kind = Kind::kRate;
+  // kRate: the kernel's frequency mode on the context-switches event (per thread and CPU):
+  // a thread that switches less often than this gets every switch-out's stack, a busier
+  // one about this many a second.
+  uint32_t hz = 1000;
+};
+
 class PerfSampler {
  public:
   // Opens the events on every thread of the process. False (and *why) when the kernel
   // refuses perf_event_open (perf_event_paranoid, seccomp, no such event). stack_copy_bytes
   // > 0: call_graph "dwarf", the kernel copies that much of the user stack and the user
   // registers with every on-CPU sample (unwound offline) instead of walking frame pointers.
-  bool Start(uint32_t hz, uint32_t stack_copy_bytes, std::string* why);
+  bool Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks, std::string* why);
   void Drain();
   void Stop();
   // In a forked child: the rings belong to the parent's events; drop them unread.
   void AbandonAfterFork();
-  // "cpu-clock" or "cycles", and whether thread switches are recorded.
+  // "cpu-clock" or "cycles", and whether blocking stacks are sampled at thread switches.
   const std::string& event_name() const { return event_name_; }
   bool off_cpu() const { return off_cpu_; }
+  const OffCpuStacks& off_cpu_stacks() const { return off_cpu_stacks_; }
   // Bytes of user stack copied per on-CPU sample; 0: frame-pointer call chains.
   uint32_t stack_copy_bytes() const { return stack_copy_bytes_; }
 
@@ -57,6 +72,7 @@ class PerfSampler {
   uint64_t event_config_ = 0;
   uint32_t hz_ = 99;
   uint32_t stack_copy_bytes_ = 0;
+  OffCpuStacks off_cpu_stacks_;
   size_t ring_pages_ = 64;
   bool inherit_thread_ = true;
   bool off_cpu_ = false;

@@ -3,8 +3,8 @@
 // sampler with each window, drain it at every flush (writer thread) and stop it.
 //
 // Options (AIPROF_OPTIONS, docs/cpu-sampling.md): "cpu_sampling": {"freq_hz": 99,
-// "mode": "auto" | "perf" | "timer"}. auto: perf_event_open, else the timer fallback;
-// freq_hz 0: off.
+// "mode": "auto" | "perf" | "timer", "off_cpu_stacks": "<Hz>" | "all" | "off" (default
+// 1000)}. auto: perf_event_open, else the timer fallback; freq_hz 0: off.
 #include <time.h>
 
 #include <cstdio>
@@ -27,7 +27,36 @@ struct Options {
   // "fp": frame-pointer call chains; "dwarf": user stack copies unwound at export.
   std::string call_graph = "fp";
   uint32_t stack_copy_bytes = 8192;
+  OffCpuStacks off_cpu_stacks;
 };
+
+// "all", "off" or a rate in Hz (1..10000); anything else keeps the default rate.
+OffCpuStacks ParseOffCpuStacks(const std::string& text) {
+  OffCpuStacks stacks;
+  if (text == "all") {
+    stacks.kind = OffCpuStacks::Kind::kEverySwitch;
+  } else if (text == "off") {
+    stacks.kind = OffCpuStacks::Kind::kOff;
+  } else {
+    unsigned long hz = std::strtoul(text.c_str(), nullptr, 10);
+    if (hz >= 1 && hz <= 10000) stacks.hz = static_cast<uint32_t>(hz);
+  }
+  return stacks;
+}
+
+std::string DescribeOffCpuStacks(const OffCpuStacks& stacks) {
+  switch (stacks.kind) {
+    case OffCpuStacks::Kind::kEverySwitch:
+      return ", thread switches with the blocking stack of every switch";
+    case OffCpuStacks::Kind::kOff:
+      return ", thread switches without blocking stacks";
+    case OffCpuStacks::Kind::kRate:
+      break;
+  }
+  return ", thread switches with blocking stacks (every switch of a thread switching under " +
+         std::to_string(stacks.hz) + " times a second, else about " + std::to_string(stacks.hz) +
+         " a second)";
+}
 
 Options ReadOptions() {
   Options options;
@@ -42,6 +71,8 @@ Options ReadOptions() {
     options.stack_copy_bytes = found->value("stack_copy_bytes", options.stack_copy_bytes);
   }
   if (options.hz > 10000) options.hz = 10000;
+  options.off_cpu_stacks = ParseOffCpuStacks(
+      found != json.end() ? found->value("off_cpu_stacks", std::string()) : std::string());
   // Forces a mode without editing the options (tests, or to compare the two modes).
   if (const char* mode = std::getenv("AIPROF_CPU_SAMPLING_MODE"); mode != nullptr && *mode) {
     options.mode = mode;
@@ -84,7 +115,7 @@ void OnStart(void*) {
   std::string perf_why;
   if (options.mode != "timer") {
     uint32_t stack_copy = options.call_graph == "dwarf" ? options.stack_copy_bytes : 0;
-    if (state.perf.Start(options.hz, stack_copy, &perf_why)) {
+    if (state.perf.Start(options.hz, stack_copy, options.off_cpu_stacks, &perf_why)) {
       state.mode = format::CpuSamplingMode::kPerfEvent;
       std::string stacks = state.perf.stack_copy_bytes() > 0
                                ? ", DWARF call stacks (" +
@@ -93,8 +124,9 @@ void OnStart(void*) {
                                : ", frame-pointer call chains";
       EmitInfo(state.mode,
                "perf_event " + state.perf.event_name() + hz + stacks +
-                   (state.perf.off_cpu() ? ", thread switches with blocking stacks"
-                                         : ", no thread switch stacks"),
+                   (state.perf.off_cpu() || options.off_cpu_stacks.kind == OffCpuStacks::Kind::kOff
+                        ? DescribeOffCpuStacks(options.off_cpu_stacks)
+                        : ", thread switches (the kernel refused blocking stacks)"),
                options.hz);
       return;
     }
