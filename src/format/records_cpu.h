@@ -45,7 +45,25 @@ enum class CpuRecordKind : uint8_t {
   // (kCpuUserRegs / 2 words); then the piece's stack bytes (copied from the stack pointer
   // upwards), zero-padded to a whole word.
   kCpuStackCopy = 149,
+  // The Python frames of the next kCpuSample of the same thread and time (timer mode,
+  // src/sources/cpu_sampling/python_stack.h), which follows it in the same buffer. ts: the
+  // sample's time. aux: CpuPythonFramesFlags. arg: tid. ext words: one per frame,
+  // innermost first: lo = code object address, hi = instruction index (low 32 bits,
+  // UINT32_MAX unknown) | kCpuPythonEntry (the frame a C call of the interpreter loop,
+  // _PyEval_EvalFrameDefault, started with).
+  kCpuPythonFrames = 150,
+  // The name of a code object of the sampled process, emitted before the first
+  // kCpuPythonFrames that uses it and again when its address was reused by another code
+  // object. ts: when it was read. arg: string id of "qualname (file.py:first line)".
+  // ext word 0: {lo = code object address, hi = pid}; ext word 1: {lo = string id of the
+  // source file path, hi = 0}.
+  kCpuPythonCode = 151,
 };
+
+enum CpuPythonFramesFlags : uint16_t {
+  kCpuPythonTruncated = 1u << 0,  // the chain went on past the frames kept
+};
+inline constexpr uint64_t kCpuPythonEntry = 1ull << 32;
 
 enum CpuSampleFlags : uint16_t {
   kCpuTimeMonotonicRaw = 1u << 0,
@@ -131,6 +149,10 @@ inline const char* CpuKindName(uint8_t kind) {
       return "osrt_call";
     case CpuRecordKind::kCpuStackCopy:
       return "cpu_stack_copy";
+    case CpuRecordKind::kCpuPythonFrames:
+      return "cpu_python_frames";
+    case CpuRecordKind::kCpuPythonCode:
+      return "cpu_python_code";
     default:
       return nullptr;
   }

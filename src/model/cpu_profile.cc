@@ -14,13 +14,22 @@ void CpuProfileTables::Append(const CpuProfileTables& in, const std::vector<uint
   uint32_t stack_base = static_cast<uint32_t>(stacks.size());
   uint32_t frame_base = static_cast<uint32_t>(stacks.frames.size());
   uint32_t copy_base = static_cast<uint32_t>(stack_copies.size());
+  uint32_t python_base = static_cast<uint32_t>(stacks.python_name.size());
   for (size_t i = 0; i < in.stacks.size(); ++i) {
     stacks.process.push_back(processes[in.stacks.process[i]]);
     stacks.kernel_leaf.push_back(in.stacks.kernel_leaf[i]);
     stacks.begin.push_back(frame_base + in.stacks.begin[i + 1]);
     uint32_t copy = in.stacks.copy[i];
     stacks.copy.push_back(copy == UINT32_MAX ? copy : copy + copy_base);
+    stacks.python_begin.push_back(python_base + in.stacks.python_begin[i + 1]);
+    stacks.python_truncated.push_back(in.stacks.python_truncated[i]);
   }
+  for (size_t i = 0; i < in.stacks.python_name.size(); ++i) {
+    stacks.python_name.push_back(strings[in.stacks.python_name[i]]);
+    stacks.python_file.push_back(strings[in.stacks.python_file[i]]);
+  }
+  stacks.python_entry.insert(stacks.python_entry.end(), in.stacks.python_entry.begin(),
+                             in.stacks.python_entry.end());
   uint64_t byte_base = stack_copies.bytes.size();
   for (size_t i = 0; i < in.stack_copies.size(); ++i) {
     stack_copies.begin.push_back(byte_base + in.stack_copies.begin[i + 1]);

@@ -34,6 +34,16 @@ struct CpuStackTable {
   // sampled IP alone; the export unwinds the copy), UINT32_MAX otherwise. Such a sample
   // has a stack row of its own: copies are not deduplicated.
   std::vector<uint32_t> copy;
+  // Python frames of the stack (timer mode in a CPython process), innermost first:
+  // python_name[python_begin[row] .. python_begin[row + 1]) are "qualname (file.py:line)"
+  // with their source file in python_file; python_entry 1 marks the frame a C call of the
+  // interpreter loop (_PyEval_EvalFrameDefault) started with, where the export merges the
+  // Python frames into the native stack. python_truncated 1: outer frames were not kept.
+  std::vector<uint32_t> python_begin{0};
+  std::vector<StringId> python_name;
+  std::vector<StringId> python_file;
+  std::vector<uint8_t> python_entry;
+  std::vector<uint8_t> python_truncated;
   size_t size() const { return process.size(); }
 };
 

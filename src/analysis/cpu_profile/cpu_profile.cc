@@ -104,6 +104,52 @@ class Symbolizer {
   std::unordered_map<const std::string*, std::string> demangled_;
 };
 
+// Appends stack `row`'s functions, leaf first: its native ones with its Python frames
+// (model CpuStackTable::python_*) merged in, as py-spy --native does. The Python frames
+// form one run per C call of the interpreter loop (each run ends, outwards, at an entry
+// frame); when the native stack holds as many _PyEval_EvalFrameDefault frames as there
+// are runs, each such frame is replaced by its run. Otherwise (a native chain cut short:
+// CPython built without frame pointers, or a deeper stack than kept) the Python frames
+// are placed below the native ones, at the root end, and the native frames stay as
+// walked.
+void MergePythonFrames(const model::Model& m, uint32_t row, const std::vector<uint32_t>& native,
+                       Symbolizer& symbolizer, CpuProfile* profile) {
+  const model::CpuStackTable& stacks = m.cpu.stacks;
+  std::vector<uint32_t>* out = &profile->stack_functions;
+  auto is_eval = [&](uint32_t function) {
+    return profile->function_name[function] == "_PyEval_EvalFrameDefault";
+  };
+  uint32_t begin = stacks.python_begin[row], end = stacks.python_begin[row + 1];
+  if (begin == end) {
+    out->insert(out->end(), native.begin(), native.end());
+    return;
+  }
+  auto python = [&](uint32_t i) {
+    return symbolizer.Named(std::string(m.Str(stacks.python_name[i])),
+                            std::string(m.Str(stacks.python_file[i])));
+  };
+  size_t runs = 0;
+  for (uint32_t i = begin; i < end; ++i) runs += stacks.python_entry[i];
+  if (stacks.python_entry[end - 1] == 0) ++runs;  // the outermost run lost its entry frame
+  size_t evals = static_cast<size_t>(std::count_if(native.begin(), native.end(), is_eval));
+  if (evals != runs || stacks.python_truncated[row]) {
+    out->insert(out->end(), native.begin(), native.end());
+    for (uint32_t i = begin; i < end; ++i) out->push_back(python(i));
+    return;
+  }
+  uint32_t next = begin;
+  for (uint32_t function : native) {
+    if (!is_eval(function)) {
+      out->push_back(function);
+      continue;
+    }
+    while (next < end) {
+      out->push_back(python(next));
+      if (stacks.python_entry[next++]) break;
+    }
+  }
+}
+
 }  // namespace
 
 CpuProfile SymbolizeCpuProfile(const model::Model& m) {
@@ -114,6 +160,7 @@ CpuProfile SymbolizeCpuProfile(const model::Model& m) {
   profile.stack_begin.reserve(stacks.size() + 1);
   std::unique_ptr<DwarfUnwinder> unwinder;
   std::vector<uint64_t> unwound;
+  std::vector<uint32_t> native;
   for (uint32_t row = 0; row < stacks.size(); ++row) {
     if (stacks.kernel_leaf[row]) profile.stack_functions.push_back(kernel);
     std::span<const uint64_t> frames(stacks.frames.data() + stacks.begin[row],
@@ -123,10 +170,11 @@ CpuProfile SymbolizeCpuProfile(const model::Model& m) {
       unwinder->Unwind(stacks.process[row], stacks.copy[row], &unwound);
       frames = unwound;
     }
+    native.clear();
     for (size_t f = 0; f < frames.size(); ++f) {
-      profile.stack_functions.push_back(
-          symbolizer.Function(stacks.process[row], frames[f], f == 0));
+      native.push_back(symbolizer.Function(stacks.process[row], frames[f], f == 0));
     }
+    MergePythonFrames(m, row, native, symbolizer, &profile);
     profile.stack_begin.push_back(static_cast<uint32_t>(profile.stack_functions.size()));
   }
   if (unwinder != nullptr) {

@@ -4,6 +4,7 @@
 // base the parser converts ticks to, so they are stored without conversion.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,7 +22,8 @@ class CpuSamplingImporter : public RecordImporter {
   bool Handles(uint8_t kind) const override {
     return (kind >= static_cast<uint8_t>(CpuRecordKind::kCpuSample) &&
             kind <= static_cast<uint8_t>(CpuRecordKind::kCpuSamplingInfo)) ||
-           kind == static_cast<uint8_t>(CpuRecordKind::kCpuStackCopy);
+           (kind >= static_cast<uint8_t>(CpuRecordKind::kCpuStackCopy) &&
+            kind <= static_cast<uint8_t>(CpuRecordKind::kCpuPythonCode));
   }
 
   void Import(const format::RecordView& record, ImportContext& context) override {
@@ -36,6 +38,9 @@ class CpuSamplingImporter : public RecordImporter {
         uint32_t thread = context.Thread(process, sample->tid);
         const auto* ips = reinterpret_cast<const uint64_t*>(record.ExtAs<format::ExtWord>(1));
         bool kernel_leaf = (h.aux & format::kCpuSampleKernelLeaf) != 0;
+        // The Python frames record precedes its sample; one of another sample (whose
+        // sample was dropped) is not taken.
+        if (python_.ts != h.ts || python_.tid != sample->tid) python_.Clear();
         uint32_t stack;
         if (h.aux & format::kCpuSampleStackCopy) {
           stack = StackAwaitingCopy(cpu, process, frames == 0 ? 0 : ips[0], kernel_leaf);
@@ -44,6 +49,7 @@ class CpuSamplingImporter : public RecordImporter {
         } else {
           stack = Stack(cpu, process, frames == 0 ? nullptr : ips, frames, kernel_leaf);
         }
+        python_.Clear();
         if (h.aux & format::kCpuSampleOffCpu) {
           blocking_samples_[thread].push_back({static_cast<int64_t>(h.ts), stack});
         }
@@ -57,6 +63,36 @@ class CpuSamplingImporter : public RecordImporter {
       case CpuRecordKind::kCpuStackCopy:
         ImportStackCopyPiece(record, cpu);
         break;
+      case CpuRecordKind::kCpuPythonCode: {
+        const auto* code = record.ExtAs<format::ExtWord>(0);
+        const auto* file = record.ExtAs<format::ExtWord>(1);
+        if (code == nullptr || file == nullptr) break;
+        // A later record for the same address replaces the name: the address was reused.
+        python_codes_[{static_cast<uint32_t>(code->hi), code->lo}] = {
+            context.FileString(h.arg), context.FileString(static_cast<uint32_t>(file->lo))};
+        break;
+      }
+      case CpuRecordKind::kCpuPythonFrames: {
+        python_.Clear();
+        python_.ts = h.ts;
+        python_.tid = h.arg;
+        python_.truncated = (h.aux & format::kCpuPythonTruncated) != 0;
+        uint32_t pid = context.model().processes.pid[context.process()];
+        for (uint32_t i = 0; i < h.ext_words; ++i) {
+          const format::ExtWord* frame = record.ExtAs<format::ExtWord>(i);
+          if (frame == nullptr) break;
+          auto found = python_codes_.find({pid, frame->lo});
+          if (found == python_codes_.end()) {
+            python_.name.push_back(context.model().strings.Intern("[unknown Python code]"));
+            python_.file.push_back(kNoString);
+          } else {
+            python_.name.push_back(found->second.name);
+            python_.file.push_back(found->second.file);
+          }
+          python_.entry.push_back((frame->hi & format::kCpuPythonEntry) != 0 ? 1 : 0);
+        }
+        break;
+      }
       case CpuRecordKind::kCpuSwitch: {
         const auto* sample = record.ExtAs<format::CpuSampleHeader>(0);
         if (sample == nullptr) break;
@@ -187,6 +223,7 @@ class CpuSamplingImporter : public RecordImporter {
     if (ip != 0) cpu.stacks.frames.push_back(ip);
     cpu.stacks.begin.push_back(static_cast<uint32_t>(cpu.stacks.frames.size()));
     cpu.stacks.copy.push_back(UINT32_MAX);
+    AddPythonFrames(cpu.stacks);
     return static_cast<uint32_t>(cpu.stacks.size() - 1);
   }
 
@@ -226,6 +263,11 @@ class CpuSamplingImporter : public RecordImporter {
     key_.assign(reinterpret_cast<const char*>(&process), sizeof(process));
     key_ += kernel_leaf ? 'k' : 'u';
     if (frames > 0) key_.append(reinterpret_cast<const char*>(ips), frames * sizeof(uint64_t));
+    key_ += python_.truncated ? 't' : 'p';
+    for (size_t i = 0; i < python_.name.size(); ++i) {
+      uint32_t word[3] = {python_.name[i], python_.file[i], python_.entry[i]};
+      key_.append(reinterpret_cast<const char*>(word), sizeof(word));
+    }
     auto [it, inserted] = stacks_.emplace(key_, static_cast<uint32_t>(cpu.stacks.size()));
     if (inserted) {
       cpu.stacks.process.push_back(process);
@@ -233,9 +275,41 @@ class CpuSamplingImporter : public RecordImporter {
       if (frames > 0) cpu.stacks.frames.insert(cpu.stacks.frames.end(), ips, ips + frames);
       cpu.stacks.begin.push_back(static_cast<uint32_t>(cpu.stacks.frames.size()));
       cpu.stacks.copy.push_back(UINT32_MAX);
+      AddPythonFrames(cpu.stacks);
     }
     return it->second;
   }
+
+  void AddPythonFrames(CpuStackTable& stacks) {
+    stacks.python_name.insert(stacks.python_name.end(), python_.name.begin(), python_.name.end());
+    stacks.python_file.insert(stacks.python_file.end(), python_.file.begin(), python_.file.end());
+    stacks.python_entry.insert(stacks.python_entry.end(), python_.entry.begin(),
+                               python_.entry.end());
+    stacks.python_begin.push_back(static_cast<uint32_t>(stacks.python_name.size()));
+    stacks.python_truncated.push_back(python_.truncated ? 1 : 0);
+  }
+
+  // The Python frames of the sample that comes next (kCpuPythonFrames), names resolved.
+  struct PendingPython {
+    uint64_t ts = 0;
+    uint32_t tid = 0;
+    bool truncated = false;
+    std::vector<StringId> name, file;
+    std::vector<uint8_t> entry;
+    void Clear() {
+      ts = 0;
+      tid = 0;
+      truncated = false;
+      name.clear();
+      file.clear();
+      entry.clear();
+    }
+  };
+  struct PythonCodeName {
+    StringId name, file;
+  };
+  PendingPython python_;
+  std::map<std::pair<uint32_t, uint64_t>, PythonCodeName> python_codes_;  // (pid, address)
 
   struct PendingCopy {
     uint64_t ts = 0;

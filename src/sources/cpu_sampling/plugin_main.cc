@@ -16,6 +16,7 @@
 #include "aiprof/plugin.h"
 #include "format/records_cpu.h"
 #include "sources/cpu_sampling/perf_sampler.h"
+#include "sources/cpu_sampling/python_stack.h"
 #include "sources/cpu_sampling/timer_sampler.h"
 
 namespace aiprof::cpu_sampling {
@@ -112,8 +113,15 @@ void OnStart(void*) {
   Options options = ReadOptions();
   if (options.hz == 0) return;  // "freq_hz": 0 is off
   std::string hz = " at " + std::to_string(options.hz) + " Hz";
+  // A CPython whose frames can be read: auto takes the timer mode, whose handler runs on
+  // the sampled thread at the sample's instant and can read its Python frame chain (in
+  // perf_event mode the kernel takes the sample and no code of ours runs then).
+  std::string python;
+  bool python_frames = EnablePythonStacks(&python);
+  bool prefer_timer = options.mode == "timer" || (options.mode == "auto" && python_frames);
+  if (!python_frames) DisablePythonStacks();
   std::string perf_why;
-  if (options.mode != "timer") {
+  if (!prefer_timer) {
     uint32_t stack_copy = options.call_graph == "dwarf" ? options.stack_copy_bytes : 0;
     if (state.perf.Start(options.hz, stack_copy, options.off_cpu_stacks, &perf_why)) {
       state.mode = format::CpuSamplingMode::kPerfEvent;
@@ -122,11 +130,16 @@ void OnStart(void*) {
                                      std::to_string(state.perf.stack_copy_bytes()) +
                                      " bytes of user stack per sample, unwound at export)"
                                : ", frame-pointer call chains";
+      DisablePythonStacks();
       EmitInfo(state.mode,
                "perf_event " + state.perf.event_name() + hz + stacks +
                    (state.perf.off_cpu() || options.off_cpu_stacks.kind == OffCpuStacks::Kind::kOff
                         ? DescribeOffCpuStacks(options.off_cpu_stacks)
-                        : ", thread switches (the kernel refused blocking stacks)"),
+                        : ", thread switches (the kernel refused blocking stacks)") +
+                   (python_frames    ? "; no Python frames (they need the timer mode: "
+                                       "AIPROF_CPU_SAMPLING_MODE=timer or auto)"
+                    : python.empty() ? ""
+                                     : "; " + python),
                options.hz);
       return;
     }
@@ -137,9 +150,12 @@ void OnStart(void*) {
       return;
     }
   }
-  std::string because = options.mode == "timer" ? "forced by cpu_sampling.mode=timer"
-                                                : "perf_event_open refused: " + perf_why +
-                                                      " (see /proc/sys/kernel/perf_event_paranoid)";
+  std::string because =
+      options.mode == "timer" ? "forced by cpu_sampling.mode=timer"
+      : prefer_timer
+          ? "a CPython process: the timer mode reads its Python frames at each sample "
+            "(AIPROF_CPU_SAMPLING_MODE=perf for thread switches without Python frames)"
+          : "perf_event_open refused: " + perf_why + " (see /proc/sys/kernel/perf_event_paranoid)";
   std::string timer_why;
   if (state.timer.Start(options.hz, &timer_why)) {
     state.mode = format::CpuSamplingMode::kTimer;
@@ -147,10 +163,11 @@ void OnStart(void*) {
              "timer fallback (SIGPROF per thread CPU time)" + hz + ", " + because +
                  "; frame-pointer call chains" +
                  (options.call_graph == "dwarf" ? " (call_graph dwarf needs perf_event)" : "") +
-                 "; no thread switches",
+                 "; no thread switches" + (python.empty() ? "" : "; " + python),
              options.hz);
     return;
   }
+  DisablePythonStacks();
   state.mode = format::CpuSamplingMode::kNone;
   EmitInfo(state.mode, "off: " + because + "; timer fallback failed: " + timer_why, options.hz);
 }
@@ -167,6 +184,7 @@ void OnStop(void*) {
   std::lock_guard<std::mutex> lock(state.mutex);
   if (state.mode == format::CpuSamplingMode::kPerfEvent) state.perf.Stop();
   if (state.mode == format::CpuSamplingMode::kTimer) state.timer.Stop();
+  DisablePythonStacks();
   state.mode = format::CpuSamplingMode::kNone;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "aiprof/plugin.h"
 #include "format/records_cpu.h"
@@ -71,6 +72,38 @@ inline void EmitSampleWithStackCopy(uint64_t ts_ns, uint16_t flags, uint32_t pid
     if (aiprof_emit(&piece, 2 + words) == 0) return;
     offset += bytes;
   }
+}
+
+// The Python frames of the sample emitted next (same ts and tid): kCpuPythonFrames.
+inline void EmitPythonFrames(uint64_t ts_ns, uint32_t tid, const uint64_t* code,
+                             const uint64_t* info, uint32_t frames, bool truncated) {
+  if (frames > format::kMaxExtWords) {
+    frames = format::kMaxExtWords;
+    truncated = true;
+  }
+  struct {
+    format::RecordHeader header;
+    format::ExtWord frames[format::kMaxExtWords];
+  } record;
+  record.header = {ts_ns, static_cast<uint8_t>(format::CpuRecordKind::kCpuPythonFrames),
+                   static_cast<uint8_t>(frames),
+                   static_cast<uint16_t>(truncated ? format::kCpuPythonTruncated : 0), tid};
+  for (uint32_t i = 0; i < frames; ++i) record.frames[i] = {code[i], info[i]};
+  aiprof_emit(&record, 1 + frames);
+}
+
+// The name of a code object (kCpuPythonCode), before the frames that use it.
+inline void EmitPythonCode(uint32_t pid, uint64_t code, const std::string& name,
+                           const std::string& file) {
+  struct {
+    format::RecordHeader header;
+    format::ExtWord words[2];
+  } record;
+  record.header = {aiprof_now(), static_cast<uint8_t>(format::CpuRecordKind::kCpuPythonCode), 2, 0,
+                   aiprof_intern(name.data(), name.size())};
+  record.words[0] = {code, pid};
+  record.words[1] = {aiprof_intern(file.data(), file.size()), 0};
+  aiprof_emit(&record, 3);
 }
 
 inline void EmitSwitch(uint64_t ts_ns, uint16_t flags, uint32_t pid, uint32_t tid, uint32_t cpu) {

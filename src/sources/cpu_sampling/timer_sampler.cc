@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sources/cpu_sampling/process_threads.h"
+#include "sources/cpu_sampling/python_stack.h"
 #include "sources/cpu_sampling/sample_emitter.h"
 
 namespace aiprof::cpu_sampling {
@@ -22,6 +23,7 @@ namespace aiprof::cpu_sampling {
 namespace {
 
 constexpr uint32_t kSlotFrames = 126;
+constexpr uint32_t kSlotPythonFrames = 64;  // deeper Python stacks keep their innermost 64
 constexpr uint32_t kSlots = 4096;
 constexpr uint64_t kMaxStackSpan = 64ull << 20;  // a frame pointer this far above sp is garbage
 
@@ -31,9 +33,12 @@ struct Slot {
   std::atomic<uint32_t> state;
   uint32_t tid;
   uint32_t frames;
-  uint32_t reserved;
+  uint32_t python_frames;
   uint64_t ts;
+  bool python_truncated;
   uint64_t ips[kSlotFrames];
+  uint64_t python_code[kSlotPythonFrames];
+  uint64_t python_info[kSlotPythonFrames];
 };
 
 // Preallocated at load: the signal handler never allocates.
@@ -87,6 +92,8 @@ void OnSigprof(int, siginfo_t*, void* context) {
     fp = next_fp;
   }
   slot.frames = frames;
+  slot.python_frames = ReadPythonStack(slot.python_code, slot.python_info, kSlotPythonFrames,
+                                       &slot.python_truncated);
   slot.state.store(kReady, std::memory_order_release);
   errno = saved_errno;
 }
@@ -225,6 +232,15 @@ void TimerSampler::Drain() {
   uint32_t pid = static_cast<uint32_t>(g_pid);
   for (Slot& slot : g_slots) {
     if (slot.state.load(std::memory_order_acquire) != kReady) continue;
+    if (slot.python_frames > 0) {
+      for (uint32_t i = 0; i < slot.python_frames; ++i) {
+        if (python_names_.Update(slot.python_code[i], &python_name_)) {
+          EmitPythonCode(pid, slot.python_code[i], python_name_.name, python_name_.file);
+        }
+      }
+      EmitPythonFrames(slot.ts, slot.tid, slot.python_code, slot.python_info, slot.python_frames,
+                       slot.python_truncated);
+    }
     EmitSample(slot.ts, format::kCpuSampleTimer, pid, slot.tid, UINT32_MAX, slot.ips, slot.frames);
     slot.state.store(kFree, std::memory_order_release);
   }
@@ -255,6 +271,8 @@ void TimerSampler::AbandonAfterFork() {
   }
   for (Slot& slot : g_slots) slot.state.store(kFree, std::memory_order_relaxed);
   g_enabled.store(false, std::memory_order_relaxed);
+  // Code addresses were named for the parent; the child names what it samples anew.
+  python_names_.Clear();
   running_ = false;
 }
 

@@ -1,7 +1,8 @@
 // Fallback sampler where perf_event_open is refused (perf_event_paranoid, seccomp): one
 // POSIX timer per thread on that thread's CPU-time clock delivering SIGPROF to it. The
 // handler walks the frame-pointer chain with async-signal-safe reads (process_vm_readv, so
-// a broken chain ends the walk instead of faulting) into a preallocated slot queue; the
+// a broken chain ends the walk instead of faulting), and in a CPython process the thread's
+// Python frame chain (python_stack.h), into a preallocated slot queue; the
 // writer thread drains the queue. Threads are armed when sampling starts, by themselves
 // at start (ArmCurrentThread, called by the pthread_create hook in thread_start_hook.cc),
 // and, for threads created otherwise (a raw clone), at every flush.
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "sources/cpu_sampling/mappings.h"
+#include "sources/cpu_sampling/python_stack.h"
 
 namespace aiprof::cpu_sampling {
 
@@ -34,6 +36,8 @@ class TimerSampler {
   bool running_ = false;
   MappingRecorder mappings_;
   uint64_t reported_drops_ = 0;
+  PythonCodeNames python_names_;
+  PythonCodeNames::Named python_name_;
 };
 
 }  // namespace aiprof::cpu_sampling
