@@ -1,7 +1,6 @@
 """What a trace handler and the export methods write: the *_aiprof_pt directory, the
 Kineto-named Chrome trace, folded stacks, the memory timeline, markers and GC."""
 
-import gc
 import glob
 import gzip
 import json
@@ -13,10 +12,9 @@ import warnings
 
 import torch
 
-import aiprof
 import aiprof._native
 import aiprof.profiler as aiprof_profiler
-from torch_models import mlp_step
+from torch_models import profile_marked_mlp_window
 
 KINETO_KEYS = ["schemaVersion", "deviceProperties", "displayTimeUnit", "baseTimeNanoseconds",
                "traceEvents", "traceName"]
@@ -30,21 +28,8 @@ class ExportTest(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.out = cls.tmp.name
         cls.handler = aiprof_profiler.tensorboard_trace_handler(cls.out, worker_name="worker0")
-        step = mlp_step()
-        config = aiprof_profiler._ExperimentalConfig(msprof_tx=True, gc_detect_threshold=0)
-        with aiprof_profiler.profile(
-                activities=[aiprof_profiler.ProfilerActivity.CPU],
-                schedule=aiprof_profiler.schedule(wait=0, warmup=1, active=2, repeat=1),
-                on_trace_ready=cls.handler, record_shapes=True, profile_memory=True,
-                with_stack=True, with_modules=True, experimental_config=config) as prof:
-            prof.add_metadata("run", "export-test")
-            prof.add_metadata_json("sizes", '{"batch": 16}')
-            for _ in range(4):
-                aiprof.mstx.mark("step begins")
-                with aiprof.mstx.mstx_range("train step"):
-                    step()
-                gc.collect()
-                prof.step()
+        prof = profile_marked_mlp_window(cls.handler, {"run": "export-test"},
+                                         metadata_json={"sizes": '{"batch": 16}'})
         cls.prof = prof
         cls.trace_path = cls.handler.kineto_traces[0]
         with open(cls.trace_path) as handle:

@@ -3,7 +3,6 @@ export_chrome_trace and tensorboard_trace_handler write and the trace_view*.json
 `aiprof export` on the same PROF_* directory hold the same events, event for event, and
 the same top-level fields except traceName (each names its own file)."""
 
-import gc
 import glob
 import gzip
 import json
@@ -15,9 +14,8 @@ import warnings
 
 import torch
 
-import aiprof
 import aiprof.profiler as aiprof_profiler
-from torch_models import mlp_step
+from torch_models import profile_marked_mlp_window
 
 BUILD_DIR = os.environ.get("AIPROF_BUILD_DIR", "")
 AIPROF = os.path.join(BUILD_DIR, "bin", "aiprof")
@@ -50,21 +48,7 @@ class OnePipelineTest(unittest.TestCase):
         cls.out = cls._tmp.name
         cls.handler = aiprof_profiler.tensorboard_trace_handler(
             cls.out, worker_name="worker0", analyse_flag=False, use_gzip=True)
-        step = mlp_step()
-        config = aiprof_profiler._ExperimentalConfig(msprof_tx=True, gc_detect_threshold=0)
-        with aiprof_profiler.profile(
-                activities=[aiprof_profiler.ProfilerActivity.CPU],
-                schedule=aiprof_profiler.schedule(wait=0, warmup=1, active=2, repeat=1),
-                on_trace_ready=cls.handler, record_shapes=True, profile_memory=True,
-                with_stack=True, with_modules=True, with_flops=True,
-                experimental_config=config) as prof:
-            prof.add_metadata("run", "one-pipeline")
-            for _ in range(4):
-                aiprof.mstx.mark("step begins")
-                with aiprof.mstx.mstx_range("train step"):
-                    step()
-                gc.collect()
-                prof.step()
+        prof = profile_marked_mlp_window(cls.handler, {"run": "one-pipeline"}, with_flops=True)
         cls.prof = prof
         cls.api_path = os.path.join(cls.out, "api_trace.json")
         prof.export_chrome_trace(cls.api_path)

@@ -1,6 +1,7 @@
 """Small real training loops shared by the torch tests (CPU, deterministic)."""
 
 import collections
+import gc
 
 import torch
 
@@ -47,6 +48,36 @@ def cnn_step():
         optimizer.step()
 
     return step
+
+
+def profile_marked_mlp_window(handler, metadata, metadata_json=None, **options):
+    """Four MLP training steps, each with an mstx mark and range and a gc.collect, profiled
+    with every kind of CPU data on (shapes, memory, stacks, modules, markers, GC) and a
+    schedule of one warm-up and two active steps; options add to or override the profile's
+    arguments. metadata: add_metadata pairs; metadata_json: add_metadata_json pairs (JSON
+    text). Returns the profile."""
+    import aiprof
+    import aiprof.profiler as aiprof_profiler
+
+    step = mlp_step()
+    config = aiprof_profiler._ExperimentalConfig(msprof_tx=True, gc_detect_threshold=0)
+    arguments = dict(activities=[aiprof_profiler.ProfilerActivity.CPU],
+                     schedule=aiprof_profiler.schedule(wait=0, warmup=1, active=2, repeat=1),
+                     on_trace_ready=handler, record_shapes=True, profile_memory=True,
+                     with_stack=True, with_modules=True, experimental_config=config)
+    arguments.update(options)
+    with aiprof_profiler.profile(**arguments) as prof:
+        for key, value in metadata.items():
+            prof.add_metadata(key, value)
+        for key, value in (metadata_json or {}).items():
+            prof.add_metadata_json(key, value)
+        for _ in range(4):
+            aiprof.mstx.mark("step begins")
+            with aiprof.mstx.mstx_range("train step"):
+                step()
+            gc.collect()
+            prof.step()
+    return prof
 
 
 def counts_per_step(events):
