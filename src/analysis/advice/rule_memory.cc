@@ -59,7 +59,9 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
           impact = std::max(impact, peak / pool_capacity);
         }
       }
-      checked.push_back(prefix + pool.name + " peak " + Bytes(pool.peak_allocated));
+      checked.push_back(
+          prefix + pool.name + " peak " + Bytes(pool.peak_allocated) +
+          (pool_capacity > 0 ? " of " + Bytes(static_cast<int64_t>(pool_capacity)) : ""));
       table.rows.push_back(
           {prefix + pool.name, Bytes(pool.peak_allocated),
            pool.peak_reserved >= 0 ? Bytes(pool.peak_reserved) : "not recorded",
