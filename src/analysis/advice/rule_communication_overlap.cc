@@ -63,13 +63,12 @@ void AddCollectiveEvidence(const AdviceInput& input, size_t p,
     const ExposedCollective& row = exposed[i];
     if (row.exposed_ns <= 0) break;
     const CommOpTiming& op = *row.op;
-    EvidenceTable& most = AddTable(
-        finding, "Most exposed collectives",
-        {"operation", "type", "group", "size", "step", "duration", "exposed", "exposed share"});
+    EvidenceTable& most =
+        AddTable(finding, "Most exposed collectives",
+                 {"operation", "group", "size", "step", "duration", "exposed", "exposed share"});
     AddRow(input, p, &most,
-           {op.name, std::string(model::CommOpTypeName(op.type)), op.group, Size(op.bytes),
-            op.step >= 0 ? std::to_string(op.step) : "", Ms(row.duration_ns), Ms(row.exposed_ns),
-            Percent(row.exposed_share())});
+           {op.name, op.group, Size(op.bytes), op.step >= 0 ? std::to_string(op.step) : "",
+            Ms(row.duration_ns), Ms(row.exposed_ns), Percent(row.exposed_share())});
   }
   if (buckets.count == 0) return;
   EvidenceTable& table = AddTable(finding, "All-reduce buckets",

@@ -299,9 +299,8 @@ TEST(CommunicationOverlapRule, NamesTheMostExposedCollectives) {
   ASSERT_EQ(finding.status, RuleStatus::kTriggered);
   const EvidenceTable& most = Table(finding, "Most exposed collectives");
   ASSERT_EQ(most.rows.size(), 2u);
-  EXPECT_EQ(most.rows[0],
-            (std::vector<std::string>{"nccl_allreduce_0", "allreduce", "world", "8.0 MiB", "0",
-                                      "0.000 ms", "0.000 ms", "75.0%"}));
+  EXPECT_EQ(most.rows[0], (std::vector<std::string>{"nccl_allreduce_0", "world", "8.0 MiB", "0",
+                                                    "0.000 ms", "0.000 ms", "75.0%"}));
   EXPECT_NE(finding.detail.find("most exposed: nccl_allreduce_0 (group world, 8.0 MiB, step 0)"),
             std::string::npos)
       << finding.detail;
