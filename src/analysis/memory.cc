@@ -9,6 +9,7 @@
 
 #include "analysis/input_wait.h"
 #include "analysis/intervals.h"
+#include "format/records_host.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -137,6 +138,7 @@ class MemoryAnalyzer {
     ReadAllocatorEvents();
     ReadCounterPools();
     for (MemoryPool& pool : result_.pools) FinishPool(&pool);
+    AddCapacities();
     if (!events_.empty()) {
       AttributeAllocations();
     }
@@ -170,6 +172,7 @@ class MemoryAnalyzer {
       if (inserted) {
         MemoryPool pool;
         pool.name = DeviceName(type, id);
+        pool.device_index = type == 0 ? -1 : static_cast<int32_t>(std::max<int64_t>(id, 0));
         pool.process = process;
         pool.source = MemoryPoolSource::kFrameworkAllocator;
         result_.pools.push_back(std::move(pool));
@@ -193,6 +196,7 @@ class MemoryAnalyzer {
       const int32_t device = model_.processes.device_id[series.process[i]];
       const uint32_t index = device >= 0 ? static_cast<uint32_t>(device) : series.instance[i];
       MemoryPool pool;
+      pool.device_index = static_cast<int32_t>(index);
       pool.name =
           "GPU " + std::to_string(index) + (is_cupti ? " allocated (CUPTI)" : " used (NVML)");
       pool.process = series.process[i];
@@ -210,6 +214,50 @@ class MemoryAnalyzer {
       if (pool < 0) continue;
       result_.pools[static_cast<size_t>(pool)].samples.push_back(
           {c.ts[i], static_cast<int64_t>(c.value[i]), -1});
+    }
+  }
+
+  // A device pool's capacity is its device's recorded memory (the device process of the
+  // pool's host with the pool's device index); the CPU pool's is the host's MemTotal: the
+  // host source's samples (the largest), else what the runtime recorded at start.
+  void AddCapacities() {
+    const model::ProcessTable& p = model_.processes;
+    const model::StringId mem_total = model_.strings.Find(format::host_counters::kMemTotal);
+    std::map<model::StringId, double> host_kb;  // host → MemTotal (KB)
+    if (mem_total != model::StringPool::kMissing) {
+      std::vector<uint8_t> is_total(model_.counter_series.size(), 0);
+      for (size_t i = 0; i < model_.counter_series.size(); ++i) {
+        is_total[i] = model_.counter_series.name[i] == mem_total;
+      }
+      for (size_t i = 0; i < model_.counters.size(); ++i) {
+        const uint32_t series = model_.counters.series[i];
+        if (!is_total[series]) continue;
+        double& kb = host_kb[p.host[model_.counter_series.process[series]]];
+        kb = std::max(kb, model_.counters.value[i]);
+      }
+    }
+    for (const model::HostProperties& recorded : model_.hosts) {
+      double& kb = host_kb[recorded.host];
+      if (kb <= 0) kb = static_cast<double>(recorded.total_memory) / 1024;
+    }
+    for (MemoryPool& pool : result_.pools) {
+      const model::StringId host = p.host[pool.process];
+      if (pool.device_index < 0) {
+        if (auto found = host_kb.find(host); found != host_kb.end() && found->second > 0) {
+          pool.capacity = static_cast<int64_t>(found->second * 1024);
+          pool.capacity_source = "host MemTotal";
+        }
+        continue;
+      }
+      for (const model::DeviceProperties& device : model_.devices) {
+        if (device.total_memory == 0 || p.host[device.process] != host ||
+            p.device_id[device.process] != pool.device_index) {
+          continue;
+        }
+        pool.capacity = static_cast<int64_t>(device.total_memory);
+        pool.capacity_source = "CUDA device record";
+        break;
+      }
     }
   }
 

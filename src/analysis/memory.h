@@ -5,7 +5,9 @@
 //   - the CUDA source's "Device Memory Allocated" counter (CUPTI memory records), pool
 //     "GPU n allocated (CUPTI)";
 //   - NVML's "GPU Memory Used" counter, pool "GPU n used (NVML)" (device-wide, every process);
-//   - device copies and sets (gpu_memcpy / gpu_memset slices with their "bytes").
+//   - device copies and sets (gpu_memcpy / gpu_memset slices with their "bytes");
+//   - each pool's capacity: the device's recorded memory (model::DeviceProperties), the
+//     host's MemTotal for the CPU pool (its counter, else model::HostProperties).
 // Results: per pool the peak (allocated, reserved) and per step the peak, the values at the
 // step's bounds and the allocations/frees inside it; the top operators by allocated bytes
 // (the innermost framework operator around the allocation; an aten::empty* allocation is
@@ -60,13 +62,19 @@ struct MemorySample {
 };
 
 struct MemoryPool {
-  std::string name;      // "CUDA:0", "CPU", "GPU 0 allocated (CUPTI)", "GPU 0 used (NVML)"
-  uint32_t process = 0;  // ProcessTable row owning the records
+  std::string name;           // "CUDA:0", "CPU", "GPU 0 allocated (CUPTI)", "GPU 0 used (NVML)"
+  uint32_t process = 0;       // ProcessTable row owning the records
+  int32_t device_index = -1;  // the device the pool is on; -1: host memory
   MemoryPoolSource source = MemoryPoolSource::kFrameworkAllocator;
   std::vector<MemorySample> samples;  // by time
   int64_t peak_allocated = 0;
   int64_t peak_allocated_ts = 0;
   int64_t peak_reserved = -1;
+  // What the pool can reach at most, as recorded: a device pool's device memory (the CUDA
+  // source's device record, Kineto's totalGlobalMem), the CPU pool's host MemTotal (the host
+  // source's meminfo samples or the runtime's metadata); 0 when not recorded.
+  int64_t capacity = 0;
+  std::string capacity_source;  // "CUDA device record", "host MemTotal"
 };
 
 struct MemoryStepRow {

@@ -29,6 +29,14 @@ void ApplyMetadata(const nlohmann::json& metadata, uint32_t process, Model& mode
     p.host[process] = model.strings.Intern(metadata["hostname"].get<std::string>());
   }
   p.rank[process] = ReadRankIdentity(p.metadata[process]).rank;
+  const auto memory = metadata.find("mem_total_bytes");
+  if (memory != metadata.end() && memory->is_number_integer() && memory->get<int64_t>() > 0) {
+    const StringId host = p.host[process];
+    auto known = std::find_if(model.hosts.begin(), model.hosts.end(),
+                              [&](const HostProperties& h) { return h.host == host; });
+    if (known == model.hosts.end()) known = model.hosts.insert(model.hosts.end(), {host, 0});
+    known->total_memory = memory->get<uint64_t>();
+  }
   std::string name;
   if (metadata.contains("cmdline")) {
     const nlohmann::json& cmdline = metadata["cmdline"];

@@ -59,6 +59,8 @@ bool FilterToSteps(const Model& in, const StepRange& range, Model* out, std::str
   m.args = in.args;
   m.counter_series = in.counter_series;
   m.drops = in.drops;
+  m.devices = in.devices;
+  m.hosts = in.hosts;
   m.files = in.files;
   m.raw_bytes = in.raw_bytes;
   m.records = in.records;

@@ -1,5 +1,6 @@
 #include "model/merge.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -217,6 +218,18 @@ class Merger {
       od.last_ts.push_back(d.last_ts[i] + offset_);
     }
     out_.cpu.Append(in.cpu, r.processes, r.threads, r.strings, offset_);
+    for (DeviceProperties device : in.devices) {
+      device.process = r.processes[device.process];
+      device.name = r.S(device.name);
+      // A device seen by several processes of the host is one process row: one row for it.
+      if (out_.DeviceOfProcess(device.process) == nullptr) out_.devices.push_back(device);
+    }
+    for (HostProperties host : in.hosts) {
+      host.host = r.S(host.host);
+      auto known = std::find_if(out_.hosts.begin(), out_.hosts.end(),
+                                [&](const HostProperties& h) { return h.host == host.host; });
+      if (known == out_.hosts.end()) out_.hosts.push_back(host);
+    }
     for (FileReport& file : in.files) out_.files.push_back(std::move(file));
     out_.raw_bytes += in.raw_bytes;
     out_.records += in.records;

@@ -156,6 +156,34 @@ struct MarkerTable {
   bool Has(size_t i) const { return detail[i] != kNoRow; }
 };
 
+// A device's properties as the collection recorded them (the CUDA source's device record,
+// from CUPTI's device activity): Kineto's deviceProperties, the memory capacity the memory
+// analysis judges peaks against, the limits occupancy is estimated from. One row per device
+// process; a handful of rows, so a row struct rather than columns.
+struct DeviceProperties {
+  uint32_t process = kNoRow;  // ProcessTable row of the device
+  StringId name = kNoString;  // "NVIDIA H100 80GB HBM3"
+  uint64_t total_memory = 0;  // bytes (totalGlobalMem); 0: not recorded
+  uint32_t sm_count = 0;
+  uint32_t compute_major = 0;
+  uint32_t compute_minor = 0;
+  uint32_t max_threads_per_block = 0;
+  uint32_t max_warps_per_sm = 0;
+  uint32_t max_blocks_per_sm = 0;
+  uint32_t warp_size = 0;
+  uint32_t registers_per_block = 0;
+  uint32_t registers_per_sm = 0;
+  uint32_t shared_memory_per_block = 0;  // bytes
+  uint32_t shared_memory_per_sm = 0;     // bytes
+};
+
+// A host's physical memory as the runtime recorded it when the process started (metadata
+// "mem_total_bytes": MemTotal); the capacity the memory analysis judges host memory against.
+struct HostProperties {
+  StringId host = kNoString;  // hostname
+  uint64_t total_memory = 0;  // bytes
+};
+
 // Training/inference iterations from StepBegin/StepEnd (also slices "ProfilerStep#N").
 struct StepTable {
   std::vector<uint64_t> step;
@@ -200,6 +228,8 @@ struct Model {
   StepTable steps;
   DropTable drops;
   CpuProfileTables cpu;  // CPU sampling (cpu_profile.h)
+  std::vector<DeviceProperties> devices;
+  std::vector<HostProperties> hosts;
   std::vector<FileReport> files;
   uint64_t raw_bytes = 0;
   uint64_t records = 0;
@@ -211,6 +241,12 @@ struct Model {
   std::string_view Str(StringId id) const { return strings.Get(id); }
   uint32_t ThreadOfSlice(size_t row) const { return tracks.thread[slices.track[row]]; }
   uint32_t ProcessOfThread(uint32_t thread) const { return threads.process[thread]; }
+  const DeviceProperties* DeviceOfProcess(uint32_t process) const {
+    for (const DeviceProperties& device : devices) {
+      if (device.process == process) return &device;
+    }
+    return nullptr;
+  }
 };
 
 }  // namespace aiprof::model

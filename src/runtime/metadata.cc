@@ -174,6 +174,8 @@ nlohmann::json ProcessMetadata() {
       {"exe_path", ExecutablePath()},
       {"cpu_model", CpuModel()},
       {"cpu_count", sysconf(_SC_NPROCESSORS_ONLN)},
+      // MemTotal: the capacity host memory peaks are judged against (advice's memory rule).
+      {"mem_total_bytes", static_cast<int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGESIZE)},
       {"rank", IntFromEnvironment({"RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"})},
       {"local_rank",
        IntFromEnvironment({"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})},

@@ -127,7 +127,8 @@ std::string UiApi::Memory(int64_t pixels) const {
     AppendJsonString(out, analysis::MemoryPoolSourceName(pool.source));
     out += ",\"peak_allocated\":" + std::to_string(pool.peak_allocated) +
            ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns()) +
-           ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) + ",\"allocated\":";
+           ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) +
+           ",\"capacity\":" + std::to_string(pool.capacity) + ",\"allocated\":";
     AppendDownsampled(
         out, pool.samples, origin_ns(), pixels,
         [](const analysis::MemorySample& s) { return s.ts; },

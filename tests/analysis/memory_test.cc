@@ -225,5 +225,39 @@ TEST(Memory, DeviceCounterAndTransfers) {
   check(5, false, 2, "Memset", 1, 512, 5);
 }
 
+// Each pool's capacity is what the collection recorded: the host's MemTotal for the CPU
+// pool, the device's memory for a device pool; nothing recorded, no capacity.
+TEST(Memory, CapacitiesFromTheRecordedHostAndDevice) {
+  HandBuiltModel cpu = CpuMemoryModel();
+  EXPECT_EQ(RunAnalyses(cpu.model()).memory.pools.at(0).capacity, 0);
+  model::Model& m = cpu.mutable_model();
+  m.hosts.push_back({m.strings.Intern("host"), uint64_t{64} << 30});
+  const MemoryPool host_pool = RunAnalyses(cpu.model()).memory.pools.at(0);
+  EXPECT_EQ(host_pool.capacity, int64_t{64} << 30);
+  EXPECT_EQ(host_pool.capacity_source, "host MemTotal");
+
+  HandBuiltModel gpu;
+  gpu.AddProcess(100);
+  const uint32_t device_thread = gpu.AddProcess(0, 0);
+  model::Model& g = gpu.mutable_model();
+  const uint32_t device_process = g.ProcessOfThread(device_thread);
+  g.counter_series.name.push_back(g.strings.Intern("Device Memory Allocated"));
+  g.counter_series.process.push_back(device_process);
+  g.counter_series.scope.push_back(0);
+  g.counter_series.instance.push_back(0);
+  g.counter_series.unit.push_back(g.strings.Intern("bytes"));
+  g.counters.series.push_back(0);
+  g.counters.ts.push_back(10);
+  g.counters.value.push_back(1000);
+  model::DeviceProperties device;
+  device.process = device_process;
+  device.total_memory = 85021163520;
+  g.devices.push_back(device);
+  const MemoryPool device_pool = RunAnalyses(gpu.model()).memory.pools.at(0);
+  EXPECT_EQ(device_pool.name, "GPU 0 allocated (CUPTI)");
+  EXPECT_EQ(device_pool.capacity, 85021163520);
+  EXPECT_EQ(device_pool.capacity_source, "CUDA device record");
+}
+
 }  // namespace
 }  // namespace aiprof::analysis

@@ -102,7 +102,8 @@ class CudaEndToEnd : public ::testing::Test {
   }
 
   // Runs one window with the session recorded inside an operator; returns the PROF dir.
-  std::string Collect(CudaCollector& collector, testing::CuptiTestDouble& cupti) {
+  std::string Collect(CudaCollector& collector, testing::CuptiTestDouble& cupti,
+                      const CUpti_ActivityDevice5& device = testing::H100Device()) {
     static CudaCollector* active = nullptr;
     active = &collector;
     static const aiprof_source source{AIPROF_PLUGIN_ABI_VERSION,
@@ -123,7 +124,8 @@ class CudaEndToEnd : public ::testing::Test {
     EXPECT_EQ(aiprofStart(config), 0) << aiprofLastError();
     EXPECT_TRUE(collector.collecting()) << "the runtime started the registered source";
     EXPECT_TRUE(collector.PushExternal(format::kCudaExternalOperator, 4242));
-    session_ = testing::RecordWorkloadSession(cupti, static_cast<uint32_t>(syscall(SYS_gettid)));
+    session_ =
+        testing::RecordWorkloadSession(cupti, static_cast<uint32_t>(syscall(SYS_gettid)), device);
     EXPECT_TRUE(collector.PopExternal(format::kCudaExternalOperator));
     const std::string dir = aiprofCurrentDir();
     EXPECT_EQ(aiprofStop(config), 0) << aiprofLastError();
@@ -653,6 +655,59 @@ TEST_F(CudaEndToEnd, AdviceReadsKernelShapesLaunchesAndSynchronisation) {
     EXPECT_NE(by_rule.at(rule)->status, RuleStatus::kNotEvaluated)
         << rule << ": " << by_rule.at(rule)->detail;
   }
+}
+
+// The memory rule's finding on a parsed session.
+analysis::advice::Finding MemoryAdvice(const Model& m) {
+  const analysis::AnalysisSet set = analysis::RunAnalyses(m);
+  analysis::advice::AdviceInput input;
+  input.profiles.push_back(analysis::advice::MakeProfileInput(m, set, "session"));
+  const analysis::advice::AdviceReport report =
+      analysis::advice::RunAdvice(input, analysis::advice::Thresholds::Defaults());
+  for (const auto& finding : report.findings) {
+    if (finding.rule == "memory") return finding;
+  }
+  ADD_FAILURE() << "no memory finding";
+  return {};
+}
+
+// The device record's memory size reaches the model and the memory pools' capacity; the
+// memory rule judges the CUPTI allocations' peak (three 4 MiB buffers) against it without
+// --config.
+TEST_F(CudaEndToEnd, RecordedDeviceMemoryIsTheCapacityTheMemoryRuleJudges) {
+  testing::CuptiTestDouble cupti;
+  CudaCollector collector(cupti.api(), RuntimeHost(), {});
+  const Model m = model::ParseProfDir(Collect(collector, cupti));
+  ASSERT_EQ(m.devices.size(), 1u);
+  EXPECT_EQ(m.devices[0].total_memory, 85021163520u);
+  EXPECT_EQ(m.Str(m.devices[0].name), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(m.devices[0].sm_count, 132u);
+  const analysis::AnalysisSet set = analysis::RunAnalyses(m);
+  bool found_pool = false;
+  for (const analysis::MemoryPool& pool : set.memory.pools) {
+    if (pool.name != "GPU 0 allocated (CUPTI)") continue;
+    found_pool = true;
+    EXPECT_EQ(pool.capacity, 85021163520);
+    EXPECT_EQ(pool.capacity_source, "CUDA device record");
+  }
+  EXPECT_TRUE(found_pool);
+  const analysis::advice::Finding on_h100 = MemoryAdvice(m);
+  EXPECT_EQ(on_h100.status, analysis::advice::RuleStatus::kPassed) << on_h100.detail;
+}
+
+TEST_F(CudaEndToEnd, MemoryRuleFiresNearTheRecordedDeviceMemory) {
+  // The session on a test double's device of 13 MiB: its 12 MiB peak is past 0.9 of it.
+  testing::CuptiTestDouble cupti;
+  CudaCollector collector(cupti.api(), RuntimeHost(), {});
+  CUpti_ActivityDevice5 small = testing::H100Device();
+  small.globalMemorySize = 13u << 20;
+  const Model m = model::ParseProfDir(Collect(collector, cupti, small));
+  const analysis::advice::Finding near = MemoryAdvice(m);
+  EXPECT_EQ(near.status, analysis::advice::RuleStatus::kTriggered) << near.detail;
+  EXPECT_NE(near.detail.find("GPU 0 allocated (CUPTI) peaks at 12.0 MiB of 13.0 MiB (CUDA device "
+                             "record"),
+            std::string::npos)
+      << near.detail;
 }
 
 }  // namespace

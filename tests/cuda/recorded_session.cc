@@ -100,12 +100,13 @@ CUpti_ActivityAPI MakeRuntimeCall(uint32_t cbid, uint32_t correlation, uint64_t 
   return call;
 }
 
-RecordedSession RecordWorkloadSession(CuptiTestDouble& cupti, uint32_t app_tid) {
+RecordedSession RecordWorkloadSession(CuptiTestDouble& cupti, uint32_t app_tid,
+                                      const CUpti_ActivityDevice5& device) {
   RecordedSession session;
   const uint64_t t0 = cupti.cupti_now() - 50'000 * kUs;
   session.base_cupti_ns = t0;
 
-  cupti.Record(H100Device());
+  cupti.Record(device);
   CUpti_ActivityContext3 context{};
   context.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
   context.contextId = kSessionContext;

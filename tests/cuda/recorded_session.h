@@ -37,10 +37,12 @@ struct RecordedSession {
 
 // Records the session's activity into `cupti`. API calls are made by `app_tid`. When
 // `operator_id` is nonzero, the kernel launches are made inside a framework operator whose
-// id was pushed with the collector's PushExternal before calling this.
-RecordedSession RecordWorkloadSession(CuptiTestDouble& cupti, uint32_t app_tid);
-
+// id was pushed with the collector's PushExternal before calling this. `device` is the
+// device record the session starts with.
 CUpti_ActivityDevice5 H100Device();
+RecordedSession RecordWorkloadSession(CuptiTestDouble& cupti, uint32_t app_tid,
+                                      const CUpti_ActivityDevice5& device = H100Device());
+
 CUpti_ActivityKernel10 MakeKernel(const char* name, uint32_t stream, uint32_t correlation,
                                   uint64_t start, uint64_t end, int32_t grid_x, int32_t block_x,
                                   uint16_t registers, int32_t dynamic_shared);

@@ -241,6 +241,40 @@ TEST_F(TimelineTest, UserMetadataBecomesTopLevelKeys) {
   EXPECT_EQ(trace["traceName"], "final.json.gz");
 }
 
+// A GPU the collection recorded (the model's device row) is one Kineto deviceProperties
+// entry, with Kineto's keys.
+TEST_F(TimelineTest, RecordedDevicesBecomeKinetoDeviceProperties) {
+  model::Model m = model::ParseProfDir(prof_);
+  const uint32_t process = static_cast<uint32_t>(m.processes.size());
+  m.processes.pid.push_back(0);
+  m.processes.host.push_back(m.processes.host[0]);
+  m.processes.name.push_back(m.strings.Intern("GPU 0"));
+  m.processes.label.push_back(m.strings.Intern("GPU 0"));
+  m.processes.sort_index.push_back(0x1000000);
+  m.processes.device_id.push_back(0);
+  m.processes.rank.push_back(-1);
+  m.processes.metadata.emplace_back();
+  model::DeviceProperties device;
+  device.process = process;
+  device.name = m.strings.Intern("NVIDIA H100 80GB HBM3");
+  device.total_memory = 85021163520;
+  device.sm_count = 132;
+  device.compute_major = 9;
+  device.max_warps_per_sm = 64;
+  device.warp_size = 32;
+  m.devices.push_back(device);
+  std::string path = (root_ / "devices.json").string(), error;
+  ASSERT_TRUE(WriteTraceJson(m, path, "devices.json", &error)) << error;
+  const json properties = json::parse(ReadFile(path))["deviceProperties"];
+  ASSERT_EQ(properties.size(), 1u);
+  EXPECT_EQ(properties[0]["id"], 0);
+  EXPECT_EQ(properties[0]["name"], "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(properties[0]["totalGlobalMem"], 85021163520);
+  EXPECT_EQ(properties[0]["numSms"], 132);
+  EXPECT_EQ(properties[0]["computeMajor"], 9);
+  EXPECT_EQ(properties[0]["maxThreadsPerMultiprocessor"], 2048);
+}
+
 // A protobuf wire-format decoder of our own (no generated code), so the test reads the
 // file as Perfetto would and does not reuse the writer's encoder.
 struct ProtoField {

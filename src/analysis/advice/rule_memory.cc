@@ -1,7 +1,8 @@
 // Memory near capacity or fragmented, per memory pool of the memory analysis:
 //   - near capacity: peak above 0.9 × the device's memory (TensorBoard's PyTorch profiler
-//     plugin, rule 7, trace-analysis-and-ui.md §2.3); the capacity is not recorded, so it is
-//     given with memory.capacity_bytes (0: not evaluated);
+//     plugin, rule 7, trace-analysis-and-ui.md §2.3): the capacity the memory analysis read
+//     (a device's recorded memory, the host's MemTotal for the CPU pool), or for device
+//     pools memory.capacity_bytes when given (it overrides the recorded one);
 //   - fragmentation: the caching allocator reserves much more than is allocated at the
 //     peak (reserved ≫ allocated, the two curves of the plugin's memory view, §2.7).
 #include "analysis/advice/evidence.h"
@@ -11,13 +12,13 @@ namespace aiprof::analysis::advice {
 namespace {
 
 void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* finding) {
-  const double capacity = thresholds.Get("memory.capacity_bytes");
+  const double configured_capacity = thresholds.Get("memory.capacity_bytes");
   const double capacity_share = thresholds.Get("memory.capacity_share");
   const double reserved_ratio = thresholds.Get("memory.reserved_ratio");
   const double min_unused = thresholds.Get("memory.min_unused_bytes");
   EvidenceTable table{
       "Memory pools",
-      {"pool", "peak allocated", "peak reserved", "reserved / allocated", "finding"},
+      {"pool", "peak allocated", "peak reserved", "reserved / allocated", "capacity", "finding"},
       {}};
   std::vector<std::string> problems, checked;
   bool any_pool = false, evaluable = false;
@@ -26,7 +27,13 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
     const std::string prefix = input.profiles.size() > 1 ? profile.label + " " : "";
     for (const MemoryPool& pool : profile.analyses->memory.pools) {
       any_pool = true;
-      const bool device_pool = pool.name != "CPU";
+      const bool device_pool = pool.device_index >= 0;
+      // The configured capacity is a device's: it overrides the recorded one on device pools.
+      const double pool_capacity = device_pool && configured_capacity > 0
+                                       ? configured_capacity
+                                       : static_cast<double>(pool.capacity);
+      const std::string capacity_source =
+          device_pool && configured_capacity > 0 ? "memory.capacity_bytes" : pool.capacity_source;
       const double allocated = static_cast<double>(pool.peak_allocated);
       const double reserved = static_cast<double>(pool.peak_reserved);
       std::string verdict;
@@ -41,24 +48,29 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
           impact = std::max(impact, 1 - allocated / reserved);
         }
       }
-      if (capacity > 0 && device_pool) {
+      if (pool_capacity > 0) {
         evaluable = true;
         const double peak = std::max(allocated, reserved);
-        if (peak > capacity_share * capacity) {
+        if (peak > capacity_share * pool_capacity) {
           verdict += verdict.empty() ? "near capacity" : ", near capacity";
           problems.push_back(prefix + pool.name + " peaks at " + Bytes(static_cast<int64_t>(peak)) +
-                             " of " + Bytes(static_cast<int64_t>(capacity)) + " (threshold " +
-                             Percent(capacity_share) + ")");
-          impact = std::max(impact, peak / capacity);
+                             " of " + Bytes(static_cast<int64_t>(pool_capacity)) + " (" +
+                             capacity_source + ", threshold " + Percent(capacity_share) + ")");
+          impact = std::max(impact, peak / pool_capacity);
         }
       }
-      checked.push_back(prefix + pool.name + " peak " + Bytes(pool.peak_allocated));
-      table.rows.push_back({prefix + pool.name, Bytes(pool.peak_allocated),
-                            pool.peak_reserved >= 0 ? Bytes(pool.peak_reserved) : "not recorded",
-                            pool.peak_reserved > 0 && pool.peak_allocated > 0
-                                ? Fixed(reserved / allocated, 2) + "×"
-                                : "",
-                            verdict.empty() ? "ok" : verdict});
+      checked.push_back(
+          prefix + pool.name + " peak " + Bytes(pool.peak_allocated) +
+          (pool_capacity > 0 ? " of " + Bytes(static_cast<int64_t>(pool_capacity)) : ""));
+      table.rows.push_back(
+          {prefix + pool.name, Bytes(pool.peak_allocated),
+           pool.peak_reserved >= 0 ? Bytes(pool.peak_reserved) : "not recorded",
+           pool.peak_reserved > 0 && pool.peak_allocated > 0 ? Fixed(reserved / allocated, 2) + "×"
+                                                             : "",
+           pool_capacity > 0
+               ? Bytes(static_cast<int64_t>(pool_capacity)) + " (" + capacity_source + ")"
+               : "not recorded",
+           verdict.empty() ? "ok" : verdict});
     }
   }
   if (!any_pool) {
@@ -71,8 +83,9 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
   if (!evaluable) {
     finding->status = RuleStatus::kNotEvaluated;
     finding->detail =
-        "not evaluated: no pool reports reserved memory and the device capacity is unknown "
-        "(give it as memory.capacity_bytes in --config)";
+        "not evaluated: no pool reports reserved memory and the capacity is unknown (the "
+        "CUDA source records each device's memory; else give it as memory.capacity_bytes in "
+        "--config)";
     return;
   }
   if (problems.empty()) {
@@ -104,7 +117,8 @@ const RuleDefinition& MemoryRule() {
       "Memory near capacity or fragmented",
       {"memory"},
       {{"memory.capacity_bytes", 0, "bytes",
-        "device memory capacity (not recorded; 0: the capacity check is not evaluated)",
+        "device memory capacity overriding the recorded one (0: the recorded capacity, the "
+        "CUDA device record's totalGlobalMem)",
         "the device's specification"},
        {"memory.capacity_share", 0.9, "share of capacity",
         "peak above which memory is near capacity",

@@ -29,6 +29,12 @@ CREATE TABLE PROCESSES(globalPid INTEGER PRIMARY KEY, pid INTEGER, name INTEGER,
                        deviceId INTEGER, rankId INTEGER, hostName INTEGER);
 CREATE TABLE THREADS(globalTid INTEGER PRIMARY KEY, globalPid INTEGER, tid INTEGER,
                      name INTEGER);
+CREATE TABLE TARGET_INFO_GPU(id INTEGER, globalPid INTEGER, name INTEGER, totalMemory INTEGER,
+                             smCount INTEGER, computeMajor INTEGER, computeMinor INTEGER,
+                             threadsPerWarp INTEGER, maxWarpsPerSm INTEGER,
+                             maxBlocksPerSm INTEGER, maxThreadsPerBlock INTEGER,
+                             maxRegistersPerBlock INTEGER, maxRegistersPerSm INTEGER,
+                             maxShmemPerBlock INTEGER, maxShmemPerSm INTEGER);
 CREATE TABLE TASK(startNs INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER,
                   globalTaskId INTEGER PRIMARY KEY, globalPid INTEGER, taskType INTEGER,
                   contextId INTEGER, streamId INTEGER, taskId INTEGER, modelId INTEGER);
@@ -294,6 +300,14 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
     }
     db.Insert(processes, GlobalPid(m, p), m.processes.pid[p], m.processes.name[p],
               m.processes.label[p], m.processes.device_id[p], m.processes.rank[p], host);
+  }
+  auto* gpus = db.Prepare("INSERT INTO TARGET_INFO_GPU VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const model::DeviceProperties& d : m.devices) {
+    db.Insert(gpus, m.processes.device_id[d.process], GlobalPid(m, d.process), d.name,
+              static_cast<int64_t>(d.total_memory), d.sm_count, d.compute_major, d.compute_minor,
+              d.warp_size, d.max_warps_per_sm, d.max_blocks_per_sm, d.max_threads_per_block,
+              d.registers_per_block, d.registers_per_sm, d.shared_memory_per_block,
+              d.shared_memory_per_sm);
   }
   auto* threads = db.Prepare("INSERT OR IGNORE INTO THREADS VALUES(?,?,?,?)");
   for (uint32_t t = 0; t < m.threads.size(); ++t) {

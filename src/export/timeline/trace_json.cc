@@ -105,7 +105,7 @@ class TraceJsonWriter {
   }
 
   void WriteHeader() {
-    nlohmann::json device_properties = nlohmann::json::array();
+    nlohmann::ordered_json device_properties = KinetoDeviceProperties();
     // Kineto's key order; HTA finds the rank with the pattern `"rank":\s+(\d+)`, so the
     // object is written as Kineto writes it, with a space after each colon.
     nlohmann::ordered_json distributed = nlohmann::ordered_json::object();
@@ -116,13 +116,15 @@ class TraceJsonWriter {
       if (m_.processes.metadata[p].empty()) continue;
       auto meta = nlohmann::json::parse(m_.processes.metadata[p], nullptr, false);
       if (!meta.is_object()) continue;
-      // Plugins add keys under "metadata" (aiprof_add_metadata); the CUDA source puts the
-      // Kineto deviceProperties list there.
+      // Plugins add keys under "metadata" (aiprof_add_metadata), a deviceProperties list of
+      // their own devices among them; the CUDA source's devices come from the model.
       auto add_devices = [&](const nlohmann::json& object) {
         if (!object.is_object()) return;
         auto found = object.find("device_properties");
         if (found == object.end() || !found->is_array()) return;
-        for (const auto& device : *found) device_properties.push_back(device);
+        for (const auto& device : *found) {
+          device_properties.push_back(nlohmann::ordered_json::parse(device.dump()));
+        }
       };
       add_devices(meta);
       if (meta.contains("metadata")) {
@@ -149,6 +151,27 @@ class TraceJsonWriter {
     }
     w_.Raw(",\n\"aiprof\":").Raw(aiprof.dump());
     w_.Raw(",\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":").Int(base_).Raw(",\n");
+  }
+
+  // The devices the collection recorded, with Kineto's deviceProperties keys in its order.
+  nlohmann::ordered_json KinetoDeviceProperties() const {
+    nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+    for (const model::DeviceProperties& d : m_.devices) {
+      devices.push_back({{"id", m_.processes.device_id[d.process]},
+                         {"name", m_.Str(d.name)},
+                         {"totalGlobalMem", d.total_memory},
+                         {"computeMajor", d.compute_major},
+                         {"computeMinor", d.compute_minor},
+                         {"maxThreadsPerBlock", d.max_threads_per_block},
+                         {"maxThreadsPerMultiprocessor", d.max_warps_per_sm * d.warp_size},
+                         {"regsPerBlock", d.registers_per_block},
+                         {"regsPerMultiprocessor", d.registers_per_sm},
+                         {"warpSize", d.warp_size},
+                         {"sharedMemPerBlock", d.shared_memory_per_block},
+                         {"sharedMemPerMultiprocessor", d.shared_memory_per_sm},
+                         {"numSms", d.sm_count}});
+    }
+    return devices;
   }
 
   // "user.<key>" entries become top-level keys; the first process to set a key wins, and a

@@ -462,10 +462,34 @@ class CudaImporter : public RecordImporter {
     device.max_warps_per_sm = limits->max_warps_per_sm;
     device.warp_size = memory->warp_size == 0 ? 32 : memory->warp_size;
     const uint32_t process = Device(context, h.aux);
-    const std::string_view device_name = context.model().Str(context.FileString(h.arg));
+    const StringId name = context.FileString(h.arg);
+    const std::string_view device_name = context.model().Str(name);
     if (!device_name.empty()) {
       context.model().processes.name[process] =
           context.Intern("GPU " + std::to_string(h.aux) + " (" + std::string(device_name) + ")");
+    }
+    DeviceProperties properties;
+    properties.process = process;
+    properties.name = name;
+    properties.total_memory = info->global_memory_bytes;
+    properties.sm_count = info->sm_count;
+    properties.compute_major = info->compute_major;
+    properties.compute_minor = info->compute_minor;
+    properties.max_threads_per_block = memory->max_threads_per_block;
+    properties.max_warps_per_sm = limits->max_warps_per_sm;
+    properties.max_blocks_per_sm = limits->max_blocks_per_sm;
+    properties.warp_size = device.warp_size;
+    properties.registers_per_block = limits->max_registers_per_block;
+    properties.registers_per_sm = limits->max_registers_per_sm;
+    properties.shared_memory_per_block = memory->max_shared_memory_per_block;
+    properties.shared_memory_per_sm = memory->max_shared_memory_per_sm;
+    std::vector<DeviceProperties>& devices = context.model().devices;
+    auto known = std::find_if(devices.begin(), devices.end(),
+                              [&](const DeviceProperties& d) { return d.process == process; });
+    if (known == devices.end()) {
+      devices.push_back(properties);
+    } else {
+      *known = properties;
     }
   }
 

@@ -96,11 +96,15 @@ TEST(SlowLinkRule, TransitThatStillHoldsTheWaitOrOneRankIsNotEvaluated) {
   EXPECT_EQ(Evaluate(none.input(), "slow_link").status, RuleStatus::kNotEvaluated);
 }
 
-HandBuiltProfiles Pool(int64_t allocated, int64_t reserved) {
+// A device pool ("CUDA:0") with the capacity the memory analysis read (0: not recorded).
+HandBuiltProfiles Pool(int64_t allocated, int64_t reserved, int64_t recorded_capacity = 0) {
   HandBuiltProfiles b;
   b.Add("job");
   MemoryPool pool;
   pool.name = "CUDA:0";
+  pool.device_index = 0;
+  pool.capacity = recorded_capacity;
+  pool.capacity_source = recorded_capacity > 0 ? "CUDA device record" : "";
   pool.peak_allocated = allocated;
   pool.peak_reserved = reserved;
   b.Set(0).memory.pools.push_back(pool);
@@ -133,6 +137,45 @@ TEST(MemoryRule, NearCapacityNeedsTheCapacity) {
   Finding above = Evaluate(Pool(9 * kGiB + kGiB / 2, -1).input(), "memory", thresholds);
   EXPECT_EQ(above.status, RuleStatus::kTriggered);
   EXPECT_EQ(above.severity, Severity::kHigh);
+}
+
+TEST(MemoryRule, NearCapacityFromTheRecordedCapacity) {
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  EXPECT_EQ(Evaluate(Pool(8 * kGiB, -1, 10 * kGiB).input(), "memory").status, RuleStatus::kPassed);
+  EXPECT_EQ(Evaluate(Pool(9 * kGiB, -1, 10 * kGiB).input(), "memory").status,
+            RuleStatus::kPassed);  // 0.9: at the threshold
+  Finding above = Evaluate(Pool(9 * kGiB + kGiB / 2, -1, 10 * kGiB).input(), "memory");
+  EXPECT_EQ(above.status, RuleStatus::kTriggered);
+  EXPECT_NE(above.detail.find("CUDA device record"), std::string::npos) << above.detail;
+  EXPECT_EQ(above.evidence.at(0).rows.at(0).at(4), "10.00 GiB (CUDA device record)");
+  // memory.capacity_bytes overrides the recorded capacity: 20 GiB makes the same peak fine.
+  Thresholds thresholds = Thresholds::Defaults();
+  std::string error;
+  ASSERT_TRUE(thresholds.Set("memory.capacity_bytes", 20.0 * kGiB, &error));
+  EXPECT_EQ(Evaluate(Pool(9 * kGiB + kGiB / 2, -1, 10 * kGiB).input(), "memory", thresholds).status,
+            RuleStatus::kPassed);
+}
+
+TEST(MemoryRule, HostPoolJudgedAgainstMemTotalOnly) {
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  HandBuiltProfiles b;
+  b.Add("job");
+  MemoryPool pool;
+  pool.name = "CPU";
+  pool.peak_allocated = 30 * kGiB;
+  b.Set(0).memory.pools.push_back(pool);
+  // A device capacity from --config does not apply to host memory: still unknown.
+  Thresholds thresholds = Thresholds::Defaults();
+  std::string error;
+  ASSERT_TRUE(thresholds.Set("memory.capacity_bytes", 10.0 * kGiB, &error));
+  EXPECT_EQ(Evaluate(b.input(), "memory", thresholds).status, RuleStatus::kNotEvaluated);
+  b.Set(0).memory.pools[0].capacity = 32 * kGiB;
+  b.Set(0).memory.pools[0].capacity_source = "host MemTotal";
+  Finding near = Evaluate(b.input(), "memory");
+  EXPECT_EQ(near.status, RuleStatus::kTriggered);
+  EXPECT_NE(near.detail.find("host MemTotal"), std::string::npos) << near.detail;
+  b.Set(0).memory.pools[0].capacity = 64 * kGiB;
+  EXPECT_EQ(Evaluate(b.input(), "memory").status, RuleStatus::kPassed);
 }
 
 TEST(MemoryRule, NoPoolsIsNotEvaluated) {

@@ -242,6 +242,94 @@ TEST(CommunicationOverlapRule, ExposedAboveTenPercent) {
   EXPECT_EQ(above.evidence[1].rows.at(0).at(0), "allreduce (nccl)");
 }
 
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+// Two steps of 1000 ns, half of each exposed communication (the rule triggers), made of
+// `per_step` all-reduces of `bytes` each in the step's second half (400 ns in all); the
+// first `covered` ns of each all-reduce overlap compute.
+HandBuiltProfiles Buckets(int64_t per_step, int64_t bytes, int64_t covered = 0) {
+  HandBuiltProfiles b;
+  b.Add("rank 0");
+  b.AddSteps(0, {1000, 1000}, 0.5, 0);
+  AnalysisSet& set = b.Set(0);
+  for (StepBreakdownRow& row : set.step_breakdown.rows) {
+    row.communication_ns = 500;
+    row.communication_not_overlapped_ns = 500;
+  }
+  const int64_t length = 400 / per_step;
+  for (int64_t step = 0; step < 2; ++step) {
+    for (int64_t i = 0; i < per_step; ++i) {
+      model::CommOp comm;
+      comm.process = 0;
+      comm.type = model::CommOpType::kAllReduce;
+      CommOpTiming op;
+      op.comm_op = static_cast<uint32_t>(set.communication.size());
+      op.name = "nccl_allreduce_" + std::to_string(step * per_step + i);
+      op.group = "world";
+      op.type = model::CommOpType::kAllReduce;
+      op.step = step;
+      op.time.start_ns = step * 1000 + 500 + i * length;
+      op.end_ns = op.time.start_ns + length;
+      op.bytes = bytes;
+      set.communication.push_back(comm);
+      set.communication_analysis.ops.push_back(op);
+      if (covered > 0) {
+        set.overlap.scopes[0].computing.push_back({op.time.start_ns, op.time.start_ns + covered});
+      }
+    }
+  }
+  return b;
+}
+
+const EvidenceTable& Table(const Finding& finding, const std::string& title) {
+  for (const EvidenceTable& table : finding.evidence) {
+    if (table.title == title) return table;
+  }
+  ADD_FAILURE() << "no table " << title;
+  static const EvidenceTable none;
+  return none;
+}
+
+std::string BucketShape(const Finding& finding) {
+  return Table(finding, "All-reduce buckets").rows.at(0).back();
+}
+
+TEST(CommunicationOverlapRule, NamesTheMostExposedCollectives) {
+  Finding finding = Evaluate(Buckets(1, 8 * kMiB, 100).input(), "communication_overlap");
+  ASSERT_EQ(finding.status, RuleStatus::kTriggered);
+  const EvidenceTable& most = Table(finding, "Most exposed collectives");
+  ASSERT_EQ(most.rows.size(), 2u);
+  EXPECT_EQ(most.rows[0], (std::vector<std::string>{"nccl_allreduce_0", "world", "8.0 MiB", "0",
+                                                    "0.000 ms", "0.000 ms", "75.0%"}));
+  EXPECT_NE(finding.detail.find("most exposed: nccl_allreduce_0 (group world, 8.0 MiB, step 0)"),
+            std::string::npos)
+      << finding.detail;
+}
+
+TEST(CommunicationOverlapRule, ManySmallAllReducesGetLargerBuckets) {
+  // 4 MiB: at the size threshold; 3 MiB below it; 3 per step: below the count threshold.
+  EXPECT_EQ(BucketShape(Evaluate(Buckets(4, 4 * kMiB).input(), "communication_overlap")), "ok");
+  Finding small = Evaluate(Buckets(4, 3 * kMiB).input(), "communication_overlap");
+  EXPECT_EQ(BucketShape(small), "many small: raise bucket_cap_mb");
+  EXPECT_NE(small.suggestion.find("raise DDP's bucket_cap_mb"), std::string::npos);
+  Finding few = Evaluate(Buckets(3, 3 * kMiB).input(), "communication_overlap");
+  EXPECT_EQ(BucketShape(few), "ok");
+  EXPECT_EQ(few.suggestion.find("bucket_cap_mb (default"), std::string::npos) << few.suggestion;
+}
+
+TEST(CommunicationOverlapRule, OneLargeExposedAllReduceGetsSmallerBuckets) {
+  // 100 MiB: at the size threshold; 101 MiB above it, wholly exposed.
+  EXPECT_EQ(BucketShape(Evaluate(Buckets(1, 100 * kMiB).input(), "communication_overlap")), "ok");
+  Finding large = Evaluate(Buckets(1, 101 * kMiB).input(), "communication_overlap");
+  EXPECT_EQ(BucketShape(large), "one large, exposed: lower bucket_cap_mb");
+  EXPECT_NE(large.suggestion.find("lower DDP's bucket_cap_mb"), std::string::npos);
+  // Half of it under compute: at the exposed-share threshold; 60% under compute: below.
+  EXPECT_EQ(BucketShape(Evaluate(Buckets(1, 101 * kMiB, 200).input(), "communication_overlap")),
+            "ok");
+  EXPECT_EQ(BucketShape(Evaluate(Buckets(1, 101 * kMiB, 240).input(), "communication_overlap")),
+            "ok");
+}
+
 TEST(CommunicationOverlapRule, NoCommunicationIsNotEvaluated) {
   HandBuiltProfiles b;
   b.Add("job");

@@ -12,6 +12,7 @@ interface MemoryData {
     peak_allocated: number;
     peak_allocated_ts: number;
     peak_reserved: number;
+    capacity: number; // bytes the pool can reach (device memory, host MemTotal); 0: not recorded
     allocated: [number, number][];
     reserved: [number, number][] | null;
   }[];
@@ -70,7 +71,7 @@ export async function renderMemory(root: HTMLElement): Promise<void> {
   const cards = el("div", { class: "cards", id: "memory-peaks" });
   for (const pool of data.pools) {
     cards.append(
-      el("div", { class: "card" }, el("div", { class: "label" }, `${pool.name} peak allocated`), el("div", { class: "value" }, formatBytes(pool.peak_allocated)), el("div", { class: "hint" }, `at ${formatNs(pool.peak_allocated_ts)}${pool.peak_reserved >= 0 ? ` · reserved peak ${formatBytes(pool.peak_reserved)}` : ""}`)),
+      el("div", { class: "card" }, el("div", { class: "label" }, `${pool.name} peak allocated`), el("div", { class: "value" }, formatBytes(pool.peak_allocated)), el("div", { class: "hint" }, `at ${formatNs(pool.peak_allocated_ts)}${pool.peak_reserved >= 0 ? ` · reserved peak ${formatBytes(pool.peak_reserved)}` : ""}${pool.capacity > 0 ? ` · capacity ${formatBytes(pool.capacity)}` : ""}`)),
     );
   }
   root.append(cards);
