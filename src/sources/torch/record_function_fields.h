@@ -8,6 +8,8 @@
 // already rely on.
 //
 // Included only by torch_plugin.cc, the one translation unit that includes libtorch headers.
+// The members are those of libtorch 1.x (Debian's 1.13, which the benchmark measures); with
+// another major version, or no version header, the accessors are libtorch's own calls.
 #pragma once
 
 #include <ATen/core/function_schema.h>
@@ -15,7 +17,13 @@
 
 #include <string>
 
+#if __has_include(<torch/csrc/api/include/torch/version.h>)
+#include <torch/csrc/api/include/torch/version.h>
+#endif
+
 namespace aiprof::torch_source {
+
+#if defined(TORCH_VERSION_MAJOR) && TORCH_VERSION_MAJOR == 1
 
 namespace record_function_members {
 
@@ -53,5 +61,16 @@ inline const char* Name(const at::RecordFunction& fn) {
   if (const auto* name = c10::get_if<std::string>(&function)) return name->c_str();
   return fn.name();  // valueless (never after before()): libtorch's own answer
 }
+
+#else
+
+inline bool IsAsync(const at::RecordFunction& fn) {
+  return fn.isAsync();
+}
+inline const char* Name(const at::RecordFunction& fn) {
+  return fn.name();
+}
+
+#endif
 
 }  // namespace aiprof::torch_source
