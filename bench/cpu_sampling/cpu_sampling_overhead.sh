@@ -2,8 +2,8 @@
 # Overhead of CPU sampling on the sample training job (examples/train): wall, CPU (user +
 # system of the whole process tree) and system time of the job plain, under aiprof with
 # sampling off (the launcher's own cost), with sampling at 99 Hz and 1 kHz (defaults:
-# frame-pointer chains, blocking stacks at up to 1000 switches a second per thread), at
-# 99 Hz with the blocking stack of every switch (--sys-cpu-off-cpu-stacks=all), at 99 Hz
+# frame-pointer chains, the blocking stack of every switch), at 99 Hz with blocking stacks
+# at up to 1000 switches a second per thread (--sys-cpu-off-cpu-stacks=1000), at 99 Hz
 # with DWARF stack copies, and under `perf record -g` at 99 Hz and 1 kHz. Every aiprof side
 # runs with --task-time=off --export=off, so the difference to "aiprof off" is the sampling
 # alone. Runs alternate so machine-load drifts hit every side; prints each side's medians
@@ -27,7 +27,7 @@ measure() {
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A wall_of cpu_of sys_of
-labels=(plain aiprof_off aiprof_99 aiprof_1000 aiprof_99_all_switch_stacks aiprof_99_dwarf)
+labels=(plain aiprof_off aiprof_99 aiprof_1000 aiprof_99_stacks_rate_1000 aiprof_99_dwarf)
 have_perf=0
 if perf record -q -o "$out/probe.data" true >/dev/null 2>&1; then
   have_perf=1
@@ -48,8 +48,8 @@ for ((i = 0; i < runs; i++)); do
   record aiprof_off aiprof_run
   record aiprof_99 aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99
   record aiprof_1000 aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=1000
-  record aiprof_99_all_switch_stacks aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99 \
-    --sys-cpu-off-cpu-stacks=all
+  record aiprof_99_stacks_rate_1000 aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99 \
+    --sys-cpu-off-cpu-stacks=1000
   record aiprof_99_dwarf aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99 \
     --sys-cpu-call-graph=dwarf
   if ((have_perf)); then

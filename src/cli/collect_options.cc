@@ -272,10 +272,11 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
       "copy of the user stack per sample, 1024..32768 bytes, default 8192, unwound at export)",
       kDevice, "fp");
   add("--sys-cpu-off-cpu-stacks", &a->sys_cpu_off_cpu_stacks,
-      "Blocking stacks at thread switches: <Hz> (every switch of a thread that switches less "
-      "often, else about that many a second; 1..10000), all (every switch: costly for a job "
-      "switching thousands of times a second) or off (thread states only)",
-      kDevice, "1000");
+      "Blocking stacks at thread switches: all (every switch), <Hz> (every switch of a thread "
+      "that switches less often, else about that many a second, 1..10000: cheaper for a job "
+      "switching thousands of times a second, but long waits after a burst may lose their "
+      "stack) or off (thread states only)",
+      kDevice, "all");
 
   const char* kHost = "Host resources (sampled by the launcher)";
   add("--host-sys", &a->host_sys,

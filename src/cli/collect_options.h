@@ -41,7 +41,7 @@ struct CollectArgs {
   std::string sys_cpu_profiling = "off";
   std::string sys_cpu_freq = "99";
   std::string sys_cpu_call_graph = "fp";
-  std::string sys_cpu_off_cpu_stacks = "1000";
+  std::string sys_cpu_off_cpu_stacks = "all";
   std::string host_sys;
   std::string host_sys_usage;
   std::string host_sys_usage_freq = "50";

@@ -23,7 +23,7 @@ namespace aiprof::cpu_sampling {
 // depth (docs/cpu-sampling.md), and a job may switch thousands of times a second.
 struct OffCpuStacks {
   enum class Kind { kOff, kRate, kEverySwitch };
-  Kind kind = Kind::kRate;
+  Kind kind = Kind::kEverySwitch;
   // kRate: the kernel's frequency mode on the context-switches event (per thread and CPU):
   // a thread that switches less often than this gets every switch-out's stack, a busier
   // one about this many a second.

@@ -4,7 +4,7 @@
 //
 // Options (AIPROF_OPTIONS, docs/cpu-sampling.md): "cpu_sampling": {"freq_hz": 99,
 // "mode": "auto" | "perf" | "timer", "off_cpu_stacks": "<Hz>" | "all" | "off" (default
-// 1000)}. auto: perf_event_open, else the timer fallback; freq_hz 0: off.
+// all)}. auto: perf_event_open, else the timer fallback; freq_hz 0: off.
 #include <time.h>
 
 #include <cstdio>
@@ -31,7 +31,7 @@ struct Options {
   OffCpuStacks off_cpu_stacks;
 };
 
-// "all", "off" or a rate in Hz (1..10000); anything else keeps the default rate.
+// "all", "off" or a rate in Hz (1..10000); anything else keeps the default (every switch).
 OffCpuStacks ParseOffCpuStacks(const std::string& text) {
   OffCpuStacks stacks;
   if (text == "all") {
@@ -40,7 +40,10 @@ OffCpuStacks ParseOffCpuStacks(const std::string& text) {
     stacks.kind = OffCpuStacks::Kind::kOff;
   } else {
     unsigned long hz = std::strtoul(text.c_str(), nullptr, 10);
-    if (hz >= 1 && hz <= 10000) stacks.hz = static_cast<uint32_t>(hz);
+    if (hz >= 1 && hz <= 10000) {
+      stacks.kind = OffCpuStacks::Kind::kRate;
+      stacks.hz = static_cast<uint32_t>(hz);
+    }
   }
   return stacks;
 }
