@@ -56,7 +56,13 @@ class OperatorCountTest(unittest.TestCase):
         torch.set_num_threads(1)
 
     def assert_same_counts(self, make_step, **options):
-        expected = torch_counts(make_step)
+        # torch.profiler (the legacy profiler of this Kineto-less torch) times events in µs,
+        # and now and then its step range leaves out the aten::empty at the step's edge
+        # (about one step in 40 here; aiprof's ns counts stayed the same in 120 steps): the
+        # reference is the per-operator maximum of three torch.profiler runs, since a run
+        # only ever misses operators.
+        runs = [torch_counts(make_step) for _ in range(3)]
+        expected = [first | second | third for first, second, third in zip(*runs)]
         actual = aiprof_counts(make_step, **options)
         self.assertEqual(len(expected), ACTIVE)
         self.assertEqual(len(actual), ACTIVE)
