@@ -119,14 +119,17 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
       }
     }
     const bool triggered = worst > limit;
-    const std::vector<ExposedCollective> exposed = ExposedCollectives(set);
     std::string detail = "communication not hidden under compute takes " + Percent(worst) +
                          " of the step (threshold " + Percent(limit) + ")";
-    if (triggered && !exposed.empty() && exposed[0].exposed_ns > 0) {
+    if (!triggered) {
+      outcome.Evaluated(p, worst, false, detail);
+      continue;
+    }
+    const std::vector<ExposedCollective> exposed = ExposedCollectives(set);
+    if (!exposed.empty() && exposed[0].exposed_ns > 0) {
       detail += "; most exposed: " + Describe(exposed[0]);
     }
-    outcome.Evaluated(p, worst, triggered, detail);
-    if (!triggered) continue;
+    outcome.Evaluated(p, worst, true, detail);
     EvidenceTable& table = AddTable(
         finding, "Communication per scope",
         {"scope", "communication", "not overlapped", "steps time", "not overlapped share"});
