@@ -8,9 +8,14 @@
 //                  --baseline-events run (default 100,000) started the same way just before:
 //                  the browser's own cost on this machine at this load, which the 10 M figure
 //                  should approach
-//   frames         draw time of pan (A/D) and zoom (W/S) frames at full zoom-out and deep zoom
+//   frames         draw time of --frames pan (A/D) and zoom (W/S) frames (default 120) at full
+//                  zoom-out and at deep zoom: median, p95, p99 and max, and the slowest frames
+//                  with whether new data had just arrived (the first frame drawn from an answer)
 //   fetch          /api/slices latency for the visible tracks at both zooms
-//   node bench/ui/bench_ui.mjs <build dir> [--events=N] [--baseline-events=N] [--dir=PATH] [--keep]
+//   node bench/ui/bench_ui.mjs <build dir> [--events=N] [--baseline-events=N] [--frames=N]
+//                              [--web-dir=DIR] [--dir=PATH] [--keep]
+// --web-dir serves another build of the front end (aiprof ui --web-dir): a before/after
+// comparison of two front ends on one server binary, back to back.
 import { spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { readFileSync, rmSync } from "node:fs";
@@ -26,10 +31,11 @@ const option = (name, fallback) =>
 const events = Number(option("events", "10000000"));
 const baselineEvents = Number(option("baseline-events", "100000"));
 const dir = option("dir", join(tmpdir(), `aiprof_bench_ui_${process.pid}`));
+const frameCount = Number(option("frames", "120"));
+const webDir = option("web-dir", "");
 const keep = process.argv.includes("--keep");
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(Math.floor(xs.length * q), xs.length - 1)];
 const rssKb = (pid, field) =>
   Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))[1]);
 
@@ -40,7 +46,7 @@ function generate(count, into) {
 }
 
 async function startUi(into) {
-  const child = spawn(join(build, "bin/aiprof"), ["ui", into, "--no-browser", "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(join(build, "bin/aiprof"), ["ui", into, "--no-browser", "--port", "0", ...(webDir ? ["--web-dir", resolve(webDir)] : [])], { stdio: ["ignore", "pipe", "inherit"] });
   const address = await new Promise((resolveUrl, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {
@@ -87,13 +93,30 @@ try {
   await page.click("#timeline-canvas", { position: { x: 800, y: 5 } });
 
   async function frames(label) {
-    await page.evaluate(() => (window.__aiprofTimeline.frames.length = 0));
-    for (let i = 0; i < 20; i++) {
+    await page.evaluate(() => {
+      const timeline = window.__aiprofTimeline;
+      timeline.frames.length = 0;
+      timeline.fetchesAtFrame = [];
+      // Which frames drew an answer first: the count of answers at each frame.
+      const push = timeline.frames.push.bind(timeline.frames);
+      timeline.frames.push = (ms) => (timeline.fetchesAtFrame.push(timeline.fetches), push(ms));
+    });
+    const fetchesBefore = await page.evaluate(() => window.__aiprofTimeline.fetches);
+    for (let i = 0; i < frameCount / 2; i++) {
       await page.keyboard.press(i % 2 ? "a" : "d");
       await page.keyboard.press(i % 2 ? "s" : "w");
     }
     await page.waitForTimeout(500);
-    const times = await page.evaluate(() => [...window.__aiprofTimeline.frames]);
+    const { times, fetchesAt } = await page.evaluate(() => ({
+      times: [...window.__aiprofTimeline.frames],
+      fetchesAt: window.__aiprofTimeline.fetchesAtFrame,
+    }));
+    const fresh = times.map((_, i) => fetchesAt[i] !== (i ? fetchesAt[i - 1] : fetchesBefore));
+    const slowest = times
+      .map((ms, i) => ({ ms, i }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 5)
+      .map(({ ms, i }) => `#${i} ${ms.toFixed(1)}${fresh[i] ? " (new data)" : ""}`);
     const fetch = await page.evaluate(async () => {
       const [t0, t1] = window.__aiprofTimeline.window();
       const layout = await (await fetch("/api/tracks")).json();
@@ -102,7 +125,8 @@ try {
       const body = await (await fetch(`/api/slices?t0=${Math.floor(t0)}&t1=${Math.ceil(t1)}&px=4000&tracks=${ids.join(",")}`)).text();
       return { ms: performance.now() - begin, bytes: body.length };
     });
-    console.log(`${label}: ${times.length} frames, draw median ${median(times).toFixed(2)} ms, p95 ${p95(times).toFixed(2)} ms, max ${Math.max(...times).toFixed(2)} ms; /api/slices ${fetch.ms.toFixed(0)} ms, ${(fetch.bytes / 1024).toFixed(0)} KiB`);
+    const f = (q) => quantile(times, q).toFixed(2);
+    console.log(`${label}: ${times.length} frames (${fresh.filter(Boolean).length} with new data), draw median ${f(0.5)} ms, p95 ${f(0.95)} ms, p99 ${f(0.99)} ms, max ${Math.max(...times).toFixed(2)} ms; slowest ${slowest.join(", ")}; /api/slices ${fetch.ms.toFixed(0)} ms, ${(fetch.bytes / 1024).toFixed(0)} KiB`);
   }
   await frames("full zoom-out");
   await page.evaluate(() => {

@@ -34,14 +34,18 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-// A stable colour per name (the same slice name keeps its colour across zooms and views).
-export function colorOf(name: string): string {
+// A stable colour per name, by its hue (0-359): the same slice name keeps its colour across
+// zooms, and the timeline groups its slices by hue.
+export function hueOf(name: string): number {
   let hash = 2166136261;
   for (let i = 0; i < name.length; i++) {
     hash ^= name.charCodeAt(i);
     hash = Math.imul(hash, 16777619);
   }
-  const hue = (hash >>> 0) % 360;
+  return (hash >>> 0) % 360;
+}
+
+export function colorOfHue(hue: number): string {
   return (hexOfHue[hue] ??= hslToHex(hue, 0.55, 0.62));
 }
 

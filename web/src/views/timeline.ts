@@ -4,91 +4,30 @@
 // changes by more than half: pan and zoom frames never wait for the network.
 //   W/S zoom in/out, A/D pan, ctrl+wheel zoom, wheel scroll, drag pan,
 //   shift+drag select a range (statistics), click a slice (details), search by name.
-import { analysis, counters, getJson, run, tracks, AnalysisSummary, ProcessTracks } from "../api";
-import { colorOf, el, formatNs } from "../format";
+import { analysis, counters, getJson, run, tracks, AnalysisSummary } from "../api";
+import { el, formatNs } from "../format";
+import { buildLanes, DEPTH_H, Lane } from "./timeline_lanes";
+import { drawRuler, LABEL_W, RULER_H } from "./timeline_ruler";
+import {
+  CounterPoints, decodeCounter, decodeIntervals, decodeTrack, FrameRects, Instant, slotsOf, Span, TrackSpans,
+} from "./timeline_spans";
 
-const LABEL_W = 210;
-const RULER_H = 30;
-const DEPTH_H = 16;
-const COUNTER_H = 36;
-const PROCESS_H = 20;
-
-type Span = [depth: number, ts: number, dur: number, count: number, slice: number, name: number];
-type Instant = [ts: number, row: number, name: number];
 type Flow = [fromTrack: number, fromDepth: number, fromTs: number, toTrack: number, toDepth: number, toTs: number, category: string];
 
-interface Lane {
-  kind: "process" | "track" | "counter" | "overlap";
-  label: string;
-  id: number;
-  y: number;
-  h: number;
-  depths: number;
-}
-
+// What the server answered for a window, decoded when it arrived (timeline_spans.ts).
 interface Cache {
   t0: number;
   t1: number;
   nsPerPx: number;
-  tracks: Map<number, { spans: Span[]; instants: Instant[] }>;
+  tracks: Map<number, TrackSpans>;
   names: string[];
-  colors: string[];  // per name, computed once per answer rather than per span and frame
-  counters: Map<number, [number, number, number][]>;
+  slots: Uint16Array;  // per name, its colour's slot
+  counters: Map<number, CounterPoints>;
   flows: Flow[];
-  overlap: Map<number, [number, number][][]>;  // per scope: Computing, Communication, ...
+  overlap: Map<number, Float64Array[]>;  // per scope: Computing, Communication, ...
 }
 
 const OVERLAP_COLORS = ["#7fb3e8", "#b38fe8", "#e88f8f", "#c9d1e0"];
-const MERGED_COLOR = "#9aa6b8";
-const SELECTED_COLOR = "#1d4ed8";
-
-// The spans of one track as drawn at `nsPerPx`: the server merged what shares a pixel of the
-// cache's resolution (three times the screen's); zoomed out further, neighbours whose gap and
-// widths are all under one screen pixel are merged here by the same rule (the longest one
-// names the run, a run of several is grey), so a frame draws at most about one rectangle per
-// pixel and row, however many spans the cache holds. Spans come grouped by depth, by time.
-function forEachScreenSpan(
-  spans: Span[],
-  t0: number,
-  t1: number,
-  nsPerPx: number,
-  visit: (depth: number, ts: number, end: number, count: number, slice: number, name: number) => void,
-): void {
-  let depth = -1;
-  let ts = 0;
-  let end = 0;
-  let count = 0;
-  let slice = 0;
-  let name = 0;
-  let longest = 0;
-  let previousEnd = 0;
-  let previousDur = 0;
-  for (const span of spans) {
-    const [d, s, dur, n, id, nameIndex] = span;
-    if (s + dur < t0 || s > t1) continue;
-    if (d === depth && Math.max(s - previousEnd, previousDur, dur) < nsPerPx) {
-      end = Math.max(end, s + dur);
-      count += n;
-      if (dur > longest) {
-        longest = dur;
-        slice = id;
-        name = nameIndex;
-      }
-    } else {
-      if (depth >= 0) visit(depth, ts, end, count, slice, name);
-      depth = d;
-      ts = s;
-      end = s + dur;
-      count = n;
-      slice = id;
-      name = nameIndex;
-      longest = dur;
-    }
-    previousEnd = s + dur;
-    previousDur = dur;
-  }
-  if (depth >= 0) visit(depth, ts, end, count, slice, name);
-}
 
 interface TimelineHandle {
   window: () => [number, number];
@@ -106,38 +45,6 @@ declare global {
   }
 }
 
-// Processes with slices first (the job, then devices), counter-only ones (the launcher's
-// host sampler) after them.
-function buildLanes(processes: ProcessTracks[], summary: AnalysisSummary): Lane[] {
-  const lanes: Lane[] = [];
-  let y = 0;
-  const hasSlices = (p: ProcessTracks) => p.threads.some((t) => t.tracks.some((k) => k.rows > 0));
-  const ordered = [...processes.filter(hasSlices), ...processes.filter((p) => !hasSlices(p))];
-  for (const p of ordered) {
-    lanes.push({ kind: "process", label: `${p.name || "process"} (${p.label || p.pid})`, id: p.id, y, h: PROCESS_H, depths: 0 });
-    y += PROCESS_H;
-    for (const t of p.threads) {
-      for (const track of t.tracks) {
-        if (track.rows === 0) continue;
-        const label = `${t.name || "thread"} ${t.tid}${track.lane ? ` · lane ${track.lane}` : ""}`;
-        const h = track.rows * DEPTH_H + 4;
-        lanes.push({ kind: "track", label, id: track.id, y, h, depths: track.rows });
-        y += h;
-      }
-    }
-    summary.scopes.forEach((scope, index) => {
-      if (scope.process !== p.id) return;
-      lanes.push({ kind: "overlap", label: "Overlap Analysis", id: index, y, h: 4 * DEPTH_H + 4, depths: 4 });
-      y += 4 * DEPTH_H + 4;
-    });
-    for (const c of p.counters) {
-      lanes.push({ kind: "counter", label: `${c.name} #${c.instance}${c.unit ? ` (${c.unit})` : ""}`, id: c.id, y, h: COUNTER_H, depths: 0 });
-      y += COUNTER_H;
-    }
-  }
-  return lanes;
-}
-
 export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   const [info, layout] = await Promise.all([run(), tracks()]);
   // The ruler walks the steps left to right (the model's come per file and thread).
@@ -145,6 +52,8 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   // The analyses may still be running on the server: draw the tracks now and add the
   // Overlap Analysis lanes when their results arrive.
   let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [], step_trace: [] });
+  const tracksOf = (all: Lane[]) => new Map(all.filter((l) => l.kind === "track").map((l) => [l.id, l]));
+  let laneOfTrack = tracksOf(lanes);
   let overlapLaneNames: string[] = [];
   const heightOf = (all: Lane[]) => (all.length ? all[all.length - 1].y + all[all.length - 1].h : 0);
   let contentHeight = heightOf(lanes);
@@ -259,12 +168,12 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
         t0,
         t1,
         nsPerPx: (t1 - t0) / px,
-        tracks: new Map(slices.tracks.map((t) => [t.id, { spans: t.spans, instants: t.instants }])),
+        tracks: new Map(slices.tracks.map((t) => [t.id, decodeTrack(t.spans, t.instants)])),
         names: slices.names,
-        colors: slices.names.map(colorOf),
-        counters: new Map(counterData.series.map((s) => [s.id, s.points])),
+        slots: slotsOf(slices.names),
+        counters: new Map(counterData.series.map((s) => [s.id, decodeCounter(s.points)])),
         flows: flows.flows,
-        overlap: new Map(overlap.scopes.map((s, i) => [i, s.lanes])),
+        overlap: new Map(overlap.scopes.map((s, i) => [i, decodeIntervals(s.lanes)])),
       };
     } finally {
       pending = false;
@@ -299,66 +208,86 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     setWindow(v0 + d, v1 + d);
   }
 
-  function drawRuler(): void {
-    ctx.fillStyle = "#eef1f6";
-    ctx.fillRect(0, 0, width, RULER_H);
-    ctx.font = "10px system-ui";
-    // Every other step is a band; steps narrower than 2 px could not be told apart, so a run
-    // of them is one band at half the tint (thousands of steps at full zoom-out).
-    let denseLeft = -1;
-    let denseRight = -1;
-    const flushDense = () => {
-      if (denseLeft < 0) return;
-      ctx.fillStyle = "rgba(91,156,246,0.09)";
-      ctx.fillRect(denseLeft, 16, Math.max(denseRight - denseLeft, 1), RULER_H - 16);
-      denseLeft = -1;
-    };
-    for (const [step, begin, end] of stepsByStart) {
-      const x0 = Math.max(xOf(begin), LABEL_W);
-      const x1 = Math.min(xOf(end), width);
-      if (x0 > width) break;
-      if (x1 < LABEL_W) continue;
-      if (x1 - x0 < 2) {
-        if (denseLeft < 0) {
-          denseLeft = x0;
-          denseRight = x1;
-        } else {
-          denseRight = Math.max(denseRight, x1);
-        }
-        continue;
-      }
-      flushDense();
-      if (step % 2 === 0) {
-        ctx.fillStyle = "rgba(91,156,246,0.18)";
-        ctx.fillRect(x0, 16, x1 - x0, RULER_H - 16);
-      }
-      if (x1 - x0 > 40) {
-        ctx.fillStyle = "#3d5a80";
-        ctx.fillText(`step ${step}`, x0 + 2, RULER_H - 3);
-      }
+  // Scratch of draw(), kept between frames: the slice rectangles, and per lane its top on
+  // screen this frame (NaN when off screen; flows join two of them).
+  const rects = new FrameRects();
+  const markers: number[] = [];
+  const screenTop = new Map<Lane, number>();
+  const onScreen = (l: Lane) => l.y + l.h >= scrollY && l.y <= scrollY + height - RULER_H;
+
+  function drawLaneFrame(lane: Lane, y: number): void {
+    if (lane.kind === "process") {
+      ctx.fillStyle = "#dde3ee";
+      ctx.fillRect(0, y, width, lane.h);
+      ctx.fillStyle = "#1d2330";
+      ctx.font = "bold 11px system-ui";
+      ctx.fillText(lane.label, 6, y + 14);
+      return;
     }
-    flushDense();
-    const spanNs = v1 - v0;
-    const target = spanNs / (plotWidth() / 100);
-    const decade = Math.pow(10, Math.floor(Math.log10(Math.max(target, 1))));
-    const tick = [1, 2, 5, 10].map((m) => m * decade).find((t) => t >= target) ?? 10 * decade;
-    ctx.fillStyle = "#445";
-    ctx.strokeStyle = "#c5ccd8";
-    for (let t = Math.ceil(v0 / tick) * tick; t < v1; t += tick) {
-      const x = xOf(t);
-      ctx.beginPath();
-      ctx.moveTo(x, 0);
-      ctx.lineTo(x, 14);
-      ctx.stroke();
-      ctx.fillText(formatNs(t), x + 2, 11);
+    ctx.strokeStyle = "#eceff4";
+    ctx.beginPath();
+    ctx.moveTo(0, y + lane.h - 0.5);
+    ctx.lineTo(width, y + lane.h - 0.5);
+    ctx.stroke();
+  }
+
+  function drawOverlap(rows: Float64Array[], y: number): void {
+    ctx.font = "10px system-ui";
+    const scale = 1 / nsPerPx();
+    for (let row = 0; row < rows.length; row++) {
+      const intervals = rows[row];
+      ctx.fillStyle = OVERLAP_COLORS[row];
+      // Intervals that touch within a pixel are drawn as one rectangle.
+      let runLeft = -1;
+      let runRight = -1;
+      for (let i = 0; i <= intervals.length; i += 2) {
+        const last = i === intervals.length;
+        const x0 = last ? 0 : Math.max(LABEL_W + (intervals[i] - v0) * scale, LABEL_W);
+        const x1 = last ? 0 : Math.min(LABEL_W + (intervals[i + 1] - v0) * scale, width);
+        if (!last && (x1 < LABEL_W || x0 > width)) continue;
+        if (!last && runLeft >= 0 && x0 <= runRight + 1) {
+          runRight = Math.max(runRight, x1);
+          continue;
+        }
+        if (runLeft >= 0) ctx.fillRect(runLeft, y + 2 + row * DEPTH_H, Math.max(runRight - runLeft, 1), DEPTH_H - 1);
+        runLeft = x0;
+        runRight = x1;
+      }
+      ctx.fillStyle = "#445";
+      ctx.fillText(overlapLaneNames[row] ?? "", LABEL_W + 4, y + 2 + row * DEPTH_H + 11);
     }
   }
 
-  // Scratch of draw(), kept between frames: per colour, x/y/width of the rectangles to fill;
-  // the span labels to write over them; the markers' x/y.
-  const batches = new Map<string, number[]>();
-  const labels: number[] = [];
-  const markers: number[] = [];
+  function drawCounter(points: CounterPoints | undefined, lane: Lane, y: number): void {
+    const max = points?.max ?? 0;
+    ctx.strokeStyle = "#2f7d5b";
+    ctx.beginPath();
+    for (let i = 0; points && i < points.ts.length; i++) {
+      const x = Math.min(Math.max(xOf(points.ts[i]), LABEL_W), width);
+      const py = y + lane.h - 3 - (max > 0 ? (points.hi[i] / max) * (lane.h - 8) : 0);
+      if (i === 0) ctx.moveTo(x, py);
+      else ctx.lineTo(x, py);
+    }
+    ctx.stroke();
+    ctx.fillStyle = "#667085";
+    ctx.font = "9px system-ui";
+    ctx.fillText(`max ${max.toPrecision(4)}`, LABEL_W + 2, y + 9);
+  }
+
+  // Span labels, where a rectangle is wide enough for a few characters.
+  function drawLabels(): void {
+    if (!cache) return;
+    ctx.font = "10px system-ui";
+    for (let i = 0; i < rects.length; i++) {
+      const w = rects.width[i];
+      if (w <= 36) continue;
+      const name = cache.names[rects.name[i]];
+      const count = rects.count[i];
+      ctx.fillStyle = rects.slice[i] === selected ? "#fff" : "#111";
+      const label = count > 1 ? `${name} +${count - 1}` : name;
+      ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, rects.left[i] + 3, rects.top[i] + 11, w - 4);
+    }
+  }
 
   function draw(): void {
     const started = performance.now();
@@ -367,90 +296,28 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     ctx.beginPath();
     ctx.rect(0, RULER_H, width, height - RULER_H);
     ctx.clip();
-    let drawn = 0;
-    const laneY = new Map<number, number>();
-    batches.forEach((rects) => (rects.length = 0));
-    labels.length = 0;
+    rects.clear();
     markers.length = 0;
-    for (const lane of visibleLanes()) {
+    screenTop.clear();
+    for (const lane of lanes) {
+      if (!onScreen(lane)) continue;
       const y = RULER_H + lane.y - scrollY;
-      if (lane.kind === "track") laneY.set(lane.id, y);
-      if (lane.kind === "process") {
-        ctx.fillStyle = "#dde3ee";
-        ctx.fillRect(0, y, width, lane.h);
-        ctx.fillStyle = "#1d2330";
-        ctx.font = "bold 11px system-ui";
-        ctx.fillText(lane.label, 6, y + 14);
-        continue;
-      }
-      ctx.strokeStyle = "#eceff4";
-      ctx.beginPath();
-      ctx.moveTo(0, y + lane.h - 0.5);
-      ctx.lineTo(width, y + lane.h - 0.5);
-      ctx.stroke();
+      screenTop.set(lane, y);
+      drawLaneFrame(lane, y);
+      if (lane.kind === "process") continue;
       if (lane.kind === "track") {
         const data = cache?.tracks.get(lane.id);
-        forEachScreenSpan(data?.spans ?? [], v0, v1, nsPerPx(), (depth, ts, end, count, slice, nameIndex) => {
-          // Whole pixels: no anti-aliased edges to blend (faster, and sharp).
-          const left = Math.round(Math.max(xOf(ts), LABEL_W));
-          const w = Math.max(Math.round(Math.min(xOf(end), width)) - left, 1);
-          const fill = slice === selected ? SELECTED_COLOR : count > 1 ? MERGED_COLOR : cache!.colors[nameIndex];
-          let rects = batches.get(fill);
-          if (!rects) batches.set(fill, (rects = []));
-          rects.push(left, y + 2 + depth * DEPTH_H, w);
-          drawn++;
-          if (w > 36) labels.push(left, y + 2 + depth * DEPTH_H, w, count, slice, nameIndex);
-        });
-        for (const [ts] of data?.instants ?? []) {
-          const x = xOf(ts);
-          if (x >= LABEL_W && x <= width) markers.push(x, y);
+        if (data) {
+          rects.addTrack(data, v0, v1, nsPerPx(), LABEL_W, width, y + 2, DEPTH_H, cache!.slots, selected);
+          for (let i = 0; i < data.instants.length; i++) {
+            const x = xOf(data.instants[i]);
+            if (x >= LABEL_W && x <= width) markers.push(x, y);
+          }
         }
       } else if (lane.kind === "overlap") {
-        const lanesData = cache?.overlap.get(lane.id) ?? [];
-        ctx.font = "10px system-ui";
-        lanesData.forEach((intervals, row) => {
-          ctx.fillStyle = OVERLAP_COLORS[row];
-          // Intervals that touch within a pixel are drawn as one rectangle.
-          let runLeft = -1;
-          let runRight = -1;
-          const flush = () => {
-            if (runLeft >= 0) ctx.fillRect(runLeft, y + 2 + row * DEPTH_H, Math.max(runRight - runLeft, 1), DEPTH_H - 1);
-          };
-          for (const [ts, dur] of intervals) {
-            const x0 = Math.max(xOf(ts), LABEL_W);
-            const x1 = Math.min(xOf(ts + dur), width);
-            if (x1 < LABEL_W || x0 > width) continue;
-            if (runLeft >= 0 && x0 <= runRight + 1) {
-              runRight = Math.max(runRight, x1);
-              continue;
-            }
-            flush();
-            runLeft = x0;
-            runRight = x1;
-          }
-          flush();
-          ctx.fillStyle = "#445";
-          ctx.fillText(overlapLaneNames[row] ?? "", LABEL_W + 4, y + 2 + row * DEPTH_H + 11);
-        });
+        drawOverlap(cache?.overlap.get(lane.id) ?? [], y);
       } else {
-        const points = cache?.counters.get(lane.id) ?? [];
-        let max = 0;
-        for (const p of points) max = Math.max(max, p[2]);
-        ctx.strokeStyle = "#2f7d5b";
-        ctx.fillStyle = "rgba(47,125,91,0.15)";
-        ctx.beginPath();
-        let started2 = false;
-        for (const [ts, , hi] of points) {
-          const x = Math.min(Math.max(xOf(ts), LABEL_W), width);
-          const py = y + lane.h - 3 - (max > 0 ? (hi / max) * (lane.h - 8) : 0);
-          if (!started2) ctx.moveTo(x, py);
-          else ctx.lineTo(x, py);
-          started2 = true;
-        }
-        ctx.stroke();
-        ctx.fillStyle = "#667085";
-        ctx.font = "9px system-ui";
-        ctx.fillText(`max ${max.toPrecision(4)}`, LABEL_W + 2, y + 9);
+        drawCounter(cache?.counters.get(lane.id), lane, y);
       }
       ctx.fillStyle = "#fafbfc";
       ctx.fillRect(0, y, LABEL_W - 2, lane.h - 1);
@@ -459,24 +326,9 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.fillText(lane.label, 6, y + 13, LABEL_W - 12);
     }
     // The slices of every lane, colour by colour (lanes never overlap, and nothing drawn with
-    // the lanes lies under a slice): setting fillStyle parses the colour, and at full zoom-out
-    // neighbours rarely share one, so one change per colour, not per slice.
-    batches.forEach((rects, fill) => {
-      if (!rects.length) return;
-      ctx.fillStyle = fill;
-      for (let i = 0; i < rects.length; i += 3) ctx.fillRect(rects[i], rects[i + 1], rects[i + 2], DEPTH_H - 1);
-    });
-    ctx.font = "10px system-ui";
-    for (let i = 0; i < labels.length; i += 6) {
-      const left = labels[i];
-      const top = labels[i + 1];
-      const w = labels[i + 2];
-      const count = labels[i + 3];
-      const name = cache!.names[labels[i + 5]];
-      ctx.fillStyle = labels[i + 4] === selected ? "#fff" : "#111";
-      const label = count > 1 ? `${name} +${count - 1}` : name;
-      ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, left + 3, top + 11, w - 4);
-    }
+    // the lanes lies under a slice), then their labels.
+    rects.fill(ctx, DEPTH_H - 1);
+    drawLabels();
     // Markers over the slices, in one path: one fill instead of one per marker.
     ctx.fillStyle = "#111";
     ctx.beginPath();
@@ -490,8 +342,10 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     if (flowsToggle.checked && cache) {
       ctx.strokeStyle = "rgba(200,60,60,0.7)";
       for (const [fromTrack, fromDepth, fromTs, toTrack, toDepth, toTs] of cache.flows) {
-        const ya = laneY.get(fromTrack);
-        const yb = laneY.get(toTrack);
+        const fromLane = laneOfTrack.get(fromTrack);
+        const toLane = laneOfTrack.get(toTrack);
+        const ya = fromLane && screenTop.get(fromLane);
+        const yb = toLane && screenTop.get(toLane);
         if (ya === undefined || yb === undefined) continue;
         const xa = xOf(fromTs);
         const xb = xOf(toTs);
@@ -503,13 +357,13 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       }
     }
     if (range) {
-      const x0 = Math.max(xOf(Math.min(...range)), LABEL_W);
-      const x1 = Math.min(xOf(Math.max(...range)), width);
+      const x0 = Math.max(xOf(Math.min(range[0], range[1])), LABEL_W);
+      const x1 = Math.min(xOf(Math.max(range[0], range[1])), width);
       ctx.fillStyle = "rgba(29,78,216,0.12)";
       ctx.fillRect(x0, RULER_H, Math.max(x1 - x0, 1), height);
     }
     ctx.restore();
-    drawRuler();
+    drawRuler(ctx, stepsByStart, v0, v1, width);
     if (mouseX >= LABEL_W) {
       ctx.strokeStyle = "rgba(0,0,0,0.25)";
       ctx.beginPath();
@@ -517,7 +371,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.lineTo(mouseX, height);
       ctx.stroke();
     }
-    handle.drawnSpans = drawn;
+    handle.drawnSpans = rects.length;
     handle.frames.push(performance.now() - started);
     if (handle.frames.length > 1000) handle.frames.shift();
     if (cache && !handle.firstDataFrameAt) {
@@ -534,8 +388,11 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     const depth = Math.floor((contentY - lane.y - 2) / DEPTH_H);
     const t = tOf(x);
     const slack = 2 * nsPerPx();
-    for (const [d, ts, dur, count, slice] of cache.tracks.get(lane.id)?.spans ?? []) {
-      if (d === depth && t >= ts - slack && t <= ts + dur + slack) return { slice, count, ts, dur };
+    const data = cache.tracks.get(lane.id);
+    for (let i = 0; data && i < data.length; i++) {
+      if (data.depth[i] === depth && t >= data.ts[i] - slack && t <= data.end[i] + slack) {
+        return { slice: data.slice[i], count: data.count[i], ts: data.ts[i], dur: data.end[i] - data.ts[i] };
+      }
     }
     return null;
   }
@@ -700,6 +557,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   void analysis().then((summary: AnalysisSummary) => {
     if (!summary.scopes.length || window.__aiprofTimeline !== handle) return;
     lanes = buildLanes(layout.processes, summary);
+    laneOfTrack = tracksOf(lanes);
     contentHeight = heightOf(lanes);
     draw();
     if (needsFetch()) void fetchWindow();
