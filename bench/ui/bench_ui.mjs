@@ -9,8 +9,9 @@
 //                  the browser's own cost on this machine at this load, which the 10 M figure
 //                  should approach
 //   frames         draw time of --frames pan (A/D) and zoom (W/S) frames (default 120) at full
-//                  zoom-out and at deep zoom: median, p95, p99 and max, and the slowest frames
-//                  with whether new data had just arrived (the first frame drawn from an answer)
+//                  zoom-out and at deep zoom, then as many panning right at deep zoom (new data
+//                  every ~10 frames): median, p95, p99 and max, and the slowest frames with
+//                  whether new data had just arrived (the first frame drawn from an answer)
 //   fetch          /api/slices latency for the visible tracks at both zooms
 //   node bench/ui/bench_ui.mjs <build dir> [--events=N] [--baseline-events=N] [--frames=N]
 //                              [--web-dir=DIR] [--dir=PATH] [--keep]
@@ -86,25 +87,38 @@ const started = performance.now();
 const { child: server, address: url } = await startUi(dir);
 const readySeconds = (performance.now() - started) / 1000;
 const readyRss = rssKb(server.pid, "VmRSS");
+const sinceReady = () => (performance.now() - started) / 1000 - readySeconds;
+// The analyses start when the server is ready, on a thread at the lowest priority;
+// /api/advice answers when they and the advice are done.
+const adviceUrl = new URL("/api/advice", url);
+adviceUrl.searchParams.set("token", new URL(url).searchParams.get("token"));
+const analysed = fetch(adviceUrl).then((r) => r.text()).then(sinceReady);
 
 const { browser, page, steps: firstFrameSteps, ms: firstFrameMs } = await firstFrame(url);
 try {
   const run = await page.evaluate(() => fetch("/api/run").then((r) => r.json()));
   await page.click("#timeline-canvas", { position: { x: 800, y: 5 } });
 
-  async function frames(label) {
+  const modeStarts = [];
+  // Which frames drew an answer first: the count of answers at each frame.
+  await page.evaluate(() => {
+    const timeline = window.__aiprofTimeline;
+    timeline.fetchesAtFrame = [];
+    const push = timeline.frames.push.bind(timeline.frames);
+    timeline.frames.push = (ms) => (timeline.fetchesAtFrame.push(timeline.fetches), push(ms));
+  });
+  // Alternating pan (A/D) and zoom (W/S) stays inside the cached window; `sweep` pans right
+  // only, leaving the cache every ~10 frames, so that frames draw answers just arrived.
+  async function frames(label, sweep = false) {
+    modeStarts.push(sinceReady());
     await page.evaluate(() => {
-      const timeline = window.__aiprofTimeline;
-      timeline.frames.length = 0;
-      timeline.fetchesAtFrame = [];
-      // Which frames drew an answer first: the count of answers at each frame.
-      const push = timeline.frames.push.bind(timeline.frames);
-      timeline.frames.push = (ms) => (timeline.fetchesAtFrame.push(timeline.fetches), push(ms));
+      window.__aiprofTimeline.frames.length = 0;
+      window.__aiprofTimeline.fetchesAtFrame.length = 0;
     });
     const fetchesBefore = await page.evaluate(() => window.__aiprofTimeline.fetches);
     for (let i = 0; i < frameCount / 2; i++) {
-      await page.keyboard.press(i % 2 ? "a" : "d");
-      await page.keyboard.press(i % 2 ? "s" : "w");
+      await page.keyboard.press(sweep || i % 2 === 0 ? "d" : "a");
+      await page.keyboard.press(sweep ? "d" : i % 2 ? "s" : "w");
     }
     await page.waitForTimeout(500);
     const { times, fetchesAt } = await page.evaluate(() => ({
@@ -129,21 +143,22 @@ try {
     console.log(`${label}: ${times.length} frames (${fresh.filter(Boolean).length} with new data), draw median ${f(0.5)} ms, p95 ${f(0.95)} ms, p99 ${f(0.99)} ms, max ${Math.max(...times).toFixed(2)} ms; slowest ${slowest.join(", ")}; /api/slices ${fetch.ms.toFixed(0)} ms, ${(fetch.bytes / 1024).toFixed(0)} KiB`);
   }
   await frames("full zoom-out");
-  await page.evaluate(() => {
-    const [t0, t1] = window.__aiprofTimeline.window();
-    const mid = (t0 + t1) / 2;
-    window.__aiprofTimeline.setWindow(mid, mid + 50000);  // 50 µs
-  });
+  // 50 µs from the start of the middle step, where slices are (the middle of the run may
+  // fall in a gap between steps); the middle of the run when there are no steps.
+  await page.evaluate(({ steps, end }) => {
+    const begin = steps.length ? [...steps].sort((a, b) => a[1] - b[1])[Math.floor(steps.length / 2)][1] : end / 2;
+    window.__aiprofTimeline.setWindow(begin, begin + 50000);
+  }, { steps: run.steps, end: run.end });
   await page.waitForTimeout(1500);
   await frames("deep zoom (50 µs)");
-  // The peak counts only once the analyses and the advice are done: /api/advice waits for them.
-  await page.evaluate(() => fetch("/api/analysis").then(() => fetch("/api/advice")).then((r) => r.text()));
-  const analysedSeconds = (performance.now() - started) / 1000 - readySeconds;
+  await frames("deep zoom, panning right", true);
+  // The peak counts only once the analyses and the advice are done.
+  const analysedSeconds = await analysed;
   const peak = rssKb(server.pid, "VmHWM");
   const model = run.counts.model_bytes;
   console.log(`data: ${run.counts.slices} slices, ${run.counts.counter_samples} counter samples, ${run.counts.records} records`);
   console.log(`server ready: ${readySeconds.toFixed(2)} s (model loaded + index built)`);
-  console.log(`analyses and advice done: ${analysedSeconds.toFixed(2)} s after ready (at nice 19, while the page loads and the frames are measured)`);
+  console.log(`analyses and advice done: ${analysedSeconds.toFixed(2)} s after ready (at the lowest priority, beside the page load and the frames; modes started ${modeStarts.map((t) => t.toFixed(1)).join(", ")} s after ready)`);
   console.log(`first timeline frame: ${firstFrameMs.toFixed(0)} ms after navigation start (a ${baselineEvents}-record run just before: ${baselineFrame.ms.toFixed(0)} ms)`);
   console.log(`first page steps (ms after navigation start): ${firstFrameSteps}`);
   console.log(`memory: model ${(model / 2 ** 20).toFixed(0)} MiB, LOD index ${(run.counts.index_bytes / 2 ** 20).toFixed(0)} MiB, server RSS ${(readyRss / 1024).toFixed(0)} MiB at ready, peak ${(peak / 1024).toFixed(0)} MiB = ${((peak * 1024) / model).toFixed(2)}x the model`);
