@@ -208,11 +208,9 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     setWindow(v0 + d, v1 + d);
   }
 
-  // Scratch of draw(), kept between frames: the slice rectangles, and per lane its top on
-  // screen this frame (NaN when off screen; flows join two of them).
+  // Scratch of draw(), kept between frames: the slice rectangles and the markers' x/y.
   const rects = new FrameRects();
   const markers: number[] = [];
-  const screenTop = new Map<Lane, number>();
   const onScreen = (l: Lane) => l.y + l.h >= scrollY && l.y <= scrollY + height - RULER_H;
 
   function drawLaneFrame(lane: Lane, y: number): void {
@@ -298,11 +296,9 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     ctx.clip();
     rects.clear();
     markers.length = 0;
-    screenTop.clear();
     for (const lane of lanes) {
       if (!onScreen(lane)) continue;
       const y = RULER_H + lane.y - scrollY;
-      screenTop.set(lane, y);
       drawLaneFrame(lane, y);
       if (lane.kind === "process") continue;
       if (lane.kind === "track") {
@@ -344,9 +340,9 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       for (const [fromTrack, fromDepth, fromTs, toTrack, toDepth, toTs] of cache.flows) {
         const fromLane = laneOfTrack.get(fromTrack);
         const toLane = laneOfTrack.get(toTrack);
-        const ya = fromLane && screenTop.get(fromLane);
-        const yb = toLane && screenTop.get(toLane);
-        if (ya === undefined || yb === undefined) continue;
+        if (!fromLane || !toLane || !onScreen(fromLane) || !onScreen(toLane)) continue;
+        const ya = RULER_H + fromLane.y - scrollY;
+        const yb = RULER_H + toLane.y - scrollY;
         const xa = xOf(fromTs);
         const xb = xOf(toTs);
         if (Math.max(xa, xb) < LABEL_W || Math.min(xa, xb) > width) continue;
