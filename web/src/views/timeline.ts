@@ -7,7 +7,7 @@
 import { analysis, counters, getJson, run, tracks, AnalysisSummary } from "../api";
 import { el, formatNs } from "../format";
 import { buildLanes, DEPTH_H, Lane } from "./timeline_lanes";
-import { drawRuler, LABEL_W, RULER_H } from "./timeline_ruler";
+import { drawRuler, LABEL_W, RULER_H, StepTable } from "./timeline_ruler";
 import {
   CounterPoints, decodeCounter, decodeIntervals, decodeTrack, FrameRects, Instant, slotsOf, Span, TrackSpans,
 } from "./timeline_spans";
@@ -47,8 +47,7 @@ declare global {
 
 export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   const [info, layout] = await Promise.all([run(), tracks()]);
-  // The ruler walks the steps left to right (the model's come per file and thread).
-  const stepsByStart = [...info.steps].sort((a, b) => a[1] - b[1]);
+  const steps = new StepTable(info.steps);
   // The analyses may still be running on the server: draw the tracks now and add the
   // Overlap Analysis lanes when their results arrive.
   let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [], step_trace: [] });
@@ -359,7 +358,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.fillRect(x0, RULER_H, Math.max(x1 - x0, 1), height);
     }
     ctx.restore();
-    drawRuler(ctx, stepsByStart, v0, v1, width);
+    drawRuler(ctx, steps, v0, v1, width);
     if (mouseX >= LABEL_W) {
       ctx.strokeStyle = "rgba(0,0,0,0.25)";
       ctx.beginPath();
