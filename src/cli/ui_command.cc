@@ -149,9 +149,9 @@ int RunUi(const UiOptions& options) {
   // The analyses walk every slice (seconds on a 10 M-event run); start them now, so that the
   // overview's results are ready soon, at nice 19 (Linux threads have their own nice value):
   // they yield to the requests of the first page. A browser started from another session is
-  // in another autogroup, where a nice value does not count; SCHED_IDLE would yield to it as
-  // well but starves the analyses on a busy machine, and bench_ui measured no slower frames
-  // with nice 19 (the analyses end before the first pan; docs/PERFORMANCE.md, Web UI).
+  // in another autogroup, where a nice value does not count; SCHED_IDLE would yield to it at
+  // once, but bench_ui measured no faster frames with it, only slower analyses
+  // (docs/PERFORMANCE.md, Web UI).
   std::thread warm([&api] {
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
     api.Analyses();
