@@ -46,4 +46,3 @@ export function buildLanes(processes: ProcessTracks[], summary: AnalysisSummary)
   }
   return lanes;
 }
-
