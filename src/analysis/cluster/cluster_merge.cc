@@ -67,7 +67,10 @@ void BuildRankRows(const std::vector<RankSummary>& summaries, ClusterResult& res
   }
   std::stable_sort(refs.begin(), refs.end(),
                    [](const Ref& a, const Ref& b) { return a.step < b.step; });
-  result.step_rows.reserve(refs.size());
+  // Room for one stage row per step too (AddStageRows), the count of an unknown layout.
+  size_t steps = 0;
+  for (size_t k = 0; k < refs.size(); ++k) steps += k == 0 || refs[k].step != refs[k - 1].step;
+  result.step_rows.reserve(refs.size() + steps);
   for (const Ref& ref : refs) {
     const RankSummary& s = summaries[ref.summary];
     const RankStep& step = s.steps[ref.index];
