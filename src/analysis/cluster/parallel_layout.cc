@@ -51,7 +51,9 @@ bool NamedGroups(const std::vector<RankSummary>& summaries,
 }
 
 // The connected components of the p2p links, by rank; empty unless they cover every rank
-// with components of one size of at least 2.
+// with at least two components of one size of at least 2. One component of every rank
+// tells a pipeline no better than any other traffic among all ranks (a data-parallel job
+// of two ranks that sends once, a ring exchange), so it is not taken.
 std::map<int32_t, std::vector<int32_t>> PipelinesFromPeers(
     const std::vector<RankSummary>& summaries,
     const std::vector<std::pair<int32_t, int32_t>>& links) {
@@ -70,6 +72,7 @@ std::map<int32_t, std::vector<int32_t>> PipelinesFromPeers(
   for (const auto& [rank, unused] : parent) members[root(rank)].push_back(rank);
   std::map<int32_t, std::vector<int32_t>> pipelines;
   const size_t size = members.empty() ? 0 : members.begin()->second.size();
+  if (members.size() < 2) return {};
   for (const auto& [first, ranks] : members) {
     if (ranks.size() != size || size < 2) return {};
   }

@@ -11,9 +11,10 @@
 //      nowhere has size 1 (index 0), as in Megatron where every kind exists.
 //   2. Pipeline neighbours. Without named pipeline groups, the point-to-point transfers
 //      whose two ends are known (the communication matrix) link the ranks of a pipeline:
-//      its connected components are the pipelines, taken only when they cover every rank
-//      with the same number of ranks each (a regular layout; a stray send in a
-//      data-parallel job is no pipeline).
+//      its connected components are the pipelines, taken only when there are at least
+//      two and they cover every rank with the same number of ranks each (a regular
+//      layout; a stray send in a data-parallel job is no pipeline, nor is one component
+//      of all ranks, which p2p alone cannot tell from other traffic).
 //   The pipeline stage of a rank is its PP index; a stage is the ranks of one PP index.
 //   Without named tensor-parallel groups, tensor parallelism is 1 when no recorded process
 //   group of two or more ranks lies strictly inside a stage (else DP and TP cannot be told

@@ -110,6 +110,11 @@ TEST(ParallelLayoutTest, NoLayoutWithoutPipelinesOrNames) {
   EXPECT_FALSE(DeriveParallelLayout(summaries, {{0, 1}}).known);
   // Pipelines of different lengths are no regular layout.
   EXPECT_FALSE(DeriveParallelLayout(summaries, {{0, 1}, {1, 2}}).known);
+  // One component of every rank (a ring exchange, or a pipeline without data parallelism)
+  // cannot be told from other traffic by its peers alone.
+  EXPECT_FALSE(DeriveParallelLayout(summaries, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}).known);
+  summaries.resize(2);  // the 2-rank data-parallel example: one send from 0 to 1
+  EXPECT_FALSE(DeriveParallelLayout(summaries, {{0, 1}}).known);
   EXPECT_EQ(DeriveParallelLayout(summaries, {}).Describe(), "");
 }
 
