@@ -12,18 +12,21 @@ collectives.
 
 --pipeline-stages=P splits the ranks Megatron's way into P pipeline stages of
 world-size / P data-parallel replicas each: rank r is stage r // (world-size / P) and
-replica r % (world-size / P). The first stage's ranks run the first half of the MLP and
-send their activations to the same replica on the next stage; the last stage computes the
-loss and sends the activation gradients back (send/recv between stages), then every rank
-averages its gradients with all_reduce inside its stage's data-parallel group. The groups
-are made with new_group, named "pp" and "dp" (group_desc) where torch.distributed takes
-a name (torch >= 2.3).
+replica r % (world-size / P). Each stage runs one part of the MLP and sends its
+activations to the same replica on the next stage, which sends back their gradients once
+the last stage has the loss (send/recv between stages, addressed by global rank); then
+every rank averages its gradients with all_reduce inside its stage's data-parallel group.
+The pipeline and data-parallel groups are made with new_group, named "pp" and "dp"
+(group_desc) where torch.distributed takes a name (torch >= 2.3).
 
     aiprof --output=out --task-time=on python3 examples/pytorch/distributed_gloo.py --steps=3
 
-or, profiling each rank with the Python API instead (PYTHONPATH=build/python):
+or, profiling each rank with the Python API instead (PYTHONPATH=build/python; add
+--record-steps for a schedule that marks every step as ProfilerStep#N):
 
     python3 examples/pytorch/distributed_gloo.py --steps=3 --profile-dir=traces
+    python3 examples/pytorch/distributed_gloo.py --world-size=4 --pipeline-stages=2 \
+        --profile-dir=traces --record-steps && aiprof cluster -d traces
 """
 import contextlib
 import argparse
@@ -208,12 +211,12 @@ class PipelineStage:
         if world % stages != 0 or stages < 2:
             raise SystemExit("--pipeline-stages must divide --world-size and be at least 2")
         replicas = world // stages
-        self.stage, self.replica, self.stages, self.count = rank // replicas, rank % replicas, stages, count
+        self.stage, self.count = rank // replicas, count
         self.previous = rank - replicas if self.stage > 0 else None
         self.next = rank + replicas if self.stage < stages - 1 else None
         # Every rank creates every group, in the same order (torch.distributed requires it).
         # The pipeline groups carry no operation here (send/recv name global ranks), but the
-        # profile records them: they say which ranks form a pipeline.
+        # profile records them: named, they say which ranks form a pipeline.
         for replica in range(replicas):
             new_named_group([replica + s * replicas for s in range(stages)], "pp")
         for stage in range(stages):
