@@ -10,11 +10,23 @@ issues one of each other collective per step, then prints what it issued as one 
 rank R compute --extra-compute-ms more per step, so the other ranks wait for it in the
 collectives.
 
+--pipeline-stages=P splits the ranks Megatron's way into P pipeline stages of
+world-size / P data-parallel replicas each: rank r is stage r // (world-size / P) and
+replica r % (world-size / P). Each stage runs one part of the MLP and sends its
+activations to the same replica on the next stage, which sends back their gradients once
+the last stage has the loss (send/recv between stages, addressed by global rank); then
+every rank averages its gradients with all_reduce inside its stage's data-parallel group.
+The pipeline and data-parallel groups are made with new_group, named "pp" and "dp"
+(group_desc) where torch.distributed takes a name (torch >= 2.3).
+
     aiprof --output=out --task-time=on python3 examples/pytorch/distributed_gloo.py --steps=3
 
-or, profiling each rank with the Python API instead (PYTHONPATH=build/python):
+or, profiling each rank with the Python API instead (PYTHONPATH=build/python; add
+--record-steps for a schedule that marks every step as ProfilerStep#N):
 
     python3 examples/pytorch/distributed_gloo.py --steps=3 --profile-dir=traces
+    python3 examples/pytorch/distributed_gloo.py --world-size=4 --pipeline-stages=2 \
+        --profile-dir=traces --record-steps && aiprof cluster -d traces
 """
 import contextlib
 import argparse
@@ -33,9 +45,14 @@ def parse_args(argv):
     parser.add_argument("--spawn", action="store_true", help="start the ranks with torch.multiprocessing.spawn")
     parser.add_argument("--profile-dir", default=None,
                         help="profile each rank with aiprof.profiler into this directory")
+    parser.add_argument("--record-steps", action="store_true",
+                        help="with --profile-dir: a schedule recording every step, so each "
+                             "step is a ProfilerStep#N range (without it, one range of the run)")
     parser.add_argument("--slow-rank", type=int, default=None,
                         help="this rank computes --extra-compute-ms more per step (a straggler)")
     parser.add_argument("--extra-compute-ms", type=float, default=50.0)
+    parser.add_argument("--pipeline-stages", type=int, default=1,
+                        help="pipeline-parallel stages (the rest of the ranks are data-parallel replicas)")
     return parser.parse_args(argv)
 
 
@@ -57,6 +74,10 @@ def launch_ranks(args):
             command += ["--slow-rank", str(args.slow_rank), "--extra-compute-ms", str(args.extra_compute_ms)]
         if args.profile_dir:
             command.append("--profile-dir=" + args.profile_dir)
+        if args.pipeline_stages > 1:
+            command.append("--pipeline-stages=%d" % args.pipeline_stages)
+        if args.record_steps:
+            command.append("--record-steps")
         ranks.append(subprocess.Popen(command, env=env))
     codes = [rank.wait() for rank in ranks]
     return max(codes, key=abs)
@@ -83,18 +104,25 @@ def run_rank(args, init_method="env://"):
     dist.init_process_group("gloo", init_method=init_method, rank=args.rank, world_size=args.world_size)
     rank, world = dist.get_rank(), dist.get_world_size()
     torch.manual_seed(rank)
-    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     issued = {}
 
     def count(op_type, times=1):
         issued[op_type] = issued.get(op_type, 0) + times
 
+    if args.pipeline_stages > 1:
+        step = PipelineStage(rank, world, args.pipeline_stages, count)
+    else:
+        model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+
+        def step():
+            train_step(model, optimizer, rank, world, count)
+
     with rank_profiler(args, rank) as profiler:
         for _ in range(args.steps):
             if rank == args.slow_rank:
                 extra_compute(args.extra_compute_ms)
-            train_step(model, optimizer, rank, world, count)
+            step()
             if profiler is not None:
                 profiler.step()
 
@@ -112,8 +140,9 @@ def rank_profiler(args, rank):
     import aiprof.profiler
 
     handler = aiprof.profiler.tensorboard_trace_handler(args.profile_dir, worker_name="rank%d" % rank)
+    schedule = aiprof.profiler.schedule(wait=0, active=args.steps, repeat=1) if args.record_steps else None
     return aiprof.profiler.profile(activities=[aiprof.profiler.ProfilerActivity.CPU],
-                                   record_shapes=True, on_trace_ready=handler)
+                                   record_shapes=True, schedule=schedule, on_trace_ready=handler)
 
 
 def extra_compute(milliseconds):
@@ -160,6 +189,77 @@ def train_step(model, optimizer, rank, world, count):
         count("recv")
     dist.barrier()
     count("barrier")
+
+
+def new_named_group(ranks, name):
+    """dist.new_group, named where this torch takes a group_desc (>= 2.3; 1.x numbers groups)."""
+    import inspect
+    import torch.distributed as dist
+
+    if "group_desc" in inspect.signature(dist.new_group).parameters:
+        return dist.new_group(ranks, group_desc=name)
+    return dist.new_group(ranks)
+
+
+class PipelineStage:
+    """One rank of a pipeline-parallel x data-parallel job (Megatron's rank layout)."""
+
+    def __init__(self, rank, world, stages, count):
+        import torch
+        from torch import nn
+
+        if world % stages != 0 or stages < 2:
+            raise SystemExit("--pipeline-stages must divide --world-size and be at least 2")
+        replicas = world // stages
+        self.stage, self.count = rank // replicas, count
+        self.previous = rank - replicas if self.stage > 0 else None
+        self.next = rank + replicas if self.stage < stages - 1 else None
+        # Every rank creates every group, in the same order (torch.distributed requires it).
+        # The pipeline groups carry no operation here (send/recv name global ranks), but the
+        # profile records them: named, they say which ranks form a pipeline.
+        for replica in range(replicas):
+            new_named_group([replica + s * replicas for s in range(stages)], "pp")
+        for stage in range(stages):
+            group = new_named_group([stage * replicas + r for r in range(replicas)], "dp")
+            if stage == self.stage:
+                self.data_parallel_group = group
+        self.data_parallel_size = replicas
+        self.model = nn.Sequential(nn.Linear(64, 64), nn.ReLU())
+        if self.next is None:
+            self.model.append(nn.Linear(64, 10))
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.01)
+
+    def __call__(self):
+        import torch
+        import torch.distributed as dist
+        from torch import nn
+
+        self.optimizer.zero_grad()
+        if self.previous is None:
+            inputs = torch.randn(32, 64)
+        else:  # the previous stage's activations
+            inputs = torch.empty(32, 64)
+            dist.recv(inputs, src=self.previous)
+            self.count("recv")
+            inputs.requires_grad_()
+        outputs = self.model(inputs)
+        if self.next is None:
+            nn.functional.cross_entropy(outputs, torch.randint(0, 10, (32,))).backward()
+        else:
+            dist.send(outputs.detach(), dst=self.next)
+            self.count("send")
+            gradient = torch.empty_like(outputs)  # the next stage's gradient of our outputs
+            dist.recv(gradient, src=self.next)
+            self.count("recv")
+            outputs.backward(gradient)
+        if self.previous is not None:
+            dist.send(inputs.grad, dst=self.previous)
+            self.count("send")
+        for parameter in self.model.parameters():  # data-parallel gradient averaging
+            dist.all_reduce(parameter.grad, group=self.data_parallel_group)
+            parameter.grad /= self.data_parallel_size
+            self.count("allreduce")
+        self.optimizer.step()
 
 
 def main(argv):

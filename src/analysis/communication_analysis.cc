@@ -180,10 +180,14 @@ CommGroup WorldGroup(const std::vector<model::RankIdentity>& ranks) {
   return world;
 }
 
-// The other end of a send/recv: only a world of two names it (the backend ranges do not
-// record the peer).
+// The other end of a send/recv: the c10d dispatcher op's peer argument (model/p2p_peer.h)
+// when it names another rank of the world, else a world of two names it.
 int32_t PeerOf(const CommOp& op, const CommGroup& world) {
-  if (op.rank < 0 || world.ranks.size() != 2) return -1;
+  if (op.rank < 0) return -1;
+  if (op.peer >= 0 && op.peer != op.rank &&
+      std::find(world.ranks.begin(), world.ranks.end(), op.peer) != world.ranks.end())
+    return op.peer;
+  if (world.ranks.size() != 2) return -1;
   return world.ranks[0] == op.rank ? world.ranks[1] : world.ranks[0];
 }
 

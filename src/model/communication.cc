@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "format/records_torch.h"
+#include "model/p2p_peer.h"
 #include "model/rank_identity.h"
 
 namespace aiprof::model {
@@ -259,6 +260,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
 
   const std::vector<RankIdentity> identities = RankIdentities(m);
   TensorInputReader tensor_inputs(m);
+  const P2pPeerReader peers(m);
   std::vector<uint8_t> has_backend_ranges(m.processes.size(), 0);
   for (uint32_t row = 0; backend_names_seen && row < s.size(); ++row) {
     if (name_kind[s.name[row]] == 1)
@@ -296,6 +298,8 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
     if (source == CommSource::kBackendRange) {
       const TensorInputs inputs = tensor_inputs.Read(s.args[row]);
       FillSizes(op, inputs.known ? inputs.nelems : kCommUnknown, inputs.scalar_type);
+      if (op.type == CommOpType::kSend || op.type == CommOpType::kRecv)
+        op.peer = peers.PeerOf(process, op.type == CommOpType::kSend, s.ts[row]);
     } else {
       FillSizes(op, kCommUnknown, name_class->kernel_dtype);
     }

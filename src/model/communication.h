@@ -61,6 +61,9 @@ struct CommOp {
   int32_t group_size = -1;       // the job's world size; sub-groups are not distinguished
   int32_t rank = -1;
   int32_t device_id = -1;  // -1: host
+  // A send's receiver or a recv's sender as the c10d dispatcher op names it (p2p_peer.h);
+  // -1 when not recorded.
+  int32_t peer = -1;
 };
 
 // One entry per communication operation, in slice order.

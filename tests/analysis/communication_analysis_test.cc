@@ -1,7 +1,8 @@
 // The per-rank communication analysis (analysis/communication_analysis.h) and its files
 // (export/analysis/communication_files.h), checked by value on hand-built models whose
 // operations have known intervals: three gloo ranks arriving at different times, a
-// send/recv pair, NCCL kernels beside their host ranges, one rank alone, ranks on two hosts.
+// send/recv pair, NCCL kernels beside their host ranges, one rank alone, ranks on two hosts,
+// send/recv peers named by the c10d dispatcher ops.
 #include "analysis/communication_analysis.h"
 
 #include <gtest/gtest.h>
@@ -358,6 +359,48 @@ TEST(RankIdentityTest, TorchDistributedWinsAndDevicesTakeTheirHostsIdentity) {
   EXPECT_EQ(all[1].rank, 5);
   EXPECT_EQ(all[1].world_size, 8);
   EXPECT_EQ(all[1].job, "10.0.0.1:29500");
+}
+
+// The c10d dispatcher op around a backend send/recv range: its "Concrete Inputs" (tensors,
+// process group, peer rank, tag) as record_shapes gives them.
+void SetConcreteInputs(HandBuiltModel& b, uint32_t slice, int32_t peer) {
+  model::Model& m = b.mutable_model();
+  model::ArgTable& a = m.args;
+  a.key.push_back(m.strings.Intern("Concrete Inputs"));
+  a.type.push_back(model::ArgType::kJson);
+  a.value.push_back(m.strings.Intern("[\"\", \"\", \"" + std::to_string(peer) + "\", \"0\"]"));
+  a.set_begin.push_back(static_cast<uint32_t>(a.key.size()));
+  m.slices.args[slice] = static_cast<uint32_t>(a.sets() - 1);
+}
+
+// Two pipelines of a 4-rank world send at the same time, with the same size: 0 → 2 and
+// 1 → 3. Sizes and times cannot pair them (two receivers for each send); the c10d ops'
+// peer arguments do. The backend ranges run on the work thread, starting inside the op.
+TEST(CommunicationAnalysisTest, SendRecvPeersComeFromTheDispatcherOps) {
+  HandBuiltModel b;
+  for (int32_t rank = 0; rank < 4; ++rank) {
+    const uint32_t thread = b.AddProcess(100 + rank, -1, rank);
+    SetIdentity(b, thread, "node1", rank, 4, 4);
+    const uint32_t work = b.AddThread(b.model().threads.process[thread], 900 + rank);
+    const bool sends = rank < 2;
+    const int32_t peer = sends ? rank + 2 : rank - 2;
+    const int64_t start = sends ? 2000 : 1000;  // the receivers wait 1000 for the senders
+    SetConcreteInputs(
+        b, b.AddSlice(thread, start, start + 300, sends ? "c10d::send" : "c10d::recv_", "cpu_op"),
+        peer);
+    SetFloatInput(
+        b, b.AddSlice(work, start + 100, 3500, sends ? "gloo:send" : "gloo:recv", "cpu_op"), 8);
+  }
+  const CommunicationAnalysis a = Analyse(b.model());
+  ASSERT_EQ(a.matrix.size(), 4u);
+  for (const CommOpTiming& op : a.ops) {
+    const int32_t sender = op.rank < 2 ? op.rank : op.rank - 2;
+    EXPECT_EQ(op.src_rank, sender) << op.rank;
+    EXPECT_EQ(op.dst_rank, sender + 2) << op.rank;
+    EXPECT_EQ(op.wait_source, WaitSource::kPeers) << op.rank;
+    // The recv (from 1100) waits for its sender's start (2100).
+    EXPECT_EQ(op.time.wait_ns, op.rank < 2 ? 0 : 1000) << op.rank;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <thread>
 #include <tuple>
 
@@ -48,9 +49,9 @@ std::string RankSet(const std::vector<int32_t>& ranks) {
 // Per rank and step, what the matched collectives made it wait.
 using WaitByStep = std::map<int64_t, int64_t>;
 
-// Rows by step, within a step by rank (summaries are by rank), then the step's stage row.
-// Written straight into the result: a 1,024-rank job has half a million rows.
-void BuildStepRows(const std::vector<RankSummary>& summaries, ClusterResult& result) {
+// Rank rows by step, within a step by rank (summaries are by rank). Written straight into
+// the result: a 1,024-rank job has half a million rows.
+void BuildRankRows(const std::vector<RankSummary>& summaries, ClusterResult& result) {
   struct Ref {
     int64_t step;
     uint32_t summary;
@@ -66,52 +67,109 @@ void BuildStepRows(const std::vector<RankSummary>& summaries, ClusterResult& res
   }
   std::stable_sort(refs.begin(), refs.end(),
                    [](const Ref& a, const Ref& b) { return a.step < b.step; });
+  // Room for one stage row per step too (AddStageRows), the count of an unknown layout.
   size_t steps = 0;
   for (size_t k = 0; k < refs.size(); ++k) steps += k == 0 || refs[k].step != refs[k - 1].step;
   result.step_rows.reserve(refs.size() + steps);
-  std::vector<int32_t> ranks;
-  for (size_t begin = 0; begin < refs.size();) {
-    const int64_t step_number = refs[begin].step;
-    ClusterStepRow stage;
-    stage.step = step_number;
-    stage.type = ClusterStepRow::Type::kStage;
-    ranks.clear();
+  for (const Ref& ref : refs) {
+    const RankSummary& s = summaries[ref.summary];
+    const RankStep& step = s.steps[ref.index];
+    ClusterStepRow& row = result.step_rows.emplace_back();
+    row.step = step.step;
+    row.type = ClusterStepRow::Type::kRank;
+    row.index = std::to_string(s.rank);
+    row.computing_ns = step.computing_ns;
+    row.communication_not_overlapped_ns = step.communication_not_overlapped_ns;
+    row.overlapped_ns = step.overlapped_ns();
+    row.communication_ns = step.communication_ns;
+    row.free_ns = step.free_ns;
+    row.stage_ns = step.stage_ns();
+    row.bubble_ns = step.bubble_ns;
+    row.communication_not_overlapped_exclude_receive_ns =
+        step.communication_not_overlapped_exclude_receive_ns();
+    row.preparing_ns = step.preparing_ns;
+  }
+}
+
+void TakeMax(ClusterStepRow& stage, const ClusterStepRow& row) {
+  stage.computing_ns = std::max(stage.computing_ns, row.computing_ns);
+  stage.communication_not_overlapped_ns =
+      std::max(stage.communication_not_overlapped_ns, row.communication_not_overlapped_ns);
+  stage.overlapped_ns = std::max(stage.overlapped_ns, row.overlapped_ns);
+  stage.communication_ns = std::max(stage.communication_ns, row.communication_ns);
+  stage.free_ns = std::max(stage.free_ns, row.free_ns);
+  stage.stage_ns = std::max(stage.stage_ns, row.stage_ns);
+  stage.bubble_ns = std::max(stage.bubble_ns, row.bubble_ns);
+  stage.communication_not_overlapped_exclude_receive_ns =
+      std::max(stage.communication_not_overlapped_exclude_receive_ns,
+               row.communication_not_overlapped_exclude_receive_ns);
+  stage.preparing_ns = std::max(stage.preparing_ns, row.preparing_ns);
+}
+
+// After each step's rank rows, one stage row per pipeline stage (one for all ranks when
+// the layout is unknown) holding the maximum of each column over the stage's ranks; the
+// rank rows get their parallel indices. In place (the rows move back to make room), so the
+// half a million rows of a large job are not copied.
+void AddStageRows(ClusterResult& result) {
+  const ParallelLayout& layout = result.layout;
+  const size_t stages = layout.known ? layout.stages.size() : 1;
+  std::vector<ClusterStepRow>& rows = result.step_rows;
+  struct Segment {
+    size_t begin, end;
+    std::vector<ClusterStepRow> stage_rows;  // the non-empty stages, by stage
+  };
+  std::vector<Segment> segments;
+  std::vector<ClusterStepRow> stage_rows;
+  std::vector<std::vector<int32_t>> stage_ranks;
+  size_t added = 0;
+  for (size_t begin = 0; begin < rows.size();) {
+    const int64_t step = rows[begin].step;
+    stage_rows.assign(stages, ClusterStepRow{});
+    stage_ranks.assign(stages, {});
     size_t end = begin;
-    for (; end < refs.size() && refs[end].step == step_number; ++end) {
-      const RankSummary& s = summaries[refs[end].summary];
-      const RankStep& step = s.steps[refs[end].index];
-      ClusterStepRow& row = result.step_rows.emplace_back();
-      row.step = step.step;
-      row.type = ClusterStepRow::Type::kRank;
-      row.index = std::to_string(s.rank);
-      row.computing_ns = step.computing_ns;
-      row.communication_not_overlapped_ns = step.communication_not_overlapped_ns;
-      row.overlapped_ns = step.overlapped_ns();
-      row.communication_ns = step.communication_ns;
-      row.free_ns = step.free_ns;
-      row.stage_ns = step.stage_ns();
-      row.bubble_ns = step.bubble_ns;
-      row.communication_not_overlapped_exclude_receive_ns =
-          step.communication_not_overlapped_exclude_receive_ns();
-      row.preparing_ns = step.preparing_ns;
-      ranks.push_back(s.rank);
-      stage.computing_ns = std::max(stage.computing_ns, row.computing_ns);
-      stage.communication_not_overlapped_ns =
-          std::max(stage.communication_not_overlapped_ns, row.communication_not_overlapped_ns);
-      stage.overlapped_ns = std::max(stage.overlapped_ns, row.overlapped_ns);
-      stage.communication_ns = std::max(stage.communication_ns, row.communication_ns);
-      stage.free_ns = std::max(stage.free_ns, row.free_ns);
-      stage.stage_ns = std::max(stage.stage_ns, row.stage_ns);
-      stage.bubble_ns = std::max(stage.bubble_ns, row.bubble_ns);
-      stage.communication_not_overlapped_exclude_receive_ns =
-          std::max(stage.communication_not_overlapped_exclude_receive_ns,
-                   row.communication_not_overlapped_exclude_receive_ns);
-      stage.preparing_ns = std::max(stage.preparing_ns, row.preparing_ns);
+    for (; end < rows.size() && rows[end].step == step; ++end) {
+      ClusterStepRow& row = rows[end];
+      const int32_t rank = std::stoi(row.index);
+      size_t stage = 0;
+      if (layout.known) {
+        row.position = layout.positions.at(rank);
+        stage = static_cast<size_t>(row.position.pp_index);
+      }
+      TakeMax(stage_rows[stage], row);
+      stage_ranks[stage].push_back(rank);
     }
-    stage.index = RankSet(ranks);
-    result.step_rows.push_back(std::move(stage));
+    Segment& segment = segments.emplace_back(Segment{begin, end, {}});
+    for (size_t stage = 0; stage < stages; ++stage) {
+      if (stage_ranks[stage].empty()) continue;
+      ClusterStepRow& row = segment.stage_rows.emplace_back(std::move(stage_rows[stage]));
+      row.step = step;
+      row.type = ClusterStepRow::Type::kStage;
+      row.index = RankSet(stage_ranks[stage]);
+    }
+    added += segment.stage_rows.size();
     begin = end;
   }
+  size_t write = rows.size() + added;
+  rows.resize(write);
+  for (auto segment = segments.rbegin(); segment != segments.rend(); ++segment) {
+    for (auto row = segment->stage_rows.rbegin(); row != segment->stage_rows.rend(); ++row)
+      rows[--write] = std::move(*row);
+    for (size_t k = segment->end; k > segment->begin; --k) {
+      if (--write != k - 1) rows[write] = std::move(rows[k - 1]);
+    }
+  }
+}
+
+// The (src, dst) of every transfer whose two ends agree (a send and a recv matched across
+// ranks), once each: a peer only one end names may be misread (model/p2p_peer.h).
+std::vector<std::pair<int32_t, int32_t>> P2pLinks(const ClusterResult& result) {
+  std::set<std::pair<int32_t, int32_t>> links;
+  for (const CommOpTiming& op : result.comm_ops) {
+    if (op.kind == CommKind::kP2p && op.wait_source == WaitSource::kPeers && op.src_rank >= 0 &&
+        op.dst_rank >= 0)
+      links.insert({op.src_rank, op.dst_rank});
+  }
+  return {links.begin(), links.end()};
 }
 
 // Derives the wait over all ranks' operations, fills the communication rows, each rank's
@@ -413,9 +471,11 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   // The step rows and the communication read different parts of the summaries and fill
   // different parts of the result: the two largest steps of the merge run side by side.
   std::vector<WaitByStep> waits(summaries.size());
-  std::thread step_rows([&] { BuildStepRows(summaries, result); });
+  std::thread step_rows([&] { BuildRankRows(summaries, result); });
   BuildCommunication(summaries, waits, result);
+  result.layout = DeriveParallelLayout(summaries, P2pLinks(result));
   step_rows.join();
+  AddStageRows(result);
   Diagnose(summaries, waits, result);
   FindSlowLinks(result);
   return result;

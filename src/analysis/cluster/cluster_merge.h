@@ -28,17 +28,20 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cluster/parallel_layout.h"
 #include "analysis/cluster/rank_summary.h"
 
 namespace aiprof::analysis::cluster {
 
-// One row of cluster_step_trace_time: a rank's step (kRank) or the maximum over a stage's
-// ranks (kStage; every rank forms one stage while pipeline stages are unknown).
+// One row of cluster_step_trace_time: a rank's step (kRank) or the maximum over the ranks
+// of one pipeline stage (kStage; every rank forms one stage while the parallel layout is
+// unknown, parallel_layout.h).
 struct ClusterStepRow {
   enum class Type : uint8_t { kRank, kStage };
   int64_t step = kNoStep;
   Type type = Type::kRank;
-  std::string index;  // the rank ("3"), or the stage's ranks ("(0, 1, 2, 3)")
+  std::string index;          // the rank ("3"), or the stage's ranks ("(0, 1, 2, 3)")
+  ParallelPosition position;  // a rank row's indices; -1 (NA) for stage rows
   int64_t computing_ns = 0;
   int64_t communication_not_overlapped_ns = 0;
   int64_t overlapped_ns = 0;
@@ -112,7 +115,8 @@ struct ClusterResult {
   std::vector<RankInfo> ranks;  // by rank
   int32_t world_size = -1;      // from the metadata; -1 unknown
   uint64_t dropped_records = 0;
-  std::vector<ClusterStepRow> step_rows;  // by step, ranks then the stage row
+  ParallelLayout layout;
+  std::vector<ClusterStepRow> step_rows;  // by step, ranks then the stage rows by stage
   std::vector<CommOpTiming> comm_ops;     // by step, operation start, name, rank
   std::vector<CommMatrixEntry> matrix;    // p2p operations with a known peer, by step
   std::string wait_note;                  // why some waits are not measured; "" if all are

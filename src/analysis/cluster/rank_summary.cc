@@ -11,7 +11,7 @@ namespace aiprof::analysis::cluster {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'I', 'P', 'R', 'S', 'U', 'M', '1'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;  // 2: the process groups
 
 int64_t Busy(const std::vector<Interval>& intervals) {
   int64_t total = 0;
@@ -102,6 +102,7 @@ RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, 
     summary.local_rank = identity.local_rank;
     summary.world_size = identity.world_size;
     summary.host = identity.host;
+    summary.process_groups = identity.groups;
     if (identity.rank == rank) break;  // prefer the rank's own process over unknown ones
   }
 
@@ -189,6 +190,15 @@ std::string SerializeRankSummary(const RankSummary& s) {
     w.U64(group.ranks.size());
     for (int32_t rank : group.ranks) w.I32(rank);
   }
+  w.U64(s.process_groups.size());
+  for (const model::ProcessGroupInfo& group : s.process_groups) {
+    w.Str(group.name);
+    w.Str(group.description);
+    w.Str(group.backend);
+    w.I32(group.group_rank);
+    w.U64(group.ranks.size());
+    for (int32_t rank : group.ranks) w.I32(rank);
+  }
   return w.Take();
 }
 
@@ -250,6 +260,14 @@ bool DeserializeRankSummary(const std::string& bytes, RankSummary* out, std::str
     CommGroup& group = s.groups.emplace_back();
     uint64_t ranks = 0;
     ok = r.Str(&group.name) && r.Count(4, &ranks);
+    for (uint64_t j = 0; ok && j < ranks; ++j) ok = r.I32(&group.ranks.emplace_back());
+  }
+  ok = ok && r.Count(24, &count);
+  for (uint64_t i = 0; ok && i < count; ++i) {
+    model::ProcessGroupInfo& group = s.process_groups.emplace_back();
+    uint64_t ranks = 0;
+    ok = r.Str(&group.name) && r.Str(&group.description) && r.Str(&group.backend) &&
+         r.I32(&group.group_rank) && r.Count(4, &ranks);
     for (uint64_t j = 0; ok && j < ranks; ++j) ok = r.I32(&group.ranks.emplace_back());
   }
   if (!ok || !r.AtEnd()) {

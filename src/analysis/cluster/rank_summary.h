@@ -16,6 +16,7 @@
 #include "analysis/analysis_set.h"
 #include "analysis/communication_analysis.h"
 #include "model/model.h"
+#include "model/rank_identity.h"
 
 namespace aiprof::analysis::cluster {
 
@@ -44,6 +45,9 @@ struct RankSummary {
   // wait not yet derived from the peers: the merge does that over all ranks.
   std::vector<CommOpTiming> communication;  // by start
   std::vector<CommGroup> groups;
+  // The torch.distributed process groups the rank recorded (its identity's), for the
+  // parallel layout (parallel_layout.h); empty when none were recorded.
+  std::vector<model::ProcessGroupInfo> process_groups;
 };
 
 // The rank's summary: the scope (device or host process) carrying `rank` with the most

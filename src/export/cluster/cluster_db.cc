@@ -123,7 +123,15 @@ bool StepTraceTable(Database& db, const ClusterResult& result) {
           insert.Real(Us(r.overlapped_ns)).Real(Us(r.communication_ns)).Real(Us(r.free_ns));
           insert.Real(Us(r.stage_ns)).Real(Us(r.bubble_ns));
           insert.Real(Us(r.communication_not_overlapped_exclude_receive_ns));
-          insert.Real(Us(r.preparing_ns)).Null().Null().Null().Row();
+          insert.Real(Us(r.preparing_ns));
+          for (int32_t index : {r.position.dp_index, r.position.pp_index, r.position.tp_index}) {
+            if (index < 0) {
+              insert.Null();  // a stage row, or an index the data does not tell
+            } else {
+              insert.Int(index);
+            }
+          }
+          insert.Row();
         }
       });
 }
@@ -211,6 +219,8 @@ bool InfoTables(Database& db, const ClusterResult& result) {
                    .Text(std::to_string(result.unmatched_ops))
                    .Row();
                insert.Text("clock_alignment").Text(result.clock.Describe()).Row();
+               if (result.layout.known)
+                 insert.Text("parallel_layout").Text(result.layout.Describe()).Row();
              }) &&
          db.Table("HostInfo", {"hostUid INTEGER", "hostName TEXT"},
                   [&](Insert& insert) {

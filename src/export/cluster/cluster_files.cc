@@ -70,11 +70,23 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
   target.dir = dir;
   target.written = written;
   target.errors = errors;
-  SummaryWriter w(target, "cluster_step_trace_time",
-                  {"Step", "Type", "Index", "Computing", "Communication(Not Overlapped)",
-                   "Overlapped", "Communication", "Free", "Stage", "Bubble",
-                   "Communication(Not Overlapped and Exclude Receive)", "Preparing"},
-                  result.step_rows.size(), UINT64_MAX);
+  std::vector<std::string> headers = {"Step",
+                                      "Type",
+                                      "Index",
+                                      "Computing",
+                                      "Communication(Not Overlapped)",
+                                      "Overlapped",
+                                      "Communication",
+                                      "Free",
+                                      "Stage",
+                                      "Bubble",
+                                      "Communication(Not Overlapped and Exclude Receive)",
+                                      "Preparing"};
+  // msprof-analyze adds the parallel indices only when it knows them: so does aiprof.
+  const bool indices = result.layout.known;
+  if (indices) headers.insert(headers.end(), {"DP Index", "PP Index", "TP Index"});
+  SummaryWriter w(target, "cluster_step_trace_time", std::move(headers), result.step_rows.size(),
+                  UINT64_MAX);
   for (const ClusterStepRow& r : result.step_rows) {
     if (r.step == analysis::cluster::kNoStep) {
       w.NotApplicable();
@@ -85,6 +97,15 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
     w.Micros(r.computing_ns).Micros(r.communication_not_overlapped_ns).Micros(r.overlapped_ns);
     w.Micros(r.communication_ns).Micros(r.free_ns).Micros(r.stage_ns).Micros(r.bubble_ns);
     w.Micros(r.communication_not_overlapped_exclude_receive_ns).Micros(r.preparing_ns);
+    if (indices) {
+      for (int32_t index : {r.position.dp_index, r.position.pp_index, r.position.tp_index}) {
+        if (index < 0) {
+          w.PlainText("NA");  // msprof-analyze's spelling: stage rows, unknown indices
+        } else {
+          w.Number(index);
+        }
+      }
+    }
     w.EndRow();
   }
 }
@@ -255,6 +276,13 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
   json["ranks_analysed"] = result.ranks.size();
   json["dropped_records"] = result.dropped_records;
   json["unmatched_communication_ops"] = result.unmatched_ops;
+  if (result.layout.known) {
+    ordered_json stages = ordered_json::array();
+    for (const std::vector<int32_t>& stage : result.layout.stages) stages.push_back(stage);
+    json["parallel_layout"] = {{"source", result.layout.source},
+                               {"pipeline_stages", result.layout.pipeline_stages},
+                               {"stages", std::move(stages)}};
+  }
   ordered_json ranks = ordered_json::array();
   for (const analysis::cluster::RankInfo& r : result.ranks) {
     ranks.push_back({{"rank", r.rank},

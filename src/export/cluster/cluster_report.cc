@@ -35,6 +35,7 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
         << " were found; waits on collectives are measured among those present\n";
   }
   if (!result.wait_note.empty()) out << "  " << result.wait_note << "\n";
+  if (result.layout.known) out << "Parallel layout: " << result.layout.Describe() << "\n";
   out << "Clock alignment: " << result.clock.Describe();
   if (result.clock.same_host_end_spread_ns > 0)
     out << "; ends of a collective on one host differ by "

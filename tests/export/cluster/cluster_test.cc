@@ -211,6 +211,26 @@ TEST_F(ClusterTest, SummaryBytesRoundTripAndTheSplitDoesNotChangeTheResult) {
     EXPECT_FALSE(analysis::cluster::DeserializeRankSummary(bytes.substr(0, bytes.size() - 3), &back,
                                                            &error));
   }
+  // The recorded process groups (for the parallel layout) travel with the summary.
+  RankSummary grouped = one[0];
+  model::ProcessGroupInfo group;
+  group.name = "3";
+  group.description = "dp";
+  group.backend = "gloo";
+  group.group_rank = 0;
+  group.ranks = {0, 1};
+  grouped.process_groups.push_back(group);
+  RankSummary back;
+  std::string error;
+  ASSERT_TRUE(analysis::cluster::DeserializeRankSummary(
+      analysis::cluster::SerializeRankSummary(grouped), &back, &error))
+      << error;
+  ASSERT_EQ(back.process_groups.size(), 1u);
+  EXPECT_EQ(back.process_groups[0].name, "3");
+  EXPECT_EQ(back.process_groups[0].description, "dp");
+  EXPECT_EQ(back.process_groups[0].backend, "gloo");
+  EXPECT_EQ(back.process_groups[0].group_rank, 0);
+  EXPECT_EQ(back.process_groups[0].ranks, (std::vector<int32_t>{0, 1}));
   // Parts of the ranks merged in another order give the same tables.
   std::vector<RankSummary> reversed(one.rbegin(), one.rend());
   const fs::path a = dir_ / "a", b = dir_ / "b";

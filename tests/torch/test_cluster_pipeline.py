@@ -1,0 +1,99 @@
+"""A real pipeline-parallel gloo job: 4 ranks as 2 pipeline stages × 2 data-parallel
+replicas (examples/pytorch/distributed_gloo.py --pipeline-stages=2: activations and their
+gradients sent between the stages, gradients all-reduced inside each stage's data-parallel
+group), profiled with the Python API, every step recorded. `aiprof cluster` must find the stages and write one
+stage row per stage and step, holding the maximum of its ranks' columns, and msprof-analyze's
+DP/PP/TP Index columns with the ranks' places, in cluster_step_trace_time.csv and in
+cluster.db."""
+
+import csv
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from test_cluster import run_cluster
+from test_distributed import EXAMPLE, gloo_unavailable
+
+RANKS, STAGES, STEPS = 4, 2, 2
+REPLICAS = RANKS // STAGES
+TIMES = ["Computing", "Communication(Not Overlapped)", "Overlapped", "Communication", "Free",
+         "Stage", "Bubble", "Communication(Not Overlapped and Exclude Receive)", "Preparing"]
+
+
+def place(rank):
+    """(DP, PP, TP) index of a rank in the example's layout (Megatron's): stage rank // replicas."""
+    return rank % REPLICAS, rank // REPLICAS, 0
+
+
+@unittest.skipIf(gloo_unavailable(), gloo_unavailable() or "")
+class PipelineClusterTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls._tmp = tempfile.TemporaryDirectory()
+        traces = os.path.join(cls._tmp.name, "traces")
+        env = {k: v for k, v in os.environ.items() if k not in ("LD_PRELOAD", "AIPROF_OPTIONS")}
+        job = subprocess.run([sys.executable, EXAMPLE, "--world-size=%d" % RANKS,
+                              "--pipeline-stages=%d" % STAGES, "--steps=%d" % STEPS,
+                              "--profile-dir=" + traces, "--record-steps"], env=env, capture_output=True,
+                             text=True, timeout=150)
+        if job.returncode != 0:
+            raise AssertionError("the pipeline job failed:\n" + job.stdout + job.stderr)
+        cls.report, result_dir = run_cluster(traces)
+        with open(os.path.join(result_dir, "cluster_step_trace_time.csv")) as handle:
+            reader = csv.DictReader(handle)
+            cls.header, cls.rows = reader.fieldnames, list(reader)
+        with sqlite3.connect(os.path.join(result_dir, "cluster.db")) as db:
+            cls.db_rows = db.execute(
+                "SELECT step, type, \"index\", dp_index, pp_index, tp_index, bubble "
+                "FROM ClusterStepTraceTime").fetchall()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def test_report_names_the_stages(self):
+        self.assertIn("Parallel layout: 2 pipeline stage(s) (from ", self.report)
+        self.assertIn("stage 0 = (0, 1); stage 1 = (2, 3)", self.report)
+
+    def test_header_has_the_parallel_indices(self):
+        self.assertEqual(self.header[-3:], ["DP Index", "PP Index", "TP Index"])
+
+    def test_rank_rows_carry_their_place(self):
+        ranks = [row for row in self.rows if row["Type"] == "rank"]
+        self.assertEqual(len(ranks), RANKS * STEPS)
+        for row in ranks:
+            self.assertEqual((row["DP Index"], row["PP Index"], row["TP Index"]),
+                             tuple(str(index) for index in place(int(row["Index"]))), row)
+
+    def test_one_stage_row_per_stage_and_step_holds_its_ranks_maximum(self):
+        steps = sorted({row["Step"] for row in self.rows})
+        self.assertEqual(len(steps), STEPS)
+        for step in steps:
+            stage_rows = [row for row in self.rows if row["Type"] == "stage" and row["Step"] == step]
+            self.assertEqual([row["Index"] for row in stage_rows], ["(0, 1)", "(2, 3)"])
+            for stage, row in enumerate(stage_rows):
+                self.assertEqual((row["DP Index"], row["PP Index"], row["TP Index"]), ("NA",) * 3)
+                members = [r for r in self.rows if r["Type"] == "rank" and r["Step"] == step
+                           and place(int(r["Index"]))[1] == stage]
+                self.assertEqual(len(members), REPLICAS)
+                for column in TIMES:
+                    self.assertEqual(float(row[column]),
+                                     max(float(member[column]) for member in members), column)
+        # Every rank of a pipeline waits in recv for the other stage: its bubble.
+        for row in self.rows:
+            self.assertGreater(float(row["Bubble"]), 0, row)
+
+    def test_database_holds_the_same_indices(self):
+        self.assertEqual(len(self.db_rows), len(self.rows))
+        for step, row_type, index, dp, pp, tp, bubble in self.db_rows:
+            if row_type == "stage":
+                self.assertEqual((dp, pp, tp), (None, None, None))
+            else:
+                self.assertEqual((dp, pp, tp), place(int(index)))
+
+
+if __name__ == "__main__":
+    unittest.main()
