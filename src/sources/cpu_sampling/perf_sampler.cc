@@ -94,6 +94,7 @@ bool IsKernelAddress(uint64_t ip) {
 bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks,
                         std::string* why) {
   hz_ = hz;
+  pid_ = static_cast<uint32_t>(getpid());
   off_cpu_stacks_ = off_cpu_stacks;
 #if defined(__x86_64__)
   // The kernel wants a multiple of 8; a record (header, registers, copy) must stay < 64 KiB.
@@ -352,7 +353,7 @@ void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc
       uint64_t lost[2];  // id, count
       std::memcpy(lost, body, sizeof(lost));
       lost_ += lost[1];
-      EmitSampleDrops(static_cast<uint32_t>(getpid()), lost_);
+      EmitSampleDrops(pid_, lost_);
       break;
     }
     default:
@@ -403,7 +404,7 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body) {
 
 // Threads that never record anything themselves still get a name on the timeline.
 void PerfSampler::NameThread(uint32_t pid, uint32_t tid) {
-  if (pid != static_cast<uint32_t>(getpid()) || !named_tids_.insert(tid).second) return;
+  if (pid != pid_ || !named_tids_.insert(tid).second) return;
   char path[64];
   std::snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -71,6 +71,9 @@ class PerfSampler {
   uint32_t event_type_ = 0;
   uint64_t event_config_ = 0;
   uint32_t hz_ = 99;
+  // getpid() at Start: the writer compares every record's pid with it (a system call per
+  // record otherwise: glibc does not cache the pid).
+  uint32_t pid_ = 0;
   uint32_t stack_copy_bytes_ = 0;
   OffCpuStacks off_cpu_stacks_;
   size_t ring_pages_ = 64;

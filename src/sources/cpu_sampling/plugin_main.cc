@@ -160,7 +160,7 @@ void OnStart(void*) {
             "(AIPROF_CPU_SAMPLING_MODE=perf for thread switches without Python frames)"
           : "perf_event_open refused: " + perf_why + " (see /proc/sys/kernel/perf_event_paranoid)";
   std::string timer_why;
-  if (state.timer.Start(options.hz, &timer_why)) {
+  if (state.timer.Start(options.hz, python_frames, &timer_why)) {
     state.mode = format::CpuSamplingMode::kTimer;
     EmitInfo(state.mode,
              "timer fallback (SIGPROF per thread CPU time)" + hz + ", " + because +
