@@ -4,7 +4,10 @@
 # figure the targets are judged on), and wall, CPU (user + system of the whole process
 # tree) and system time of the whole run, plain, under aiprof with
 # sampling off (the launcher's own cost), with sampling at 99 Hz and 1 kHz (defaults:
-# frame-pointer chains, the blocking stack of every switch), at 99 Hz with blocking stacks
+# frame-pointer chains, the blocking stack of every switch: from the sched_switch tracepoint
+# where tracefs is readable, blocking_switch_event.h), the same with the stacks taken by the
+# context-switches event (AIPROF_CPU_SAMPLING_OFF_CPU_EVENT=context-switches, every
+# switch-out, preemptions included), at 99 Hz with blocking stacks
 # at up to 1000 switches a second per thread (--sys-cpu-off-cpu-stacks=1000), at 99 Hz and
 # 1 kHz without blocking stacks (--sys-cpu-off-cpu-stacks=off: what the stack at every
 # switch costs), at 99 Hz with DWARF stack copies, in the timer mode at 99 Hz, and under
@@ -34,7 +37,8 @@ measure() {
 median() { sort -n | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 declare -A step_of wall_of cpu_of sys_of
-labels=(plain aiprof_off aiprof_99 aiprof_1000 aiprof_99_stacks_off aiprof_1000_stacks_off
+labels=(plain aiprof_off aiprof_99 aiprof_1000 aiprof_99_context_switches
+  aiprof_1000_context_switches aiprof_99_stacks_off aiprof_1000_stacks_off
   aiprof_99_stacks_rate_1000 aiprof_99_dwarf aiprof_99_timer)
 have_perf=0
 if perf record -q -o "$out/probe.data" true >/dev/null 2>&1; then
@@ -58,6 +62,10 @@ for ((i = 0; i < runs; i++)); do
   record aiprof_off aiprof_run
   record aiprof_99 aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99
   record aiprof_1000 aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=1000
+  AIPROF_CPU_SAMPLING_OFF_CPU_EVENT=context-switches record aiprof_99_context_switches \
+    aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99
+  AIPROF_CPU_SAMPLING_OFF_CPU_EVENT=context-switches record aiprof_1000_context_switches \
+    aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=1000
   record aiprof_99_stacks_off aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=99 \
     --sys-cpu-off-cpu-stacks=off
   record aiprof_1000_stacks_off aiprof_run --sys-cpu-profiling=on --sys-cpu-freq=1000 \
