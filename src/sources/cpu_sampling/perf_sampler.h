@@ -1,6 +1,7 @@
 // perf_event_open sampler: one software cpu-clock (or hardware cycles) event per thread of
-// the process and CPU, inherited by the threads they create, plus a context-switches event
-// whose samples carry the stack a thread blocked in (every switch-out, or a rate the kernel
+// the process and CPU, inherited by the threads they create, plus a switch event whose
+// samples carry the stack a thread blocked in (the filtered sched_switch tracepoint or
+// context-switches, blocking_switch_event.h; every blocking switch, or a rate the kernel
 // holds, OffCpuStacks). The kernel walks frame-pointer call
 // chains and writes samples, thread switches and new mappings into one mmap ring per CPU
 // (the kernel refuses to map an inherited per-task event, so every thread's event on a CPU
