@@ -5,7 +5,7 @@
 // where the time goes and when the loader cannot keep up.
 //
 //   train [--steps=N] [--batch=N] [--hidden=N] [--loaders=N] [--seed=N] [--slow-loader=MS]
-//         [--prefetch=N] [--slow-op=PHASE:US]
+//         [--prefetch=N] [--slow-op=PHASE:US] [--step-time]
 //
 // --slow-loader=MS makes each batch take MS ms more to load (a stand-in for slow storage or
 // decoding), so the trainer waits for input: the data-preparation analysis shows it.
@@ -14,6 +14,9 @@
 // --slow-op=PHASE:US makes one training phase (forward, backward or optimizer) compute US
 // microseconds longer each step (a stand-in for a slower operator), so `aiprof compare`
 // against a run without it ranks that phase first.
+// --step-time prints the median duration of a training step (aiprofStepBegin to
+// aiprofStepEnd, steady clock) at the end: a profiler's overhead on the job itself, without
+// its start-up and export (bench/cpu_sampling/cpu_sampling_overhead.sh).
 #include <aiprof/aiprof.h>
 #include <aiprof/mstx.h>
 
@@ -46,6 +49,7 @@ struct Settings {
   int prefetch = 4;
   std::string slow_phase;  // forward, backward or optimizer; empty: none
   int slow_phase_us = 0;
+  bool step_time = false;
 };
 
 // Keeps the CPU busy for `us` microseconds, as a slower operator would.
@@ -218,6 +222,10 @@ bool ParseArgs(int argc, char** argv, Settings* settings) {
   for (int i = 1; i < argc; ++i) {
     long value = 0;
     if (ParseSlowOp(argv[i], settings)) continue;
+    if (std::strcmp(argv[i], "--step-time") == 0) {
+      settings->step_time = true;
+      continue;
+    }
     if (ParseFlag(argv[i], "--steps", &value) && value > 0)
       settings->steps = static_cast<int>(value);
     else if (ParseFlag(argv[i], "--batch", &value) && value > 0)
@@ -236,7 +244,7 @@ bool ParseArgs(int argc, char** argv, Settings* settings) {
       std::fprintf(stderr,
                    "train: bad argument '%s'\nusage: train [--steps=N] [--batch=N] "
                    "[--hidden=N] [--loaders=1..16] [--seed=N] [--slow-loader=MS] [--prefetch=N] "
-                   "[--slow-op=forward|backward|optimizer:US]\n",
+                   "[--slow-op=forward|backward|optimizer:US] [--step-time]\n",
                    argv[i]);
       return false;
     }
@@ -268,8 +276,11 @@ int main(int argc, char** argv) {
   const float learning_rate = 0.05f, momentum = 0.9f;
   double loss_sum = 0;
   int correct = 0, seen = 0, steps_in_report = 0;
+  std::vector<double> step_us;
+  step_us.reserve(static_cast<size_t>(settings.steps));
 
   for (int step = 0; step < settings.steps; ++step) {
+    const auto step_start = std::chrono::steady_clock::now();
     aiprofStepBegin(static_cast<uint64_t>(step));
     mstxRangePushA("data_wait", nullptr);
     Batch data = queue.Pop();
@@ -313,6 +324,9 @@ int main(int argc, char** argv) {
     SlowPhase(settings, "optimizer");
     mstxRangePop();
     aiprofStepEnd(static_cast<uint64_t>(step));
+    step_us.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - step_start)
+            .count());
 
     if ((step + 1) % 100 == 0 || step + 1 == settings.steps) {
       std::printf("step %d: loss %.4f, accuracy %.1f%%\n", step + 1, loss_sum / steps_in_report,
@@ -323,5 +337,10 @@ int main(int argc, char** argv) {
     }
   }
   for (std::thread& loader : loaders) loader.join();
+  if (settings.step_time) {
+    auto middle = step_us.begin() + static_cast<std::ptrdiff_t>(step_us.size() / 2);
+    std::nth_element(step_us.begin(), middle, step_us.end());
+    std::printf("median step time: %.2f us over %zu steps\n", *middle, step_us.size());
+  }
   return 0;
 }

@@ -427,6 +427,25 @@ TEST(CpuSampling, TimerFallbackWhenForced) {
   ExpectHotLoopOnTop(*m, "timer fallback");
 }
 
+// The "block" app's main thread waits 300 ms on a mutex and 200 ms on a pipe: the switch
+// records show it blocked at least that long, with the stack it blocked in.
+void ExpectLongWaitWithStack(const model::Model& m, uint32_t main_pid, const std::string& output) {
+  int64_t longest_blocked = 0;
+  bool blocked_with_stack = false;
+  const model::ThreadStateTable& states = m.cpu.thread_states;
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (m.threads.tid[states.thread[i]] != main_pid) continue;
+    if (states.state[i] != model::ThreadState::kBlocked) continue;
+    int64_t duration = states.end[i] - states.ts[i];
+    if (duration > longest_blocked) {
+      longest_blocked = duration;
+      blocked_with_stack = states.stack[i] != UINT32_MAX;
+    }
+  }
+  EXPECT_GE(longest_blocked, 190'000'000) << output;
+  EXPECT_TRUE(blocked_with_stack) << output;
+}
+
 TEST(CpuSampling, WaitsOnMutexAndReadAreRecorded) {
   Collected c =
       Collect("", "--sys-cpu-profiling=on --host-sys=osrt", "cpu_sampling_app_fp", "block");
@@ -445,21 +464,29 @@ TEST(CpuSampling, WaitsOnMutexAndReadAreRecorded) {
   // writes the pipe 200 ms after unlocking (a little slack for the hand-over itself).
   EXPECT_GE(mutex_wait, 290'000'000) << c.output;
   EXPECT_GE(read_wait, 190'000'000) << c.output;
-  // The kernel's switch records show the main thread blocked at least as long.
-  int64_t longest_blocked = 0;
-  bool blocked_with_stack = false;
-  const model::ThreadStateTable& states = m.cpu.thread_states;
-  for (size_t i = 0; i < states.size(); ++i) {
-    if (m.threads.tid[states.thread[i]] != main_pid) continue;
-    if (states.state[i] != model::ThreadState::kBlocked) continue;
-    int64_t duration = states.end[i] - states.ts[i];
-    if (duration > longest_blocked) {
-      longest_blocked = duration;
-      blocked_with_stack = states.stack[i] != UINT32_MAX;
-    }
-  }
-  EXPECT_GE(longest_blocked, 190'000'000);
-  EXPECT_TRUE(blocked_with_stack);
+  ExpectLongWaitWithStack(m, main_pid, c.output);
+}
+
+// The blocking stacks come from the sched_switch tracepoint (blocking switch-outs only)
+// where tracefs gives its id, else from the context-switches event; forcing the latter
+// still gives the long waits their stacks.
+TEST(CpuSampling, BlockingStacksFromEitherSwitchEvent) {
+  bool tracefs = access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK) == 0 ||
+                 access("/sys/kernel/debug/tracing/events/sched/sched_switch/id", R_OK) == 0;
+  Collected chosen = Collect("", "--sys-cpu-profiling=on", "cpu_sampling_app_fp", "block");
+  ASSERT_EQ(chosen.models.size(), 1u) << chosen.output;
+  EXPECT_NE(chosen.output.find(tracefs ? "(sched_switch tracepoint: blocking switch-outs only)"
+                                       : "(context-switches event: every switch-out"),
+            std::string::npos)
+      << chosen.output;
+  ExpectLongWaitWithStack(chosen.models[0], chosen.models[0].processes.pid[0], chosen.output);
+
+  Collected forced = Collect("AIPROF_CPU_SAMPLING_OFF_CPU_EVENT=context-switches",
+                             "--sys-cpu-profiling=on", "cpu_sampling_app_fp", "block");
+  ASSERT_EQ(forced.models.size(), 1u) << forced.output;
+  EXPECT_NE(forced.output.find("(context-switches event: every switch-out"), std::string::npos)
+      << forced.output;
+  ExpectLongWaitWithStack(forced.models[0], forced.models[0].processes.pid[0], forced.output);
 }
 
 }  // namespace

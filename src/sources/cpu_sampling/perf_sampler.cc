@@ -17,6 +17,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "sources/cpu_sampling/blocking_switch_event.h"
 #include "sources/cpu_sampling/process_threads.h"
 #include "sources/cpu_sampling/sample_emitter.h"
 
@@ -94,7 +95,12 @@ bool IsKernelAddress(uint64_t ip) {
 bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks,
                         std::string* why) {
   hz_ = hz;
+  pid_ = static_cast<uint32_t>(getpid());
   off_cpu_stacks_ = off_cpu_stacks;
+  // The rate mode needs a count of every switch to hold its rate: context-switches.
+  switch_event_ = off_cpu_stacks.kind == OffCpuStacks::Kind::kEverySwitch
+                      ? ChooseBlockingSwitchEvent()
+                      : ContextSwitchesEvent();
 #if defined(__x86_64__)
   // The kernel wants a multiple of 8; a record (header, registers, copy) must stay < 64 KiB.
   stack_copy_bytes_ = std::min<uint32_t>(stack_copy_bytes, 32768) & ~7u;
@@ -192,8 +198,6 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
   // only while the thread switches faster than the rate.
   perf_event_attr switch_attr;
   BaseAttr(&switch_attr, inherit_thread_);
-  switch_attr.type = PERF_TYPE_SOFTWARE;
-  switch_attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
   if (off_cpu_stacks_.kind == OffCpuStacks::Kind::kRate) {
     switch_attr.freq = 1;
     switch_attr.sample_freq = off_cpu_stacks_.hz;
@@ -233,7 +237,7 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
     }
     any = true;
     if (!switch_stacks) continue;
-    int switch_fd = PerfEventOpen(&switch_attr, static_cast<pid_t>(tid), static_cast<int>(cpu));
+    int switch_fd = OpenSwitchEvent(&switch_attr, tid, static_cast<int>(cpu));
     if (switch_fd < 0) continue;
     uint64_t id = 0;
     if (ioctl(switch_fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0 ||
@@ -247,6 +251,23 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
   }
   if (!any) *why = "perf_event_open: no online CPU accepted the event";
   return any;
+}
+
+// The blocking-stack event of one thread on one CPU (switch_event_), with its filter. A
+// tracepoint the kernel refuses (permissions, a filter it cannot parse) gives way to
+// context-switches for this and every later event.
+int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu) {
+  attr->type = switch_event_.type;
+  attr->config = switch_event_.config;
+  int fd = PerfEventOpen(attr, static_cast<pid_t>(tid), cpu);
+  if (fd >= 0 && switch_event_.filter != nullptr &&
+      ioctl(fd, PERF_EVENT_IOC_SET_FILTER, switch_event_.filter) != 0) {
+    close(fd);
+    fd = -1;
+  }
+  if (fd >= 0 || switch_event_.type == PERF_TYPE_SOFTWARE) return fd;
+  switch_event_ = ContextSwitchesEvent();
+  return OpenSwitchEvent(attr, tid, cpu);
 }
 
 void PerfSampler::Drain() {
@@ -352,7 +373,7 @@ void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc
       uint64_t lost[2];  // id, count
       std::memcpy(lost, body, sizeof(lost));
       lost_ += lost[1];
-      EmitSampleDrops(static_cast<uint32_t>(getpid()), lost_);
+      EmitSampleDrops(pid_, lost_);
       break;
     }
     default:
@@ -403,7 +424,7 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body) {
 
 // Threads that never record anything themselves still get a name on the timeline.
 void PerfSampler::NameThread(uint32_t pid, uint32_t tid) {
-  if (pid != static_cast<uint32_t>(getpid()) || !named_tids_.insert(tid).second) return;
+  if (pid != pid_ || !named_tids_.insert(tid).second) return;
   char path[64];
   std::snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);

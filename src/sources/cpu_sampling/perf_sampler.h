@@ -1,6 +1,7 @@
 // perf_event_open sampler: one software cpu-clock (or hardware cycles) event per thread of
-// the process and CPU, inherited by the threads they create, plus a context-switches event
-// whose samples carry the stack a thread blocked in (every switch-out, or a rate the kernel
+// the process and CPU, inherited by the threads they create, plus a switch event whose
+// samples carry the stack a thread blocked in (the filtered sched_switch tracepoint or
+// context-switches, blocking_switch_event.h; every blocking switch, or a rate the kernel
 // holds, OffCpuStacks). The kernel walks frame-pointer call
 // chains and writes samples, thread switches and new mappings into one mmap ring per CPU
 // (the kernel refuses to map an inherited per-task event, so every thread's event on a CPU
@@ -8,11 +9,14 @@
 // the runtime's writer thread, never on a profiled thread.
 #pragma once
 
+#include <linux/perf_event.h>
+
 #include <cstdint>
 #include <string>
 #include <unordered_set>
 #include <vector>
 
+#include "sources/cpu_sampling/blocking_switch_event.h"
 #include "sources/cpu_sampling/mappings.h"
 
 namespace aiprof::cpu_sampling {
@@ -45,6 +49,9 @@ class PerfSampler {
   const std::string& event_name() const { return event_name_; }
   bool off_cpu() const { return off_cpu_; }
   const OffCpuStacks& off_cpu_stacks() const { return off_cpu_stacks_; }
+  // The event that took the blocking stacks: "sched_switch" (blocking switch-outs only) or
+  // "context-switches" (every switch-out); blocking_switch_event.h.
+  const char* off_cpu_event() const { return switch_event_.name; }
   // Bytes of user stack copied per on-CPU sample; 0: frame-pointer call chains.
   uint32_t stack_copy_bytes() const { return stack_copy_bytes_; }
 
@@ -55,6 +62,7 @@ class PerfSampler {
     size_t mapped = 0;
   };
   bool OpenThread(uint32_t tid, std::string* why);
+  int OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu);
   void DrainRing(Ring& ring);
   void HandleRecord(const uint8_t* record, uint16_t type, uint16_t misc);
   void HandleStackCopySample(const uint8_t* body);
@@ -71,8 +79,12 @@ class PerfSampler {
   uint32_t event_type_ = 0;
   uint64_t event_config_ = 0;
   uint32_t hz_ = 99;
+  // getpid() at Start: the writer compares every record's pid with it (a system call per
+  // record otherwise: glibc does not cache the pid).
+  uint32_t pid_ = 0;
   uint32_t stack_copy_bytes_ = 0;
   OffCpuStacks off_cpu_stacks_;
+  BlockingSwitchEvent switch_event_;
   size_t ring_pages_ = 64;
   bool inherit_thread_ = true;
   bool off_cpu_ = false;

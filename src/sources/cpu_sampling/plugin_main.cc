@@ -48,10 +48,13 @@ OffCpuStacks ParseOffCpuStacks(const std::string& text) {
   return stacks;
 }
 
-std::string DescribeOffCpuStacks(const OffCpuStacks& stacks) {
+// `event`: the one that took the stacks (PerfSampler::off_cpu_event).
+std::string DescribeOffCpuStacks(const OffCpuStacks& stacks, const std::string& event) {
   switch (stacks.kind) {
     case OffCpuStacks::Kind::kEverySwitch:
-      return ", thread switches with the blocking stack of every switch";
+      return ", thread switches with the blocking stack of every switch (" + event +
+             (event == "sched_switch" ? " tracepoint: blocking switch-outs only)"
+                                      : " event: every switch-out, preemptions included)");
     case OffCpuStacks::Kind::kOff:
       return ", thread switches without blocking stacks";
     case OffCpuStacks::Kind::kRate:
@@ -137,7 +140,7 @@ void OnStart(void*) {
       EmitInfo(state.mode,
                "perf_event " + state.perf.event_name() + hz + stacks +
                    (state.perf.off_cpu() || options.off_cpu_stacks.kind == OffCpuStacks::Kind::kOff
-                        ? DescribeOffCpuStacks(options.off_cpu_stacks)
+                        ? DescribeOffCpuStacks(options.off_cpu_stacks, state.perf.off_cpu_event())
                         : ", thread switches (the kernel refused blocking stacks)") +
                    (python_frames    ? "; no Python frames (they need the timer mode: "
                                        "AIPROF_CPU_SAMPLING_MODE=timer or auto)"
@@ -160,7 +163,7 @@ void OnStart(void*) {
             "(AIPROF_CPU_SAMPLING_MODE=perf for thread switches without Python frames)"
           : "perf_event_open refused: " + perf_why + " (see /proc/sys/kernel/perf_event_paranoid)";
   std::string timer_why;
-  if (state.timer.Start(options.hz, &timer_why)) {
+  if (state.timer.Start(options.hz, python_frames, &timer_why)) {
     state.mode = format::CpuSamplingMode::kTimer;
     EmitInfo(state.mode,
              "timer fallback (SIGPROF per thread CPU time)" + hz + ", " + because +

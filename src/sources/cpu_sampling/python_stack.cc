@@ -163,6 +163,8 @@ uint32_t ReadPythonStack(uint64_t* code, uint64_t* info, uint32_t max, bool* tru
 }
 
 bool PythonCodeNames::Update(uint64_t code, Named* named) {
+  auto found = known_.find(code);
+  if (found != known_.end() && found->second.checked_in_flush == flush_) return false;
   uint8_t header[kMaxHeaderBytes];
   Identity identity;
   if (g_enabled.load(std::memory_order_acquire) && code != 0 &&
@@ -172,9 +174,10 @@ bool PythonCodeNames::Update(uint64_t code, Named* named) {
     identity.filename = At<uint64_t>(header, g_layout.code_filename);
     identity.first_line = At<int32_t>(header, g_layout.code_firstlineno);
   }
-  auto [it, inserted] = known_.emplace(code, identity);
-  if (!inserted && it->second == identity) return false;
-  it->second = identity;
+  if (found == known_.end()) found = known_.emplace(code, Known{}).first;
+  bool unchanged = found->second.checked_in_flush != 0 && found->second.identity == identity;
+  found->second = {identity, flush_};
+  if (unchanged) return false;
   std::string qualname;
   if (identity.type != g_code_type || !ReadUnicode(identity.qualname, &qualname) ||
       !ReadUnicode(identity.filename, &named->file)) {

@@ -29,7 +29,9 @@ uint32_t ReadPythonStack(uint64_t* code, uint64_t* info, uint32_t max, bool* tru
 
 // Writer thread: names code objects as "qualname (file.py:line)" (line: the code's first
 // line) with their file path, re-reading one whose pointer, type, name, file or first line
-// changed since it was named (a freed code object whose address was reused).
+// changed since it was named (a freed code object whose address was reused). A known code
+// object is checked once per flush (NextFlush), not at each of its frames: one
+// process_vm_readv per distinct code object and flush.
 class PythonCodeNames {
  public:
   struct Named {
@@ -40,6 +42,8 @@ class PythonCodeNames {
   // code object that cannot be read is named "[unknown Python code]". False when known
   // and unchanged.
   bool Update(uint64_t code, Named* named);
+  // Before a flush's samples: every known code object is checked again at its next frame.
+  void NextFlush() { ++flush_; }
   void Clear() { known_.clear(); }
 
  private:
@@ -48,7 +52,12 @@ class PythonCodeNames {
     int32_t first_line = 0;
     bool operator==(const Identity&) const = default;
   };
-  std::unordered_map<uint64_t, Identity> known_;
+  struct Known {
+    Identity identity;
+    uint64_t checked_in_flush = 0;
+  };
+  std::unordered_map<uint64_t, Known> known_;
+  uint64_t flush_ = 1;
 };
 
 }  // namespace aiprof::cpu_sampling

@@ -17,33 +17,14 @@
 #include "sources/cpu_sampling/process_threads.h"
 #include "sources/cpu_sampling/python_stack.h"
 #include "sources/cpu_sampling/sample_emitter.h"
+#include "sources/cpu_sampling/timer_sample_queue.h"
 
 namespace aiprof::cpu_sampling {
 
 namespace {
 
-constexpr uint32_t kSlotFrames = 126;
-constexpr uint32_t kSlotPythonFrames = 64;  // deeper Python stacks keep their innermost 64
-constexpr uint32_t kSlots = 4096;
 constexpr uint64_t kMaxStackSpan = 64ull << 20;  // a frame pointer this far above sp is garbage
 
-enum SlotState : uint32_t { kFree = 0, kWriting = 1, kReady = 2 };
-
-struct Slot {
-  std::atomic<uint32_t> state;
-  uint32_t tid;
-  uint32_t frames;
-  uint32_t python_frames;
-  uint64_t ts;
-  bool python_truncated;
-  uint64_t ips[kSlotFrames];
-  uint64_t python_code[kSlotPythonFrames];
-  uint64_t python_info[kSlotPythonFrames];
-};
-
-// Preallocated at load: the signal handler never allocates.
-Slot g_slots[kSlots];
-std::atomic<uint64_t> g_next_slot{0};
 std::atomic<uint64_t> g_dropped{0};
 std::atomic<bool> g_enabled{false};
 pid_t g_pid = 0;
@@ -58,13 +39,14 @@ bool ReadWord(uint64_t address, uint64_t* out) {
 void OnSigprof(int, siginfo_t*, void* context) {
   if (!g_enabled.load(std::memory_order_relaxed)) return;
   int saved_errno = errno;
-  Slot& slot = g_slots[g_next_slot.fetch_add(1, std::memory_order_relaxed) % kSlots];
-  uint32_t expected = kFree;
-  if (!slot.state.compare_exchange_strong(expected, kWriting, std::memory_order_acquire)) {
+  TimerSamplePython* python = nullptr;
+  TimerSample* claimed = ClaimTimerSample(&python);
+  if (claimed == nullptr) {
     g_dropped.fetch_add(1, std::memory_order_relaxed);
     errno = saved_errno;
     return;
   }
+  TimerSample& slot = *claimed;
   timespec now;
   clock_gettime(CLOCK_MONOTONIC_RAW, &now);
   slot.ts = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
@@ -82,7 +64,7 @@ void OnSigprof(int, siginfo_t*, void* context) {
   uint32_t frames = 0;
   slot.ips[frames++] = ip;
   uint64_t low = sp;
-  while (frames < kSlotFrames && fp >= low && fp - sp < kMaxStackSpan && fp % 8 == 0) {
+  while (frames < kTimerSampleFrames && fp >= low && fp - sp < kMaxStackSpan && fp % 8 == 0) {
     uint64_t next_fp = 0, return_address = 0;
     if (!ReadWord(fp, &next_fp) || !ReadWord(fp + 8, &return_address) || return_address == 0) {
       break;
@@ -92,9 +74,13 @@ void OnSigprof(int, siginfo_t*, void* context) {
     fp = next_fp;
   }
   slot.frames = frames;
-  slot.python_frames = ReadPythonStack(slot.python_code, slot.python_info, kSlotPythonFrames,
-                                       &slot.python_truncated);
-  slot.state.store(kReady, std::memory_order_release);
+  slot.python_frames = 0;
+  slot.python_truncated = false;
+  if (python != nullptr) {
+    slot.python_frames = ReadPythonStack(python->code, python->info, kTimerSamplePythonFrames,
+                                         &slot.python_truncated);
+  }
+  PublishTimerSample(&slot);
   errno = saved_errno;
 }
 
@@ -116,9 +102,9 @@ constexpr uint32_t kTombstone = UINT32_MAX;
 struct TimerSlot {
   std::atomic<uint32_t> tid;  // 0: free; kTombstone: its thread ended
   std::atomic<bool> armed;
-  timer_t timer;
+  timer_t timer = nullptr;
 };
-TimerSlot g_timers[kTimerSlots];
+constinit TimerSlot g_timers[kTimerSlots];
 std::atomic<long> g_period_ns{0};
 
 // The slot `tid` claimed, or nullptr when another caller claimed it first (or no room).
@@ -156,8 +142,9 @@ bool ArmThread(TimerSlot& slot, uint32_t tid) {
 
 }  // namespace
 
-bool TimerSampler::Start(uint32_t hz, std::string* why) {
+bool TimerSampler::Start(uint32_t hz, bool python_frames, std::string* why) {
   hz_ = hz;
+  if (!MapTimerSampleQueue(python_frames, why)) return false;
   g_pid = getpid();
   g_period_ns.store(1000000000l / static_cast<long>(hz), std::memory_order_relaxed);
   struct sigaction current {};
@@ -230,20 +217,19 @@ void TimerSampler::ReleaseCurrentThread() {
 void TimerSampler::Drain() {
   if (!running_) return;
   uint32_t pid = static_cast<uint32_t>(g_pid);
-  for (Slot& slot : g_slots) {
-    if (slot.state.load(std::memory_order_acquire) != kReady) continue;
-    if (slot.python_frames > 0) {
+  python_names_.NextFlush();
+  DrainTimerSamples([&](const TimerSample& slot, const TimerSamplePython* python) {
+    if (python != nullptr && slot.python_frames > 0) {
       for (uint32_t i = 0; i < slot.python_frames; ++i) {
-        if (python_names_.Update(slot.python_code[i], &python_name_)) {
-          EmitPythonCode(pid, slot.python_code[i], python_name_.name, python_name_.file);
+        if (python_names_.Update(python->code[i], &python_name_)) {
+          EmitPythonCode(pid, python->code[i], python_name_.name, python_name_.file);
         }
       }
-      EmitPythonFrames(slot.ts, slot.tid, slot.python_code, slot.python_info, slot.python_frames,
+      EmitPythonFrames(slot.ts, slot.tid, python->code, python->info, slot.python_frames,
                        slot.python_truncated);
     }
     EmitSample(slot.ts, format::kCpuSampleTimer, pid, slot.tid, UINT32_MAX, slot.ips, slot.frames);
-    slot.state.store(kFree, std::memory_order_release);
-  }
+  });
   uint64_t dropped = g_dropped.load(std::memory_order_relaxed);
   if (dropped != reported_drops_) {
     reported_drops_ = dropped;
@@ -269,7 +255,7 @@ void TimerSampler::AbandonAfterFork() {
     slot.armed.store(false, std::memory_order_relaxed);
     slot.tid.store(0, std::memory_order_relaxed);
   }
-  for (Slot& slot : g_slots) slot.state.store(kFree, std::memory_order_relaxed);
+  DiscardTimerSamples();
   g_enabled.store(false, std::memory_order_relaxed);
   // Code addresses were named for the parent; the child names what it samples anew.
   python_names_.Clear();

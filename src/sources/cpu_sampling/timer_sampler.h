@@ -2,10 +2,10 @@
 // POSIX timer per thread on that thread's CPU-time clock delivering SIGPROF to it. The
 // handler walks the frame-pointer chain with async-signal-safe reads (process_vm_readv, so
 // a broken chain ends the walk instead of faulting), and in a CPython process the thread's
-// Python frame chain (python_stack.h), into a preallocated slot queue; the
-// writer thread drains the queue. Threads are armed when sampling starts, by themselves
-// at start (ArmCurrentThread, called by the pthread_create hook in thread_start_hook.cc),
-// and, for threads created otherwise (a raw clone), at every flush.
+// Python frame chain (python_stack.h), into a slot queue mapped at start
+// (timer_sample_queue.h); the writer thread drains the queue. Threads are armed when sampling
+// starts, by themselves at start (ArmCurrentThread, called by the pthread_create hook in
+// thread_start_hook.cc), and, for threads created otherwise (a raw clone), at every flush.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,8 @@ namespace aiprof::cpu_sampling {
 
 class TimerSampler {
  public:
-  bool Start(uint32_t hz, std::string* why);
+  // python_frames: the handler also reads the thread's Python frames (EnablePythonStacks).
+  bool Start(uint32_t hz, bool python_frames, std::string* why);
   void Drain();  // writer thread: emits queued samples, arms timers for new threads
   void Stop();
   void AbandonAfterFork();

@@ -1,0 +1,51 @@
+#include "sources/cpu_sampling/blocking_switch_event.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace aiprof::cpu_sampling {
+
+namespace {
+
+// tracefs where it is usually mounted, then its older place under debugfs.
+constexpr const char* kSchedSwitchIdPaths[] = {
+    "/sys/kernel/tracing/events/sched/sched_switch/id",
+    "/sys/kernel/debug/tracing/events/sched/sched_switch/id"};
+
+uint64_t ReadSchedSwitchId() {
+  for (const char* path : kSchedSwitchIdPaths) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    char text[32] = {};
+    ssize_t n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0) continue;
+    char* end = nullptr;
+    unsigned long long id = std::strtoull(text, &end, 10);
+    if (end != text && id > 0) return id;
+  }
+  return 0;
+}
+
+}  // namespace
+
+BlockingSwitchEvent ContextSwitchesEvent() {
+  return {PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, nullptr, "context-switches"};
+}
+
+BlockingSwitchEvent ChooseBlockingSwitchEvent() {
+  const char* forced = std::getenv("AIPROF_CPU_SAMPLING_OFF_CPU_EVENT");
+  if (forced != nullptr && std::strcmp(forced, "context-switches") == 0) {
+    return ContextSwitchesEvent();
+  }
+  uint64_t id = ReadSchedSwitchId();
+  if (id == 0) return ContextSwitchesEvent();
+  // A thread that leaves the CPU runnable (preempted, yielding) has prev_state 0.
+  return {PERF_TYPE_TRACEPOINT, id, "prev_state != 0", "sched_switch"};
+}
+
+}  // namespace aiprof::cpu_sampling
