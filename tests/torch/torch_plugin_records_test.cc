@@ -17,6 +17,7 @@
 
 #include "aiprof/aiprof.h"
 #include "aiprof/plugin.h"
+#include "cli/cli_runner.h"
 #include "format/reader.h"
 #include "format/records_torch.h"
 #include "model/parser.h"
@@ -159,6 +160,20 @@ TEST(TorchPluginRecords, CompactWhereItFitsAndKOpWithEveryFieldWhereNot) {
     EXPECT_TRUE(ids.emplace(id, name).second) << name << " shares id " << id;
   }
   EXPECT_EQ(m.flows.size(), 1u);  // test::forward -> test::backward
+
+  // aiprof-dump prints the compact record with the same fields as a kOp.
+  const auto dump = testing::RunShell(testing::BuildDir() + "/bin/aiprof-dump " + dirs[0]);
+  EXPECT_EQ(dump.exit_code, 0) << dump.output;
+  EXPECT_NE(dump.output.find("torch_op_compact name=\"test::forward\" aux=0 record_id="),
+            std::string::npos)
+      << dump.output;
+  EXPECT_NE(dump.output.find("sequence_nr=7 thread_id=" + std::to_string(thread) +
+                             " forward_thread_id=0 end_ts="),
+            std::string::npos)
+      << dump.output;
+  EXPECT_NE(dump.output.find("torch_op name=\"test::backward\" aux=1 record_id="),
+            std::string::npos)
+      << dump.output;
   fs::remove_all(output);
 }
 
