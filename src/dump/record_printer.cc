@@ -10,6 +10,7 @@
 #include "format/reader.h"
 #include "format/records.h"
 #include "format/records_cpu.h"
+#include "format/records_torch.h"
 
 namespace aiprof::dump {
 
@@ -21,6 +22,7 @@ using format::RecordKind;
 std::string KindName(uint8_t kind) {
   if (const char* name = format::CoreKindName(kind)) return name;
   if (const char* name = format::CpuKindName(kind)) return name;
+  if (const char* name = format::TorchKindName(kind)) return name;
   char text[32];
   std::snprintf(text, sizeof text, "kind_%u", kind);
   return text;
@@ -61,6 +63,35 @@ std::string Attributes(const format::MarkerAttributes& attributes) {
   return text;
 }
 
+// A whole PyTorch operator, kOp or kOpCompact alike: the compact one decoded to the same
+// fields, so the two read the same here.
+std::string DescribeTorchOp(const format::RecordView& record,
+                            const std::unordered_map<uint32_t, std::string>& strings) {
+  const format::RecordHeader& header = *record.header;
+  format::TorchOpIds ids;
+  format::TorchOpEnd end;
+  if (header.kind == format::ToKind(format::TorchKind::kOpCompact)) {
+    const auto* compact = record.ExtAs<format::TorchOpCompact>(0);
+    if (compact == nullptr) return " malformed";
+    ids = format::UnpackTorchOpIds(*compact);
+    end = {format::UnpackTorchOpEnd(*compact, header.ts), 0, format::UnpackTorchOpThread(*compact)};
+  } else {
+    const auto* full_ids = record.ExtAs<format::TorchOpIds>(0);
+    const auto* full_end = record.ExtAs<format::TorchOpEnd>(1);
+    if (full_ids == nullptr || full_end == nullptr) return " malformed";
+    ids = *full_ids;
+    end = *full_end;
+  }
+  std::string text = " name=" + Quote(strings, header.arg) + " aux=" + std::to_string(header.aux) +
+                     " record_id=" + std::to_string(ids.record_id) +
+                     " sequence_nr=" + std::to_string(ids.sequence_nr) +
+                     " thread_id=" + std::to_string(end.thread_id) +
+                     " forward_thread_id=" + std::to_string(end.forward_thread_id) +
+                     " end_ts=" + std::to_string(end.end_ts);
+  if (header.ext_words > 2) text += " input_words=" + std::to_string(header.ext_words - 2);
+  return text;
+}
+
 std::string Describe(const format::RecordView& record,
                      const std::unordered_map<uint32_t, std::string>& strings) {
   const format::RecordHeader& header = *record.header;
@@ -70,6 +101,10 @@ std::string Describe(const format::RecordView& record,
       text += Attributes(*attributes);
     }
   };
+  if (header.kind == format::ToKind(format::TorchKind::kOp) ||
+      header.kind == format::ToKind(format::TorchKind::kOpCompact)) {
+    return DescribeTorchOp(record, strings);
+  }
   switch (static_cast<RecordKind>(header.kind)) {
     case RecordKind::kThreadName:
     case RecordKind::kMark:

@@ -46,6 +46,11 @@ enum class TorchKind : uint8_t {
   // ext words 2..: the packed input stream (record_shapes, or with_flops for the operators
   // whose FLOPs are counted).
   kOp = 57,
+  // The common synchronous operator in 32 bytes instead of kOp's 48: no inputs, no forward
+  // thread, and ids and duration small enough for one TorchOpCompact word (the plugin
+  // writes kOp for any operator that does not fit). Written when it ends. ts: start.
+  // arg: name string id. aux: TorchOpFlags. ext word 0: TorchOpCompact.
+  kOpCompact = 58,
 };
 
 inline constexpr uint8_t ToKind(TorchKind kind) {
@@ -82,6 +87,60 @@ struct TorchOpEnd {
   uint32_t thread_id;
 };
 static_assert(sizeof(TorchOpEnd) == 16);
+
+// ext word 0 of kOpCompact, packed so that the common operator needs one word:
+//   ids:    bits 0-47 record_id, bits 48-63 torch thread id
+//   timing: bits 0-31 duration in clock ticks (end - start), bits 32-63 sequence_nr + 1
+//           (0: none)
+// The forward thread id is 0. Decoded only through the functions below.
+struct TorchOpCompact {
+  uint64_t ids;
+  uint64_t timing;
+};
+static_assert(sizeof(TorchOpCompact) == 16);
+
+inline constexpr uint32_t kTorchCompactRecordIdBits = 48;
+inline constexpr uint32_t kTorchCompactDurationBits = 32;
+
+// Whether an operator's ids fit a TorchOpCompact (its duration is checked at its end).
+inline constexpr bool TorchOpIdsFitCompact(uint64_t record_id, int64_t sequence_nr,
+                                           uint64_t forward_thread_id, uint64_t thread_id) {
+  const uint64_t sequence_plus_one = static_cast<uint64_t>(sequence_nr) + 1;
+  return (forward_thread_id | record_id >> kTorchCompactRecordIdBits |
+          thread_id >> (64 - kTorchCompactRecordIdBits) |
+          sequence_plus_one >> (64 - kTorchCompactDurationBits)) == 0;
+}
+
+inline constexpr bool TorchDurationFitsCompact(uint64_t duration_ticks) {
+  return duration_ticks >> kTorchCompactDurationBits == 0;
+}
+
+// Duration 0; the writer adds it with TorchOpCompactTiming when the operator ends.
+inline constexpr TorchOpCompact PackTorchOpCompact(uint64_t record_id, int64_t sequence_nr,
+                                                   uint64_t thread_id) {
+  return {record_id | thread_id << kTorchCompactRecordIdBits,
+          (static_cast<uint64_t>(sequence_nr) + 1) << kTorchCompactDurationBits};
+}
+
+inline constexpr uint64_t TorchOpCompactTiming(const TorchOpCompact& word,
+                                               uint64_t duration_ticks) {
+  return word.timing | duration_ticks;
+}
+
+inline constexpr TorchOpIds UnpackTorchOpIds(const TorchOpCompact& word) {
+  constexpr uint64_t kRecordIdMask = (uint64_t{1} << kTorchCompactRecordIdBits) - 1;
+  return {word.ids & kRecordIdMask,
+          static_cast<int64_t>(word.timing >> kTorchCompactDurationBits) - 1};
+}
+
+inline constexpr uint32_t UnpackTorchOpThread(const TorchOpCompact& word) {
+  return static_cast<uint32_t>(word.ids >> kTorchCompactRecordIdBits);
+}
+
+inline constexpr uint64_t UnpackTorchOpEnd(const TorchOpCompact& word, uint64_t start_ts) {
+  constexpr uint64_t kDurationMask = (uint64_t{1} << kTorchCompactDurationBits) - 1;
+  return start_ts + (word.timing & kDurationMask);
+}
 
 // The packed input stream is a sequence of u64 values filling ext words 2.. (two per
 // word; a trailing zero pads). Each input starts with a descriptor:
@@ -153,6 +212,8 @@ inline const char* TorchKindName(uint8_t kind) {
       return "torch_out_of_memory";
     case TorchKind::kOp:
       return "torch_op";
+    case TorchKind::kOpCompact:
+      return "torch_op_compact";
     default:
       return nullptr;
   }

@@ -272,5 +272,120 @@ TEST(TorchImporterCompleteOps, NestInEndOrderLinkTheOutermostAndCountFlops) {
   fs::remove_all(dir.parent_path());
 }
 
+// The same operators written all as kOp records, and as the plugin writes them (kOpCompact
+// where they fit, kOp where not): the two models are identical, field for field.
+struct OperatorSpec {
+  const char* name;
+  uint64_t start, end;  // ticks
+  uint64_t record_id;
+  int64_t sequence_nr;
+  uint32_t forward_thread_id, thread_id;
+  uint16_t aux;
+};
+
+std::string WriteOperators(const std::string& parent, bool compact_where_it_fits,
+                           uint32_t* compact_records) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::path(parent) / (compact_where_it_fits ? "PROF_000001_20260101000000000_TORCHCOMPACT0001"
+                                                : "PROF_000002_20260101000000000_TORCHFULLOPS0001");
+  fs::create_directories(dir / "host" / "data");
+  constexpr double kTscHz = 2.5e9;  // ticks are not ns, so the conversion is exercised
+  constexpr uint64_t kTicks = 1'000'000, kSpan = 25'000'000'000;  // 10 s of ticks
+  const std::string metadata = testing::MetadataJson(
+      kPid, "node1", true, kTscHz, 0, kRealtimeOffset, kRealtimeOffset + 20'000'000'000);
+  testing::RawProcessWriter w((dir / "host" / "data" / "aiprof.777.data").string(), kPid, metadata);
+  w.ClockSync(kTicks, 0, kRealtimeOffset);
+  const uint64_t long_end = kTicks + 3 + (uint64_t{1} << 32);  // a duration beyond 32 bits
+  const OperatorSpec ops[] = {
+      {"aten::empty", kTicks + 10, kTicks + 17, 1, -1, 0, 1, 0},
+      {"aten::add_", kTicks + 5, kTicks + 40, 2, 12, 0, 1, 0},
+      {"aten::mm", kTicks + 50, kTicks + 90, (uint64_t{1} << 48) - 1, 0xfffffffe, 0, 0xffff, 0},
+      {"aten::huge_seq", kTicks + 100, kTicks + 120, 4, int64_t{1} << 40, 0, 1, 0},
+      {"aten::huge_id", kTicks + 130, kTicks + 140, uint64_t{1} << 48, 3, 0, 1, 0},
+      {"aten::many_threads", kTicks + 150, kTicks + 160, 6, 3, 0, 0x10000, 0},
+      {"autograd::engine::evaluate_function: AddBackward0", kTicks + 200, kTicks + 260, 7, 12, 1, 2,
+       1},
+      {"aten::long", kTicks + 2, long_end, 8, 13, 0, 1, 0},
+  };
+  auto& t = w.Thread(kTid);
+  for (const OperatorSpec& op : ops) {
+    const uint32_t name = w.Intern(op.name);
+    const uint64_t duration = op.end - op.start;
+    if (compact_where_it_fits &&
+        format::TorchOpIdsFitCompact(op.record_id, op.sequence_nr, op.forward_thread_id,
+                                     op.thread_id) &&
+        format::TorchDurationFitsCompact(duration)) {
+      format::TorchOpCompact word =
+          format::PackTorchOpCompact(op.record_id, op.sequence_nr, op.thread_id);
+      word.timing = format::TorchOpCompactTiming(word, duration);
+      t.AddWith(format::ToKind(TorchKind::kOpCompact), op.start, op.aux, name, word);
+      ++*compact_records;
+      continue;
+    }
+    struct {
+      format::TorchOpIds ids;
+      format::TorchOpEnd end;
+    } full{{op.record_id, op.sequence_nr}, {op.end, op.forward_thread_id, op.thread_id}};
+    t.AddWith(format::ToKind(TorchKind::kOp), op.start, op.aux, name, full);
+  }
+  w.ClockSync(kTicks + kSpan, 10'000'000'000, kRealtimeOffset + 10'000'000'000);
+  w.Close();
+  return dir.string();
+}
+
+// Every slice as text: times, nesting, name, category and every argument.
+std::vector<std::string> SliceTexts(const model::Model& m) {
+  std::vector<std::string> texts;
+  for (uint32_t row = 0; row < m.slices.size(); ++row) {
+    std::ostringstream text;
+    text << m.slices.ts[row] << ' ' << m.slices.end[row] << ' ' << m.slices.depth[row] << ' '
+         << m.slices.parent[row] << ' ' << m.Str(m.slices.name[row]) << ' '
+         << m.Str(m.slices.category[row]);
+    const uint32_t set = m.slices.args[row];
+    for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
+      text << " | " << m.Str(m.args.key[i]) << '=';
+      const bool string =
+          m.args.type[i] == model::ArgType::kString || m.args.type[i] == model::ArgType::kJson;
+      if (string) {
+        text << m.Str(static_cast<model::StringId>(m.args.value[i]));
+      } else {
+        text << m.args.value[i];
+      }
+    }
+    texts.push_back(text.str());
+  }
+  return texts;
+}
+
+TEST(TorchImporterCompactOps, ReadExactlyAsTheKOpTheyStandFor) {
+  namespace fs = std::filesystem;
+  const fs::path parent =
+      fs::path(::testing::TempDir()) / ("torch_compact_" + std::to_string(getpid()));
+  uint32_t compact = 0, compact_in_full = 0;
+  const model::Model full =
+      model::ParseProfDir(WriteOperators(parent.string(), false, &compact_in_full));
+  const model::Model mixed = model::ParseProfDir(WriteOperators(parent.string(), true, &compact));
+  EXPECT_EQ(compact_in_full, 0u);
+  // aten::empty, aten::add_ and aten::mm (every field at its largest) fit; huge sequence
+  // number, huge record id, thread id beyond 16 bits, forward thread and long duration do not.
+  EXPECT_EQ(compact, 3u);
+  const auto full_texts = SliceTexts(full);
+  ASSERT_EQ(full_texts.size(), 8u);
+  EXPECT_EQ(SliceTexts(mixed), full_texts);
+  ASSERT_EQ(mixed.flows.size(), full.flows.size());
+  ASSERT_EQ(mixed.flows.size(), 1u);  // aten::add_ (seq 12, thread 1) -> its backward
+  EXPECT_EQ(mixed.flows.from_slice[0], full.flows.from_slice[0]);
+  EXPECT_EQ(mixed.flows.to_slice[0], full.flows.to_slice[0]);
+  // The long operator keeps its duration to the tick: 2^32 + 1 ticks at 2.5 GHz.
+  for (uint32_t row = 0; row < mixed.slices.size(); ++row) {
+    if (mixed.Str(mixed.slices.name[row]) == "aten::long") {
+      EXPECT_EQ(mixed.slices.dur(row), full.slices.dur(row));
+      EXPECT_GT(mixed.slices.dur(row), 1'700'000'000);
+    }
+  }
+  fs::remove_all(parent);
+}
+
 }  // namespace
 }  // namespace aiprof

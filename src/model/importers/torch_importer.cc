@@ -24,7 +24,8 @@ constexpr uint8_t kUserScope = 7;  // at::RecordScope::USER_SCOPE
 class TorchImporter : public RecordImporter {
  public:
   bool Handles(uint8_t kind) const override {
-    return kind >= format::ToKind(TorchKind::kOpBegin) && kind <= format::ToKind(TorchKind::kOp);
+    return kind >= format::ToKind(TorchKind::kOpBegin) &&
+           kind <= format::ToKind(TorchKind::kOpCompact);
   }
 
   void Import(const format::RecordView& record, ImportContext& context) override {
@@ -46,6 +47,13 @@ class TorchImporter : public RecordImporter {
         if (ids == nullptr || end == nullptr) break;
         AddOperator(record, context, static_cast<int64_t>(end->end_ts), *ids,
                     end->forward_thread_id, end->thread_id);
+        break;
+      }
+      case TorchKind::kOpCompact: {
+        const auto* compact = record.ExtAs<format::TorchOpCompact>(0);
+        if (compact == nullptr) break;
+        AddOperator(record, context, static_cast<int64_t>(format::UnpackTorchOpEnd(*compact, h.ts)),
+                    format::UnpackTorchOpIds(*compact), 0, format::UnpackTorchOpThread(*compact));
         break;
       }
       case TorchKind::kOpEnd: {
@@ -166,7 +174,8 @@ class TorchImporter : public RecordImporter {
     return text + "]";
   }
 
-  // One operator slice (end_ticks kOpenEnd for a kOpBegin, closed by its kOpEnd).
+  // One operator slice (end_ticks kOpenEnd for a kOpBegin, closed by its kOpEnd). A
+  // kOpCompact carries no inputs.
   uint32_t AddOperator(const format::RecordView& record, ImportContext& context, int64_t end_ticks,
                        const format::TorchOpIds& ids, uint64_t forward_thread_id,
                        uint64_t thread_id) {
@@ -179,7 +188,8 @@ class TorchImporter : public RecordImporter {
       args.UInt("Fwd thread id", forward_thread_id ? forward_thread_id : thread_id);
       args.Int("Sequence number", ids.sequence_nr);
     }
-    if (h.ext_words > 2) {
+    const bool has_inputs = h.kind != format::ToKind(TorchKind::kOpCompact) && h.ext_words > 2;
+    if (has_inputs) {
       const auto* values = reinterpret_cast<const uint64_t*>(record.ext + 2);
       const auto inputs = format::DecodeTorchInputs({values, (h.ext_words - 2u) * 2u});
       if (!(h.aux & format::kTorchOpInputsForFlops)) {
@@ -205,14 +215,16 @@ class TorchImporter : public RecordImporter {
 
     // Forward op (seq, its thread) -> the backward op that names it (seq, fwd thread).
     // Only the outermost op of each side is linked, as Kineto does: the earliest start,
-    // since kOp records arrive in end order (inner operators first). Written in Finish.
+    // since kOp and kOpCompact records arrive in end order (inner operators first). Written
+    // in Finish.
     if (ids.sequence_nr >= 0) {
       const bool backward = forward_thread_id != 0;
       const uint64_t key =
           FlowKey(context, ids.sequence_nr, backward ? forward_thread_id : thread_id);
       auto [it, inserted] =
           (backward ? backward_links_ : forward_links_).try_emplace(key, FlowLink{h.ts, slice});
-      const bool end_order = h.kind == format::ToKind(TorchKind::kOp);
+      const bool end_order = h.kind == format::ToKind(TorchKind::kOp) ||
+                             h.kind == format::ToKind(TorchKind::kOpCompact);
       if (!inserted && (h.ts < it->second.ts || (end_order && h.ts == it->second.ts))) {
         it->second = {h.ts, slice};
       }

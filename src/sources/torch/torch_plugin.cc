@@ -19,7 +19,6 @@
 #include <x86intrin.h>
 #endif
 
-#include <array>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -30,6 +29,7 @@
 #include "aiprof/plugin.h"
 #include "format/records_torch.h"
 #include "format/torch_flops.h"
+#include "sources/torch/operator_name_cache.h"
 #include "sources/torch/record_function_fields.h"
 
 namespace aiprof::torch_source {
@@ -84,83 +84,23 @@ inline uint64_t Now() {
 std::atomic<bool> g_record_shapes{false};
 std::atomic<bool> g_with_flops{false};
 
-// Direct-mapped, per thread, so lookups need no synchronisation. A hit needs the same
-// pointer and the same text (compared with its terminating NUL, so no strlen); names too
-// long to keep a copy of are interned every time. Each entry also remembers whether the
-// operator's FLOPs are counted (with_flops).
-class NameCache {
- public:
-  struct Name {
-    uint32_t id;
-    bool flop_counted;
-  };
-
-  Name Intern(const char* name) {
-    const auto key = reinterpret_cast<uintptr_t>(name);
-    Entry& entry = entries_[(key >> 3 ^ key >> 13) & (kEntries - 1)];
-    if (__builtin_expect(entry.pointer == name && SameText(entry, name), 1)) {
-      return {entry.id, entry.flop_counted};
-    }
-    return InternMiss(entry, name);
-  }
-
- private:
-  static constexpr size_t kEntries = 512;
-  static constexpr size_t kTextBytes = 64;
-  struct Entry {
-    const char* pointer = nullptr;
-    uint32_t length = 0;
-    uint32_t id = 0;
-    bool flop_counted = false;
-    char text[kTextBytes];
-  };
-
-  // Out of line, so the hit path stays small.
-  __attribute__((noinline)) static Name InternMiss(Entry& entry, const char* name) {
-    const size_t length = std::strlen(name);
-    const bool flop_counted = format::IsFlopCountedOperator({name, length});
-    const uint32_t id = aiprof_intern(name, length);
-    if (id != 0 && length < kTextBytes) {
-      entry.pointer = name;
-      entry.length = static_cast<uint32_t>(length);
-      entry.id = id;
-      entry.flop_counted = flop_counted;
-      std::memcpy(entry.text, name, length + 1);
-    }
-    return {id, flop_counted};
-  }
-
-  static bool SameWord(const char* cached, const char* given) {
-    uint64_t a, b;
-    std::memcpy(&a, cached, 8);
-    std::memcpy(&b, given, 8);
-    return a == b;
-  }
-  // The cached text and its NUL against `name`, 8 bytes at a time, inline: operator names
-  // are short, and a call to libc's memcmp cost more than the comparison. The last word
-  // overlaps the one before it rather than finishing byte by byte ("aten::add_" is two
-  // loads, not one and three bytes). Reads the same length + 1 bytes of `name` as memcmp
-  // would.
-  static bool SameText(const Entry& entry, const char* name) {
-    const uint32_t bytes = entry.length + 1;
-    if (__builtin_expect(bytes < 8, 0)) return std::memcmp(entry.text, name, bytes) == 0;
-    for (uint32_t at = 0; at + 8 < bytes; at += 8) {
-      if (!SameWord(entry.text + at, name + at)) return false;
-    }
-    return SameWord(entry.text + bytes - 8, name + bytes - 8);
-  }
-
-  std::array<Entry, kEntries> entries_{};
-};
-
-// A kOp record as it is written, built in place in the operator's stack slot.
-struct OpRecord {
-  RecordHeader header;
+// An operator's record as it is written, built in place in the operator's stack slot: a
+// kOpCompact when the operator fits one (the usual case), else a kOp.
+struct FullOp {
   format::TorchOpIds ids;
   format::TorchOpEnd end;
   uint64_t inputs[format::kTorchMaxInputValues];
 };
+struct OpRecord {
+  RecordHeader header;
+  union {
+    format::TorchOpCompact compact;  // header.kind kOpCompact
+    FullOp full;                     // header.kind kOp
+  };
+};
 static_assert(sizeof(OpRecord) == 16 * (3 + format::kTorchMaxInputValues / 2));
+
+constexpr uint8_t kCompactKind = format::ToKind(TorchKind::kOpCompact);
 
 struct OpFrame {
   const at::RecordFunction* fn;  // identifies the operator at its end callback
@@ -365,14 +305,14 @@ uint8_t CaptureInputs(const at::RecordFunction& fn, bool shapes_only_for_flops, 
   // Some tensor kinds (nested, symbolic sizes) throw from sizes(); the operator must
   // never see a profiler exception, so such inputs end the stream instead.
   try {
-    values = PackInputs(fn, record->inputs, &truncated);
+    values = PackInputs(fn, record->full.inputs, &truncated);
   } catch (...) {
     values = 0;
     truncated = true;
   }
   if (truncated) record->header.aux |= format::kTorchOpInputsTruncated;
   if (shapes_only_for_flops) record->header.aux |= format::kTorchOpInputsForFlops;
-  if (values % 2 == 1) record->inputs[values++] = 0;
+  if (values % 2 == 1) record->full.inputs[values++] = 0;
   return static_cast<uint8_t>(2 + values / 2);
 }
 
@@ -419,7 +359,19 @@ bool WrittenAsPair(const at::RecordFunction& fn, bool async, const ThreadOps& op
   return async || fn.scope() == at::RecordScope::USER_SCOPE || ops.depth == kMaxOpDepth;
 }
 
-void EmitBegin(const OpRecord& record, uint8_t ext_words) {
+// A compact record as the kOp it stands for, for an operator that turned out not to fit
+// it (its duration) or that is written as a kOpBegin after all.
+__attribute__((noinline)) void ExpandCompact(OpRecord& record) {
+  const format::TorchOpCompact compact = record.compact;
+  record.header.kind = format::ToKind(TorchKind::kOp);
+  record.header.ext_words = 2;
+  record.full.ids = format::UnpackTorchOpIds(compact);
+  record.full.end = {0, 0, format::UnpackTorchOpThread(compact)};
+}
+
+void EmitBegin(OpRecord& record) {
+  if (record.header.kind == kCompactKind) ExpandCompact(record);
+  const uint8_t ext_words = record.header.ext_words;
   struct {
     RecordHeader header;
     format::TorchOpIds ids;
@@ -428,37 +380,57 @@ void EmitBegin(const OpRecord& record, uint8_t ext_words) {
   } begin;
   begin.header = record.header;
   begin.header.kind = format::ToKind(TorchKind::kOpBegin);
-  begin.header.ext_words = ext_words;
-  begin.ids = record.ids;
-  begin.threads = {record.end.forward_thread_id, record.end.thread_id};
-  std::memcpy(begin.inputs, record.inputs, (ext_words - 2u) * 16u);
+  begin.ids = record.full.ids;
+  begin.threads = {record.full.end.forward_thread_id, record.full.end.thread_id};
+  std::memcpy(begin.inputs, record.full.inputs, (ext_words - 2u) * 16u);
   aiprof_emit(&begin, 1u + ext_words);
 }
 
 // With record_shapes, or with_flops for an operator whose FLOPs are counted: the inputs.
-__attribute__((noinline)) void CaptureRequestedInputs(const at::RecordFunction& fn,
-                                                      bool flop_counted, OpRecord& record) {
+bool InputsRequested(bool flop_counted) {
+  return g_record_shapes.load(std::memory_order_relaxed) ||
+         (flop_counted && g_with_flops.load(std::memory_order_relaxed));
+}
+
+// The kOp record of an operator that does not fit a kOpCompact: its inputs were asked
+// for, it names a forward thread (backward operators), or an id is too large.
+__attribute__((noinline)) void FillFullRecord(const at::RecordFunction& fn, uint64_t record_id,
+                                              RecordHeader header, bool inputs, bool flop_counted,
+                                              OpRecord& record) {
+  record.header = header;
+  record.header.kind = format::ToKind(TorchKind::kOp);
+  record.header.ext_words = 2;
+  record.full.ids = {record_id, fn.seqNr()};
+  record.full.end = {0, static_cast<uint32_t>(fn.forwardThreadId()),
+                     static_cast<uint32_t>(fn.threadId())};
+  if (!inputs) return;
   const bool shapes = g_record_shapes.load(std::memory_order_relaxed);
-  const bool flops = flop_counted && g_with_flops.load(std::memory_order_relaxed);
-  if (!shapes && !flops) return;
   record.header.ext_words = CaptureInputs(fn, !shapes, &record);
-  if (flops) record.header.aux |= format::kTorchOpCountFlops;
+  if (flop_counted && g_with_flops.load(std::memory_order_relaxed)) {
+    record.header.aux |= format::kTorchOpCountFlops;
+  }
 }
 
 // Everything of the record of an operator that starts now but its start time. Inlined
-// into the start callback, whose common path it is.
+// into the start callback, whose common path it is: a kOpCompact, whose duration the end
+// callback adds.
 [[gnu::always_inline]] inline void FillRecord(ThreadOps& ops, const at::RecordFunction& fn,
                                               uint64_t record_id, bool async, OpRecord& record) {
   const NameCache::Name name = ops.names.Intern(Name(fn));
   uint16_t aux = static_cast<uint16_t>(fn.scope());
   if (async) aux |= format::kTorchOpAsync;
-  record.header = {0, format::ToKind(TorchKind::kOp), 2, aux, name.id};
-  record.ids = {record_id, fn.seqNr()};
-  record.end = {0, static_cast<uint32_t>(fn.forwardThreadId()),
-                static_cast<uint32_t>(fn.threadId())};
-  if (__builtin_expect(fn.needsInputs(), 0)) {
-    CaptureRequestedInputs(fn, name.flop_counted, record);
+  const RecordHeader header{0, kCompactKind, 1, aux, name.id};
+  const int64_t sequence_nr = fn.seqNr();
+  const uint64_t thread_id = fn.threadId();
+  const bool inputs = __builtin_expect(fn.needsInputs(), 0) && InputsRequested(name.flop_counted);
+  if (__builtin_expect(!inputs && format::TorchOpIdsFitCompact(record_id, sequence_nr,
+                                                               fn.forwardThreadId(), thread_id),
+                       1)) {
+    record.header = header;
+    record.compact = format::PackTorchOpCompact(record_id, sequence_nr, thread_id);
+    return;
   }
+  FillFullRecord(fn, record_id, header, inputs, name.flop_counted, record);
 }
 
 // Out of line: the record (up to 512 bytes) is built on the stack, which the usual path,
@@ -468,7 +440,7 @@ __attribute__((noinline)) void EnterAsPair(ThreadOps& ops, const at::RecordFunct
   OpRecord record;
   FillRecord(ops, fn, record_id, async, record);
   record.header.ts = Now();
-  EmitBegin(record, record.header.ext_words);
+  EmitBegin(record);
 }
 
 std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
@@ -490,18 +462,36 @@ std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
   return nullptr;
 }
 
-// Completes the end word with one 16-byte store. aiprof_emit copies the record 16 bytes
-// at a time right after this; an 8-byte store of the end time alone cannot be forwarded to
-// that wider load, which then waits for the store to reach the cache.
-inline void SetEndTime(format::TorchOpEnd& word, uint64_t end) {
+// One 16-byte store. aiprof_emit copies the record 16 bytes at a time right after the end
+// callback completes its last word; an 8-byte store into that word cannot be forwarded to
+// the wider load, which then waits for the store to reach the cache.
+inline void StoreWord(void* word, uint64_t lo, uint64_t hi) {
 #if defined(__x86_64__)
-  uint64_t threads;
-  std::memcpy(&threads, &word.forward_thread_id, sizeof(threads));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(&word),
-                   _mm_set_epi64x(static_cast<long long>(threads), static_cast<long long>(end)));
+  _mm_storeu_si128(static_cast<__m128i*>(word),
+                   _mm_set_epi64x(static_cast<long long>(hi), static_cast<long long>(lo)));
 #else
-  word.end_ts = end;
+  const format::ExtWord value{lo, hi};
+  std::memcpy(word, &value, sizeof(value));
 #endif
+}
+
+// Writes the record of an operator that ended at `end`: the kOpCompact with its duration,
+// or, when the duration does not fit it or the operator is a kOp, the kOp with its end.
+inline void EmitOperator(OpRecord& record, uint64_t end) {
+  if (__builtin_expect(record.header.kind == kCompactKind, 1)) {
+    const uint64_t duration = end - record.header.ts;
+    if (__builtin_expect(format::TorchDurationFitsCompact(duration), 1)) {
+      StoreWord(&record.compact, record.compact.ids,
+                format::TorchOpCompactTiming(record.compact, duration));
+      aiprof_emit(&record, 2);
+      return;
+    }
+    ExpandCompact(record);
+  }
+  uint64_t threads;
+  std::memcpy(&threads, &record.full.end.forward_thread_id, sizeof(threads));
+  StoreWord(&record.full.end, end, threads);
+  aiprof_emit(&record, 1u + record.header.ext_words);
 }
 
 // An operator without a record id was not recorded (its start callback found no window
@@ -526,13 +516,10 @@ __attribute__((noinline)) void EndOffTop(ThreadOps& ops, const at::RecordFunctio
     return;
   }
   for (uint32_t above = index; above < ops.depth; ++above) {
-    const OpRecord& orphan = ops.frames[above].record;
-    EmitBegin(orphan, orphan.header.ext_words);
+    EmitBegin(ops.frames[above].record);
   }
   ops.depth = index - 1;
-  OpRecord& record = ops.frames[index - 1].record;
-  SetEndTime(record.end, end);
-  aiprof_emit(&record, 1u + record.header.ext_words);
+  EmitOperator(ops.frames[index - 1].record, end);
 }
 
 void OnOpExit(const at::RecordFunction& fn, at::ObserverContext*) {
@@ -544,9 +531,7 @@ void OnOpExit(const at::RecordFunction& fn, at::ObserverContext*) {
   }
   PopCudaExternalId(*ops, fn);
   if (__builtin_expect(ops->depth > 0 && ops->frames[ops->depth - 1].fn == &fn, 1)) {
-    OpRecord& record = ops->frames[--ops->depth].record;
-    SetEndTime(record.end, end);
-    aiprof_emit(&record, 1u + record.header.ext_words);
+    EmitOperator(ops->frames[--ops->depth].record, end);
     return;
   }
   EndOffTop(*ops, fn, end);
