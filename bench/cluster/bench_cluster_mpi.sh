@@ -6,7 +6,7 @@
 # largest process, the load average) and then the medians per build and way.
 #   bench_cluster_mpi.sh <data dir> [runs (default 5)] [aiprof ... (default build/bin/aiprof)]
 # A data set: bench_cluster raw --ranks=64 --events=1000000 --dir=D --keep (D/data).
-# MPIRUN_OPTIONS adds options to mpirun (e.g. "--mca pml ob1").
+# MPIRUN_OPTIONS set (e.g. "--bind-to none"): every round also runs `mpirun -n 2` with them.
 set -euo pipefail
 data=$1 runs=${2:-5}
 shift $(($# < 2 ? $# : 2))
@@ -41,7 +41,11 @@ for ((i = 0; i < runs; ++i)); do
   for aiprof in "${builds[@]}"; do
     run "$aiprof threads --jobs=2" \
       "$aiprof" cluster -d "$data" -o "$work/out" --jobs=2 --no-cache
-    run "$aiprof mpirun -n 2 ${MPIRUN_OPTIONS:+$MPIRUN_OPTIONS }--jobs=1" \
+    run "$aiprof mpirun -n 2 --jobs=1" \
+      mpirun --oversubscribe --allow-run-as-root -n 2 \
+      "$aiprof" cluster -d "$data" -o "$work/out" --jobs=1 --no-cache
+    ((${#mpirun_options[@]})) || continue
+    run "$aiprof mpirun -n 2 $MPIRUN_OPTIONS --jobs=1" \
       mpirun --oversubscribe --allow-run-as-root "${mpirun_options[@]}" -n 2 \
       "$aiprof" cluster -d "$data" -o "$work/out" --jobs=1 --no-cache
   done
