@@ -27,21 +27,23 @@ int Init(int* process, int* processes, int* processes_on_host) {
   return 0;
 }
 
-uint64_t OpenQueue(uint64_t rounds_taken) {
-  unsigned long long mine = rounds_taken, rounds = 0;
-  MPI_Allreduce(&mine, &rounds, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+void OpenQueue(uint64_t rounds_taken, uint64_t* rounds_taken_by_process) {
+  unsigned long long mine = rounds_taken;
   int me = 0, processes = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &processes);
+  std::vector<unsigned long long> all(static_cast<size_t>(processes));
+  MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all.data(), 1, MPI_UNSIGNED_LONG_LONG,
+                MPI_COMM_WORLD);
+  for (int p = 0; p < processes; ++p) rounds_taken_by_process[p] = all[static_cast<size_t>(p)];
   // The ticket counter lives in process 0's window; the others reach it with passive-target
   // atomics, so process 0 need not answer requests while it parses.
   uint64_t* counter = nullptr;
   MPI_Win_allocate(me == 0 ? sizeof(uint64_t) : 0, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
                    &counter, &ticket_window);
-  if (me == 0) *counter = rounds * static_cast<uint64_t>(processes);
+  if (me == 0) *counter = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_lock_all(0, ticket_window);
-  return rounds;
 }
 
 uint64_t NextTicket() {

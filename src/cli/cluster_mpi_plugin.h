@@ -20,9 +20,9 @@ struct AiprofClusterMpiApi {
   int (*init)(int* process, int* processes, int* processes_on_host);
   // Opens the work queue (collective). Before it, each process p took the tickets
   // p, p + K, p + 2K, ... of its first `rounds_taken` rounds on its own (K processes);
-  // returns the largest `rounds_taken` of all processes, R: every process also takes its
-  // own tickets of rounds below R, and next_ticket hands out R × K, R × K + 1, ...
-  uint64_t (*open_queue)(uint64_t rounds_taken);
+  // `rounds_taken_by_process[q]` receives process q's count, so every process knows which
+  // of those tickets nobody took. The shared counter starts at 0.
+  void (*open_queue)(uint64_t rounds_taken, uint64_t* rounds_taken_by_process);
   // The next ticket of a counter shared by all processes (an atomic fetch-and-add on
   // process 0's memory): the work queue that hands out the ranks. Not for concurrent
   // calls: callers serialise their threads.

@@ -1,5 +1,6 @@
 #include "cli/cluster_mpi_session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -87,10 +88,24 @@ void MpiSession::Run() {
   const uint64_t taken = rounds_taken_;
   changed_.notify_all();
   lock.unlock();
-  const uint64_t agreed = mpi_->open_queue(taken);
+  std::vector<uint64_t> taken_by_process(static_cast<size_t>(processes));
+  mpi_->open_queue(taken, taken_by_process.data());
+  // The tickets of the first rounds that no process took before the queue opened come
+  // first from the queue, in order, then those after the rounds any process took; the
+  // order stays largest first and no process is left with a share of its own.
+  uint64_t rounds = 0;
+  for (uint64_t by_process : taken_by_process) rounds = std::max(rounds, by_process);
+  std::vector<uint64_t> untaken;
+  for (uint64_t round = 0; round < rounds; ++round) {
+    for (int p = 0; p < processes; ++p) {
+      if (round >= taken_by_process[static_cast<size_t>(p)])
+        untaken.push_back(round * static_cast<uint64_t>(processes) + static_cast<uint64_t>(p));
+    }
+  }
   const double queue_open = Since(begin);
   lock.lock();
-  rounds_agreed_ = agreed;
+  untaken_ = std::move(untaken);
+  queue_start_ = rounds * static_cast<uint64_t>(processes);
   phase_ = Phase::kQueueOpen;
   changed_.notify_all();
   changed_.wait(lock, [this] { return request_ != Request::kNone; });
@@ -118,10 +133,10 @@ void MpiSession::Run() {
     if (gather_done > 0) std::snprintf(gathered, sizeof gathered, "gathered %.3f", gather_done);
     std::fprintf(stderr,
                  "aiprof cluster [MPI process %d/%d]: seconds since the session began: "
-                 "MPI_Init done %.3f, queue open %.3f (%llu own round(s) taken before it, %llu "
-                 "agreed), %s, finalized %.3f\n",
+                 "MPI_Init done %.3f, queue open %.3f (%llu own round(s) taken before it), %s, "
+                 "finalized %.3f\n",
                  process, processes, init_done, queue_open, static_cast<unsigned long long>(taken),
-                 static_cast<unsigned long long>(agreed), gathered, Since(begin));
+                 gathered, Since(begin));
   }
 }
 
@@ -148,10 +163,12 @@ uint64_t MpiSession::NextTicket() {
   if (phase_ == Phase::kStarting && placement_.process >= 0) return OwnTicket(rounds_taken_++);
   changed_.wait(lock, [this] { return phase_ == Phase::kQueueOpen || phase_ == Phase::kFailed; });
   if (phase_ == Phase::kFailed) return std::numeric_limits<uint64_t>::max();
-  if (rounds_taken_ < rounds_agreed_) return OwnTicket(rounds_taken_++);
+  const std::vector<uint64_t>& untaken = untaken_;
+  const uint64_t queue_start = queue_start_;
   lock.unlock();
   // The session's thread makes no MPI call until Gather, which comes after the last ticket.
-  return mpi_->next_ticket();
+  const uint64_t ticket = mpi_->next_ticket();
+  return ticket < untaken.size() ? untaken[ticket] : queue_start + (ticket - untaken.size());
 }
 
 bool MpiSession::Gather(const std::string& packed, std::vector<std::string_view>* parts,

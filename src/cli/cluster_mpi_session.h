@@ -4,11 +4,11 @@
 // OpenMPI 4.1's MPI_Init_thread takes ~0.25 s, nearly all of it waiting (docs/cluster.md,
 // "MPI start-up"), and MPI_Finalize ~0.05 s. The session hides both. The launcher's
 // environment already says which process this is (p) and how many there are (K), so the
-// process parses its own share of the ranks (the tickets p, p + K, p + 2K, ... of the work
-// queue) while MPI_Init runs on the session's thread; once MPI is up, the processes agree
-// how many such rounds any of them took (R), each finishes its own rounds below R, and the
-// shared counter hands out the tickets from R × K on. After the gather, process 0 merges
-// and writes while the session's thread finalizes MPI.
+// process parses its own first tickets of the work queue (p, p + K, p + 2K, ...) while
+// MPI_Init runs on the session's thread; once MPI is up, the processes exchange how many
+// such rounds each took, and the shared counter hands out first the tickets of those
+// rounds that nobody took, then the rest, so no process is left with a share of its own.
+// After the gather, process 0 merges and writes while the session's thread finalizes MPI.
 //
 // MPI calls never overlap: init, open_queue, the gather and finalize run on the session's
 // thread (MPI's "main thread"), next_ticket on a parse thread only while that thread waits
@@ -51,8 +51,8 @@ class MpiSession {
   bool WaitUntilUp(LauncherPlacement* placement, std::string* error);
 
   // The work queue's next ticket (exporter::SummarizeOptions::next_ticket: calls are
-  // serialised): this process's own tickets until the queue is open and while its agreed
-  // rounds last, then the shared counter's. After a failed MPI_Init: UINT64_MAX (no more).
+  // serialised): this process's own tickets until MPI is up, then the shared counter's.
+  // After a failed MPI_Init: UINT64_MAX (no more).
   uint64_t NextTicket();
 
   // Gathers every process's `packed` bytes to process 0 (collective), then lets the
@@ -75,8 +75,10 @@ class MpiSession {
   Request request_ = Request::kNone;
   std::string error_;
   int process_ = 0, processes_ = 1, processes_on_host_ = 1;  // MPI's, once up
-  uint64_t rounds_taken_ = 0;                                // own tickets taken so far
-  uint64_t rounds_agreed_ = 0;                               // R, once the queue is open
+  uint64_t rounds_taken_ = 0;  // rounds of own tickets taken before the queue opened
+  // Once the queue is open, its n-th ticket is untaken_[n], then queue_start_ + the rest.
+  std::vector<uint64_t> untaken_;
+  uint64_t queue_start_ = 0;
   const std::string* packed_ = nullptr;
   bool gathered_ = false;
   int gather_result_ = 0;  // the plugin's gather's
