@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/cluster_mpi_plugin.h"
+#include "cli/cluster_mpi_session.h"
 #include "cli/command.h"
 #include "export/cluster/cluster_job.h"
 
@@ -106,91 +107,74 @@ bool Unpack(std::string_view packed, std::vector<analysis::cluster::RankSummary>
 }  // namespace
 
 int MpiProcessesFromEnvironment() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "PMI_SIZE"}) {
-    if (const char* value = std::getenv(name)) return std::max(1, std::atoi(value));
-  }
-  return 1;
+  return PlacementFromEnvironment().processes;
 }
 
 int RunClusterMpi(const ClusterRequest& request, std::ostream& out, std::ostream& err) {
   std::string error;
   const AiprofClusterMpiApi* mpi = LoadPlugin(&error);
+  const LauncherPlacement placement = PlacementFromEnvironment();
   if (mpi == nullptr) {
-    err << "aiprof cluster: started by an MPI launcher as one of " << MpiProcessesFromEnvironment()
+    err << "aiprof cluster: started by an MPI launcher as one of " << placement.processes
         << " processes, but " << error
         << "; or run `aiprof cluster` once without mpirun (it parses --jobs ranks at once in "
            "threads)\n";
     return kExitUsage;
   }
-  int me = 0, size = 1, on_host = 1;
-  if (mpi->init(&me, &size, &on_host) != 0) {
-    err << "aiprof cluster: MPI_Init failed; check the launcher's output above\n";
+  // MPI_Init runs on the session's thread while this one lists the ranks and parses.
+  MpiSession session(mpi, placement);
+  // The environment usually says where this process is; when it does not, MPI will.
+  LauncherPlacement where = placement;
+  if ((where.process < 0 || where.processes_on_host == 0) && !session.WaitUntilUp(&where, &error)) {
+    err << "aiprof cluster: " << error << "\n";
     return kExitFailure;
   }
-  const std::string prefix =
-      "aiprof cluster [MPI process " + std::to_string(me) + "/" + std::to_string(size) + "]: ";
+  const int me = where.process, on_host = where.processes_on_host;
+  const std::string prefix = "aiprof cluster [MPI process " + std::to_string(me) + "/" +
+                             std::to_string(where.processes) + "]: ";
   // The processes on one machine share its cores: each takes its part of them.
   const unsigned cores =
       std::max(1u, std::thread::hardware_concurrency() / static_cast<unsigned>(on_host));
   const unsigned jobs = request.jobs > 0 ? request.jobs : cores;
 
-  // Every process lists the same shared directory, so each knows its share without a
-  // message; process 0 reports what was found.
+  // Every process lists the same shared directory, so all find the same ranks in the same
+  // order without a message; process 0 reports what was found.
   const exporter::RankDiscovery discovery = exporter::DiscoverRanks(request.input_dir);
   if (!discovery.error.empty()) {
     if (me == 0) err << "aiprof cluster: " << discovery.error << "\n";
-    mpi->finalize();
     return kExitUsage;
   }
   if (me == 0) {
     exporter::PrintDiscovery(discovery, out);
-    out << "aiprof cluster: " << size << " MPI processes (" << on_host << " on this host), " << jobs
-        << " rank(s) in flight in each\n"
+    out << "aiprof cluster: " << where.processes << " MPI processes (" << on_host
+        << " on this host), " << jobs << " rank(s) in flight in each\n"
         << std::flush;
   }
   // The ranks are a work queue shared by the processes (largest first): a process that is
   // faster, or less loaded by other work on its machine, takes more of them, as the
   // threads of one process do.
   exporter::SummarizeOptions options{jobs, request.use_cache, cores};
-  options.next_ticket = [mpi] { return mpi->next_ticket(); };
+  options.next_ticket = [&session] { return session.NextTicket(); };
   std::vector<std::string> problems;
   const std::vector<analysis::cluster::RankSummary> summaries = exporter::SummarizeRanks(
       discovery.ranks, exporter::RanksLargestFirst(discovery.ranks), options, &problems, nullptr);
   for (const std::string& problem : problems) err << prefix << problem << "\n";
   const std::string packed = Pack(summaries);
-  // Processes that finish their share early wait here asleep instead of spinning in the
-  // gather while the others still parse.
-  mpi->wait_for_all();
-  std::vector<uint64_t> sizes(static_cast<size_t>(size));
-  char* gathered = nullptr;
-  if (mpi->gather(packed.data(), packed.size(), &gathered, sizes.data()) != 0) {
-    if (me == 0)
-      err << "aiprof cluster: the summaries exceed 2 GiB together (MPI's message limit); run "
-             "once per subset of the ranks or without mpirun\n";
-    mpi->finalize();
+  std::vector<std::string_view> parts;
+  if (!session.Gather(packed, &parts, &error)) {
+    if (me == 0) err << "aiprof cluster: " << error << "\n";
     return kExitFailure;
   }
-  int code = kExitOk;
-  if (me == 0) {
-    std::vector<analysis::cluster::RankSummary> all;
-    size_t offset = 0;
-    for (uint64_t part : sizes) {
-      if (!Unpack(std::string_view(gathered + offset, part), all, &error)) {
-        err << "aiprof cluster: a gathered summary is corrupt: " << error << "\n";
-        code = kExitFailure;
-      }
-      offset += part;
-    }
-    mpi->release(gathered);
-    if (code == kExitOk) {
-      code =
-          exporter::FinishCluster(std::move(all), {request.output_dir, request.outputs}, out, err);
+  if (me != 0) return kExitOk;
+  // MPI is being finalized on the session's thread meanwhile.
+  std::vector<analysis::cluster::RankSummary> all;
+  for (std::string_view part : parts) {
+    if (!Unpack(part, all, &error)) {
+      err << "aiprof cluster: a gathered summary is corrupt: " << error << "\n";
+      return kExitFailure;
     }
   }
-  // The others sleep while process 0 merges and writes (MPI_Finalize alone would spin).
-  mpi->wait_for_all();
-  mpi->finalize();
-  return code;
+  return exporter::FinishCluster(std::move(all), {request.output_dir, request.outputs}, out, err);
 }
 
 }  // namespace aiprof::cli

@@ -24,15 +24,26 @@ int Init(int* process, int* processes, int* processes_on_host) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, *process, MPI_INFO_NULL, &host);
   MPI_Comm_size(host, processes_on_host);
   MPI_Comm_free(&host);
+  return 0;
+}
+
+void OpenQueue(uint64_t rounds_taken, uint64_t* rounds_taken_by_process) {
+  unsigned long long mine = rounds_taken;
+  int me = 0, processes = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &processes);
+  std::vector<unsigned long long> all(static_cast<size_t>(processes));
+  MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all.data(), 1, MPI_UNSIGNED_LONG_LONG,
+                MPI_COMM_WORLD);
+  for (int p = 0; p < processes; ++p) rounds_taken_by_process[p] = all[static_cast<size_t>(p)];
   // The ticket counter lives in process 0's window; the others reach it with passive-target
   // atomics, so process 0 need not answer requests while it parses.
   uint64_t* counter = nullptr;
-  MPI_Win_allocate(*process == 0 ? sizeof(uint64_t) : 0, sizeof(uint64_t), MPI_INFO_NULL,
-                   MPI_COMM_WORLD, &counter, &ticket_window);
-  if (*process == 0) *counter = 0;
+  MPI_Win_allocate(me == 0 ? sizeof(uint64_t) : 0, sizeof(uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                   &counter, &ticket_window);
+  if (me == 0) *counter = 0;
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_lock_all(0, ticket_window);
-  return 0;
 }
 
 uint64_t NextTicket() {
@@ -93,8 +104,10 @@ void Release(char* buffer) {
 }
 
 void Finalize() {
-  MPI_Win_unlock_all(ticket_window);
-  MPI_Win_free(&ticket_window);
+  if (ticket_window != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(ticket_window);
+    MPI_Win_free(&ticket_window);
+  }
   MPI_Finalize();
 }
 
@@ -102,7 +115,7 @@ void Finalize() {
 
 extern "C" __attribute__((visibility("default"))) const AiprofClusterMpiApi* aiprof_cluster_mpi_api(
     void) {
-  static const AiprofClusterMpiApi api{
-      kAiprofClusterMpiAbi, Init, NextTicket, WaitForAll, Gather, Release, Finalize};
+  static const AiprofClusterMpiApi api{kAiprofClusterMpiAbi, Init,   OpenQueue, NextTicket,
+                                       WaitForAll,           Gather, Release,   Finalize};
   return &api;
 }

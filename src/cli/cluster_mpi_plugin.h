@@ -10,16 +10,22 @@
 
 extern "C" {
 
-inline constexpr uint32_t kAiprofClusterMpiAbi = 2;
+inline constexpr uint32_t kAiprofClusterMpiAbi = 3;
 
 struct AiprofClusterMpiApi {
   uint32_t abi;  // kAiprofClusterMpiAbi of the plugin's build
-  // MPI_Init (serialized threads); this process's index, the number of processes, and how
-  // many of them run on this machine (they share its cores). 0 on success.
+  // MPI_Init_thread (serialized threads); this process's index, the number of processes,
+  // and how many of them run on this machine (they share its cores). 0 on success. The
+  // thread that calls it must be the one that calls finalize (MPI's "main thread").
   int (*init)(int* process, int* processes, int* processes_on_host);
-  // The next ticket of a counter shared by all processes (0, 1, 2, ... across them; an
-  // atomic fetch-and-add on process 0's memory): the work queue that hands out the ranks.
-  // Not for concurrent calls: callers serialise their threads.
+  // Opens the work queue (collective). Before it, each process p took the tickets
+  // p, p + K, p + 2K, ... of its first `rounds_taken` rounds on its own (K processes);
+  // `rounds_taken_by_process[q]` receives process q's count, so every process knows which
+  // of those tickets nobody took. The shared counter starts at 0.
+  void (*open_queue)(uint64_t rounds_taken, uint64_t* rounds_taken_by_process);
+  // The next ticket of a counter shared by all processes (an atomic fetch-and-add on
+  // process 0's memory): the work queue that hands out the ranks. Not for concurrent
+  // calls: callers serialise their threads.
   uint64_t (*next_ticket)(void);
   // Returns once every process has called it. It sleeps between polls: OpenMPI spins in
   // blocking collectives, and a process that finished its share would take a core from

@@ -27,5 +27,13 @@ for n in 2 3; do
   cmp <(sqlite3 "$work/threads/cluster_analysis_output/cluster.db" .dump) \
       <(sqlite3 "$work/mpi$n/cluster_analysis_output/cluster.db" .dump)
 done
+# Without its index in the environment a process waits for MPI before taking ranks (the
+# other path of cluster_mpi_session.h); the tables are the same.
+"$mpirun" --oversubscribe --allow-run-as-root -n 2 env -u OMPI_COMM_WORLD_RANK \
+  "$aiprof" cluster -d "$work/data" -o "$work/mpi_no_index" --jobs=1 --no-cache >/dev/null
+cmp "$work/threads/cluster_analysis_output/cluster_step_trace_time.csv" \
+    "$work/mpi_no_index/cluster_analysis_output/cluster_step_trace_time.csv"
+cmp "$work/threads/cluster_analysis_output/cluster_communication.json" \
+    "$work/mpi_no_index/cluster_analysis_output/cluster_communication.json"
 grep -q "rank 6 (node1): +0.525 ms per step; why: compute" "$work/threads.log" || { echo "slow rank 6 not named:"; cat "$work/threads.log"; exit 1; }
 echo "mpirun -n 2 and -n 3: identical to the threaded run"
