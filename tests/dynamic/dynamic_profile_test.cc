@@ -183,10 +183,12 @@ TEST_F(DynamicProfileTest, PollingFallbackSeesEdits) {
   EXPECT_TRUE(WaitForLog("polling every 2 s"));
   Steps(1);
   EditConfig(R"({"prof_dir": ")" + output_ + R"(", "active": 1})");
-  ASSERT_TRUE(WaitForLog("config accepted at step 1"));
+  ASSERT_TRUE(WaitForLog("config accepted at step 1; collecting 1 step(s) from step 2"));
   Steps(2);
   FinishJob();
-  EXPECT_EQ(ListProfDirs(output_).size(), 1u);
+  std::vector<std::string> dirs = ListProfDirs(output_);
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_EQ(ReadProfDir(dirs[0]).step_begins, (std::vector<uint64_t>{2}));
 }
 
 TEST_F(DynamicProfileTest, AnalyseExportsTheWindowWithTheAiprofNextToTheLibrary) {

@@ -102,24 +102,30 @@ void DynamicProfiler::OnConfigChanged(const std::string& contents) {
   }
   std::lock_guard lock(mutex_);
   pending_ = parsed.config;
+  // Armed before step_ is read and before the log says "accepted": every Step() that counts a
+  // step after that read sees armed_ and waits for this lock, so the step logged here is the
+  // one that opens the window (both sides sequentially consistent, see Step()).
+  UpdateArmedLocked();
   uint64_t now = step_.load();
+  pending_first_step_ = std::max<uint64_t>(now + 1, parsed.config.start_step);
   dp_log_.Write("INFO", "config accepted at step " + std::to_string(now) + "; collecting " +
                             std::to_string(parsed.config.active) + " step(s) from step " +
-                            std::to_string(std::max<uint64_t>(now + 1, parsed.config.start_step)) +
+                            std::to_string(pending_first_step_) +
                             (active_ ? " after the current collection" : ""));
   monitor_log_.Write("INFO", "profiler_config.json modified; applied");
-  UpdateArmedLocked();
 }
 
 void DynamicProfiler::Step() {
-  uint64_t step = step_.fetch_add(1, std::memory_order_relaxed) + 1;
-  if (!armed_.load(std::memory_order_acquire)) return;
+  // Sequentially consistent, against OnConfigChanged() storing armed_ then reading step_:
+  // either that read sees this step or this load sees armed_ (no edit slips past a step).
+  uint64_t step = step_.fetch_add(1) + 1;
+  if (!armed_.load()) return;
   std::lock_guard lock(mutex_);
   if (active_) {
     controller_.MarkStep(step - 1, false);
     if (++steps_collected_ >= active_->active) EndWindowLocked(step - 1);
   }
-  if (!active_ && pending_ && step >= static_cast<uint64_t>(pending_->start_step)) {
+  if (!active_ && pending_ && step >= pending_first_step_) {
     DpConfig config = *pending_;
     pending_.reset();
     BeginWindowLocked(config, step, "profiler_config.json");

@@ -63,6 +63,7 @@ class DynamicProfiler {
   std::atomic<bool> armed_{false};  // a pending config or an open window: Step() takes the lock
   std::mutex mutex_;
   std::optional<DpConfig> pending_;  // valid edit waiting for its start step
+  uint64_t pending_first_step_ = 0;  // the step that opens pending_'s window (as logged)
   std::optional<DpConfig> active_;   // config of the open window
   int64_t steps_collected_ = 0;
   std::string window_dir_;
