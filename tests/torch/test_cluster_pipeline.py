@@ -4,9 +4,11 @@ gradients sent between the stages, gradients all-reduced inside each stage's dat
 group), profiled with the Python API, every step recorded. `aiprof cluster` must find the stages and write one
 stage row per stage and step, holding the maximum of its ranks' columns, and msprof-analyze's
 DP/PP/TP Index columns with the ranks' places, in cluster_step_trace_time.csv and in
-cluster.db."""
+cluster.db. The slow-rank diagnosis compares each rank with the other ranks of its stage and
+the stages with each other (the last stage's different work is not held against its ranks)."""
 
 import csv
+import json
 import os
 import sqlite3
 import subprocess
@@ -49,6 +51,10 @@ class PipelineClusterTest(unittest.TestCase):
             cls.db_rows = db.execute(
                 "SELECT step, type, \"index\", dp_index, pp_index, tp_index, bubble "
                 "FROM ClusterStepTraceTime").fetchall()
+            cls.db_stages = db.execute(
+                "SELECT stage, ranks, steps FROM ClusterStageDiagnosis ORDER BY stage").fetchall()
+        with open(os.path.join(result_dir, "cluster_base_info.json")) as handle:
+            cls.base_info = json.load(handle)
 
     @classmethod
     def tearDownClass(cls):
@@ -93,6 +99,25 @@ class PipelineClusterTest(unittest.TestCase):
                 self.assertEqual((dp, pp, tp), (None, None, None))
             else:
                 self.assertEqual((dp, pp, tp), place(int(index)))
+
+    def test_ranks_are_judged_within_their_stage(self):
+        self.assertRegex(self.report, r"Slow ranks.*(against|within 5% of) the median rank of its "
+                                      r"pipeline stage")
+        self.assertIn("Slow stages", self.report)
+        verdicts = self.base_info["ranks_diagnosis"]
+        self.assertEqual(sorted(v["rank"] for v in verdicts), list(range(RANKS)))
+        for verdict in verdicts:
+            self.assertEqual(verdict["stage"], place(verdict["rank"])[1], verdict)
+            self.assertEqual(verdict["steps"], STEPS, verdict)
+        for step in self.base_info["divergent_steps"]:  # a spread inside one stage
+            self.assertEqual(place(step["slowest_rank"])[1], step["stage"], step)
+            self.assertEqual(place(step["fastest_rank"])[1], step["stage"], step)
+
+    def test_stages_are_compared_with_each_other(self):
+        stages = self.base_info["stages_diagnosis"]
+        self.assertEqual([(s["stage"], s["ranks"], s["steps"]) for s in stages],
+                         [(0, [0, 1], STEPS), (1, [2, 3], STEPS)])
+        self.assertEqual(self.db_stages, [(0, "(0, 1)", STEPS), (1, "(2, 3)", STEPS)])
 
 
 if __name__ == "__main__":
