@@ -149,6 +149,8 @@ PYBIND11_MODULE(_aiprof, m) {
   m.def("range_end", &EmitRangeEnd, py::arg("range_id"), py::arg("domain") = "");
   m.def("module_begin", &EmitModuleBegin);
   m.def("module_end", &EmitModuleEnd);
+  m.def("process_group_begin", &EmitProcessGroupBegin);
+  m.def("process_group_end", &EmitProcessGroupEnd);
   m.def("emit_gc", &EmitGc);
   m.def("set_python_tracer", &SetPythonTracer);
   m.def("set_python_tracer_on_this_thread", &SetPythonTracerOnThisThread);

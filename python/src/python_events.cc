@@ -72,6 +72,14 @@ void EmitModuleEnd() {
   EmitHeader(format::ToKind(TorchKind::kModuleEnd), 0);
 }
 
+void EmitProcessGroupBegin(const std::string& group_name) {
+  EmitHeader(format::ToKind(TorchKind::kProcessGroupBegin), Intern(group_name));
+}
+
+void EmitProcessGroupEnd() {
+  EmitHeader(format::ToKind(TorchKind::kProcessGroupEnd), 0);
+}
+
 void EmitGc(uint64_t start_ts, uint64_t end_ts, int generation, uint32_t collected,
             uint32_t uncollectable) {
   if (!Collecting()) return;

@@ -15,6 +15,10 @@ uint64_t EmitRangeStart(const std::string& message, const std::string& domain,
 void EmitRangeEnd(uint64_t range_id, const std::string& domain);
 void EmitModuleBegin(const std::string& name);
 void EmitModuleEnd();
+// Around a torch.distributed call on a non-default process group (`group_name`: torch's
+// pg name), so the analysis knows the group of the collective inside.
+void EmitProcessGroupBegin(const std::string& group_name);
+void EmitProcessGroupEnd();
 void EmitGc(uint64_t start_ts, uint64_t end_ts, int generation, uint32_t collected,
             uint32_t uncollectable);
 

@@ -409,18 +409,24 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     return model.slices.ts[communication[a].slice] < model.slices.ts[communication[b].slice];
   });
 
-  std::map<int64_t, uint64_t> collectives_seen;                        // unit -> collectives so far
+  // (unit, group) -> collectives so far: the n-th collective of a group on every rank.
+  std::map<std::pair<int64_t, std::string>, uint64_t> collectives_seen;
   std::map<std::tuple<int64_t, int32_t, int32_t>, uint64_t> p2p_seen;  // (unit, src, dst)
   // p2p names count the rank's operations of one type: unique whatever their peers.
   std::map<std::pair<int64_t, CommOpType>, uint64_t> p2p_named;
-  std::vector<int32_t> world_peers;
+  std::vector<int32_t> group_peers;
+  std::set<std::string> groups_listed = {world.name};
   for (uint32_t index : selected) {
     uint64_t name_index = 0;
     const CommOp& source = communication[index];
     CommOpTiming op;
     op.comm_op = index;
     op.rank = source.rank;
-    op.group = world.name;
+    // A recorded sub-group (model/process_group_call.h) is the group; else the world.
+    const bool in_world = source.process_group.empty();
+    op.group = in_world ? world.name : source.process_group;
+    if (groups_listed.insert(op.group).second)
+      result.groups.push_back({op.group, source.group_ranks});
     op.type = source.type;
     op.kind = IsP2p(source.type) ? CommKind::kP2p : CommKind::kCollective;
     op.time.start_ns = model.slices.ts[source.slice];
@@ -431,13 +437,13 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     op.step = step_lookup.StepOf(UnitOf(source), op.time.start_ns);
     const int64_t unit = UnitOf(source);
     if (op.kind == CommKind::kCollective) {
-      op.sequence = collectives_seen[unit]++;
+      op.sequence = collectives_seen[{unit, op.group}]++;
       name_index = op.sequence;
-      world_peers.clear();
-      for (int32_t rank : world.ranks) {
-        if (rank != op.rank) world_peers.push_back(rank);
+      group_peers.clear();
+      for (int32_t rank : in_world ? world.ranks : source.group_ranks) {
+        if (rank != op.rank) group_peers.push_back(rank);
       }
-      op.transport = hosts.Between(op.rank, world_peers, true);
+      op.transport = hosts.Between(op.rank, group_peers, in_world);
     } else {
       const int32_t peer = PeerOf(source, world);
       const bool sends = source.type == CommOpType::kSend;

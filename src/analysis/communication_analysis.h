@@ -15,7 +15,8 @@
 //   Idle            = Elapse − Transit − Wait (0 in this derivation)
 // The same operation on another rank is the n-th collective of the same group (every rank
 // of a group issues its collectives in the same order), or the n-th send/recv between the
-// same two ranks. It needs the peers' data: a model with one rank only (one PROF_*
+// same two ranks. The group is the process group the data names (model::CommOp's
+// process_group, recorded around torch.distributed calls on a sub-group), else the world. It needs the peers' data: a model with one rank only (one PROF_*
 // exported alone) gets WaitSource::kNotMeasured (Wait 0, Transit = Elapse, said so in the
 // files); DerivePeerWait runs the same derivation over several ranks' operations (the
 // cluster merge calls it on per-rank results).
@@ -90,10 +91,12 @@ int64_t LargePacketBytes(TransportType transport);
 struct CommOpTiming {
   uint32_t comm_op = model::kNoRow;  // AnalysisSet::communication index; kNoRow when merged
   int32_t rank = -1;
-  // "<backend>_<type>_<n>": n counts the rank's collectives (the same name on every rank
-  // of the group) or, for p2p, the rank's operations of that type.
+  // "<backend>_<type>_<n>": n counts the rank's collectives in the group (the same name on
+  // every rank of the group) or, for p2p, the rank's operations of that type.
   std::string name;
-  std::string group;  // process group name; "world" when the data does not name it
+  // torch's name of the recorded process group ("4"); "world" when the data names none
+  // (the default group, or a call the Python package did not see).
+  std::string group;
   CommKind kind = CommKind::kCollective;
   model::CommOpType type = model::CommOpType::kOther;
   uint64_t sequence = 0;  // n: index among the group's collectives / the pair's p2p ops

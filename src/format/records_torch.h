@@ -51,6 +51,13 @@ enum class TorchKind : uint8_t {
   // writes kOp for any operator that does not fit). Written when it ends. ts: start.
   // arg: name string id. aux: TorchOpFlags. ext word 0: TorchOpCompact.
   kOpCompact = 58,
+  // A torch.distributed call on a process group other than the default one starts on this
+  // thread (the Python package wraps torch.distributed's collective and point-to-point
+  // functions): the backend range of its operation starts inside. The backends' ranges do
+  // not say which group they ran in. arg: the group's name string id (torch's pg name).
+  kProcessGroupBegin = 59,
+  // The innermost process-group call of this thread returned.
+  kProcessGroupEnd = 60,
 };
 
 inline constexpr uint8_t ToKind(TorchKind kind) {
@@ -214,6 +221,10 @@ inline const char* TorchKindName(uint8_t kind) {
       return "torch_op";
     case TorchKind::kOpCompact:
       return "torch_op_compact";
+    case TorchKind::kProcessGroupBegin:
+      return "torch_process_group_begin";
+    case TorchKind::kProcessGroupEnd:
+      return "torch_process_group_end";
     default:
       return nullptr;
   }

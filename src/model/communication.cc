@@ -9,6 +9,7 @@
 
 #include "format/records_torch.h"
 #include "model/p2p_peer.h"
+#include "model/process_group_call.h"
 #include "model/rank_identity.h"
 
 namespace aiprof::model {
@@ -206,6 +207,26 @@ void FillSizes(CommOp& op, int64_t in_nelems, std::optional<uint8_t> scalar_type
   if (op.element_bytes > 0) op.bytes = std::max(op.in_nelems, op.out_nelems) * op.element_bytes;
 }
 
+// The recorded group of the operation, with its ranks from the rank's identity; a name the
+// identity does not list (groups recorded before the call only) is kept without ranks.
+void SetProcessGroup(CommOp& op, std::string_view name, const RankIdentity& identity) {
+  if (name.empty()) return;
+  op.process_group = name;
+  for (const ProcessGroupInfo& group : identity.groups) {
+    if (group.name != name) continue;
+    op.group_ranks = group.ranks;
+    op.group_size = static_cast<int32_t>(group.ranks.size());
+  }
+}
+
+// c10d names a sub-group's peer by its rank in the group: torch's new_group sorts the
+// group's ranks, so group rank i is the i-th global rank of the group.
+int32_t GlobalRank(const CommOp& op, int32_t peer) {
+  if (peer < 0 || op.process_group.empty()) return peer;
+  if (static_cast<size_t>(peer) >= op.group_ranks.size()) return -1;
+  return op.group_ranks[static_cast<size_t>(peer)];
+}
+
 }  // namespace
 
 std::string_view CommOpTypeName(CommOpType type) {
@@ -261,6 +282,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
   const std::vector<RankIdentity> identities = RankIdentities(m);
   TensorInputReader tensor_inputs(m);
   const P2pPeerReader peers(m);
+  const ProcessGroupCallReader group_calls(m);
   std::vector<uint8_t> has_backend_ranges(m.processes.size(), 0);
   for (uint32_t row = 0; backend_names_seen && row < s.size(); ++row) {
     if (name_kind[s.name[row]] == 1)
@@ -296,10 +318,11 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
     op.rank = m.processes.rank[process];
     op.device_id = m.processes.device_id[process];
     if (source == CommSource::kBackendRange) {
+      SetProcessGroup(op, group_calls.GroupAt(process, s.ts[row]), identities[process]);
       const TensorInputs inputs = tensor_inputs.Read(s.args[row]);
       FillSizes(op, inputs.known ? inputs.nelems : kCommUnknown, inputs.scalar_type);
       if (op.type == CommOpType::kSend || op.type == CommOpType::kRecv)
-        op.peer = peers.PeerOf(process, op.type == CommOpType::kSend, s.ts[row]);
+        op.peer = GlobalRank(op, peers.PeerOf(process, op.type == CommOpType::kSend, s.ts[row]));
     } else {
       FillSizes(op, kCommUnknown, name_class->kernel_dtype);
     }

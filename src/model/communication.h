@@ -58,12 +58,20 @@ struct CommOp {
   int64_t out_nelems = kCommUnknown;
   int64_t bytes = kCommUnknown;  // message size as nccl-tests counts it (the larger side)
   uint32_t element_bytes = 0;    // 0 when the dtype is unknown
-  int32_t group_size = -1;       // the job's world size; sub-groups are not distinguished
+  // The group's size: the recorded process group's (process_group_call.h), else the job's
+  // world size.
+  int32_t group_size = -1;
   int32_t rank = -1;
   int32_t device_id = -1;  // -1: host
-  // A send's receiver or a recv's sender as the c10d dispatcher op names it (p2p_peer.h);
-  // -1 when not recorded.
+  // A send's receiver or a recv's sender (global rank) as the c10d dispatcher op names it
+  // (p2p_peer.h; a group rank mapped through the recorded process group); -1 when not
+  // recorded.
   int32_t peer = -1;
+  // The process group it ran in (torch's pg name, model/process_group_call.h) and that
+  // group's global ranks, ascending; "" and empty for the default group or when the data
+  // does not say.
+  std::string process_group;
+  std::vector<int32_t> group_ranks;
 };
 
 // One entry per communication operation, in slice order.

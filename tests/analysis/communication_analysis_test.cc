@@ -2,7 +2,7 @@
 // (export/analysis/communication_files.h), checked by value on hand-built models whose
 // operations have known intervals: three gloo ranks arriving at different times, a
 // send/recv pair, NCCL kernels beside their host ranges, one rank alone, ranks on two hosts,
-// send/recv peers named by the c10d dispatcher ops.
+// send/recv peers named by the c10d dispatcher ops, collectives in recorded sub-groups.
 #include "analysis/communication_analysis.h"
 
 #include <gtest/gtest.h>
@@ -400,6 +400,88 @@ TEST(CommunicationAnalysisTest, SendRecvPeersComeFromTheDispatcherOps) {
     EXPECT_EQ(op.wait_source, WaitSource::kPeers) << op.rank;
     // The recv (from 1100) waits for its sender's start (2100).
     EXPECT_EQ(op.time.wait_ns, op.rank < 2 ? 0 : 1000) << op.rank;
+  }
+}
+
+// A torch.distributed call on a sub-group as the Python package records it (a range with
+// Kineto's "Process Group Name" around the call).
+void AddGroupCall(HandBuiltModel& b, uint32_t thread, int64_t ts, int64_t end,
+                  const std::string& group) {
+  model::Model& m = b.mutable_model();
+  const uint32_t slice =
+      b.AddSlice(thread, ts, end, "torch.distributed (process group)", "python_function");
+  m.args.key.push_back(m.strings.Intern("Process Group Name"));
+  m.args.type.push_back(model::ArgType::kString);
+  m.args.value.push_back(m.strings.Intern(group));
+  m.args.set_begin.push_back(static_cast<uint32_t>(m.args.key.size()));
+  m.slices.args[slice] = static_cast<uint32_t>(m.args.sets() - 1);
+}
+
+// Two data-parallel groups of a 4-rank pipeline job, "3" = (0, 1) and "4" = (2, 3), recorded
+// in each rank's identity. Ranks 2 and 3 issue two all_reduces, ranks 0 and 1 one, each in
+// its group (the backend range on a worker thread, inside the call), then every rank one
+// world barrier. Group (2, 3)'s first all_reduce: rank 2 at 1000, rank 3 at 1500; group
+// (0, 1)'s: rank 0 at 3000, rank 1 at 3200.
+TEST(CommunicationAnalysisTest, CollectivesArePairedWithinTheirRecordedGroup) {
+  HandBuiltModel b;
+  for (int32_t rank = 0; rank < 4; ++rank) {
+    const uint32_t thread = b.AddProcess(100 + rank, -1, rank);
+    const std::string group = rank < 2 ? "3" : "4";
+    const std::vector<int32_t> members =
+        rank < 2 ? std::vector<int32_t>{0, 1} : std::vector<int32_t>{2, 3};
+    nlohmann::json metadata = {
+        {"hostname", "node1"},
+        {"rank", rank},
+        {"world_size", 4},
+        {"local_world_size", 4},
+        {"environment", {{"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "29500"}}},
+        {"metadata",
+         {{"distributed",
+           {{"rank", rank},
+            {"world_size", 4},
+            {"process_groups",
+             {{{"name", "0"}, {"description", "default_pg"}, {"ranks", {0, 1, 2, 3}}},
+              {{"name", group}, {"ranks", members}}}}}}}}};
+    model::Model& m = b.mutable_model();
+    m.processes.metadata[m.threads.process[thread]] = metadata.dump();
+    const uint32_t work = b.AddThread(m.threads.process[thread], 900 + rank);
+    const std::vector<int64_t> starts = rank == 0   ? std::vector<int64_t>{3000}
+                                        : rank == 1 ? std::vector<int64_t>{3200}
+                                        : rank == 2 ? std::vector<int64_t>{1000, 5000}
+                                                    : std::vector<int64_t>{1500, 5600};
+    for (int64_t start : starts) {
+      AddGroupCall(b, thread, start - 50, start + 2000, group);
+      SetFloatInput(
+          b, b.AddSlice(work, start, start + 1000 + (rank % 2) * 500, "gloo:all_reduce", "cpu_op"),
+          16);
+    }
+    b.AddSlice(work, 8000 + rank * 100, 9000, "gloo:barrier", "cpu_op");
+  }
+  const CommunicationAnalysis a = Analyse(b.model());
+  ASSERT_EQ(a.ops.size(), 10u);
+  for (const CommOpTiming& op : a.ops) EXPECT_EQ(op.wait_source, WaitSource::kPeers) << op.key();
+  // The n-th all_reduce of a group, named in it; the barrier stays in the world group.
+  EXPECT_EQ(OpOf(a, 0, "gloo_allreduce_0").group, "3");
+  EXPECT_EQ(OpOf(a, 3, "gloo_allreduce_1").group, "4");
+  EXPECT_EQ(OpOf(a, 2, "gloo_barrier_0").group, "world");
+  EXPECT_EQ(OpOf(a, 0, "gloo_allreduce_0").time.wait_ns, 200);  // for rank 1
+  EXPECT_EQ(OpOf(a, 1, "gloo_allreduce_0").time.wait_ns, 0);
+  EXPECT_EQ(OpOf(a, 2, "gloo_allreduce_0").time.wait_ns, 500);  // for rank 3
+  EXPECT_EQ(OpOf(a, 2, "gloo_allreduce_1").time.wait_ns, 600);
+  EXPECT_EQ(OpOf(a, 3, "gloo_allreduce_1").time.wait_ns, 0);
+  EXPECT_EQ(OpOf(a, 0, "gloo_barrier_0").time.wait_ns, 300);
+  // Every group with its ranks; all of one host.
+  ASSERT_EQ(a.groups.size(), 3u);
+  for (const CommGroup& group : a.groups) {
+    const std::vector<int32_t> expected = group.name == "3"   ? std::vector<int32_t>{0, 1}
+                                          : group.name == "4" ? std::vector<int32_t>{2, 3}
+                                                              : std::vector<int32_t>{0, 1, 2, 3};
+    EXPECT_EQ(group.ranks, expected) << group.name;
+  }
+  EXPECT_EQ(OpOf(a, 2, "gloo_allreduce_0").transport, TransportType::kIntraHost);
+  // The group's size sizes the annotation.
+  for (const model::CommOp& op : model::ClassifyCommunication(b.model())) {
+    EXPECT_EQ(op.group_size, op.type == model::CommOpType::kBarrier ? 4 : 2);
   }
 }
 

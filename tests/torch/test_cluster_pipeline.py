@@ -4,9 +4,14 @@ gradients sent between the stages, gradients all-reduced inside each stage's dat
 group), profiled with the Python API, every step recorded. `aiprof cluster` must find the stages and write one
 stage row per stage and step, holding the maximum of its ranks' columns, and msprof-analyze's
 DP/PP/TP Index columns with the ranks' places, in cluster_step_trace_time.csv and in
-cluster.db."""
+cluster.db. The slow-rank diagnosis compares each rank with the other ranks of its stage and
+the stages with each other (the last stage's different work is not held against its ranks).
+The data-parallel all_reduces run in two groups, (0, 1) and (2, 3), which the gloo ranges of
+torch 1.13 do not name: the Python package records each call's group, so they are paired
+within their group (the last stage issues more of them than the first)."""
 
 import csv
+import json
 import os
 import sqlite3
 import subprocess
@@ -41,7 +46,14 @@ class PipelineClusterTest(unittest.TestCase):
                              text=True, timeout=150)
         if job.returncode != 0:
             raise AssertionError("the pipeline job failed:\n" + job.stdout + job.stderr)
+        cls.issued = {}
+        for line in job.stdout.splitlines():
+            if line.startswith("{"):
+                rank_line = json.loads(line)
+                cls.issued[rank_line["rank"]] = rank_line["issued"]
         cls.report, result_dir = run_cluster(traces)
+        with open(os.path.join(result_dir, "cluster_communication.json")) as handle:
+            cls.communication = json.load(handle)
         with open(os.path.join(result_dir, "cluster_step_trace_time.csv")) as handle:
             reader = csv.DictReader(handle)
             cls.header, cls.rows = reader.fieldnames, list(reader)
@@ -49,6 +61,13 @@ class PipelineClusterTest(unittest.TestCase):
             cls.db_rows = db.execute(
                 "SELECT step, type, \"index\", dp_index, pp_index, tp_index, bubble "
                 "FROM ClusterStepTraceTime").fetchall()
+            cls.db_comm = db.execute(
+                "SELECT t.rank_id, t.hccl_op_name, m.rank_set FROM ClusterCommunicationTime t "
+                "JOIN CommunicationGroupMapping m ON m.group_name = t.group_name").fetchall()
+            cls.db_stages = db.execute(
+                "SELECT stage, ranks, steps FROM ClusterStageDiagnosis ORDER BY stage").fetchall()
+        with open(os.path.join(result_dir, "cluster_base_info.json")) as handle:
+            cls.base_info = json.load(handle)
 
     @classmethod
     def tearDownClass(cls):
@@ -93,6 +112,55 @@ class PipelineClusterTest(unittest.TestCase):
                 self.assertEqual((dp, pp, tp), (None, None, None))
             else:
                 self.assertEqual((dp, pp, tp), place(int(index)))
+
+    def test_all_reduces_are_paired_within_their_data_parallel_group(self):
+        per_rank = {rank: 0 for rank in range(RANKS)}
+        for step, groups in self.communication.items():
+            for group, ops in groups.items():
+                for name, ranks in ops.items():
+                    if name == "Total Op Info" or "_allreduce_" not in name:
+                        continue
+                    # Only the ranks of one data-parallel group take part, both of them.
+                    stage = place(int(next(iter(ranks))))[1]
+                    members = [stage * REPLICAS + r for r in range(REPLICAS)]
+                    self.assertEqual(group, "(%s)" % ", ".join(map(str, members)), (step, name))
+                    self.assertEqual(sorted(map(int, ranks)), members, (step, name))
+                    times = {rank: info["Communication Time Info"] for rank, info in ranks.items()}
+                    last = max(t["Start Timestamp(us)"] for t in times.values())
+                    for rank, t in times.items():
+                        per_rank[int(rank)] += 1
+                        # Wait: until the group's last rank arrived (µs starts, ms times).
+                        expected = min(max((last - t["Start Timestamp(us)"]) / 1e3, 0),
+                                       t["Elapse Time(ms)"])
+                        self.assertAlmostEqual(t["Wait Time(ms)"], expected, delta=2e-3)
+                        self.assertAlmostEqual(t["Transit Time(ms)"] + t["Wait Time(ms)"],
+                                               t["Elapse Time(ms)"], delta=2e-3)
+        self.assertEqual(per_rank, {rank: self.issued[rank]["allreduce"] for rank in range(RANKS)})
+        self.assertNotEqual(per_rank[0], per_rank[RANKS - 1])  # the stages issue different counts
+        for rank, name, rank_set in self.db_comm:
+            if "_allreduce_" in name:
+                stage = place(rank)[1]
+                self.assertEqual(rank_set, "(%s)" % ", ".join(
+                    str(stage * REPLICAS + r) for r in range(REPLICAS)), (rank, name))
+
+    def test_ranks_are_judged_within_their_stage(self):
+        self.assertRegex(self.report, r"Slow ranks.*(against|within 5% of) the median rank of its "
+                                      r"pipeline stage")
+        self.assertIn("Slow stages", self.report)
+        verdicts = self.base_info["ranks_diagnosis"]
+        self.assertEqual(sorted(v["rank"] for v in verdicts), list(range(RANKS)))
+        for verdict in verdicts:
+            self.assertEqual(verdict["stage"], place(verdict["rank"])[1], verdict)
+            self.assertEqual(verdict["steps"], STEPS, verdict)
+        for step in self.base_info["divergent_steps"]:  # a spread inside one stage
+            self.assertEqual(place(step["slowest_rank"])[1], step["stage"], step)
+            self.assertEqual(place(step["fastest_rank"])[1], step["stage"], step)
+
+    def test_stages_are_compared_with_each_other(self):
+        stages = self.base_info["stages_diagnosis"]
+        self.assertEqual([(s["stage"], s["ranks"], s["steps"]) for s in stages],
+                         [(0, [0, 1], STEPS), (1, [2, 3], STEPS)])
+        self.assertEqual(self.db_stages, [(0, "(0, 1)", STEPS), (1, "(2, 3)", STEPS)])
 
 
 if __name__ == "__main__":

@@ -2,11 +2,24 @@
 window's "distributed" metadata, so exports know each rank's id and groups even when its
 environment has no RANK/WORLD_SIZE (ranks started by torch.multiprocessing.spawn). The
 parser reads it with model::ReadRankIdentity (src/model/rank_identity.h); the Kineto
-trace's distributedInfo and the communication analysis take it from there."""
+trace's distributedInfo and the communication analysis take it from there.
+
+The backends' collective ranges do not say which process group they ran in (torch 1.13's
+gloo ranges, for one), so each torch.distributed collective and point-to-point call on a
+group other than the default one is recorded as a range naming the group (torch's pg
+name); the operation's backend range starts inside it (model/process_group_call.h). Calls
+on the default group record nothing: they run in the world group."""
 
 import functools
+import inspect
 import json
 import sys
+
+# The torch.distributed functions that take a `group` and issue one operation on it.
+_GROUP_CALLS = ("all_reduce", "all_gather", "all_gather_into_tensor", "_all_gather_base",
+                "reduce_scatter", "reduce_scatter_tensor", "_reduce_scatter_base", "broadcast",
+                "reduce", "all_to_all", "all_to_all_single", "gather", "scatter", "barrier",
+                "send", "recv", "isend", "irecv")
 
 # The native module of the latest profile that watches the groups: the wrappers installed
 # once on torch.distributed record into it.
@@ -82,6 +95,33 @@ def _recording_after(original):
     return wrapper
 
 
+def _recording_group(original, c10d):
+    """`original` inside a range naming its process group, when that is not the default one."""
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        native = _watching["native"]
+        name = None
+        if native is not None:
+            try:
+                group = signature.bind_partial(*args, **kwargs).arguments.get("group")
+                if group is not None and group is not c10d.GroupMember.WORLD:
+                    name = _group_tables(c10d)[0].get(group)
+            except Exception:  # the job's own call must never fail because of the profiler
+                name = None
+        if name is None:
+            return original(*args, **kwargs)
+        native.process_group_begin(str(name))
+        try:
+            return original(*args, **kwargs)
+        finally:
+            native.process_group_end()
+
+    wrapper._aiprof_watched = True
+    return wrapper
+
+
 def watch_process_group(native):
     """Records the identity now if the group exists, and again after every
     init_process_group or new_group (which the job may call after profiling started)."""
@@ -99,3 +139,11 @@ def watch_process_group(native):
         original = getattr(dist, name, None)
         if original is not None and not getattr(original, "_aiprof_watched", False):
             setattr(dist, name, _recording_after(original))
+    try:
+        import torch.distributed.distributed_c10d as c10d
+    except ImportError:
+        return
+    for name in _GROUP_CALLS:
+        original = getattr(dist, name, None)
+        if original is not None and not getattr(original, "_aiprof_watched", False):
+            setattr(dist, name, _recording_group(original, c10d))

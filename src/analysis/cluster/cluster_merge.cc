@@ -7,24 +7,16 @@
 #include <thread>
 #include <tuple>
 
+#include "analysis/cluster/median.h"
+
 namespace aiprof::analysis::cluster {
 
 namespace {
 
-constexpr double kSpreadThreshold = 0.05;  // msprof-analyze advisor: slow rank / step
 constexpr double kBandwidthThreshold = 0.8;
 // Below this many bytes on a link type a rank's bandwidth is latency, not the link's:
 // msprof judges links on large packets only.
 constexpr double kMinLinkBytes = 1e6;  // msprof: bandwidth utilisation
-
-template <typename T>
-double Median(std::vector<T> values) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? static_cast<double>(values[n / 2])
-               : (static_cast<double>(values[n / 2 - 1]) + static_cast<double>(values[n / 2])) / 2;
-}
 
 // Linear-interpolated quantile q of sorted values.
 double Quantile(const std::vector<int64_t>& sorted, double q) {
@@ -45,9 +37,6 @@ std::string RankSet(const std::vector<int32_t>& ranks) {
   }
   return text + ")";
 }
-
-// Per rank and step, what the matched collectives made it wait.
-using WaitByStep = std::map<int64_t, int64_t>;
 
 // Rank rows by step, within a step by rank (summaries are by rank). Written straight into
 // the result: a 1,024-rank job has half a million rows.
@@ -313,98 +302,6 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
   for (auto& [name, ranks] : group_ranks) result.groups.push_back({name, ranks});
 }
 
-void Diagnose(const std::vector<RankSummary>& summaries, const std::vector<WaitByStep>& waits,
-              ClusterResult& result) {
-  // Own time per rank and step, for the verdicts and the divergent steps.
-  std::map<int64_t, std::vector<std::pair<int32_t, int64_t>>> own_by_step;
-  for (uint32_t i = 0; i < summaries.size(); ++i) {
-    const RankSummary& s = summaries[i];
-    RankVerdict v;
-    v.rank = s.rank;
-    v.host = s.host;
-    double own = 0, computing = 0, preparing = 0, free = 0, wait = 0, not_overlapped = 0;
-    for (const RankStep& step : s.steps) {
-      const auto found = waits[i].find(step.step);
-      const int64_t step_wait = found == waits[i].end() ? 0 : found->second;
-      const int64_t step_own = step.stage_ns() + step.preparing_ns - step_wait;
-      own += static_cast<double>(step_own);
-      computing += static_cast<double>(step.computing_ns);
-      preparing += static_cast<double>(std::max(step.preparing_ns, step.input_wait_ns));
-      free += static_cast<double>(step.free_ns);
-      wait += static_cast<double>(step_wait);
-      not_overlapped += static_cast<double>(step.communication_not_overlapped_ns);
-      own_by_step[step.step].push_back({s.rank, step_own});
-    }
-    v.steps = s.steps.size();
-    const double n = v.steps > 0 ? static_cast<double>(v.steps) : 1.0;
-    v.own_ns = own / n;
-    v.computing_ns = computing / n;
-    v.preparing_ns = preparing / n;
-    v.free_ns = free / n;
-    v.communication_wait_ns = wait / n;
-    v.communication_not_overlapped_ns = not_overlapped / n;
-    result.verdicts.push_back(std::move(v));
-  }
-  if (result.verdicts.size() >= 2) {
-    auto median_of = [&](double RankVerdict::*field) {
-      std::vector<double> values;
-      for (const RankVerdict& v : result.verdicts) values.push_back(v.*field);
-      return Median(values);
-    };
-    const double own = median_of(&RankVerdict::own_ns);
-    const double computing = median_of(&RankVerdict::computing_ns);
-    const double preparing = median_of(&RankVerdict::preparing_ns);
-    const double free = median_of(&RankVerdict::free_ns);
-    std::vector<double> transits;
-    for (const RankVerdict& v : result.verdicts)
-      transits.push_back(
-          std::max(v.communication_not_overlapped_ns - v.communication_wait_ns, 0.0));
-    const double transit = Median(transits);
-    for (RankVerdict& v : result.verdicts) {
-      v.excess_ns = v.own_ns - own;
-      if (own <= 0 || v.excess_ns <= kSpreadThreshold * own) continue;
-      v.slow = true;
-      const std::pair<const char*, double> causes[] = {
-          {"compute", v.computing_ns - computing},
-          {"data preparation", v.preparing_ns - preparing},
-          {"host overhead", v.free_ns - free},
-          {"communication transit",
-           std::max(v.communication_not_overlapped_ns - v.communication_wait_ns, 0.0) - transit}};
-      const auto* top =
-          std::max_element(std::begin(causes), std::end(causes),
-                           [](const auto& a, const auto& b) { return a.second < b.second; });
-      v.reason = top->first;
-      v.reason_ns = top->second;
-    }
-  }
-  for (const auto& [step, owns] : own_by_step) {
-    if (owns.size() < 2) continue;
-    DivergentStep d;
-    d.step = step;
-    double sum = 0;
-    d.min_own_ns = INT64_MAX;
-    d.max_own_ns = INT64_MIN;
-    for (const auto& [rank, value] : owns) {
-      sum += static_cast<double>(value);
-      if (value > d.max_own_ns) {
-        d.max_own_ns = value;
-        d.slowest_rank = rank;
-      }
-      if (value < d.min_own_ns) {
-        d.min_own_ns = value;
-        d.fastest_rank = rank;
-      }
-    }
-    const double mean = sum / static_cast<double>(owns.size());
-    if (mean <= 0) continue;
-    d.spread = static_cast<double>(d.max_own_ns - d.min_own_ns) / mean;
-    if (d.spread > kSpreadThreshold) result.divergent_steps.push_back(d);
-  }
-  std::stable_sort(
-      result.divergent_steps.begin(), result.divergent_steps.end(),
-      [](const DivergentStep& a, const DivergentStep& b) { return a.spread > b.spread; });
-}
-
 void FindSlowLinks(ClusterResult& result) {
   // transport -> rank -> (bytes, transit ns)
   std::map<std::string, std::map<int32_t, std::pair<double, double>>> totals;
@@ -476,7 +373,10 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   result.layout = DeriveParallelLayout(summaries, P2pLinks(result));
   step_rows.join();
   AddStageRows(result);
-  Diagnose(summaries, waits, result);
+  SlowRankDiagnosis diagnosis = DiagnoseSlowRanks(summaries, waits, result.layout);
+  result.verdicts = std::move(diagnosis.ranks);
+  result.stage_verdicts = std::move(diagnosis.stages);
+  result.divergent_steps = std::move(diagnosis.divergent_steps);
   FindSlowLinks(result);
   return result;
 }

@@ -8,16 +8,10 @@
 // hosts: intra-host when every rank of the group (the peer, for p2p) shares the host.
 // The matrix and the wait note are rebuilt from the merged operations (RebuildFromOps).
 //
-// Diagnosis (msprof-analyze advisor's 5% spread rule):
-//   a rank's own time per step = Stage + Preparing − its collective wait (the step less
-//   the time it waited for other ranks); a rank whose mean own time exceeds the median
-//   rank's by more than 5% is slow; why = the component with the largest excess over the
-//   median rank: compute (Computing), data preparation (max(Preparing, input wait)), host
-//   overhead (Free), or communication transit (Communication(Not Overlapped) − wait);
-//   a slow link: a rank whose mean transit bandwidth on a transport is below 80% of the
-//   transport's median (msprof's utilisation threshold), among ranks that moved at least
-//   1 MB on it (smaller totals measure latency, not bandwidth);
-//   a divergent step: (max − min) / mean of the ranks' own time > 5%.
+// Diagnosis: slow ranks, slow pipeline stages and divergent steps (slow_ranks.h); a slow
+// link: a rank whose mean transit bandwidth on a transport is below 80% of the
+// transport's median (msprof's utilisation threshold), among ranks that moved at least
+// 1 MB on it (smaller totals measure latency, not bandwidth).
 // Clock alignment: ranks on one host share CLOCK_REALTIME. Across hosts the ends of a
 // matched collective are simultaneous up to the transit of its last message, so the
 // median difference of the hosts' median end times estimates each host's offset, and
@@ -30,6 +24,7 @@
 
 #include "analysis/cluster/parallel_layout.h"
 #include "analysis/cluster/rank_summary.h"
+#include "analysis/cluster/slow_ranks.h"
 
 namespace aiprof::analysis::cluster {
 
@@ -53,37 +48,11 @@ struct ClusterStepRow {
   int64_t preparing_ns = 0;
 };
 
-struct RankVerdict {
-  int32_t rank = -1;
-  std::string host;
-  uint64_t steps = 0;
-  // Means per step.
-  double own_ns = 0;  // Stage + Preparing − collective wait
-  double computing_ns = 0;
-  double preparing_ns = 0;  // max(Preparing, input wait)
-  double free_ns = 0;
-  double communication_wait_ns = 0;
-  double communication_not_overlapped_ns = 0;
-  bool slow = false;
-  std::string reason;    // "compute", "data preparation", "host overhead", "communication transit"
-  double excess_ns = 0;  // own time over the median rank's, per step
-  double reason_ns = 0;  // the reason component's excess over the median rank's
-};
-
 struct SlowLink {
   std::string transport;
   int32_t rank = -1;
   double bandwidth_gbps = 0;
   double median_gbps = 0;
-};
-
-struct DivergentStep {
-  int64_t step = kNoStep;
-  int32_t slowest_rank = -1;
-  int32_t fastest_rank = -1;
-  int64_t min_own_ns = 0;
-  int64_t max_own_ns = 0;
-  double spread = 0;  // (max − min) / mean
 };
 
 struct HostClock {
@@ -116,13 +85,14 @@ struct ClusterResult {
   int32_t world_size = -1;      // from the metadata; -1 unknown
   uint64_t dropped_records = 0;
   ParallelLayout layout;
-  std::vector<ClusterStepRow> step_rows;  // by step, ranks then the stage rows by stage
-  std::vector<CommOpTiming> comm_ops;     // by step, operation start, name, rank
-  std::vector<CommMatrixEntry> matrix;    // p2p operations with a known peer, by step
-  std::string wait_note;                  // why some waits are not measured; "" if all are
-  std::vector<CommGroup> groups;          // by name
-  uint64_t unmatched_ops = 0;             // operations whose wait no peer could tell
-  std::vector<RankVerdict> verdicts;      // by rank
+  std::vector<ClusterStepRow> step_rows;     // by step, ranks then the stage rows by stage
+  std::vector<CommOpTiming> comm_ops;        // by step, operation start, name, rank
+  std::vector<CommMatrixEntry> matrix;       // p2p operations with a known peer, by step
+  std::string wait_note;                     // why some waits are not measured; "" if all are
+  std::vector<CommGroup> groups;             // by name
+  uint64_t unmatched_ops = 0;                // operations whose wait no peer could tell
+  std::vector<RankVerdict> verdicts;         // by rank
+  std::vector<StageVerdict> stage_verdicts;  // by stage; empty when the layout is unknown
   std::vector<SlowLink> slow_links;
   std::vector<DivergentStep> divergent_steps;  // by spread, largest first
   ClockAlignment clock;

@@ -192,6 +192,13 @@ bool MatrixTable(Database& db, const ClusterResult& result) {
                   });
 }
 
+// "(0, 1, 2, 3)": msprof-analyze's spelling of a set of ranks.
+std::string RankSet(const std::vector<int32_t>& ranks) {
+  std::string text = "(";
+  for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
+  return text + ")";
+}
+
 bool InfoTables(Database& db, const ClusterResult& result) {
   std::map<std::string, int64_t> host_ids;
   for (const analysis::cluster::RankInfo& r : result.ranks)
@@ -202,10 +209,7 @@ bool InfoTables(Database& db, const ClusterResult& result) {
              [&](Insert& insert) {
                for (size_t i = 0; i < result.groups.size(); ++i) {
                  const analysis::CommGroup& group = result.groups[i];
-                 std::string rank_set = "(";
-                 for (size_t j = 0; j < group.ranks.size(); ++j)
-                   rank_set += (j ? ", " : "") + std::to_string(group.ranks[j]);
-                 insert.Text("collective").Text(rank_set + ")").Text(group.name);
+                 insert.Text("collective").Text(RankSet(group.ranks)).Text(group.name);
                  insert.Int(static_cast<int64_t>(i)).Text(group.name).Row();
                }
              }) &&
@@ -242,21 +246,40 @@ bool InfoTables(Database& db, const ClusterResult& result) {
 }
 
 bool DiagnosisTables(Database& db, const ClusterResult& result) {
-  return db.Table("ClusterRankDiagnosis",
-                  {"rank_id INTEGER", "host TEXT", "steps INTEGER", "own_time_ms REAL",
-                   "computing_ms REAL", "data_preparation_ms REAL", "free_ms REAL",
-                   "communication_wait_ms REAL", "slow INTEGER", "reason TEXT", "excess_ms REAL",
-                   "reason_excess_ms REAL"},
+  const std::vector<std::string> verdict_columns = {
+      "steps INTEGER",     "own_time_ms REAL",
+      "computing_ms REAL", "data_preparation_ms REAL",
+      "free_ms REAL",      "communication_wait_ms REAL",
+      "slow INTEGER",      "reason TEXT",
+      "excess_ms REAL",    "reason_excess_ms REAL"};
+  const auto verdict_row = [](Insert& insert, const analysis::cluster::StepVerdict& v) {
+    insert.Int(static_cast<int64_t>(v.steps));
+    insert.Real(Round(v.own_ns / 1e6, 6)).Real(Round(v.computing_ns / 1e6, 6));
+    insert.Real(Round(v.preparing_ns / 1e6, 6)).Real(Round(v.free_ns / 1e6, 6));
+    insert.Real(Round(v.communication_wait_ns / 1e6, 6)).Int(v.slow ? 1 : 0);
+    insert.Text(v.reason).Real(Round(v.excess_ns / 1e6, 6));
+    insert.Real(Round(v.reason_ns / 1e6, 6)).Row();
+  };
+  std::vector<std::string> rank_columns = {"rank_id INTEGER", "host TEXT"};
+  rank_columns.insert(rank_columns.end(), verdict_columns.begin(), verdict_columns.end());
+  std::vector<std::string> stage_columns = {"stage INTEGER", "ranks TEXT"};
+  stage_columns.insert(stage_columns.end(), verdict_columns.begin(), verdict_columns.end());
+  return db.Table("ClusterRankDiagnosis", rank_columns,
                   [&](Insert& insert) {
                     for (const analysis::cluster::RankVerdict& v : result.verdicts) {
-                      insert.Int(v.rank).Text(v.host).Int(static_cast<int64_t>(v.steps));
-                      insert.Real(Round(v.own_ns / 1e6, 6)).Real(Round(v.computing_ns / 1e6, 6));
-                      insert.Real(Round(v.preparing_ns / 1e6, 6)).Real(Round(v.free_ns / 1e6, 6));
-                      insert.Real(Round(v.communication_wait_ns / 1e6, 6)).Int(v.slow ? 1 : 0);
-                      insert.Text(v.reason).Real(Round(v.excess_ns / 1e6, 6));
-                      insert.Real(Round(v.reason_ns / 1e6, 6)).Row();
+                      insert.Int(v.rank).Text(v.host);
+                      verdict_row(insert, v);
                     }
                   }) &&
+         // Only with a known layout: a job without one keeps its tables as they were.
+         (!result.layout.known || db.Table("ClusterStageDiagnosis", stage_columns,
+                                           [&](Insert& insert) {
+                                             for (const analysis::cluster::StageVerdict& v :
+                                                  result.stage_verdicts) {
+                                               insert.Int(v.stage).Text(RankSet(v.ranks));
+                                               verdict_row(insert, v);
+                                             }
+                                           })) &&
          db.Table(
              "ClusterSlowLink",
              {"transport_type TEXT", "rank_id INTEGER", "bandwidth REAL", "median_bandwidth REAL"},

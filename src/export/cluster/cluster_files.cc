@@ -269,6 +269,19 @@ void WriteMatrix(const ClusterResult& result, const std::string& dir,
   WriteJson(json, dir + "/cluster_communication_matrix.json", written, errors);
 }
 
+// The per-step means and the verdict of a rank or a stage (slow_ranks.h).
+ordered_json StepVerdictJson(const analysis::cluster::StepVerdict& v) {
+  return {{"steps", v.steps},
+          {"own_time_per_step_ms", Round(v.own_ns / 1e6, 6)},
+          {"computing_per_step_ms", Round(v.computing_ns / 1e6, 6)},
+          {"data_preparation_per_step_ms", Round(v.preparing_ns / 1e6, 6)},
+          {"free_per_step_ms", Round(v.free_ns / 1e6, 6)},
+          {"communication_wait_per_step_ms", Round(v.communication_wait_ns / 1e6, 6)},
+          {"slow", v.slow},
+          {"reason", v.reason},
+          {"excess_per_step_ms", Round(v.excess_ns / 1e6, 6)}};
+}
+
 void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
                    std::vector<std::string>* written, std::vector<std::string>* errors) {
   ordered_json json;
@@ -306,20 +319,25 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
                               {"samples", h.samples}});
   }
   json["clock_alignment"] = std::move(clock);
+  // A rank's pipeline stage, the stages' diagnosis and a divergent step's stage only
+  // where the layout is known: a job without one keeps its files as they were.
+  const bool staged = result.layout.known;
   ordered_json verdicts = ordered_json::array();
   for (const analysis::cluster::RankVerdict& v : result.verdicts) {
-    verdicts.push_back({{"rank", v.rank},
-                        {"steps", v.steps},
-                        {"own_time_per_step_ms", Round(v.own_ns / 1e6, 6)},
-                        {"computing_per_step_ms", Round(v.computing_ns / 1e6, 6)},
-                        {"data_preparation_per_step_ms", Round(v.preparing_ns / 1e6, 6)},
-                        {"free_per_step_ms", Round(v.free_ns / 1e6, 6)},
-                        {"communication_wait_per_step_ms", Round(v.communication_wait_ns / 1e6, 6)},
-                        {"slow", v.slow},
-                        {"reason", v.reason},
-                        {"excess_per_step_ms", Round(v.excess_ns / 1e6, 6)}});
+    ordered_json& verdict = verdicts.emplace_back(ordered_json{{"rank", v.rank}});
+    if (staged) verdict["stage"] = v.stage;
+    verdict.update(StepVerdictJson(v));
   }
   json["ranks_diagnosis"] = std::move(verdicts);
+  if (staged) {
+    ordered_json stages = ordered_json::array();
+    for (const analysis::cluster::StageVerdict& v : result.stage_verdicts) {
+      ordered_json& verdict =
+          stages.emplace_back(ordered_json{{"stage", v.stage}, {"ranks", v.ranks}});
+      verdict.update(StepVerdictJson(v));
+    }
+    json["stages_diagnosis"] = std::move(stages);
+  }
   ordered_json links = ordered_json::array();
   for (const analysis::cluster::SlowLink& l : result.slow_links) {
     links.push_back({{"transport", l.transport},
@@ -330,12 +348,13 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
   json["slow_links"] = std::move(links);
   ordered_json steps = ordered_json::array();
   for (const analysis::cluster::DivergentStep& d : result.divergent_steps) {
-    steps.push_back({{"step", d.step},
-                     {"slowest_rank", d.slowest_rank},
-                     {"fastest_rank", d.fastest_rank},
-                     {"max_own_ms", Ms(d.max_own_ns)},
-                     {"min_own_ms", Ms(d.min_own_ns)},
-                     {"spread", Round(d.spread, 4)}});
+    ordered_json& step = steps.emplace_back(ordered_json{{"step", d.step}});
+    if (staged) step["stage"] = d.stage;
+    step.update(ordered_json{{"slowest_rank", d.slowest_rank},
+                             {"fastest_rank", d.fastest_rank},
+                             {"max_own_ms", Ms(d.max_own_ns)},
+                             {"min_own_ms", Ms(d.min_own_ns)},
+                             {"spread", Round(d.spread, 4)}});
   }
   json["divergent_steps"] = std::move(steps);
   WriteJson(json, dir + "/cluster_base_info.json", written, errors);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <ostream>
 #include <set>
 #include <string>
@@ -16,6 +17,27 @@ std::string Ms(double ns) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f ms", ns / 1e6);
   return text;
+}
+
+// The stages compared with each other: per step, a stage takes its slowest rank's values.
+void PrintSlowStages(const analysis::cluster::ClusterResult& result, std::ostream& out) {
+  std::vector<const analysis::cluster::StageVerdict*> slow;
+  for (const auto& v : result.stage_verdicts) {
+    if (v.slow) slow.push_back(&v);
+  }
+  if (slow.empty()) {
+    out << "Slow stages: none (every pipeline stage's own time per step, its slowest rank's, "
+           "within 5% of the median stage's)\n";
+    return;
+  }
+  out << "Slow stages (own time per step of the stage's slowest rank, against the median "
+         "stage):\n";
+  for (const auto* v : slow) {
+    out << "  stage " << v->stage << " (";
+    for (size_t i = 0; i < v->ranks.size(); ++i) out << (i ? ", " : "") << v->ranks[i];
+    out << "): +" << Ms(v->excess_ns) << " per step; why: " << v->reason << " (+"
+        << Ms(v->reason_ns) << " per step)\n";
+  }
 }
 
 }  // namespace
@@ -42,15 +64,20 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
         << Ms(result.clock.same_host_end_spread_ns) << " (median)";
   out << "\n";
 
+  // With a known layout each rank is judged against the median rank of its own pipeline
+  // stage, and the stages against the median stage (analysis/cluster/slow_ranks.h).
+  const bool staged = result.layout.known;
+  const char* median_rank = staged ? "the median rank of its pipeline stage" : "the median rank";
   std::vector<const analysis::cluster::RankVerdict*> slow;
-  double others_wait = 0;
-  size_t others = 0;
+  // stage -> the collective wait of its ranks that are not slow (the ranks a slow rank
+  // holds up: its data-parallel peers are in its stage; stage -1 is every rank).
+  std::map<int32_t, std::pair<double, size_t>> others_wait;
   for (const auto& v : result.verdicts) {
     if (v.slow) {
       slow.push_back(&v);
     } else {
-      others_wait += v.communication_wait_ns;
-      ++others;
+      others_wait[v.stage].first += v.communication_wait_ns;
+      ++others_wait[v.stage].second;
     }
   }
   std::sort(slow.begin(), slow.end(),
@@ -58,21 +85,27 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
   if (result.verdicts.size() < 2) {
     out << "Slow ranks: one rank only, nothing to compare\n";
   } else if (slow.empty()) {
-    out << "Slow ranks: none (every rank's own time per step within 5% of the median rank's)\n";
+    out << "Slow ranks: none (every rank's own time per step within 5% of " << median_rank
+        << "'s)\n";
   } else {
     out << "Slow ranks (own time per step = step time less the wait for other ranks, against "
-           "the median rank):\n";
+        << median_rank << "):\n";
     for (size_t i = 0; i < slow.size() && i < kShown; ++i) {
       const auto& v = *slow[i];
-      out << "  rank " << v.rank << " (" << v.host << "): +" << Ms(v.excess_ns)
-          << " per step; why: " << v.reason << " (+" << Ms(v.reason_ns) << " per step)";
+      out << "  rank " << v.rank << " (" << v.host;
+      if (staged) out << ", stage " << v.stage;
+      out << "): +" << Ms(v.excess_ns) << " per step; why: " << v.reason << " (+" << Ms(v.reason_ns)
+          << " per step)";
+      const auto [wait, others] = others_wait[v.stage];
       if (others > 0) {
-        out << "; the other ranks wait " << Ms(others_wait / static_cast<double>(others))
-            << " per step on collectives (it waits " << Ms(v.communication_wait_ns) << ")";
+        out << "; the other ranks" << (staged ? " of its stage" : "") << " wait "
+            << Ms(wait / static_cast<double>(others)) << " per step on collectives (it waits "
+            << Ms(v.communication_wait_ns) << ")";
       }
       out << "\n";
     }
   }
+  if (staged) PrintSlowStages(result, out);
   if (result.slow_links.empty()) {
     out << "Slow links: none (no rank below 80% of its link type's median bandwidth)\n";
   } else {
@@ -86,7 +119,8 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
     }
   }
   if (result.divergent_steps.empty()) {
-    out << "Divergent steps: none (ranks' own time within 5% in every step)\n";
+    out << "Divergent steps: none (ranks' own time within 5% in every step"
+        << (staged ? " and pipeline stage" : "") << ")\n";
   } else {
     out << "Divergent steps (" << result.divergent_steps.size() << ", largest spread first):\n";
     for (size_t i = 0; i < result.divergent_steps.size() && i < kShown; ++i) {
@@ -95,8 +129,10 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
       const std::string step = d.step == analysis::cluster::kNoStep
                                    ? std::string("whole run (no steps)")
                                    : "step " + std::to_string(d.step);
-      std::snprintf(line, sizeof line, "  %s: rank %d %.3f ms vs rank %d %.3f ms (spread %.0f%%)\n",
-                    step.c_str(), d.slowest_rank, static_cast<double>(d.max_own_ns) / 1e6,
+      const std::string where = staged ? " (stage " + std::to_string(d.stage) + ")" : "";
+      std::snprintf(line, sizeof line,
+                    "  %s%s: rank %d %.3f ms vs rank %d %.3f ms (spread %.0f%%)\n", step.c_str(),
+                    where.c_str(), d.slowest_rank, static_cast<double>(d.max_own_ns) / 1e6,
                     d.fastest_rank, static_cast<double>(d.min_own_ns) / 1e6, d.spread * 100);
       out << line;
     }

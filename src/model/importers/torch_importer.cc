@@ -2,8 +2,10 @@
 // "cpu_op" slices (record_function ranges "user_annotation") with Kineto's argument
 // names (and "flops" with with_flops), forward operators link to their backward with "fwdbwd"
 // flows, Python frames and nn.Module ranges become "python_function" slices, allocator events
-// become "[memory]" instants plus "Total Allocated"/"Total Reserved" counters per device, and long
-// garbage collections become "gc" slices.
+// become "[memory]" instants plus "Total Allocated"/"Total Reserved" counters per device, long
+// garbage collections become "gc" slices, and torch.distributed calls on a sub-group become
+// "python_function" slices "torch.distributed (process group)" with Kineto's
+// "Process Group Name" argument (read by model/process_group_call.h).
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -25,7 +27,7 @@ class TorchImporter : public RecordImporter {
  public:
   bool Handles(uint8_t kind) const override {
     return kind >= format::ToKind(TorchKind::kOpBegin) &&
-           kind <= format::ToKind(TorchKind::kOpCompact);
+           kind <= format::ToKind(TorchKind::kProcessGroupEnd);
   }
 
   void Import(const format::RecordView& record, ImportContext& context) override {
@@ -90,6 +92,24 @@ class TorchImporter : public RecordImporter {
         stack.pop_back();
         break;
       }
+      case TorchKind::kProcessGroupBegin: {
+        const uint32_t args =
+            context.Args().String("Process Group Name", context.FileString(h.arg)).Commit();
+        const uint32_t slice = context.AddSlice(context.track(), h.ts, kOpenEnd, group_call_name_,
+                                                python_category_, args);
+        group_call_stacks_[context.thread()].push_back(slice);
+        break;
+      }
+      case TorchKind::kProcessGroupEnd: {
+        auto& stack = group_call_stacks_[context.thread()];
+        if (stack.empty()) {  // entered before the window opened
+          ++context.model().unmatched_ends;
+          break;
+        }
+        context.EndSlice(stack.back(), h.ts);
+        stack.pop_back();
+        break;
+      }
       case TorchKind::kMemory:
       case TorchKind::kOutOfMemory:
         Memory(record, context);
@@ -134,6 +154,7 @@ class TorchImporter : public RecordImporter {
     python_category_ = context.Intern("python_function");
     gc_category_ = context.Intern("gc");
     gc_name_ = context.Intern("GC");
+    group_call_name_ = context.Intern("torch.distributed (process group)");
     fwdbwd_ = context.Intern("fwdbwd");
     memory_name_ = context.Intern("[memory]");
     oom_name_ = context.Intern("[OutOfMemory]");
@@ -286,6 +307,8 @@ class TorchImporter : public RecordImporter {
   StringId bytes_unit_ = kNoString;
   std::unordered_map<uint32_t, uint32_t> open_ops_;  // low 32 bits of record id -> slice
   std::unordered_map<uint32_t, std::vector<Frame>> python_stacks_, module_stacks_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> group_call_stacks_;  // open slices
+  StringId group_call_name_ = kNoString;
   struct FlowLink {
     uint64_t ts;
     uint32_t slice;
