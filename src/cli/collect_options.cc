@@ -587,6 +587,7 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
       {"delay_s", c.delay_s},
       {"duration_s", c.duration_s},
       {"launch_realtime_ns", launch_realtime_ns},
+      {"launcher_pid", static_cast<int64_t>(getpid())},
       {"follow_children", c.follow_children},
       {"app", c.app},
       {"type", c.type},

@@ -29,6 +29,7 @@ void ApplyKnownKeys(const json& object, Options* options, std::string* current_k
   get("delay_s", &options->delay_s);
   get("duration_s", &options->duration_s);
   get("launch_realtime_ns", &options->launch_realtime_ns);
+  get("launcher_pid", &options->launcher_pid);
   get("follow_children", &options->follow_children);
   get("seq", &options->seq);
   if (options->buffer_mb == 0) options->buffer_mb = 1;

@@ -21,6 +21,7 @@ struct Options {
   double delay_s = 0;
   double duration_s = 0;
   uint64_t launch_realtime_ns = 0;
+  int64_t launcher_pid = 0;  // launch mode: the aiprof launcher, parent of the launched program
   bool follow_children = true;
   int64_t seq = -1;         // -1: next free sequence number in `output`
   std::string json = "{}";  // every key, as given, with parsed values normalised

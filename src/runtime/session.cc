@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 
 #include "runtime/domains.h"
@@ -89,6 +90,14 @@ bool CreateWindowFiles(SessionState& session, std::string* error) {
   return true;
 }
 
+// The launched program itself (the launcher's child, not replaced by an exec) keeps a
+// directory even when it recorded nothing: it says how the program ended, and the
+// launcher adds its exit status and the host resource data there.
+bool KeepsEmptyWindow(const Options& options, const char* reason) {
+  return options.mode == "launch" && options.launcher_pid > 0 &&
+         getppid() == static_cast<pid_t>(options.launcher_pid) && std::strcmp(reason, "exec") != 0;
+}
+
 // Opens a window; with `defer_files` its directory is created only once it has data.
 bool OpenWindowLocked(SessionState& session, const Options& options, bool defer_files,
                       std::string* error) {
@@ -138,12 +147,19 @@ bool OpenWindowLocked(SessionState& session, const Options& options, bool defer_
 }  // namespace
 
 bool StartWindowLocked(SessionState& session, const Options& options, std::string* error) {
-  return OpenWindowLocked(session, options, false, error);
+  // Under the launcher every process of the job loads the runtime, including the helpers a
+  // wrapper runs (env, a pyenv shim, the commands of a shell script) and each image an exec
+  // replaces: a directory each would bury the job's own. So a launch-mode window gets its
+  // directory once it has data (StopWindowLocked keeps the launched program's).
+  return OpenWindowLocked(session, options, options.mode == "launch", error);
 }
 
 bool CreateDeferredWindowFilesLocked(SessionState& session) {
   std::string error;
-  if (CreateWindowFiles(session, &error)) return true;
+  if (CreateWindowFiles(session, &error)) {
+    session.window.first_sync_pending = true;
+    return true;
+  }
   std::fprintf(stderr, "aiprof: process %d: %s; profiling disabled in this process\n", getpid(),
                error.c_str());
   session.window.files_deferred = false;
@@ -157,11 +173,20 @@ void StopWindowLocked(SessionState& session, const char* reason, int exit_status
   SetCollecting(false, false);
   Window& window = session.window;
   FlushLocked(session, true);
-  if (window.files_deferred) {
-    // A fork child's window that never had data: it leaves no directory behind.
+  if (window.files_deferred && !KeepsEmptyWindow(window.options, reason)) {
+    // A window that never had data (a fork child, a helper program, an image an exec
+    // replaced): it leaves no directory behind.
     session.open = false;
     session.stop_at_ns = 0;
     return;
+  }
+  if (window.files_deferred) {
+    if (!CreateDeferredWindowFilesLocked(session)) {
+      session.open = false;
+      session.stop_at_ns = 0;
+      return;
+    }
+    FlushLocked(session, true);
   }
   ClockSyncSample last = SampleClocks();
   double ticks_per_second = EstimateTicksPerSecond(window.first_sync, last);

@@ -31,8 +31,12 @@ struct Window {
   bool collection_start_emitted = false;
   ClockSyncSample first_sync{};
   uint64_t index = 0;
-  // A fork child's window before its first data: no directory, file or info.json yet.
+  // A window before its first data (launch mode, fork children): no directory, file or
+  // info.json yet.
   bool files_deferred = false;
+  // The window's files were created after it opened: its first flush also writes the clock
+  // sample taken at the opening, so the clock fit has the same two ends as for any window.
+  bool first_sync_pending = false;
 };
 
 struct SessionState {

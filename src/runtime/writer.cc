@@ -336,6 +336,12 @@ void FlushLocked(SessionState& session, bool final) {
   ClockSyncSample sync = SampleClocks();
   format::RecordBuffer process_records;
   format::ClockSample clock{sync.monotonic_raw_ns, sync.realtime_ns};
+  if (window.first_sync_pending) {
+    format::ClockSample opened{window.first_sync.monotonic_raw_ns, window.first_sync.realtime_ns};
+    process_records.AddWith(static_cast<uint8_t>(RecordKind::kClockSync), window.first_sync.ticks,
+                            0, 0, opened);
+    window.first_sync_pending = false;
+  }
   process_records.AddWith(static_cast<uint8_t>(RecordKind::kClockSync), sync.ticks, 0, 0, clock);
   for (const DomainName& domain : domains) {
     process_records.Add(static_cast<uint8_t>(RecordKind::kDomainName), sync.ticks, domain.id,

@@ -186,6 +186,31 @@ TEST_F(LaunchTest, EveryProcessGetsItsOwnProfDir) {
   }
 }
 
+// A launch through a wrapper (a shell script, env, a pyenv shim) runs helper programs and
+// replaces images by exec; those that record nothing leave no directory, so the job's own
+// are the only ones, and the host data joins the launched program's last image.
+TEST_F(LaunchTest, AWrappersHelperProgramsLeaveNoDirectories) {
+  auto result = Collect(
+      "--msproftx=on --host-sys=cpu --host-sys-usage-freq=50",
+      "/bin/sh -c '/bin/true; /bin/ls / >/dev/null; exec /usr/bin/env " + App() + " workers 2'");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto dirs = ReadProfDirs();
+  ASSERT_EQ(dirs.size(), 3u) << result.output;
+  size_t parents = 0, workers = 0;
+  for (const ProfDir& dir : dirs) {
+    const auto names = RangeNames(dir.runtime);
+    if (Count(names, "parent") == 1) {
+      ++parents;
+      EXPECT_TRUE(dir.has_host_sys) << dir.path;
+      nlohmann::json info = nlohmann::json::parse(std::ifstream(dir.path + "/info.json"));
+      EXPECT_EQ(info["exit_status"]["code"], 0) << info.dump(2);
+    }
+    workers += Count(names, "worker");
+  }
+  EXPECT_EQ(parents, 1u);
+  EXPECT_EQ(workers, 2u);
+}
+
 TEST_F(LaunchTest, FollowChildrenOffProfilesOnlyTheApp) {
   auto result = Collect("--msproftx=on --follow-children=off", App() + " workers 2");
   ASSERT_EQ(result.exit_code, 0) << result.output;

@@ -79,7 +79,10 @@ class LaunchModeTest(unittest.TestCase):
         output = os.path.join(self.tmp, "out")
         env = dict(self.env)
         env["LD_PRELOAD"] = os.path.join(BUILD_DIR, "lib", "libaiprof.so")
-        env["AIPROF_OPTIONS"] = '{"output": "%s", "mode": "launch", "task_time": "off"}' % output
+        # As the launcher sets it (this test process stands for the launcher): the launched
+        # program keeps its directory although it records nothing.
+        env["AIPROF_OPTIONS"] = ('{"output": "%s", "mode": "launch", "task_time": "off", '
+                                 '"launcher_pid": %d}' % (output, os.getpid()))
         data = self.run_job([sys.executable, self.script], env, output)
         self.assertEqual(data.operators()["name"], [])
 
