@@ -72,6 +72,9 @@ class UiApi {
   std::string Memory(int64_t pixels) const;
   std::string DataPreparation() const;
   std::string Overlap(const TimeWindow& window) const;
+  // The Communication view (communication_api.cc): every operation's time split, the wait per
+  // rank × step, the p2p matrix, and what is missing (no operations, one rank).
+  std::string Communication() const;
 
   // The advice rules (analysis/advice) over this run's AnalysisSet: advice.json's text, the
   // same as `aiprof export` writes (advice_api.cc). Computed once.

@@ -337,6 +337,9 @@ void UiServer::AddRoutes() {
   http.Get("/api/overlap", Guarded([this](const httplib::Request& req, httplib::Response& res) {
              SendJson(res, api_.Overlap(WindowParams(req, api_)));
            }));
+  http.Get("/api/communication", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.Communication());
+           }));
   http.Get("/api/advice", Guarded([this](const httplib::Request&, httplib::Response& res) {
              SendJson(res, api_.Advice());
            }));

@@ -1,16 +1,20 @@
-// ui_e2e_fixture <parent dir> [--gemm-us=N]: writes a PROF_* directory for the web UI's end-to-end
-// test with what examples/train cannot record here: PyTorch operators with allocator events and
-// CUDA kernels launched from them. The records are written as the runtime and its torch and CUDA
-// sources write them (the raw format, via the tests' RawProcessWriter); the kernels stand in for a
-// GPU this machine does not have, so this is a test double of the CUDA source's output, not of
-// aiprof's own code: the parser, analyses, exporters and server all run as in production. Prints
-// the directory's path.
+// ui_e2e_fixture <parent dir> [--gemm-us=N | --cluster]: writes a PROF_* directory for the web UI's
+// end-to-end test with what examples/train cannot record here: PyTorch operators with allocator
+// events and CUDA kernels launched from them. The records are written as the runtime and its torch
+// and CUDA sources write them (the raw format, via the tests' RawProcessWriter); the kernels stand
+// in for a GPU this machine does not have, so this is a test double of the CUDA source's output,
+// not of aiprof's own code: the parser, analyses, exporters and server all run as in production.
+// Prints the directory's path.
 //
 // One process (pid 5151), torch thread 11, CUPTI thread 12. Steps 1-3, 1 ms each; in each:
 // aten::linear ⊃ aten::addmm (allocates (step + 1) × 4 KiB, launches gemm_kernel: N + 10 × step
 // µs, N = 200 unless --gemm-us says otherwise, at most 440, so that two runs can be compared),
 // then aten::relu (allocates 1 KiB, launches relu_kernel); both blocks are freed at the step's
 // end.
+//
+// --cluster instead writes a 4-rank gloo job (tests/support/cluster_data_builder.h, the
+// cluster tests' writer): one PROF_* per rank, 3 steps, each ending in an allreduce that rank 2
+// (slower by 200 µs per step) makes the others wait for. Prints the parent directory.
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -19,6 +23,7 @@
 
 #include "format/records_cuda.h"
 #include "format/records_torch.h"
+#include "support/cluster_data_builder.h"
 #include "support/raw_data_builder.h"
 
 namespace {
@@ -142,12 +147,23 @@ class FixtureWriter {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[2]) == "--cluster") {
+    testing::ClusterDataSpec spec;
+    spec.ranks = 4;
+    spec.steps = 3;
+    spec.ops_per_step = 4;
+    spec.slow_rank = 2;
+    spec.slow_extra_ns = 200'000;
+    testing::WriteClusterData(argv[1], spec);
+    std::cout << argv[1] << "\n";
+    return 0;
+  }
   uint64_t gemm_us = 200;
   if (argc == 3 && std::string_view(argv[2]).starts_with("--gemm-us=")) {
     gemm_us = std::strtoull(argv[2] + 10, nullptr, 10);
   }
   if (argc < 2 || argc > 3 || (argc == 3 && (gemm_us == 0 || gemm_us > 440))) {
-    std::cerr << "usage: ui_e2e_fixture <parent dir> [--gemm-us=1..440]\n";
+    std::cerr << "usage: ui_e2e_fixture <parent dir> [--gemm-us=1..440 | --cluster]\n";
     return 2;
   }
   namespace fs = std::filesystem;

@@ -11,12 +11,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "dynamic/temp_dir.h"
 #include "model/parser.h"
+#include "support/cluster_data_builder.h"
 #include "support/golden_data.h"
 
 namespace aiprof::server {
@@ -87,7 +89,8 @@ TEST_F(UiServerTest, BindsLoopbackByDefaultWithARandomToken) {
 }
 
 TEST_F(UiServerTest, EveryRequestNeedsTheToken) {
-  for (const char* path : {"/", "/app.js", "/api/run", "/api/slices?tracks=0"}) {
+  for (const char* path :
+       {"/", "/app.js", "/api/run", "/api/slices?tracks=0", "/api/communication"}) {
     httplib::Result res = Client().Get(path);
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 403) << path;
@@ -256,6 +259,56 @@ TEST_F(UiServerTest, AdviceIsTheExportsAdviceJsonAndCompareSaysWhatItNeeds) {
   const nlohmann::json compare = GetJson("/api/compare");
   ASSERT_TRUE(compare["missing"].is_string());
   EXPECT_NE(compare["missing"].get<std::string>().find("--compare"), std::string::npos);
+}
+
+TEST_F(UiServerTest, CommunicationSaysWhatIsMissingWithoutCollectives) {
+  const nlohmann::json communication = GetJson("/api/communication");
+  ASSERT_TRUE(communication["missing"].is_string());
+  EXPECT_EQ(communication["ops"].size(), api_->Analyses().communication_analysis.ops.size());
+}
+
+// Four ranks' PROF_* directories make one model: every rank's allreduce, its wait from the
+// peers (the cluster writer's known figures), the wait per rank and step.
+TEST_F(UiServerTest, CommunicationOfFourRanksHasTheWaitOfEveryRankAndStep) {
+  testing::ClusterDataSpec spec;
+  spec.ranks = 4;
+  spec.steps = 3;
+  spec.ops_per_step = 4;
+  spec.slow_rank = 2;
+  spec.slow_extra_ns = 200'000;
+  const std::string parent = dir_.path() + "/cluster";
+  const testing::ClusterDataTruth truth = testing::WriteClusterData(parent, spec);
+  std::string error;
+  std::vector<std::string> files;
+  const std::vector<std::string> prof_dirs = model::FindProfDirs(parent, &error);
+  ASSERT_EQ(prof_dirs.size(), 4u) << error;
+  for (const std::string& prof : prof_dirs) {
+    for (const std::string& file : model::ListRawFiles(prof)) files.push_back(file);
+  }
+  UiApi api(model::ParseFiles(files), prof_dirs);
+  const nlohmann::json c = nlohmann::json::parse(api.Communication());
+  EXPECT_TRUE(c["missing"].is_null()) << c["missing"];
+  EXPECT_EQ(c["wait_note"], "");
+  EXPECT_EQ(c["ranks"], nlohmann::json({0, 1, 2, 3}));
+  ASSERT_EQ(c["ops"].size(), 12u);
+  ASSERT_EQ(c["heatmap"].size(), 12u);
+  std::set<int64_t> steps = c["steps"].get<std::set<int64_t>>();
+  ASSERT_EQ(steps.size(), 3u);
+  for (const auto& op : c["ops"]) {
+    const int rank = op[4].get<int>();
+    const size_t step = static_cast<size_t>(std::distance(steps.begin(), steps.find(op[5])));
+    ASSERT_LT(step, 3u);
+    EXPECT_EQ(op[2], "collective");
+    EXPECT_EQ(op[7], truth.allreduce_elapse_ns[rank][step]) << op;
+    EXPECT_EQ(op[9], truth.allreduce_wait_ns[rank][step]) << op;
+    EXPECT_EQ(op[8].get<int64_t>() + op[9].get<int64_t>(), op[7].get<int64_t>()) << op;
+    EXPECT_EQ(op[16], "peers");
+  }
+  for (const auto& cell : c["heatmap"]) {
+    const size_t step = static_cast<size_t>(std::distance(steps.begin(), steps.find(cell[1])));
+    EXPECT_EQ(cell[2], truth.allreduce_wait_ns[cell[0].get<int>()][step]) << cell;
+  }
+  EXPECT_TRUE(c["matrix"].empty());  // an allreduce has no src → dst link
 }
 
 // A run compared with itself: every name is there on both sides, nothing changed.

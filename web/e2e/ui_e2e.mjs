@@ -4,7 +4,9 @@
 // that the timeline zooms, pans and finds a slice by name, and (on ui_e2e_fixture's run, which
 // has operators, allocations and kernels) that the Operators, Kernels and Memory tables equal
 // op_statistic and operator_memory_top, the Advice view advice.json's findings, and the
-// Compare view (`--compare`) the top regression `aiprof compare` finds. Screenshots land in
+// Compare view (`--compare`) the top regression `aiprof compare` finds; on a 4-rank gloo job
+// (ui_e2e_fixture --cluster) the Communication view equals each rank's communication.json and
+// draws the rank × step heatmap. Screenshots land in
 // <build>/web-e2e/ (test artifacts).
 //   node e2e/ui_e2e.mjs <build dir>
 import { spawn, spawnSync } from "node:child_process";
@@ -154,6 +156,65 @@ async function checkTablesEqualCsvs(page) {
   }
 }
 
+// Communication: four ranks' PROF_* directories (the cluster tests' writer) opened as one run.
+// Every operation the table shows must carry the times and ratio of its rank's
+// communication.json (`aiprof export` of the same directories), and the heatmap must be drawn.
+async function checkCommunication(page) {
+  const parent = join(work, "cluster");
+  run(join(build, "bin/ui_e2e_fixture"), [parent, "--cluster"]);
+  run(aiprof, ["export", `--output=${parent}`]);
+  const { child, url } = await startUi(parent);
+  try {
+    await page.goto(`${url}#communication`);
+    await page.reload();
+    await page.waitForSelector('#view[data-view="communication"][data-ready="1"]', { timeout: 30000 });
+    await page.screenshot({ path: join(artifacts, "communication-fixture.png"), fullPage: true });
+    check("communication: nothing missing with four ranks", !(await page.$("#communication-missing")));
+    // Rows as {header title: cell text}, the headers without their sort arrow.
+    const shown = await page.$$eval("#communication-ops tr", (rows) => {
+      const titles = [...rows[0].querySelectorAll("th")].map((th) => th.textContent.replace(/ [▼▲]$/, ""));
+      return rows.slice(1).map((r) => Object.fromEntries([...r.querySelectorAll("td")].map((td, i) => [titles[i], td.textContent])));
+    });
+    const columns = ["Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)", "Wait Time Ratio"];
+    const mismatches = [];
+    let compared = 0;
+    let waiting = 0;
+    for (const prof of readdirSync(parent).filter((d) => d.startsWith("PROF_"))) {
+      const rank = String(Number(prof.match(/RANK(\d+)$/)[1]));
+      const json = JSON.parse(readFileSync(findExport(join(parent, prof), /^communication\.json$/), "utf8"));
+      for (const [stepKey, kinds] of Object.entries(json)) {
+        const step = stepKey === "step" ? "—" : stepKey.slice(4);
+        for (const ops of Object.values(kinds)) {
+          for (const [key, op] of Object.entries(ops)) {
+            if (key === "Total Op Info") continue;
+            const [name, group] = key.split("@");
+            const time = op["Communication Time Info"];
+            const row = shown.find((r) => r.Operation === name && r.Group === group && r.Rank === rank && r.Step === step);
+            compared++;
+            if (time["Wait Time(ms)"] > 0) waiting++;
+            if (!row || columns.some((c) => Number(row[c]) !== time[c])) mismatches.push({ rank, key, row, time });
+          }
+        }
+      }
+    }
+    check("communication: one row per communication.json operation", compared > 0 && shown.length === compared, `${shown.length} vs ${compared}`);
+    check("communication: the slow rank makes the others wait", waiting > 0, `${waiting} ops wait`);
+    check("communication table equals communication.json", mismatches.length === 0, JSON.stringify(mismatches.slice(0, 2)));
+    const heat = await page.evaluate(() => {
+      const canvas = document.getElementById("communication-heatmap");
+      const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+      let coloured = 0;
+      for (let i = 0; i < pixels.length; i += 4) if (pixels[i + 3] > 0 && pixels[i + 1] < 200) coloured++;
+      return { cells: Number(canvas.dataset.cells), coloured };
+    });
+    check("communication heatmap: a cell per rank and step, drawn", heat.cells === 12 && heat.coloured > 0, JSON.stringify(heat));
+    check("communication: the legend is shown", !!(await page.$("#communication-legend")));
+    check("communication: no p2p, the matrix says so", !!(await page.$("#communication-matrix-missing")));
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
 async function main() {
   const out = join(work, "run");
   run(aiprof, [
@@ -251,7 +312,12 @@ async function main() {
       check("the found slice is selected", selected >= 0);
     }
     await page.screenshot({ path: join(artifacts, "timeline-search.png") });
+    await page.goto(`${url}#communication`);
+    await page.reload();
+    await page.waitForSelector('#view[data-ready="1"]');
+    check("communication on one process says what is missing", !!(await page.$("#communication-missing")));
     await checkTablesEqualCsvs(page);
+    await checkCommunication(page);
     check("no console errors overall", errors.length === 0, errors.join(" | "));
   } finally {
     await browser.close();

@@ -1,0 +1,205 @@
+// Communication / cluster: every collective and send/recv with its wait vs transit (the
+// numbers of communication.json), the communication wait per rank × step as a heatmap, and
+// the point-to-point matrix (communication_matrix.json's links). Says what is missing when
+// the run has no communication or one rank only.
+import { getJson } from "../api";
+import { el, formatNs } from "../format";
+
+// [name, group, kind, type, rank, step, start, elapse, transit, wait, synchronization, idle,
+//  wait ratio, bytes (-1 unknown), bandwidth GB/s, transport, wait source]; times in ns.
+type OpRow = [string, string, string, string, number, number, number, number, number, number, number, number, number, number, number, string, string];
+// [name, group, step, src, dst, transport, bytes, transit ns, bandwidth GB/s]
+type MatrixRow = [string, string, number, number, number, string, number, number, number];
+
+interface CommunicationData {
+  missing: string | null;
+  wait_note: string;
+  ops: OpRow[];
+  ranks: number[];
+  steps: number[];
+  heatmap: [number, number, number, number][];  // rank, step, wait ns, elapse ns
+  matrix: MatrixRow[];
+}
+
+// communication.json's units: ms for times (ns / 1e6, exact with 6 decimals), MB for sizes.
+const ms = (ns: number) => (ns / 1e6).toFixed(6);
+const mb = (bytes: number) => (bytes < 0 ? "—" : String(bytes / 1e6));
+const stepName = (step: number) => (step < 0 ? "—" : String(step));
+
+interface Column<Row> {
+  title: string;
+  numeric: boolean;
+  value: (row: Row) => number | string;  // what the column sorts by
+  cell: (row: Row) => Node | string;
+}
+
+// A table sorted by a clicked column (again: the other direction), as the Operators table.
+function sortableTable<Row>(id: string, columns: Column<Row>[], rows: Row[], sortColumn: number, limit = 2000): HTMLElement {
+  const table = el("table", { class: "data", id });
+  let descending = true;
+  const draw = () => {
+    const value = columns[sortColumn].value;
+    const sorted = [...rows].sort((a, b) => {
+      const x = value(a);
+      const y = value(b);
+      const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+      return descending ? -order : order;
+    });
+    const header = el("tr");
+    columns.forEach((column, index) => {
+      const arrow = index === sortColumn ? (descending ? " ▼" : " ▲") : "";
+      const th = el("th", { class: column.numeric ? "num" : "" }, column.title + arrow);
+      th.addEventListener("click", () => {
+        descending = index === sortColumn ? !descending : column.numeric;
+        sortColumn = index;
+        draw();
+      });
+      header.append(th);
+    });
+    const body = sorted.slice(0, limit).map((row) =>
+      el("tr", {}, ...columns.map((column) => el("td", { class: column.numeric ? "num" : "" }, column.cell(row)))),
+    );
+    table.replaceChildren(header, ...body);
+  };
+  draw();
+  const wrap = el("div", { class: "table-wrap comm-table" }, table);
+  if (rows.length > limit) wrap.append(el("div", { class: "hint" }, `first ${limit} of ${rows.length} rows shown`));
+  return wrap;
+}
+
+function numberColumn<Row>(title: string, of: (row: Row) => number, text: (value: number) => string): Column<Row> {
+  return { title, numeric: true, value: of, cell: (row) => text(of(row)) };
+}
+
+// Wait then transit, as one bar scaled to the longest operation's elapse.
+function waitTransitBar(op: OpRow, longest: number): HTMLElement {
+  const scale = longest > 0 ? 160 / longest : 0;
+  return el("div", { class: "comm-bar", title: `wait ${formatNs(op[9])}, transit ${formatNs(op[8])}` },
+    el("span", { class: "comm-wait", style: `width:${(op[9] * scale).toFixed(1)}px` }),
+    el("span", { class: "comm-transit", style: `width:${(op[8] * scale).toFixed(1)}px` }),
+  );
+}
+
+function opsTable(ops: OpRow[]): HTMLElement {
+  const longest = Math.max(0, ...ops.map((op) => op[7]));
+  const columns: Column<OpRow>[] = [
+    { title: "Operation", numeric: false, value: (r) => r[0], cell: (r) => r[0] },
+    { title: "Group", numeric: false, value: (r) => r[1], cell: (r) => r[1] },
+    numberColumn("Rank", (r) => r[4], String),
+    numberColumn("Step", (r) => r[5], stepName),
+    { title: "Wait vs transit", numeric: false, value: (r) => r[9], cell: (r) => waitTransitBar(r, longest) },
+    numberColumn("Elapse Time(ms)", (r) => r[7], ms),
+    numberColumn("Transit Time(ms)", (r) => r[8], ms),
+    numberColumn("Wait Time(ms)", (r) => r[9], ms),
+    numberColumn("Synchronization Time(ms)", (r) => r[10], ms),
+    numberColumn("Idle Time(ms)", (r) => r[11], ms),
+    numberColumn("Wait Time Ratio", (r) => r[12], (v) => v.toFixed(4)),
+    numberColumn("Start (ms from run start)", (r) => r[6], ms),
+    numberColumn("Transit Size(MB)", (r) => r[13], mb),
+    numberColumn("Bandwidth(GB/s)", (r) => r[14], (v) => v.toFixed(4)),
+    { title: "Transport", numeric: false, value: (r) => r[15], cell: (r) => r[15] },
+    { title: "Kind", numeric: false, value: (r) => r[2], cell: (r) => r[2] },
+  ];
+  return sortableTable("communication-ops", columns, ops, 7);
+}
+
+function matrixTable(matrix: MatrixRow[]): HTMLElement {
+  const columns: Column<MatrixRow>[] = [
+    { title: "Op Name", numeric: false, value: (r) => r[0], cell: (r) => r[0] },
+    { title: "Group", numeric: false, value: (r) => r[1], cell: (r) => r[1] },
+    numberColumn("Step", (r) => r[2], stepName),
+    numberColumn("Src", (r) => r[3], String),
+    numberColumn("Dst", (r) => r[4], String),
+    { title: "Transport Type", numeric: false, value: (r) => r[5], cell: (r) => r[5] },
+    numberColumn("Transit Size(MB)", (r) => r[6], mb),
+    numberColumn("Transit Time(ms)", (r) => r[7], ms),
+    numberColumn("Bandwidth(GB/s)", (r) => r[8], (v) => v.toFixed(4)),
+  ];
+  return sortableTable("communication-matrix", columns, matrix, 8);
+}
+
+// White (no wait) to dark red (the largest wait of the run).
+function heatColor(fraction: number): string {
+  const f = Math.max(0, Math.min(1, fraction));
+  const channel = (from: number, to: number) => Math.round(from + (to - from) * f);
+  return `rgb(${channel(255, 165)},${channel(255, 15)},${channel(255, 21)})`;
+}
+
+function heatmap(data: CommunicationData): HTMLElement {
+  const cellW = Math.max(8, Math.min(48, Math.floor(1100 / Math.max(data.steps.length, 1))));
+  const cellH = Math.max(10, Math.min(28, Math.floor(420 / Math.max(data.ranks.length, 1))));
+  const left = 70;
+  const top = 18;
+  const canvas = el("canvas", { id: "communication-heatmap" });
+  const width = left + cellW * data.steps.length + 10;
+  const height = top + cellH * data.ranks.length + 4;
+  const ratio = window.devicePixelRatio || 1;
+  canvas.width = width * ratio;
+  canvas.height = height * ratio;
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext("2d")!;
+  ctx.scale(ratio, ratio);
+  const rowOf = new Map(data.ranks.map((rank, i) => [rank, i]));
+  const columnOf = new Map(data.steps.map((step, i) => [step, i]));
+  const maxWait = Math.max(0, ...data.heatmap.map((cell) => cell[2]));
+  const cells = new Map<string, [number, number, number, number]>();
+  ctx.font = "11px system-ui, sans-serif";
+  ctx.fillStyle = "#1d2330";
+  ctx.textBaseline = "middle";
+  data.ranks.forEach((rank, i) => ctx.fillText(`rank ${rank}`, 4, top + i * cellH + cellH / 2));
+  const labelEvery = Math.ceil(40 / cellW);
+  data.steps.forEach((step, i) => {
+    if (i % labelEvery === 0) ctx.fillText(stepName(step), left + i * cellW + 2, top / 2);
+  });
+  for (const cell of data.heatmap) {
+    const row = rowOf.get(cell[0])!;
+    const column = columnOf.get(cell[1])!;
+    cells.set(`${row},${column}`, cell);
+    ctx.fillStyle = heatColor(maxWait > 0 ? cell[2] / maxWait : 0);
+    ctx.fillRect(left + column * cellW, top + row * cellH, cellW - 1, cellH - 1);
+    ctx.strokeStyle = "#dde2ea";  // a cell without wait stays visible on the white page
+    ctx.strokeRect(left + column * cellW + 0.5, top + row * cellH + 0.5, cellW - 2, cellH - 2);
+  }
+  canvas.dataset.cells = String(cells.size);
+  canvas.addEventListener("mousemove", (event) => {
+    const column = Math.floor((event.offsetX - left) / cellW);
+    const row = Math.floor((event.offsetY - top) / cellH);
+    const cell = cells.get(`${row},${column}`);
+    canvas.title = cell
+      ? `rank ${cell[0]}, step ${stepName(cell[1])}: wait ${formatNs(cell[2])} of ${formatNs(cell[3])} in communication`
+      : "";
+  });
+  const legend = el("div", { class: "comm-legend", id: "communication-legend" },
+    el("span", {}, "wait 0"),
+    el("span", { class: "comm-scale", style: `background:linear-gradient(to right, ${heatColor(0)}, ${heatColor(1)})` }),
+    el("span", {}, formatNs(maxWait)),
+  );
+  return el("div", { class: "chart" }, el("div", { class: "hint" }, "Communication wait per rank (rows) and step (columns): the operations' summed wait; hover a cell for its value"), canvas, legend);
+}
+
+export async function renderCommunication(root: HTMLElement): Promise<void> {
+  const data = await getJson<CommunicationData>("/api/communication");
+  root.append(el("h2", {}, "Communication / cluster"));
+  if (data.missing) root.append(el("div", { class: "missing", id: "communication-missing" }, data.missing));
+  if (!data.ops.length) return;
+  if (data.wait_note) root.append(el("div", { class: "hint", id: "communication-wait-note" }, data.wait_note));
+  const wait = data.ops.reduce((sum, op) => sum + op[9], 0);
+  const transit = data.ops.reduce((sum, op) => sum + op[8], 0);
+  root.append(
+    el("div", { class: "cards", id: "communication-summary" },
+      el("div", { class: "card" }, el("div", { class: "label" }, "ranks"), el("div", { class: "value" }, String(data.ranks.length))),
+      el("div", { class: "card" }, el("div", { class: "label" }, "operations"), el("div", { class: "value" }, String(data.ops.length))),
+      el("div", { class: "card" }, el("div", { class: "label" }, "wait"), el("div", { class: "value" }, formatNs(wait))),
+      el("div", { class: "card" }, el("div", { class: "label" }, "transit"), el("div", { class: "value" }, formatNs(transit))),
+    ),
+    el("h2", {}, "Wait per rank × step"),
+    heatmap(data),
+    el("h2", {}, "Operations (communication.json)"),
+    el("div", { class: "hint" }, "Wait vs transit: ", el("span", { class: "comm-wait comm-key" }), " wait ", el("span", { class: "comm-transit comm-key" }), " transit, scaled to the longest operation"),
+    opsTable(data.ops),
+    el("h2", {}, "Communication matrix (communication_matrix.json)"),
+  );
+  if (data.matrix.length) root.append(matrixTable(data.matrix));
+  else root.append(el("div", { class: "hint", id: "communication-matrix-missing" }, "No point-to-point transfers with a known peer: the matrix lists send/recv links (src → dst); collectives have none."));
+}
