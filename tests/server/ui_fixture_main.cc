@@ -1,10 +1,10 @@
-// ui_e2e_fixture <parent dir> [--gemm-us=N | --cluster]: writes a PROF_* directory for the web UI's
-// end-to-end test with what examples/train cannot record here: PyTorch operators with allocator
-// events and CUDA kernels launched from them. The records are written as the runtime and its torch
-// and CUDA sources write them (the raw format, via the tests' RawProcessWriter); the kernels stand
-// in for a GPU this machine does not have, so this is a test double of the CUDA source's output,
-// not of aiprof's own code: the parser, analyses, exporters and server all run as in production.
-// Prints the directory's path.
+// ui_e2e_fixture <parent dir> [--gemm-us=N | --cluster | --p2p]: writes a PROF_* directory for the
+// web UI's end-to-end test with what examples/train cannot record here: PyTorch operators with
+// allocator events and CUDA kernels launched from them. The records are written as the runtime and
+// its torch and CUDA sources write them (the raw format, via the tests' RawProcessWriter); the
+// kernels stand in for a GPU this machine does not have, so this is a test double of the CUDA
+// source's output, not of aiprof's own code: the parser, analyses, exporters and server all run as
+// in production. Prints the directory's path.
 //
 // One process (pid 5151), torch thread 11, CUPTI thread 12. Steps 1-3, 1 ms each; in each:
 // aten::linear ⊃ aten::addmm (allocates (step + 1) × 4 KiB, launches gemm_kernel: N + 10 × step
@@ -15,9 +15,15 @@
 // --cluster instead writes a 4-rank gloo job (tests/support/cluster_data_builder.h, the
 // cluster tests' writer): one PROF_* per rank, 3 steps, each ending in an allreduce that rank 2
 // (slower by 200 µs per step) makes the others wait for. Prints the parent directory.
+// --p2p writes a 2-rank gloo job with point-to-point transfers: per step (1-3) rank 1 posts a
+// gloo:recv 10 µs into the step, rank 0 computes (aten::mm, 20 × step µs) and then sends
+// (gloo:send); both end 30 µs after the send starts. The ranges are the backend ranges the
+// runtime records (mstx push/pop), in one PROF_* per rank as the cluster writer lays them out.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -144,6 +150,42 @@ class FixtureWriter {
   int64_t reserved_ = 0;
 };
 
+// One rank of the --p2p job: its PROF_* directory, info.json and raw data.
+void WriteP2pRank(const std::filesystem::path& parent, int rank) {
+  namespace fs = std::filesystem;
+  const uint32_t pid = 2000 + static_cast<uint32_t>(rank);
+  const fs::path prof = parent / ("PROF_00000" + std::to_string(rank + 1) +
+                                  "_20260101000000000_P2PRANK" + std::to_string(rank));
+  fs::create_directories(prof / "host" / "data");
+  nlohmann::json metadata = nlohmann::json::parse(
+      testing::MetadataJson(pid, "node0", false, 0, rank, kRealtimeOffset + kBase, 0));
+  metadata["world_size"] = 2;
+  metadata["local_rank"] = rank;
+  metadata["local_world_size"] = 2;
+  const std::string file = "aiprof." + std::to_string(pid) + ".data";
+  testing::RawProcessWriter w((prof / "host" / "data" / file).string(), pid, metadata.dump());
+  constexpr uint32_t kTid = 100;
+  w.ClockSync(kBase, kBase, kRealtimeOffset + kBase);
+  for (uint32_t step = 1; step <= 3; ++step) {
+    const uint64_t begin = kBase + step * 1'000'000;
+    const uint64_t send = begin + 10'000 + step * 20'000;
+    w.StepBegin(kTid, begin, step);
+    if (rank == 0) {
+      w.Push(kTid, begin + 10'000, "aten::mm");
+      w.Pop(kTid, send - 1'000);
+      w.Push(kTid, send, "gloo:send");
+    } else {
+      w.Push(kTid, begin + 10'000, "gloo:recv");
+    }
+    w.Pop(kTid, send + 30'000);
+    w.StepEnd(kTid, begin + 500'000, step);
+  }
+  w.ClockSync(kBase + 5'000'000, kBase + 5'000'000, kRealtimeOffset + kBase + 5'000'000);
+  w.Close();
+  metadata["data_files"] = {"host/data/" + file};
+  std::ofstream(prof / "info.json") << metadata.dump(2) << "\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,12 +200,17 @@ int main(int argc, char** argv) {
     std::cout << argv[1] << "\n";
     return 0;
   }
+  if (argc == 3 && std::string_view(argv[2]) == "--p2p") {
+    for (int rank = 0; rank < 2; ++rank) WriteP2pRank(argv[1], rank);
+    std::cout << argv[1] << "\n";
+    return 0;
+  }
   uint64_t gemm_us = 200;
   if (argc == 3 && std::string_view(argv[2]).starts_with("--gemm-us=")) {
     gemm_us = std::strtoull(argv[2] + 10, nullptr, 10);
   }
   if (argc < 2 || argc > 3 || (argc == 3 && (gemm_us == 0 || gemm_us > 440))) {
-    std::cerr << "usage: ui_e2e_fixture <parent dir> [--gemm-us=1..440 | --cluster]\n";
+    std::cerr << "usage: ui_e2e_fixture <parent dir> [--gemm-us=1..440 | --cluster | --p2p]\n";
     return 2;
   }
   namespace fs = std::filesystem;

@@ -311,6 +311,31 @@ TEST_F(UiServerTest, CommunicationOfFourRanksHasTheWaitOfEveryRankAndStep) {
   EXPECT_TRUE(c["matrix"].empty());  // an allreduce has no src → dst link
 }
 
+// One rank's directory alone: its operations are listed, and the answer says that the wait
+// needs the other ranks (the analysis leaves it unmeasured).
+TEST_F(UiServerTest, CommunicationOfOneRankSaysTheWaitNeedsThePeers) {
+  testing::ClusterDataSpec spec;
+  spec.ranks = 2;
+  spec.steps = 2;
+  spec.ops_per_step = 2;
+  const std::string parent = dir_.path() + "/cluster";
+  testing::WriteClusterData(parent, spec);
+  std::string error;
+  const std::vector<std::string> prof_dirs = model::FindProfDirs(parent, &error);
+  ASSERT_EQ(prof_dirs.size(), 2u) << error;
+  UiApi api(model::ParseProfDir(prof_dirs.front()), {prof_dirs.front()});
+  const nlohmann::json c = nlohmann::json::parse(api.Communication());
+  ASSERT_TRUE(c["missing"].is_string());
+  EXPECT_NE(c["missing"].get<std::string>().find("One rank only"), std::string::npos);
+  EXPECT_FALSE(c["wait_note"].get<std::string>().empty());
+  ASSERT_EQ(c["ops"].size(), 2u);
+  for (const auto& op : c["ops"]) {
+    EXPECT_EQ(op[9], 0) << op;
+    EXPECT_EQ(op[8], op[7]) << op;  // transit = elapse when the wait is not measured
+    EXPECT_EQ(op[16], "not measured");
+  }
+}
+
 // A run compared with itself: every name is there on both sides, nothing changed.
 TEST_F(UiServerTest, ComparisonWithABaseRunListsEveryNameUnchanged) {
   const std::string base = testing::WriteGoldenProfDir(dir_.path() + "/base");

@@ -6,7 +6,8 @@
 // op_statistic and operator_memory_top, the Advice view advice.json's findings, and the
 // Compare view (`--compare`) the top regression `aiprof compare` finds; on a 4-rank gloo job
 // (ui_e2e_fixture --cluster) the Communication view equals each rank's communication.json and
-// draws the rank × step heatmap. Screenshots land in
+// draws the rank × step heatmap, and on a 2-rank send/recv job (--p2p) the matrix equals
+// communication_matrix.json. Screenshots land in
 // <build>/web-e2e/ (test artifacts).
 //   node e2e/ui_e2e.mjs <build dir>
 import { spawn, spawnSync } from "node:child_process";
@@ -212,6 +213,48 @@ async function checkCommunication(page) {
     check("communication: no p2p, the matrix says so", !!(await page.$("#communication-matrix-missing")));
   } finally {
     child.kill("SIGTERM");
+  }
+
+  // The matrix: a 2-rank job with send/recv (ui_e2e_fixture --p2p). Every link of each rank's
+  // communication_matrix.json (the per-operation selections; "-total" sums them) is a row.
+  const pair = join(work, "p2p");
+  run(join(build, "bin/ui_e2e_fixture"), [pair, "--p2p"]);
+  run(aiprof, ["export", `--output=${pair}`]);
+  const p2p = await startUi(pair);
+  try {
+    await page.goto(`${p2p.url}#communication`);
+    await page.reload();
+    await page.waitForSelector('#view[data-view="communication"][data-ready="1"]', { timeout: 30000 });
+    await page.screenshot({ path: join(artifacts, "communication-p2p-fixture.png"), fullPage: true });
+    const rows = await page.$$eval("#communication-matrix tr", (trs) => {
+      const titles = [...trs[0].querySelectorAll("th")].map((th) => th.textContent.replace(/ [▼▲]$/, ""));
+      return trs.slice(1).map((r) => Object.fromEntries([...r.querySelectorAll("td")].map((td, i) => [titles[i], td.textContent])));
+    });
+    const mismatches = [];
+    let links = 0;
+    for (const prof of readdirSync(pair).filter((d) => d.startsWith("PROF_"))) {
+      const json = JSON.parse(readFileSync(findExport(join(pair, prof), /^communication_matrix\.json$/), "utf8"));
+      for (const [stepKey, kinds] of Object.entries(json)) {
+        for (const selections of Object.values(kinds)) {
+          for (const [selection, byLink] of Object.entries(selections)) {
+            if (/-total@/.test(selection)) continue;
+            const group = selection.split("@")[1];
+            for (const [link, entry] of Object.entries(byLink)) {
+              const [src, dst] = link.split("-");
+              links++;
+              const row = rows.find((r) => r["Op Name"] === entry["Op Name"] && r.Group === group && r.Src === src && r.Dst === dst && r.Step === stepKey.slice(4));
+              const same = row && row["Transport Type"] === entry["Transport Type"] && Number(row["Transit Time(ms)"]) === entry["Transit Time(ms)"] &&
+                Number(row["Transit Size(MB)"]) === entry["Transit Size(MB)"] && Math.abs(Number(row["Bandwidth(GB/s)"]) - entry["Bandwidth(GB/s)"]) < 5e-5;
+              if (!same) mismatches.push({ prof, selection, link, entry, row });
+            }
+          }
+        }
+      }
+    }
+    check("communication matrix: rows for send/recv", rows.length === 6 && links > 0, `${rows.length} rows, ${links} links`);
+    check("communication matrix equals communication_matrix.json", mismatches.length === 0, JSON.stringify(mismatches.slice(0, 2)));
+  } finally {
+    p2p.child.kill("SIGTERM");
   }
 }
 
