@@ -16,10 +16,11 @@
 // The same operation on another rank is the n-th collective of the same group (every rank
 // of a group issues its collectives in the same order), or the n-th send/recv between the
 // same two ranks. The group is the process group the data names (model::CommOp's
-// process_group, recorded around torch.distributed calls on a sub-group), else the world. It needs the peers' data: a model with one rank only (one PROF_*
-// exported alone) gets WaitSource::kNotMeasured (Wait 0, Transit = Elapse, said so in the
-// files); DerivePeerWait runs the same derivation over several ranks' operations (the
-// cluster merge calls it on per-rank results).
+// process_group, recorded around torch.distributed calls on a sub-group), else the world. It needs
+// the peers' data: a model with one rank only (one PROF_* exported alone) gets
+// WaitSource::kNotMeasured (Wait 0, Transit = Elapse, said so in the files); DerivePeerWait runs
+// the same derivation over several ranks' operations (the cluster merge calls it on per-rank
+// results).
 //
 // Size and bandwidth: the operation's message size (model::CommOp::bytes, nccl-tests'
 // convention), Bandwidth(GB/s) = Transit Size(MB) / Transit Time(ms). Transport (link

@@ -173,15 +173,10 @@ void StopWindowLocked(SessionState& session, const char* reason, int exit_status
   SetCollecting(false, false);
   Window& window = session.window;
   FlushLocked(session, true);
-  if (window.files_deferred && !KeepsEmptyWindow(window.options, reason)) {
-    // A window that never had data (a fork child, a helper program, an image an exec
-    // replaced): it leaves no directory behind.
-    session.open = false;
-    session.stop_at_ns = 0;
-    return;
-  }
   if (window.files_deferred) {
-    if (!CreateDeferredWindowFilesLocked(session)) {
+    // A window that never had data (a fork child, a helper program, an image an exec
+    // replaced) leaves no directory behind; the launched program's gets one now.
+    if (!KeepsEmptyWindow(window.options, reason) || !CreateDeferredWindowFilesLocked(session)) {
       session.open = false;
       session.stop_at_ns = 0;
       return;
