@@ -34,6 +34,16 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+// A summary card: a label over its value, flagged when `warn`.
+export function card(label: string, value: string, warn = false): HTMLElement {
+  return el(
+    "div",
+    { class: warn ? "card warn" : "card" },
+    el("div", { class: "label" }, label),
+    el("div", { class: "value" }, value),
+  );
+}
+
 // A stable colour per name, by its hue (0-359): the same slice name keeps its colour across
 // zooms, and the timeline groups its slices by hue.
 export function hueOf(name: string): number {
@@ -45,13 +55,13 @@ export function hueOf(name: string): number {
   return (hash >>> 0) % 360;
 }
 
+// hsl(hue 55% 62%) as #rrggbb: a canvas parses a hex colour several times faster than an
+// hsl() one (thousands of fillStyle changes per timeline frame), so the timeline builds its
+// palette of all 360 hues once with this.
 export function colorOfHue(hue: number): string {
-  return (hexOfHue[hue] ??= hslToHex(hue, 0.55, 0.62));
+  return hslToHex(hue, 0.55, 0.62);
 }
 
-// hsl(hue 55% 62%) as #rrggbb, computed once per hue: a canvas parses a hex colour several
-// times faster than an hsl() one (thousands of fillStyle changes per timeline frame).
-const hexOfHue: string[] = [];
 function hslToHex(hue: number, s: number, l: number): string {
   const a = s * Math.min(l, 1 - l);
   const channel = (n: number) => {

@@ -3,7 +3,8 @@
 // the point-to-point matrix (communication_matrix.json's links). Says what is missing when
 // the run has no communication or one rank only.
 import { getJson } from "../api";
-import { el, formatNs } from "../format";
+import { card, el, formatNs } from "../format";
+import { Column, numberColumn, SHOWN_ROWS, sortable } from "./sortable_table";
 
 // [name, group, kind, type, rank, step, start, elapse, transit, wait, synchronization, idle,
 //  wait ratio, bytes (-1 unknown), bandwidth GB/s, transport, wait source]; times in ns.
@@ -26,49 +27,13 @@ const ms = (ns: number) => (ns / 1e6).toFixed(6);
 const mb = (bytes: number) => (bytes < 0 ? "—" : String(bytes / 1e6));
 const stepName = (step: number) => (step < 0 ? "—" : String(step));
 
-interface Column<Row> {
-  title: string;
-  numeric: boolean;
-  value: (row: Row) => number | string;  // what the column sorts by
-  cell: (row: Row) => Node | string;
-}
-
-// A table sorted by a clicked column (again: the other direction), as the Operators table.
-function sortableTable<Row>(id: string, columns: Column<Row>[], rows: Row[], sortColumn: number, limit = 2000): HTMLElement {
+// The table, drawn once sorted descending by `sortColumn`, in its scrolling box.
+function sortableTable<Row>(id: string, columns: Column<Row>[], rows: Row[], sortColumn: number): HTMLElement {
   const table = el("table", { class: "data", id });
-  let descending = true;
-  const draw = () => {
-    const value = columns[sortColumn].value;
-    const sorted = [...rows].sort((a, b) => {
-      const x = value(a);
-      const y = value(b);
-      const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
-      return descending ? -order : order;
-    });
-    const header = el("tr");
-    columns.forEach((column, index) => {
-      const arrow = index === sortColumn ? (descending ? " ▼" : " ▲") : "";
-      const th = el("th", { class: column.numeric ? "num" : "" }, column.title + arrow);
-      th.addEventListener("click", () => {
-        descending = index === sortColumn ? !descending : column.numeric;
-        sortColumn = index;
-        draw();
-      });
-      header.append(th);
-    });
-    const body = sorted.slice(0, limit).map((row) =>
-      el("tr", {}, ...columns.map((column) => el("td", { class: column.numeric ? "num" : "" }, column.cell(row)))),
-    );
-    table.replaceChildren(header, ...body);
-  };
-  draw();
+  sortable<Row>(table, sortColumn)(columns, rows);
   const wrap = el("div", { class: "table-wrap comm-table" }, table);
-  if (rows.length > limit) wrap.append(el("div", { class: "hint" }, `first ${limit} of ${rows.length} rows shown`));
+  if (rows.length > SHOWN_ROWS) wrap.append(el("div", { class: "hint" }, `first ${SHOWN_ROWS} of ${rows.length} rows shown`));
   return wrap;
-}
-
-function numberColumn<Row>(title: string, of: (row: Row) => number, text: (value: number) => string): Column<Row> {
-  return { title, numeric: true, value: of, cell: (row) => text(of(row)) };
 }
 
 // Wait then transit, as one bar scaled to the longest operation's elapse.
@@ -188,10 +153,10 @@ export async function renderCommunication(root: HTMLElement): Promise<void> {
   const transit = data.ops.reduce((sum, op) => sum + op[8], 0);
   root.append(
     el("div", { class: "cards", id: "communication-summary" },
-      el("div", { class: "card" }, el("div", { class: "label" }, "ranks"), el("div", { class: "value" }, String(data.ranks.length))),
-      el("div", { class: "card" }, el("div", { class: "label" }, "operations"), el("div", { class: "value" }, String(data.ops.length))),
-      el("div", { class: "card" }, el("div", { class: "label" }, "wait"), el("div", { class: "value" }, formatNs(wait))),
-      el("div", { class: "card" }, el("div", { class: "label" }, "transit"), el("div", { class: "value" }, formatNs(transit))),
+      card("ranks", String(data.ranks.length)),
+      card("operations", String(data.ops.length)),
+      card("wait", formatNs(wait)),
+      card("transit", formatNs(transit)),
     ),
     el("h2", {}, "Wait per rank × step"),
     heatmap(data),

@@ -2,17 +2,8 @@
 // per-step table, top operators and kernels.
 import uPlot from "uplot";
 import { analysis, getJson, run, TableData } from "../api";
-import { el, formatBytes, formatNs, micros } from "../format";
+import { card, el, formatBytes, formatNs, micros } from "../format";
 import { advice, findingCard } from "./advice";
-
-function card(label: string, value: string, warn = false): HTMLElement {
-  return el(
-    "div",
-    { class: warn ? "card warn" : "card" },
-    el("div", { class: "label" }, label),
-    el("div", { class: "value" }, value),
-  );
-}
 
 function commandOf(metadata: Record<string, unknown> | null): string {
   const cmdline = metadata?.["cmdline"];

@@ -2,6 +2,9 @@
 // any column, filterable by name, core type and step.
 import { getJson, run, TableData } from "../api";
 import { el, micros } from "../format";
+import { Column, SHOWN_ROWS, sortable } from "./sortable_table";
+
+type Row = TableData["rows"][number];
 
 const timeColumns = new Set([4, 5, 6, 7]);  // ns in the API, µs (3 decimals) as in the CSV
 
@@ -28,8 +31,14 @@ export async function renderTable(root: HTMLElement, name: "operators" | "kernel
   root.append(el("div", { class: "toolbar" }, filter, coreType, step, count));
   const table = el("table", { class: "data", id: `${name}-table` });
   root.append(el("div", { class: "table-wrap" }, table));
-  let sortColumn = 4;
-  let descending = true;
+  const drawTable = sortable<Row>(table, 4);
+  const columnsOf = (titles: string[]): Column<Row>[] =>
+    titles.map((title, column) => ({
+      title,
+      numeric: column >= 3,
+      value: (row) => row[column],
+      cell: (row) => cellText(row[column], column),
+    }));
 
   function fillCoreTypes(): void {
     const types = [...new Set(data.rows.map((r) => String(r[2])))].sort();
@@ -43,27 +52,8 @@ export async function renderTable(root: HTMLElement, name: "operators" | "kernel
     const rows = data.rows.filter(
       (r) => String(r[1]).toLowerCase().includes(text) && (!coreType.value || r[2] === coreType.value),
     );
-    rows.sort((a, b) => {
-      const x = a[sortColumn];
-      const y = b[sortColumn];
-      const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
-      return descending ? -order : order;
-    });
-    const header = el("tr");
-    data.columns.forEach((title, column) => {
-      const th = el("th", { class: column >= 3 ? "num" : "" }, title + (column === sortColumn ? (descending ? " ▼" : " ▲") : ""));
-      th.addEventListener("click", () => {
-        descending = column === sortColumn ? !descending : column >= 3;
-        sortColumn = column;
-        draw();
-      });
-      header.append(th);
-    });
-    const body = rows.slice(0, 2000).map((row) =>
-      el("tr", {}, ...row.map((value, column) => el("td", { class: column >= 3 ? "num" : "" }, cellText(value, column)))),
-    );
-    table.replaceChildren(header, ...body);
-    count.textContent = `${rows.length} of ${data.rows.length} rows${rows.length > 2000 ? " (first 2000 shown)" : ""}`;
+    drawTable(columnsOf(data.columns), rows);
+    count.textContent = `${rows.length} of ${data.rows.length} rows${rows.length > SHOWN_ROWS ? ` (first ${SHOWN_ROWS} shown)` : ""}`;
   }
 
   filter.addEventListener("input", draw);

@@ -117,8 +117,11 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   const xOf = (t: number) => LABEL_W + (t - v0) / nsPerPx();
   const tOf = (x: number) => v0 + (x - LABEL_W) * nsPerPx();
 
+  // Whether a lane is within the scrolled view (widened by `margin` px above and below).
+  const onScreen = (l: Lane, margin = 0) => l.y + l.h >= scrollY - margin && l.y <= scrollY + height - RULER_H + margin;
+
   function visibleLanes(margin = 0): Lane[] {
-    return lanes.filter((l) => l.y + l.h >= scrollY - margin && l.y <= scrollY + height - RULER_H + margin);
+    return lanes.filter((l) => onScreen(l, margin));
   }
 
   function needsFetch(): boolean {
@@ -210,7 +213,6 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   // Scratch of draw(), kept between frames: the slice rectangles and the markers' x/y.
   const rects = new FrameRects();
   const markers: number[] = [];
-  const onScreen = (l: Lane) => l.y + l.h >= scrollY && l.y <= scrollY + height - RULER_H;
 
   function drawLaneFrame(lane: Lane, y: number): void {
     if (lane.kind === "process") {
