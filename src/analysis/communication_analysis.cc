@@ -1,6 +1,7 @@
 #include "analysis/communication_analysis.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -213,6 +214,10 @@ std::string_view TransportTypeName(TransportType type) {
       break;
   }
   return "UNKNOWN";
+}
+
+double RoundedRatio(double ratio) {
+  return std::round(ratio * 1e4) / 1e4;
 }
 
 std::string_view WaitSourceName(WaitSource source) {

@@ -54,6 +54,10 @@ std::string_view TransportTypeName(TransportType type);
 enum class WaitSource : uint8_t { kPeers, kNotMeasured };
 std::string_view WaitSourceName(WaitSource source);  // "peers", "not measured"
 
+// A ratio rounded to four places, as msprof writes them (communication.json, the database,
+// the UI's Communication view).
+double RoundedRatio(double ratio);
+
 // msprof's "Communication Time Info" of one operation or a sum of operations (ns).
 struct CommTimeInfo {
   int64_t start_ns = 0;  // "Start Timestamp(us)": the first start

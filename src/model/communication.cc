@@ -216,6 +216,7 @@ void SetProcessGroup(CommOp& op, std::string_view name, const RankIdentity& iden
     if (group.name != name) continue;
     op.group_ranks = group.ranks;
     op.group_size = static_cast<int32_t>(group.ranks.size());
+    return;
   }
 }
 

@@ -7,9 +7,11 @@ namespace aiprof::model {
 
 ProcessGroupCallReader::ProcessGroupCallReader(const Model& m) : model_(m) {
   const StringId key = m.strings.Find("Process Group Name");
-  if (key == StringPool::kMissing) return;
+  const StringId name = m.strings.Find("torch.distributed (process group)");
+  if (key == StringPool::kMissing || name == StringPool::kMissing) return;
   const SliceTable& s = m.slices;
   for (uint32_t row = 0; row < s.size(); ++row) {
+    if (s.name[row] != name) continue;
     for (uint32_t i = m.args.set_begin[s.args[row]]; i < m.args.set_begin[s.args[row] + 1]; ++i) {
       if (m.args.key[i] != key || m.args.type[i] != ArgType::kString) continue;
       calls_.push_back({m.ProcessOfThread(m.ThreadOfSlice(row)), s.ts[row], s.end[row],

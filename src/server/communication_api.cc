@@ -3,7 +3,6 @@
 // communication_matrix.json): every operation's time split, the communication wait per rank
 // and step (the heatmap), the point-to-point matrix, and what is missing when the run has no
 // communication or one rank only.
-#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -14,21 +13,13 @@
 namespace aiprof::server {
 namespace {
 
-// communication.json rounds the ratios to four places (msprof's rounding); the view shows
-// the file's figure.
-double RoundedRatio(double value) {
-  return std::round(value * 1e4) / 1e4;
-}
-
-std::string MissingText(const analysis::CommunicationAnalysis& c) {
+std::string MissingText(const analysis::CommunicationAnalysis& c, size_t ranks) {
   if (c.ops.empty()) {
     return "No communication operations in this run: the view needs collectives or "
            "send/recv (gloo/NCCL/MPI/UCC backend ranges, NCCL kernels or NCCL NVTX ranges), "
            "recorded on every rank of a distributed job.";
   }
-  std::set<int32_t> ranks;
-  for (const analysis::CommOpTiming& op : c.ops) ranks.insert(op.rank);
-  if (ranks.size() < 2) {
+  if (ranks < 2) {
     return "One rank only: the wait (and so wait vs transit and the heatmap across ranks) "
            "needs every rank's operations; open the directory holding all the ranks' PROF_* "
            "directories (aiprof ui <parent dir>).";
@@ -40,8 +31,19 @@ std::string MissingText(const analysis::CommunicationAnalysis& c) {
 
 std::string UiApi::Communication() const {
   const analysis::CommunicationAnalysis& c = Analyses().communication_analysis;
+  // The heatmap: per rank and step, the operations' summed wait and elapse (ns).
+  std::map<std::pair<int32_t, int64_t>, std::pair<int64_t, int64_t>> cells;
+  std::set<int32_t> ranks;
+  std::set<int64_t> steps;
+  for (const analysis::CommOpTiming& op : c.ops) {
+    auto& cell = cells[{op.rank, op.step}];
+    cell.first += op.time.wait_ns;
+    cell.second += op.time.elapse_ns;
+    ranks.insert(op.rank);
+    steps.insert(op.step);
+  }
   std::string out = "{\"missing\":";
-  const std::string missing = MissingText(c);
+  const std::string missing = MissingText(c, ranks.size());
   if (missing.empty()) {
     out += "null";
   } else {
@@ -69,7 +71,7 @@ std::string UiApi::Communication() const {
            std::to_string(op.time.elapse_ns) + ',' + std::to_string(op.time.transit_ns) + ',' +
            std::to_string(op.time.wait_ns) + ',' + std::to_string(op.time.synchronization_ns) +
            ',' + std::to_string(op.time.idle_ns) + ',';
-    AppendJsonNumber(out, RoundedRatio(op.time.wait_ratio()));
+    AppendJsonNumber(out, analysis::RoundedRatio(op.time.wait_ratio()));
     out += ',' + std::to_string(op.bytes) + ',';
     AppendJsonNumber(out, op.bandwidth().bandwidth_gbps());
     out += ',';
@@ -77,17 +79,6 @@ std::string UiApi::Communication() const {
     out += ',';
     AppendJsonString(out, analysis::WaitSourceName(op.wait_source));
     out += ']';
-  }
-  // The heatmap: per rank and step, the operations' summed wait and elapse (ns).
-  std::map<std::pair<int32_t, int64_t>, std::pair<int64_t, int64_t>> cells;
-  std::set<int32_t> ranks;
-  std::set<int64_t> steps;
-  for (const analysis::CommOpTiming& op : c.ops) {
-    auto& cell = cells[{op.rank, op.step}];
-    cell.first += op.time.wait_ns;
-    cell.second += op.time.elapse_ns;
-    ranks.insert(op.rank);
-    steps.insert(op.step);
   }
   out += "],\"ranks\":[";
   for (auto it = ranks.begin(); it != ranks.end(); ++it) {

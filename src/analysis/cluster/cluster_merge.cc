@@ -29,15 +29,6 @@ double Quantile(const std::vector<int64_t>& sorted, double q) {
          static_cast<double>(sorted[high]) * fraction;
 }
 
-std::string RankSet(const std::vector<int32_t>& ranks) {
-  std::string text = "(";
-  for (size_t i = 0; i < ranks.size(); ++i) {
-    if (i > 0) text += ", ";
-    text += std::to_string(ranks[i]);
-  }
-  return text + ")";
-}
-
 // Rank rows by step, within a step by rank (summaries are by rank). Written straight into
 // the result: a 1,024-rank job has half a million rows.
 void BuildRankRows(const std::vector<RankSummary>& summaries, ClusterResult& result) {

@@ -84,14 +84,17 @@ std::map<int32_t, std::vector<int32_t>> PipelinesFromPeers(
 
 }  // namespace
 
+std::string RankSet(const std::vector<int32_t>& ranks) {
+  std::string text = "(";
+  for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
+  return text + ")";
+}
+
 std::string ParallelLayout::Describe() const {
   if (!known) return "";
-  std::string text = std::to_string(pipeline_stages) + " pipeline stage(s) (from " + source + "):";
+  std::string text = std::to_string(stages.size()) + " pipeline stage(s) (from " + source + "):";
   for (size_t s = 0; s < stages.size(); ++s) {
-    text += " stage " + std::to_string(s) + " = (";
-    for (size_t i = 0; i < stages[s].size(); ++i)
-      text += (i ? ", " : "") + std::to_string(stages[s][i]);
-    text += ")";
+    text += " stage " + std::to_string(s) + " = " + RankSet(stages[s]);
     if (s + 1 < stages.size()) text += ";";
   }
   return text;
@@ -167,7 +170,6 @@ ParallelLayout DeriveParallelLayout(const std::vector<RankSummary>& summaries,
     }
   }
   layout.known = true;
-  layout.pipeline_stages = static_cast<int32_t>(stage_ranks.size());
   for (const auto& [stage, ranks] : stage_ranks)
     layout.stages.emplace_back(ranks.begin(), ranks.end());
   return layout;

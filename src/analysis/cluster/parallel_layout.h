@@ -41,14 +41,16 @@ struct ParallelPosition {
 
 struct ParallelLayout {
   bool known = false;
-  std::string source;  // "group names" or "p2p peers"; "" when unknown
-  int32_t pipeline_stages = 0;
+  std::string source;                             // "group names" or "p2p peers"; "" when unknown
   std::map<int32_t, ParallelPosition> positions;  // by rank; every rank when known
   // The ranks of each stage (ascending), by stage.
   std::vector<std::vector<int32_t>> stages;
 
   std::string Describe() const;  // one line for the summary; "" when unknown
 };
+
+// "(0, 1, 2, 3)": msprof-analyze's spelling of a set of ranks.
+std::string RankSet(const std::vector<int32_t>& ranks);
 
 // `summaries` by rank; `p2p_links` the (src, dst) of transfers whose two ends are known.
 ParallelLayout DeriveParallelLayout(const std::vector<RankSummary>& summaries,

@@ -1,7 +1,6 @@
 #include "export/analysis/communication_files.h"
 
 #include <algorithm>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -25,10 +24,6 @@ double Ms(int64_t ns) {
 }
 double Us(int64_t ns) {
   return static_cast<double>(ns) / 1e3;
-}
-// msprof rounds ratios to four places.
-double Ratio(double value) {
-  return std::round(value * 1e4) / 1e4;
 }
 
 std::string StepKey(int64_t step) {
@@ -54,8 +49,8 @@ Json TimeJson(const CommTimeInfo& t, std::string_view wait_source) {
               {"Wait Time(ms)", Ms(t.wait_ns)},
               {"Synchronization Time(ms)", Ms(t.synchronization_ns)},
               {"Idle Time(ms)", Ms(t.idle_ns)},
-              {"Wait Time Ratio", Ratio(t.wait_ratio())},
-              {"Synchronization Time Ratio", Ratio(t.synchronization_ratio())},
+              {"Wait Time Ratio", analysis::RoundedRatio(t.wait_ratio())},
+              {"Synchronization Time Ratio", analysis::RoundedRatio(t.synchronization_ratio())},
               {"Wait Time Source", wait_source}};
 }
 
@@ -70,7 +65,7 @@ Json BandwidthJson(const std::map<analysis::TransportType, CommBandwidthInfo>& b
         {"Transit Time(ms)", Ms(info.transit_ns)},
         {"Transit Size(MB)", info.size_mb()},
         {"Bandwidth(GB/s)", info.bandwidth_gbps()},
-        {"Large Packet Ratio", Ratio(info.large_packet_ratio())},
+        {"Large Packet Ratio", analysis::RoundedRatio(info.large_packet_ratio())},
         {"Size Distribution", sizes}};
   }
   return bandwidth;
@@ -320,8 +315,8 @@ bool WriteCommunicationTables(sqlite3* db, const analysis::CommunicationAnalysis
              .Real(Ms(t.wait_ns))
              .Real(Ms(t.synchronization_ns))
              .Real(Ms(t.idle_ns))
-             .Real(Ratio(t.synchronization_ratio()))
-             .Real(Ratio(t.wait_ratio()))
+             .Real(analysis::RoundedRatio(t.synchronization_ratio()))
+             .Real(analysis::RoundedRatio(t.wait_ratio()))
              .Text(StepKey(op.step))
              .Text(TableType(op.kind))
              .Int(op.rank)
@@ -335,7 +330,7 @@ bool WriteCommunicationTables(sqlite3* db, const analysis::CommunicationAnalysis
                      .Real(info.size_mb())
                      .Real(info.transit_ms())
                      .Real(info.bandwidth_gbps())
-                     .Real(Ratio(info.large_packet_ratio()))
+                     .Real(analysis::RoundedRatio(info.large_packet_ratio()))
                      .Real(static_cast<double>(bytes) / 1e6)
                      .Int(static_cast<int64_t>(entry.first))
                      .Real(Ms(entry.second))

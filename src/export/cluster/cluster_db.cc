@@ -16,6 +16,7 @@ namespace {
 
 using analysis::CommOpTiming;
 using analysis::cluster::ClusterResult;
+using analysis::cluster::RankSet;
 
 // One table's prepared INSERT, bound column by column straight from the result: no row
 // objects in between (a 1,024-rank job has a million rows).
@@ -190,13 +191,6 @@ bool MatrixTable(Database& db, const ClusterResult& result) {
                       insert.Text(model::CommOpTypeName(e.type)).Row();
                     }
                   });
-}
-
-// "(0, 1, 2, 3)": msprof-analyze's spelling of a set of ranks.
-std::string RankSet(const std::vector<int32_t>& ranks) {
-  std::string text = "(";
-  for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
-  return text + ")";
 }
 
 bool InfoTables(Database& db, const ClusterResult& result) {

@@ -19,6 +19,7 @@ using analysis::CommMatrixEntry;
 using analysis::CommOpTiming;
 using analysis::cluster::ClusterResult;
 using analysis::cluster::ClusterStepRow;
+using analysis::cluster::RankSet;
 using ordered_json = nlohmann::ordered_json;
 
 // Fixed decimals keep the files identical however the ranks were split.
@@ -28,12 +29,6 @@ double Round(double value, int decimals) {
 }
 double Ms(int64_t ns) {
   return Round(static_cast<double>(ns) / 1e6, 6);
-}
-
-std::string RankSet(const std::vector<int32_t>& ranks) {
-  std::string text = "(";
-  for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
-  return text + ")";
 }
 
 // The group key of the JSON files: the group's ranks, as msprof-analyze names groups.
@@ -293,7 +288,7 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
     ordered_json stages = ordered_json::array();
     for (const std::vector<int32_t>& stage : result.layout.stages) stages.push_back(stage);
     json["parallel_layout"] = {{"source", result.layout.source},
-                               {"pipeline_stages", result.layout.pipeline_stages},
+                               {"pipeline_stages", result.layout.stages.size()},
                                {"stages", std::move(stages)}};
   }
   ordered_json ranks = ordered_json::array();

@@ -33,10 +33,9 @@ void PrintSlowStages(const analysis::cluster::ClusterResult& result, std::ostrea
   out << "Slow stages (own time per step of the stage's slowest rank, against the median "
          "stage):\n";
   for (const auto* v : slow) {
-    out << "  stage " << v->stage << " (";
-    for (size_t i = 0; i < v->ranks.size(); ++i) out << (i ? ", " : "") << v->ranks[i];
-    out << "): +" << Ms(v->excess_ns) << " per step; why: " << v->reason << " (+"
-        << Ms(v->reason_ns) << " per step)\n";
+    out << "  stage " << v->stage << " " << analysis::cluster::RankSet(v->ranks) << ": +"
+        << Ms(v->excess_ns) << " per step; why: " << v->reason << " (+" << Ms(v->reason_ns)
+        << " per step)\n";
   }
 }
 

@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
+
 namespace aiprof::analysis::cluster {
 namespace {
 
@@ -48,7 +51,7 @@ TEST(ParallelLayoutTest, NamedGroupsGiveEveryIndex) {
         DeriveParallelLayout(MegatronRanks(names[0], names[1], names[2]), {});
     ASSERT_TRUE(layout.known) << names[0];
     EXPECT_EQ(layout.source, "group names");
-    EXPECT_EQ(layout.pipeline_stages, 2);
+    EXPECT_EQ(layout.stages.size(), 2u);
     EXPECT_EQ(layout.stages, (std::vector<std::vector<int32_t>>{{0, 1, 2, 3}, {4, 5, 6, 7}}));
     // msprof-analyze's ParallelStrategyCalculator for the same sizes.
     const int32_t expected[8][3] = {{0, 0, 0}, {0, 0, 1}, {1, 0, 0}, {1, 0, 1},
@@ -127,7 +130,7 @@ TEST(ParallelLayoutTest, NamingSomeKindsMakesTheOthersSizeOne) {
   }
   const ParallelLayout layout = DeriveParallelLayout(summaries, {});
   ASSERT_TRUE(layout.known);
-  EXPECT_EQ(layout.pipeline_stages, 1);
+  EXPECT_EQ(layout.stages.size(), 1u);
   EXPECT_EQ(layout.positions.at(1).dp_index, 1);
   EXPECT_EQ(layout.positions.at(1).pp_index, 0);
   EXPECT_EQ(layout.positions.at(1).tp_index, 0);

@@ -37,7 +37,6 @@ ParallelLayout TwoStages() {
   ParallelLayout layout;
   layout.known = true;
   layout.source = "p2p peers";
-  layout.pipeline_stages = 2;
   layout.stages = {{0, 1}, {2, 3}};
   for (int32_t rank = 0; rank < 4; ++rank) layout.positions[rank] = {rank % 2, rank / 2, 0};
   return layout;
