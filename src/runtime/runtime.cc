@@ -13,13 +13,13 @@
 extern "C" {
 __attribute__((visibility("default"))) volatile int aiprof_collecting = 0;
 __attribute__((visibility("default"))) volatile int aiprof_markers_active = 0;
+__attribute__((visibility("default"))) __thread aiprof_thread_buffer* aiprof_current_buffer
+    __attribute__((tls_model("initial-exec"))) = nullptr;
 }
 
 namespace aiprof::runtime {
 
 std::atomic<uint64_t> g_ignored_marker_calls{0};
-
-__thread ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
 
@@ -34,7 +34,7 @@ pthread_key_t g_thread_exit_key;
 // Marks the thread's slot exited; the writer drains what is left and frees the slot.
 void OnThreadExit(void* state_pointer) {
   auto* state = static_cast<ThreadState*>(state_pointer);
-  if (t_thread_state == state) t_thread_state = nullptr;
+  if (aiprof_current_buffer == state) aiprof_current_buffer = nullptr;
   prctl(PR_GET_NAME, state->name_at_exit, 0, 0, 0);
   state->status.store(kSlotExited, std::memory_order_release);
 }
@@ -117,11 +117,13 @@ ThreadState* ThreadRegistry::Register(BlockPool& pool) {
     if (block == kNoBlock) {
       state->block_data = nullptr;
       state->block_meta = nullptr;
+      state->committed = nullptr;
       state->position = kBlockBytes;
       state->chain_head.store(kNoBlock, std::memory_order_relaxed);
     } else {
       state->block_data = pool.Data(block);
       state->block_meta = &pool.Meta(block);
+      state->committed = CommittedWord(state->block_meta);
       state->position = 0;
       state->chain_head.store(block, std::memory_order_relaxed);
     }
@@ -152,7 +154,7 @@ ThreadState* RegisterCurrentThread() {
   if (!runtime.buffers_ready.load(std::memory_order_acquire)) return nullptr;
   ThreadState* state = runtime.threads.Register(runtime.pool);
   if (state == nullptr) return nullptr;
-  t_thread_state = state;
+  aiprof_current_buffer = state;
   pthread_setspecific(g_thread_exit_key, state);
   return state;
 }
@@ -181,6 +183,7 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
   state->block = block;
   state->block_data = runtime.pool.Data(block);
   state->block_meta = meta;
+  state->committed = CommittedWord(meta);
   state->position = 0;
   if (runtime.pool.Low() || runtime.pool.GrowthDue()) PokeWriter();
   return state->block_data;

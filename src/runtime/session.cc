@@ -333,7 +333,7 @@ void ChildAfterFork() {
   // Only this thread exists now: the writer thread and every other producer are gone.
   session.writer_running = false;
   session.writer_exit.store(false);
-  t_thread_state = nullptr;
+  aiprof_current_buffer = nullptr;
   if (runtime.buffers_ready.load(std::memory_order_acquire)) {
     runtime.threads.ResetAfterFork();
     runtime.pool.ResetAfterFork();

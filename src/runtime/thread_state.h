@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "aiprof/plugin.h"
 #include "runtime/block_pool.h"
 
 namespace aiprof::runtime {
@@ -28,11 +29,13 @@ struct InternCacheEntry {
 
 enum ThreadStatus : uint32_t { kSlotFree = 0, kSlotClaimed = 1, kSlotActive = 2, kSlotExited = 3 };
 
-struct alignas(64) ThreadState {
+// The inherited aiprof_thread_buffer (block_data, committed, position) is the record
+// cursor that plugins also advance inline (aiprof_emit_inline in plugin.h). position is
+// kBlockBytes when there is no block, so the next record goes slow; committed points at the
+// current block's BlockMeta::committed.
+struct alignas(64) ThreadState : aiprof_thread_buffer {
   // Owned by the thread.
-  uint8_t* block_data;
   BlockMeta* block_meta;
-  uint32_t position;  // kBlockBytes when there is no block, so the next record goes slow
   int32_t block;
   uint32_t tid;
   uint64_t next_range_id;
@@ -54,7 +57,14 @@ struct alignas(64) ThreadState {
   char reported_name[16];
 };
 
-extern __thread ThreadState* t_thread_state __attribute__((tls_model("initial-exec")));
+static_assert(kBlockBytes == AIPROF_BLOCK_BYTES);
+static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
+              std::atomic<uint32_t>::is_always_lock_free);
+
+// The current block's publication count as the plain word plugins store to atomically.
+inline uint32_t* CommittedWord(BlockMeta* meta) {
+  return meta == nullptr ? nullptr : reinterpret_cast<uint32_t*>(&meta->committed);
+}
 
 class ThreadRegistry {
  public:
@@ -83,8 +93,8 @@ inline void CountDrop(ThreadState* state, uint8_t kind) {
 }
 
 inline ThreadState* CurrentThread() {
-  ThreadState* state = t_thread_state;
-  if (__builtin_expect(state != nullptr, 1)) return state;
+  aiprof_thread_buffer* buffer = aiprof_current_buffer;
+  if (__builtin_expect(buffer != nullptr, 1)) return static_cast<ThreadState*>(buffer);
   return RegisterCurrentThread();
 }
 

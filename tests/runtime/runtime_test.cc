@@ -262,6 +262,65 @@ TEST(RuntimeTest, PluginRecordsAndForeignThreadAttribution) {
   EXPECT_EQ(ReadInfoJson(dir)["metadata"]["plugin_test"]["devices"], 2);
 }
 
+// aiprof_emit_inline is aiprof_emit without the call: records of either, interleaved on
+// several threads across many blocks, arrive in order, and each one is either read or
+// counted as dropped (a thread's first record and a full block take aiprof_emit). Outside
+// a window the inline path stores nothing.
+TEST(RuntimeTest, InlineEmitAndEmitShareTheThreadsBlocks) {
+  constexpr int kThreads = 3;
+  constexpr uint64_t kRecords = 20000;  // 2 or 3 words each: over 10 blocks per thread
+  constexpr uint8_t kKind = 91;
+  auto emit_all = [](uint64_t thread_index) {
+    for (uint64_t i = 0; i < kRecords; ++i) {
+      uint8_t record[48];
+      const uint32_t words = i % 5 == 0 ? 3 : 2;
+      format::RecordHeader header{aiprof_now(), kKind, static_cast<uint8_t>(words - 1), 0, 0};
+      format::ExtWord ext{i, thread_index};
+      std::memcpy(record, &header, 16);
+      std::memcpy(record + 16, &ext, 16);
+      std::memcpy(record + 32, &ext, 16);
+      if ((i + thread_index) % 3 == 0) {
+        aiprof_emit(record, words);
+      } else {
+        aiprof_emit_inline(record, words);
+      }
+    }
+  };
+  uint8_t outside[32] = {};
+  EXPECT_EQ(aiprof_emit_inline(outside, 2), 0);
+  std::string dir = RunWindow("inline", {{"flush_interval_ms", "5"}}, [&] {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) threads.emplace_back(emit_all, t);
+    for (auto& thread : threads) thread.join();
+  });
+  RawData data = LoadRawFile(RuntimeDataFile(dir));
+  ASSERT_TRUE(data.opened);
+  EXPECT_TRUE(data.report.clean()) << data.report.Summary();
+  std::map<uint64_t, uint64_t> read_by_thread;
+  std::map<uint64_t, uint64_t> next_at_least;
+  for (const Record& record : data.records) {
+    if (record.kind != kKind) continue;
+    ASSERT_FALSE(record.ext.empty());
+    const uint64_t thread_index = record.ext[0].hi;
+    const uint64_t sequence = record.ext[0].lo;
+    EXPECT_GE(sequence, next_at_least[thread_index]);
+    next_at_least[thread_index] = sequence + 1;
+    ++read_by_thread[thread_index];
+    EXPECT_EQ(record.ext.size(), sequence % 5 == 0 ? 2u : 1u);
+    if (record.ext.size() == 2) {
+      EXPECT_EQ(record.ext[1].lo, sequence);
+    }
+  }
+  ASSERT_EQ(read_by_thread.size(), static_cast<size_t>(kThreads));
+  uint64_t read = 0;
+  for (const auto& [thread_index, count] : read_by_thread) read += count;
+  uint64_t dropped = 0;
+  for (const auto& [key, count] : data.drops) {
+    if (key.second == kKind) dropped += count;
+  }
+  EXPECT_EQ(read + dropped, kThreads * kRecords);
+}
+
 TEST(RuntimeTest, NothingIsRecordedOutsideAWindowOrInExcludedDomains) {
   mstxMarkA("before any window", nullptr);
   std::string dir = RunWindow("filters", {{"mstx_domain_exclude", "[\"noisy\"]"}}, [&] {

@@ -483,7 +483,7 @@ inline void EmitOperator(OpRecord& record, uint64_t end) {
     if (__builtin_expect(format::TorchDurationFitsCompact(duration), 1)) {
       StoreWord(&record.compact, record.compact.ids,
                 format::TorchOpCompactTiming(record.compact, duration));
-      aiprof_emit(&record, 2);
+      aiprof_emit_inline(&record, 2);
       return;
     }
     ExpandCompact(record);
@@ -491,7 +491,7 @@ inline void EmitOperator(OpRecord& record, uint64_t end) {
   uint64_t threads;
   std::memcpy(&threads, &record.full.end.forward_thread_id, sizeof(threads));
   StoreWord(&record.full.end, end, threads);
-  aiprof_emit(&record, 1u + record.header.ext_words);
+  aiprof_emit_inline(&record, 1u + record.header.ext_words);
 }
 
 // An operator without a record id was not recorded (its start callback found no window
