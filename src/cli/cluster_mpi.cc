@@ -1,6 +1,8 @@
 #include "cli/cluster_mpi.h"
 
 #include <dlfcn.h>
+#include <sched.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -104,6 +106,25 @@ bool Unpack(std::string_view packed, std::vector<analysis::cluster::RankSummary>
   return true;
 }
 
+// mpirun binds each process to its own core when there are no more processes than cores
+// (OpenMPI's default), which keeps the parse threads of the processes sharing a host from
+// migrating onto each other. After the gather the other processes are done parsing, and
+// process 0 merges and writes with two threads (the text files, and cluster.db beside them),
+// which a single core would run one after the other. So process 0 takes the CPUs of its
+// launcher (mpirun, orted or slurmstepd: the job's CPUs on this host) as well. Returns how
+// many CPUs it may use now, or 0 when that did not change.
+int TakeTheLaunchersCpus() {
+  cpu_set_t mine, launcher;
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0 ||
+      sched_getaffinity(getppid(), sizeof launcher, &launcher) != 0) {
+    return 0;
+  }
+  cpu_set_t both;
+  CPU_OR(&both, &mine, &launcher);
+  if (CPU_EQUAL(&both, &mine) || sched_setaffinity(0, sizeof both, &both) != 0) return 0;
+  return CPU_COUNT(&both);
+}
+
 }  // namespace
 
 int MpiProcessesFromEnvironment() {
@@ -166,6 +187,10 @@ int RunClusterMpi(const ClusterRequest& request, std::ostream& out, std::ostream
     return kExitFailure;
   }
   if (me != 0) return kExitOk;
+  if (const int cpus = TakeTheLaunchersCpus(); cpus > 0) {
+    out << "aiprof cluster: process 0 merges and writes on " << cpus
+        << " CPU(s) (the launcher's; each process parsed on the core mpirun bound it to)\n";
+  }
   // MPI is being finalized on the session's thread meanwhile.
   std::vector<analysis::cluster::RankSummary> all;
   for (std::string_view part : parts) {

@@ -20,6 +20,12 @@ for n in 2 3; do
     "$aiprof" cluster -d "$work/data" -o "$work/mpi$n" --jobs=1 --no-cache >"$work/mpi$n.log"
   grep -q "$n MPI processes" "$work/mpi$n.log" || {
     echo "mpirun -n $n: not run as $n MPI processes:"; cat "$work/mpi$n.log"; exit 1; }
+  # With no more processes than cores mpirun binds each to one; process 0 then merges and
+  # writes on the launcher's CPUs (cluster_mpi.cc, TakeTheLaunchersCpus).
+  if ((n == 2 && $(nproc) >= 2)); then
+    grep -q "process 0 merges and writes on $(nproc) CPU(s)" "$work/mpi$n.log" || {
+      echo "mpirun -n 2: process 0 did not take the launcher's $(nproc) CPUs:"; cat "$work/mpi$n.log"; exit 1; }
+  fi
   for file in cluster_step_trace_time.csv cluster_communication.json \
               cluster_communication_matrix.json cluster_base_info.json; do
     cmp "$work/threads/cluster_analysis_output/$file" "$work/mpi$n/cluster_analysis_output/$file"
