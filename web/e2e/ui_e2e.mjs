@@ -1,10 +1,11 @@
 // End-to-end test of `aiprof ui` in headless Chromium (playwright-core driving Debian's
 // chromium): profiles the sample training job, starts the UI on it, opens every view,
 // checks that there are no console errors, that the numbers shown equal the exported CSVs',
-// that the timeline zooms, pans and finds a slice by name, and (on ui_e2e_fixture's run, which
-// has operators, allocations and kernels) that the Operators, Kernels and Memory tables equal
-// op_statistic and operator_memory_top, the Advice view advice.json's findings, and the
-// Compare view (`--compare`) the top regression `aiprof compare` finds; on a 4-rank gloo job
+// that the timeline zooms, pans and finds a slice by name, that its ruler's ticks print the
+// digits their step needs, and (on ui_e2e_fixture's run, which has operators, allocations and
+// kernels) that the Operators, Kernels and Memory tables equal op_statistic and
+// operator_memory_top, the Advice view advice.json's findings, and the Compare view
+// (`--compare`) the top regression `aiprof compare` finds; on a 4-rank gloo job
 // (ui_e2e_fixture --cluster) the Communication view equals each rank's communication.json and
 // draws the rank × step heatmap, and on a 2-rank send/recv job (--p2p) the matrix equals
 // communication_matrix.json. Screenshots land in <build>/web-e2e/ (test artifacts).
@@ -111,6 +112,21 @@ async function withCommunicationFixture(page, flag, shot, checks) {
   } finally {
     child.kill("SIGTERM");
   }
+}
+
+// Ruler labels "<value> <unit>" read well when there are at least two, in one unit with the
+// same decimals (two at most), one step apart, and that step is 1, 2 or 5 of the last decimal
+// printed (a coarser step would not need it), or whole seconds.
+function ticksReadWell(labels) {
+  const parsed = labels.map((label) => label.match(/^(\d+)(?:\.(\d+))? (ns|µs|ms|s)$/));
+  if (labels.length < 2 || parsed.some((m) => !m)) return false;
+  const decimals = parsed[0][2]?.length ?? 0;
+  const unit = parsed[0][3];
+  if (decimals > 2 || parsed.some((m) => m[3] !== unit || (m[2]?.length ?? 0) !== decimals)) return false;
+  const lastDigits = parsed.map((m) => Number(m[1] + (m[2] ?? "")));
+  const step = lastDigits[1] - lastDigits[0];
+  const even = lastDigits.every((v, i) => v - lastDigits[0] === i * step);
+  return even && ([1, 2, 5].includes(step) || (unit === "s" && decimals === 0 && step > 0));
 }
 
 // Operators, Kernels and Memory on a run that has them: examples/train records no framework
@@ -311,6 +327,18 @@ async function main() {
     await page.waitForSelector('#view[data-ready="1"]');
     const windowOf = () => page.evaluate(() => window.__aiprofTimeline.window());
     const [a0, a1] = await windowOf();
+    // The ruler's ticks print the digits their step needs, at full zoom-out and 50 µs deep into
+    // the run (where a unit chosen from each tick's value printed them all as one "x.xxx ms").
+    const ticks = await page.evaluate(([begin, end]) => {
+      const timeline = window.__aiprofTimeline;
+      const full = timeline.ticks;
+      timeline.setWindow((begin + end) / 2, (begin + end) / 2 + 50000);
+      const deep = timeline.ticks;
+      timeline.setWindow(begin, end);
+      return { full, deep };
+    }, [a0, a1]);
+    check("timeline ticks at full zoom-out print the digits their step needs", ticksReadWell(ticks.full), ticks.full.join(" | "));
+    check("timeline ticks at 50 µs print the digits their step needs", ticksReadWell(ticks.deep), ticks.deep.join(" | "));
     await page.click("#timeline-canvas", { position: { x: 700, y: 5 } });
     for (let i = 0; i < 5; i++) await page.keyboard.press("w");
     const [b0, b1] = await windowOf();
