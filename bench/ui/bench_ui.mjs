@@ -17,18 +17,11 @@
 //                              [--web-dir=DIR] [--dir=PATH] [--keep]
 // --web-dir serves another build of the front end (aiprof ui --web-dir): a before/after
 // comparison of two front ends on one server binary, back to back.
-import { spawn, spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { apiUrl, generate, openTimeline, option, quantile, startUi } from "./ui_session.mjs";
 
-const require = createRequire(new URL("../../web/package.json", import.meta.url));
-const { chromium } = require("playwright-core");
-
-const build = resolve(process.argv[2] ?? "build");
-const option = (name, fallback) =>
-  process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
 const events = Number(option("events", "10000000"));
 const baselineEvents = Number(option("baseline-events", "100000"));
 const dir = option("dir", join(tmpdir(), `aiprof_bench_ui_${process.pid}`));
@@ -36,37 +29,12 @@ const frameCount = Number(option("frames", "120"));
 const webDir = option("web-dir", "");
 const keep = process.argv.includes("--keep");
 
-const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(Math.floor(xs.length * q), xs.length - 1)];
 const rssKb = (pid, field) =>
   Number(readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`${field}:\\s+(\\d+)`))[1]);
 
-function generate(count, into) {
-  const made = spawnSync(join(build, "bin/bench_export"), [`--events=${count}`, `--dir=${into}`, "--generate-only"], { encoding: "utf8" });
-  if (made.status !== 0) throw new Error(`bench_export: ${made.stderr}`);
-  return made.stdout;
-}
-
-async function startUi(into) {
-  const child = spawn(join(build, "bin/aiprof"), ["ui", into, "--no-browser", "--port", "0", ...(webDir ? ["--web-dir", resolve(webDir)] : [])], { stdio: ["ignore", "pipe", "inherit"] });
-  const address = await new Promise((resolveUrl, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const match = out.match(/serving (http:\/\/\S+)/);
-      if (match) resolveUrl(match[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`aiprof ui exited ${code}`)));
-  });
-  return { child, address };
-}
-
 // A fresh browser each time, as a user's first page would have.
 async function firstFrame(address) {
-  const browser = await chromium.launch({ executablePath: process.env.AIPROF_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
-  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-  await page.goto(`${address}#timeline`);
-  await page.waitForSelector('#view[data-ready="1"]', { timeout: 120000 });
-  await page.waitForFunction(() => window.__aiprofTimeline?.firstDataFrameAt > 0);
+  const { browser, page } = await openTimeline(address);
   // The page's own marks (web/src/main.ts, views/timeline.ts) say where the time went.
   const steps = await page.evaluate(() =>
     performance.getEntriesByType("mark").map((m) => `${m.name.replace("aiprof:", "")} ${m.startTime.toFixed(0)}`).join(", "),
@@ -76,7 +44,7 @@ async function firstFrame(address) {
 
 const baselineDir = `${dir}_baseline`;
 generate(baselineEvents, baselineDir);
-const baseline = await startUi(baselineDir);
+const baseline = await startUi(baselineDir, webDir);
 const baselineFrame = await firstFrame(baseline.address);
 await baselineFrame.browser.close();
 baseline.child.kill("SIGTERM");
@@ -84,15 +52,13 @@ rmSync(baselineDir, { recursive: true, force: true });
 
 process.stdout.write(generate(events, dir));
 const started = performance.now();
-const { child: server, address: url } = await startUi(dir);
+const { child: server, address: url } = await startUi(dir, webDir);
 const readySeconds = (performance.now() - started) / 1000;
 const readyRss = rssKb(server.pid, "VmRSS");
 const sinceReady = () => (performance.now() - started) / 1000 - readySeconds;
 // The analyses start when the server is ready, on a thread at the lowest priority;
 // /api/advice answers when they and the advice are done.
-const adviceUrl = new URL("/api/advice", url);
-adviceUrl.searchParams.set("token", new URL(url).searchParams.get("token"));
-const analysed = fetch(adviceUrl).then((r) => r.text()).then(sinceReady);
+const analysed = fetch(apiUrl(url, "/api/advice")).then((r) => r.text()).then(sinceReady);
 
 const { browser, page, steps: firstFrameSteps, ms: firstFrameMs } = await firstFrame(url);
 try {

@@ -6,17 +6,11 @@
 // wall time is far above its CPU time waited for a core that another process held.
 //   node bench/ui/trace_frames.mjs <build dir> [--events=N] [--frames=N] [--web-dir=DIR]
 //                                  [--slow=MS] [--out=trace.json]
-import { spawn, spawnSync } from "node:child_process";
-import { createRequire } from "node:module";
 import { rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { generate, openTimeline, option, quantile, startUi } from "./ui_session.mjs";
 
-const require = createRequire(new URL("../../web/package.json", import.meta.url));
-const { chromium } = require("playwright-core");
-
-const build = resolve(process.argv[2] ?? "build");
-const option = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback;
 const events = Number(option("events", "10000000"));
 const frameCount = Number(option("frames", "120"));
 const webDir = option("web-dir", "");
@@ -24,24 +18,13 @@ const slow = Number(option("slow", "4"));
 const out = option("out", "");
 const dir = join(tmpdir(), `aiprof_trace_frames_${process.pid}`);
 
-const made = spawnSync(join(build, "bin/bench_export"), [`--events=${events}`, `--dir=${dir}`, "--generate-only"], { encoding: "utf8" });
-if (made.status !== 0) throw new Error(`bench_export: ${made.stderr}`);
-const server = spawn(join(build, "bin/aiprof"), ["ui", dir, "--no-browser", "--port", "0", ...(webDir ? ["--web-dir", resolve(webDir)] : [])], { stdio: ["ignore", "pipe", "inherit"] });
-const url = await new Promise((resolveUrl, reject) => {
-  let text = "";
-  server.stdout.on("data", (d) => {
-    text += d;
-    const match = text.match(/serving (http:\/\/\S+)/);
-    if (match) resolveUrl(match[1]);
-  });
-  server.on("exit", (code) => reject(new Error(`aiprof ui exited ${code}`)));
-});
-const browser = await chromium.launch({ executablePath: process.env.AIPROF_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
+generate(events, dir);
+const { child: server, address: url } = await startUi(dir, webDir);
 let trace;
+let browser;
 try {
-  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-  await page.goto(`${url}#timeline`);
-  await page.waitForFunction(() => window.__aiprofTimeline?.firstDataFrameAt > 0, null, { timeout: 120000 });
+  let page;
+  ({ browser, page } = await openTimeline(url));
   await page.click("#timeline-canvas", { position: { x: 800, y: 5 } });
   await page.evaluate(() => {
     const frames = window.__aiprofTimeline.frames;
@@ -71,7 +54,7 @@ try {
   trace = JSON.parse((await browser.stopTracing()).toString());
   if (out) writeFileSync(out, JSON.stringify(trace));
 } finally {
-  await browser.close();
+  await browser?.close();
   server.kill("SIGTERM");
   rmSync(dir, { recursive: true, force: true });
 }
@@ -114,7 +97,6 @@ const rows = draws.map((d) => {
   const gc = gcs.reduce((sum, e) => sum + e.dur / 1000, 0);
   return { ...d, cpu: around ? around.tdur / 1000 : NaN, gc, gcKinds: [...new Set(gcs.map((e) => e.name))].join("+") };
 });
-const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(Math.floor(xs.length * q), xs.length - 1)];
 const summary = (xs) => `median ${quantile(xs, 0.5).toFixed(2)}, p95 ${quantile(xs, 0.95).toFixed(2)}, p99 ${quantile(xs, 0.99).toFixed(2)}, max ${Math.max(...xs).toFixed(2)} ms`;
 console.log(`${rows.length} draws; wall: ${summary(rows.map((r) => r.ms))}`);
 const cpus = rows.map((r) => r.cpu).filter((c) => !Number.isNaN(c));

@@ -1,14 +1,14 @@
 // End-to-end test of `aiprof ui` in headless Chromium (playwright-core driving Debian's
 // chromium): profiles the sample training job, starts the UI on it, opens every view,
 // checks that there are no console errors, that the numbers shown equal the exported CSVs',
-// that the timeline zooms, pans and finds a slice by name, and (on ui_e2e_fixture's run, which
-// has operators, allocations and kernels) that the Operators, Kernels and Memory tables equal
-// op_statistic and operator_memory_top, the Advice view advice.json's findings, and the
-// Compare view (`--compare`) the top regression `aiprof compare` finds; on a 4-rank gloo job
+// that the timeline zooms, pans and finds a slice by name, that its ruler's ticks print the
+// digits their step needs, and (on ui_e2e_fixture's run, which has operators, allocations and
+// kernels) that the Operators, Kernels and Memory tables equal op_statistic and
+// operator_memory_top, the Advice view advice.json's findings, and the Compare view
+// (`--compare`) the top regression `aiprof compare` finds; on a 4-rank gloo job
 // (ui_e2e_fixture --cluster) the Communication view equals each rank's communication.json and
 // draws the rank × step heatmap, and on a 2-rank send/recv job (--p2p) the matrix equals
-// communication_matrix.json. Screenshots land in
-// <build>/web-e2e/ (test artifacts).
+// communication_matrix.json. Screenshots land in <build>/web-e2e/ (test artifacts).
 //   node e2e/ui_e2e.mjs <build dir>
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -81,6 +81,54 @@ async function startUi(dir, extra = []) {
   return { child, url };
 }
 
+// Opens `view` fresh (a hash change alone does not reload), waits until it is drawn and saves
+// its screenshot as <artifacts>/<shot>.png.
+async function openView(page, url, view, shot, { timeout = 30000, fullPage = false } = {}) {
+  await page.goto(`${url}#${view}`);
+  await page.reload();
+  await page.waitForSelector(`#view[data-view="${view}"][data-ready="1"]`, { timeout });
+  await page.screenshot({ path: join(artifacts, `${shot}.png`), fullPage });
+}
+
+// Rows of a table as {header title: cell text}, the headers without their sort arrow.
+function rowsByTitle(page, table) {
+  return page.$$eval(`${table} tr`, (rows) => {
+    const titles = [...rows[0].querySelectorAll("th")].map((th) => th.textContent.replace(/ [▼▲]$/, ""));
+    return rows.slice(1).map((r) => Object.fromEntries([...r.querySelectorAll("td")].map((td, i) => [titles[i], td.textContent])));
+  });
+}
+
+// A multi-rank job ui_e2e_fixture writes (`flag`: --cluster, --p2p) into <work>/<flag's name>,
+// exported, served, and its Communication view opened (screenshot `shot`); `checks(parent)`
+// then reads the page.
+async function withCommunicationFixture(page, flag, shot, checks) {
+  const parent = join(work, flag.slice(2));
+  run(join(build, "bin/ui_e2e_fixture"), [parent, flag]);
+  run(aiprof, ["export", `--output=${parent}`]);
+  const { child, url } = await startUi(parent);
+  try {
+    await openView(page, url, "communication", shot, { fullPage: true });
+    await checks(parent);
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
+// Ruler labels "<value> <unit>" read well when there are at least two, in one unit with the
+// same decimals (two at most), one step apart, and that step is 1, 2 or 5 of the last decimal
+// printed (a coarser step would not need it), or whole seconds.
+function ticksReadWell(labels) {
+  const parsed = labels.map((label) => label.match(/^(\d+)(?:\.(\d+))? (ns|µs|ms|s)$/));
+  if (labels.length < 2 || parsed.some((m) => !m)) return false;
+  const decimals = parsed[0][2]?.length ?? 0;
+  const unit = parsed[0][3];
+  if (decimals > 2 || parsed.some((m) => m[3] !== unit || (m[2]?.length ?? 0) !== decimals)) return false;
+  const lastDigits = parsed.map((m) => Number(m[1] + (m[2] ?? "")));
+  const step = lastDigits[1] - lastDigits[0];
+  const even = lastDigits.every((v, i) => v - lastDigits[0] === i * step);
+  return even && ([1, 2, 5].includes(step) || (unit === "s" && decimals === 0 && step > 0));
+}
+
 // Operators, Kernels and Memory on a run that has them: examples/train records no framework
 // operators, allocations or kernels, so ui_e2e_fixture writes a PROF_* directory with torch
 // operators, allocator events and CUDA kernels (the CUDA source's records, written by a test
@@ -92,12 +140,7 @@ async function checkTablesEqualCsvs(page) {
   const opStatistic = readCsv(findExport(prof, /^op_statistic_\d+\.csv$/));
   const memoryTop = readCsv(findExport(prof, /^operator_memory_top\.csv$/));
   const { child, url } = await startUi(parent);
-  const open = async (view) => {
-    await page.goto(`${url}#${view}`);
-    await page.reload();
-    await page.waitForSelector(`#view[data-view="${view}"][data-ready="1"]`, { timeout: 15000 });
-    await page.screenshot({ path: join(artifacts, `${view}-fixture.png`) });
-  };
+  const open = (view) => openView(page, url, view, `${view}-fixture`, { timeout: 15000 });
   const cellsOf = (selector) =>
     page.$$eval(`${selector} tr`, (rows) => rows.slice(1).map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)));
   try {
@@ -142,10 +185,7 @@ async function checkTablesEqualCsvs(page) {
   const compareKernels = readCsv(findExport(compareDir, /^compare_kernels.*\.csv$/));
   const compared = await startUi(slower, ["--compare", parent]);
   try {
-    await page.goto(`${compared.url}#compare`);
-    await page.reload();
-    await page.waitForSelector('#view[data-view="compare"][data-ready="1"]', { timeout: 30000 });
-    await page.screenshot({ path: join(artifacts, "compare.png") });
+    await openView(page, compared.url, "compare", "compare");
     const kernels = await cellsOf("#compare-kernels");
     check("compare: gemm_kernel is the top kernel regression", kernels[0]?.[0] === "gemm_kernel", JSON.stringify(kernels[0]));
     check("compare: its diff is 3 × 200 µs", kernels[0]?.[7] === "600.000", JSON.stringify(kernels[0]));
@@ -161,21 +201,9 @@ async function checkTablesEqualCsvs(page) {
 // Every operation the table shows must carry the times and ratio of its rank's
 // communication.json (`aiprof export` of the same directories), and the heatmap must be drawn.
 async function checkCommunication(page) {
-  const parent = join(work, "cluster");
-  run(join(build, "bin/ui_e2e_fixture"), [parent, "--cluster"]);
-  run(aiprof, ["export", `--output=${parent}`]);
-  const { child, url } = await startUi(parent);
-  try {
-    await page.goto(`${url}#communication`);
-    await page.reload();
-    await page.waitForSelector('#view[data-view="communication"][data-ready="1"]', { timeout: 30000 });
-    await page.screenshot({ path: join(artifacts, "communication-fixture.png"), fullPage: true });
+  await withCommunicationFixture(page, "--cluster", "communication-fixture", async (parent) => {
     check("communication: nothing missing with four ranks", !(await page.$("#communication-missing")));
-    // Rows as {header title: cell text}, the headers without their sort arrow.
-    const shown = await page.$$eval("#communication-ops tr", (rows) => {
-      const titles = [...rows[0].querySelectorAll("th")].map((th) => th.textContent.replace(/ [▼▲]$/, ""));
-      return rows.slice(1).map((r) => Object.fromEntries([...r.querySelectorAll("td")].map((td, i) => [titles[i], td.textContent])));
-    });
+    const shown = await rowsByTitle(page, "#communication-ops");
     const columns = ["Elapse Time(ms)", "Transit Time(ms)", "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)", "Wait Time Ratio"];
     const mismatches = [];
     let compared = 0;
@@ -211,25 +239,12 @@ async function checkCommunication(page) {
     check("communication heatmap: a cell per rank and step, drawn", heat.cells === 12 && heat.coloured > 0, JSON.stringify(heat));
     check("communication: the legend is shown", !!(await page.$("#communication-legend")));
     check("communication: no p2p, the matrix says so", !!(await page.$("#communication-matrix-missing")));
-  } finally {
-    child.kill("SIGTERM");
-  }
+  });
 
   // The matrix: a 2-rank job with send/recv (ui_e2e_fixture --p2p). Every link of each rank's
   // communication_matrix.json (the per-operation selections; "-total" sums them) is a row.
-  const pair = join(work, "p2p");
-  run(join(build, "bin/ui_e2e_fixture"), [pair, "--p2p"]);
-  run(aiprof, ["export", `--output=${pair}`]);
-  const p2p = await startUi(pair);
-  try {
-    await page.goto(`${p2p.url}#communication`);
-    await page.reload();
-    await page.waitForSelector('#view[data-view="communication"][data-ready="1"]', { timeout: 30000 });
-    await page.screenshot({ path: join(artifacts, "communication-p2p-fixture.png"), fullPage: true });
-    const rows = await page.$$eval("#communication-matrix tr", (trs) => {
-      const titles = [...trs[0].querySelectorAll("th")].map((th) => th.textContent.replace(/ [▼▲]$/, ""));
-      return trs.slice(1).map((r) => Object.fromEntries([...r.querySelectorAll("td")].map((td, i) => [titles[i], td.textContent])));
-    });
+  await withCommunicationFixture(page, "--p2p", "communication-p2p-fixture", async (pair) => {
+    const rows = await rowsByTitle(page, "#communication-matrix");
     const mismatches = [];
     let links = 0;
     for (const prof of readdirSync(pair).filter((d) => d.startsWith("PROF_"))) {
@@ -253,9 +268,7 @@ async function checkCommunication(page) {
     }
     check("communication matrix: rows for send/recv", rows.length === 6 && links > 0, `${rows.length} rows, ${links} links`);
     check("communication matrix equals communication_matrix.json", mismatches.length === 0, JSON.stringify(mismatches.slice(0, 2)));
-  } finally {
-    p2p.child.kill("SIGTERM");
-  }
+  });
 }
 
 async function main() {
@@ -314,6 +327,18 @@ async function main() {
     await page.waitForSelector('#view[data-ready="1"]');
     const windowOf = () => page.evaluate(() => window.__aiprofTimeline.window());
     const [a0, a1] = await windowOf();
+    // The ruler's ticks print the digits their step needs, at full zoom-out and 50 µs deep into
+    // the run (where a unit chosen from each tick's value printed them all as one "x.xxx ms").
+    const ticks = await page.evaluate(([begin, end]) => {
+      const timeline = window.__aiprofTimeline;
+      const full = timeline.ticks;
+      timeline.setWindow((begin + end) / 2, (begin + end) / 2 + 50000);
+      const deep = timeline.ticks;
+      timeline.setWindow(begin, end);
+      return { full, deep };
+    }, [a0, a1]);
+    check("timeline ticks at full zoom-out print the digits their step needs", ticksReadWell(ticks.full), ticks.full.join(" | "));
+    check("timeline ticks at 50 µs print the digits their step needs", ticksReadWell(ticks.deep), ticks.deep.join(" | "));
     await page.click("#timeline-canvas", { position: { x: 700, y: 5 } });
     for (let i = 0; i < 5; i++) await page.keyboard.press("w");
     const [b0, b1] = await windowOf();

@@ -7,6 +7,18 @@ export function formatNs(ns: number): string {
   return `${ns} ns`;
 }
 
+// A time axis tick: the unit is the largest of s, ms, µs and ns in which the tick step needs
+// at most two decimals, and every tick prints the decimals the step needs, no more: steps of
+// 0.5 ms print "1.0 ms", "1.5 ms"; steps of 1 s print "2 s". A unit chosen from the tick's
+// own value would print ticks 50 ns apart at 3 s as the same "3.000 s".
+export function formatTickNs(ns: number, stepNs: number): string {
+  const [scale, unit] = stepNs >= 1e7 ? [1e9, "s"] : stepNs >= 1e4 ? [1e6, "ms"] : stepNs >= 10 ? [1e3, "µs"] : [1, "ns"];
+  // The step is 1, 2 or 5 times a power of ten: its decimals in the unit are the negated
+  // exponent (the epsilon keeps log10(0.1) = -0.99999... from asking for two).
+  const decimals = Math.max(0, Math.ceil(-Math.log10(stepNs / scale) - 1e-9));
+  return `${(ns / scale).toFixed(decimals)} ${unit}`;
+}
+
 // µs with 3 decimals, as the summary CSVs write times.
 export function micros(ns: number): string {
   return (ns / 1000).toFixed(3);

@@ -122,6 +122,15 @@ def _recording_group(original, c10d):
     return wrapper
 
 
+def _wrap_each(dist, names, wrap):
+    """Replaces each torch.distributed function in `names` by wrap(function), once: a
+    function already wrapped (a second profile in the same process) is left as it is."""
+    for name in names:
+        original = getattr(dist, name, None)
+        if original is not None and not getattr(original, "_aiprof_watched", False):
+            setattr(dist, name, wrap(original))
+
+
 def watch_process_group(native):
     """Records the identity now if the group exists, and again after every
     init_process_group or new_group (which the job may call after profiling started)."""
@@ -135,15 +144,9 @@ def watch_process_group(native):
         return
     _watching["native"] = native
     record_process_group(native)
-    for name in ("init_process_group", "new_group"):
-        original = getattr(dist, name, None)
-        if original is not None and not getattr(original, "_aiprof_watched", False):
-            setattr(dist, name, _recording_after(original))
+    _wrap_each(dist, ("init_process_group", "new_group"), _recording_after)
     try:
         import torch.distributed.distributed_c10d as c10d
     except ImportError:
         return
-    for name in _GROUP_CALLS:
-        original = getattr(dist, name, None)
-        if original is not None and not getattr(original, "_aiprof_watched", False):
-            setattr(dist, name, _recording_group(original, c10d))
+    _wrap_each(dist, _GROUP_CALLS, lambda original: _recording_group(original, c10d))

@@ -36,6 +36,7 @@ interface TimelineHandle {
   fetches: number;
   firstDataFrameAt: number;
   drawnSpans: number;
+  ticks: string[];  // the ruler's labels in the last frame
   selected: number;
 }
 
@@ -97,6 +98,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     fetches: 0,
     firstDataFrameAt: 0,
     drawnSpans: 0,
+    ticks: [],
     selected: -1,
   };
   window.__aiprofTimeline = handle;
@@ -360,7 +362,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.fillRect(x0, RULER_H, Math.max(x1 - x0, 1), height);
     }
     ctx.restore();
-    drawRuler(ctx, steps, v0, v1, width);
+    handle.ticks = drawRuler(ctx, steps, v0, v1, width);
     if (mouseX >= LABEL_W) {
       ctx.strokeStyle = "rgba(0,0,0,0.25)";
       ctx.beginPath();

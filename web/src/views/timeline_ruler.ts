@@ -1,5 +1,5 @@
 // The timeline's ruler: the steps as bands (every other one tinted) and time ticks.
-import { formatNs } from "../format";
+import { formatTickNs } from "../format";
 
 export const LABEL_W = 210;
 export const RULER_H = 30;
@@ -37,7 +37,8 @@ export class StepTable {
   }
 }
 
-export function drawRuler(ctx: CanvasRenderingContext2D, steps: StepTable, v0: number, v1: number, width: number): void {
+// Draws the ruler and returns the tick labels it printed (the e2e test reads them).
+export function drawRuler(ctx: CanvasRenderingContext2D, steps: StepTable, v0: number, v1: number, width: number): string[] {
   const plotWidth = Math.max(width - LABEL_W, 1);
   const pxPerNs = plotWidth / (v1 - v0);
   ctx.fillStyle = "#eef1f6";
@@ -79,11 +80,14 @@ export function drawRuler(ctx: CanvasRenderingContext2D, steps: StepTable, v0: n
   ctx.fillStyle = "#445";
   ctx.strokeStyle = "#c5ccd8";
   ctx.beginPath();
+  const labels: string[] = [];
   for (let t = Math.ceil(v0 / tick) * tick; t < v1; t += tick) {
     const x = LABEL_W + (t - v0) * pxPerNs;
     ctx.moveTo(x, 0);
     ctx.lineTo(x, 14);
-    ctx.fillText(formatNs(t), x + 2, 11);
+    labels.push(formatTickNs(t, tick));
+    ctx.fillText(labels[labels.length - 1], x + 2, 11);
   }
   ctx.stroke();
+  return labels;
 }
