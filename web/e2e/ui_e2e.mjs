@@ -122,11 +122,14 @@ function ticksReadWell(labels) {
   if (labels.length < 2 || parsed.some((m) => !m)) return false;
   const decimals = parsed[0][2]?.length ?? 0;
   const unit = parsed[0][3];
-  if (decimals > 2 || parsed.some((m) => m[3] !== unit || (m[2]?.length ?? 0) !== decimals)) return false;
+  if (decimals > 3 || parsed.some((m) => m[3] !== unit || (m[2]?.length ?? 0) !== decimals)) return false;
   const lastDigits = parsed.map((m) => Number(m[1] + (m[2] ?? "")));
   const step = lastDigits[1] - lastDigits[0];
   const even = lastDigits.every((v, i) => v - lastDigits[0] === i * step);
-  return even && ([1, 2, 5].includes(step) || (unit === "s" && decimals === 0 && step > 0));
+  // With decimals the step is 1, 2 or 5 in the last digit (no digit the step does not need);
+  // without, 1, 2 or 5 times a power of ten.
+  const mantissa = decimals > 0 || step <= 0 ? step : step / 10 ** Math.floor(Math.log10(step));
+  return even && [1, 2, 5].includes(mantissa);
 }
 
 // Operators, Kernels and Memory on a run that has them: examples/train records no framework

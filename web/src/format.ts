@@ -7,16 +7,30 @@ export function formatNs(ns: number): string {
   return `${ns} ns`;
 }
 
-// A time axis tick: the unit is the largest of s, ms, µs and ns in which the tick step needs
-// at most two decimals, and every tick prints the decimals the step needs, no more: steps of
-// 0.5 ms print "1.0 ms", "1.5 ms"; steps of 1 s print "2 s". A unit chosen from the tick's
-// own value would print ticks 50 ns apart at 3 s as the same "3.000 s".
-export function formatTickNs(ns: number, stepNs: number): string {
-  const [scale, unit] = stepNs >= 1e7 ? [1e9, "s"] : stepNs >= 1e4 ? [1e6, "ms"] : stepNs >= 10 ? [1e3, "µs"] : [1, "ns"];
-  // The step is 1, 2 or 5 times a power of ten: its decimals in the unit are the negated
-  // exponent (the epsilon keeps log10(0.1) = -0.99999... from asking for two).
-  const decimals = Math.max(0, Math.ceil(-Math.log10(stepNs / scale) - 1e-9));
-  return `${(ns / scale).toFixed(decimals)} ${unit}`;
+// A time tick: in the largest unit the ruler's values reach (so one frame's labels share
+// it) in which the tick step needs at most three decimals, printed with exactly the
+// decimals the step needs: "10 ms" at 10 ms steps over 62 ms, "30.36 ms" at 10 µs steps
+// 30 ms in, "1.5 s" at 0.5 s steps.
+export function formatTickNs(ns: number, stepNs: number, largestNs: number): string {
+  const units: [number, string][] = [[1e9, "s"], [1e6, "ms"], [1e3, "µs"]];
+  for (const [scale, unit] of units) {
+    const decimals = stepDecimals(stepNs, scale);
+    if (largestNs >= scale && decimals <= 3) return `${(ns / scale).toFixed(decimals)} ${unit}`;
+  }
+  return `${ns.toFixed(stepDecimals(stepNs, 1))} ns`;
+}
+
+// The step is 1, 2 or 5 times a power of ten: its decimals in the unit are the negated
+// exponent (the epsilon keeps log10(0.1) = -0.99999... from asking for two).
+function stepDecimals(stepNs: number, scale: number): number {
+  return Math.max(0, Math.ceil(-Math.log10(stepNs / scale) - 1e-9));
+}
+
+// A counter value as people read it: grouped digits, at most two decimals ("24,680,000",
+// "8,872", "12.5"); below 1, three significant digits.
+export function formatValue(value: number): string {
+  if (value !== 0 && Math.abs(value) < 1) return value.toPrecision(3);
+  return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
 }
 
 // µs with 3 decimals, as the summary CSVs write times.

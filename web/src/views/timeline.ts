@@ -5,7 +5,7 @@
 //   W/S zoom in/out, A/D pan, ctrl+wheel zoom, wheel scroll, drag pan,
 //   shift+drag select a range (statistics), click a slice (details), search by name.
 import { analysis, counters, getJson, run, tracks, AnalysisSummary } from "../api";
-import { el, formatNs } from "../format";
+import { el, formatNs, formatValue } from "../format";
 import { buildLanes, DEPTH_H, Lane } from "./timeline_lanes";
 import { drawRuler, LABEL_W, RULER_H, StepTable } from "./timeline_ruler";
 import {
@@ -272,7 +272,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     ctx.stroke();
     ctx.fillStyle = "#667085";
     ctx.font = "9px system-ui";
-    ctx.fillText(`max ${max.toPrecision(4)}`, LABEL_W + 2, y + 9);
+    ctx.fillText(`max ${formatValue(max)}`, LABEL_W + 2, y + 9);
   }
 
   // Span labels, where a rectangle is wide enough for a few characters.

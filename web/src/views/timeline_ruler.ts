@@ -85,7 +85,7 @@ export function drawRuler(ctx: CanvasRenderingContext2D, steps: StepTable, v0: n
     const x = LABEL_W + (t - v0) * pxPerNs;
     ctx.moveTo(x, 0);
     ctx.lineTo(x, 14);
-    labels.push(formatTickNs(t, tick));
+    labels.push(formatTickNs(t, tick, v1));
     ctx.fillText(labels[labels.length - 1], x + 2, 11);
   }
   ctx.stroke();
