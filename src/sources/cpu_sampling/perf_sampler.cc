@@ -111,9 +111,12 @@ bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off
   }
 #endif
   // About two flush intervals of samples (up to ~1 KiB of chain, or the stack copy), a
-  // power of two of pages, at most 4 MiB per CPU (a full ring counts lost samples).
+  // power of two of pages, at most 4 MiB per CPU (a full ring counts lost samples). With
+  // stack copies the blocking stacks are copies too, one per blocking switch-out, at a
+  // rate nothing bounds: the largest ring.
   size_t sample_bytes = stack_copy_bytes_ > 0 ? stack_copy_bytes_ + 256 : 2048;
   size_t want = static_cast<size_t>(hz) * sample_bytes * 2 / 4096;
+  if (stack_copy_bytes_ > 0 && off_cpu_stacks.kind != OffCpuStacks::Kind::kOff) want = 1024;
   ring_pages_ = 16;
   while (ring_pages_ < want && ring_pages_ < 1024) ring_pages_ *= 2;
   frames_.resize(format::kCpuMaxFrames);
@@ -198,6 +201,15 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
   // only while the thread switches faster than the rate.
   perf_event_attr switch_attr;
   BaseAttr(&switch_attr, inherit_thread_);
+#if defined(__x86_64__)
+  // call_graph "dwarf": the blocking stack is a copy too, unwound at export like the
+  // on-CPU samples (libc without frame pointers would end a kernel-walked chain there).
+  if (stack_copy_bytes_ > 0) {
+    switch_attr.sample_type = kStackCopySampleType;
+    switch_attr.sample_regs_user = UserRegisterMask();
+    switch_attr.sample_stack_user = stack_copy_bytes_;
+  }
+#endif
   if (off_cpu_stacks_.kind == OffCpuStacks::Kind::kRate) {
     switch_attr.freq = 1;
     switch_attr.sample_freq = off_cpu_stacks_.hz;
@@ -304,8 +316,8 @@ void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc
     case PERF_RECORD_SAMPLE: {
       uint64_t identifier;
       std::memcpy(&identifier, body, sizeof(identifier));
-      if (stack_copy_bytes_ > 0 && switch_ids_.count(identifier) == 0) {
-        HandleStackCopySample(body);
+      if (stack_copy_bytes_ > 0) {
+        HandleStackCopySample(body, switch_ids_.count(identifier) > 0);
         break;
       }
       struct Fixed {
@@ -381,9 +393,10 @@ void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc
   }
 }
 
-// A sample of kStackCopySampleType: the user registers and stack copy go to the raw data
-// as they are; the export unwinds them (src/analysis/cpu_profile/dwarf_unwinder.h).
-void PerfSampler::HandleStackCopySample(const uint8_t* body) {
+// A sample of kStackCopySampleType, on-CPU or `off_cpu` (a blocking switch-out): the user
+// registers and stack copy go to the raw data as they are; the export unwinds them
+// (src/analysis/cpu_profile/dwarf_unwinder.h).
+void PerfSampler::HandleStackCopySample(const uint8_t* body, bool off_cpu) {
 #if defined(__x86_64__)
   struct Fixed {
     uint64_t identifier;
@@ -396,7 +409,11 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body) {
   Fixed fixed;
   std::memcpy(&fixed, body, sizeof(fixed));
   const uint8_t* at = body + sizeof(fixed);
-  uint16_t flags = IsKernelAddress(fixed.ip) ? format::kCpuSampleKernelLeaf : 0;
+  // A switch-out is always taken in the kernel; its user registers are where the thread
+  // entered it, and no [kernel] leaf is shown above a blocking stack.
+  uint16_t flags = off_cpu                     ? format::kCpuSampleOffCpu
+                   : IsKernelAddress(fixed.ip) ? format::kCpuSampleKernelLeaf
+                                               : 0;
   NameThread(fixed.pid, fixed.tid);
   if (fixed.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
     // A kernel thread or a sample with no user context: nothing to unwind. The stack
@@ -419,6 +436,7 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body) {
                           dwarf_regs[format::kCpuDwarfIp], dwarf_regs, at, copied);
 #else
   (void)body;
+  (void)off_cpu;
 #endif
 }
 

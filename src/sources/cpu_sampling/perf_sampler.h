@@ -39,7 +39,8 @@ class PerfSampler {
   // Opens the events on every thread of the process. False (and *why) when the kernel
   // refuses perf_event_open (perf_event_paranoid, seccomp, no such event). stack_copy_bytes
   // > 0: call_graph "dwarf", the kernel copies that much of the user stack and the user
-  // registers with every on-CPU sample (unwound offline) instead of walking frame pointers.
+  // registers with every sample, blocking stacks included (unwound offline), instead of
+  // walking frame pointers.
   bool Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks, std::string* why);
   void Drain();
   void Stop();
@@ -52,7 +53,7 @@ class PerfSampler {
   // The event that took the blocking stacks: "sched_switch" (blocking switch-outs only) or
   // "context-switches" (every switch-out); blocking_switch_event.h.
   const char* off_cpu_event() const { return switch_event_.name; }
-  // Bytes of user stack copied per on-CPU sample; 0: frame-pointer call chains.
+  // Bytes of user stack copied per sample; 0: frame-pointer call chains.
   uint32_t stack_copy_bytes() const { return stack_copy_bytes_; }
 
  private:
@@ -65,7 +66,7 @@ class PerfSampler {
   int OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu);
   void DrainRing(Ring& ring);
   void HandleRecord(const uint8_t* record, uint16_t type, uint16_t misc);
-  void HandleStackCopySample(const uint8_t* body);
+  void HandleStackCopySample(const uint8_t* body, bool off_cpu);
   void NameThread(uint32_t pid, uint32_t tid);
 
   std::vector<Ring> rings_;  // per CPU; fd -1 for a CPU no event could be opened on

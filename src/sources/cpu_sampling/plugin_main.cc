@@ -134,7 +134,9 @@ void OnStart(void*) {
       std::string stacks = state.perf.stack_copy_bytes() > 0
                                ? ", DWARF call stacks (" +
                                      std::to_string(state.perf.stack_copy_bytes()) +
-                                     " bytes of user stack per sample, unwound at export)"
+                                     " bytes of user stack per sample" +
+                                     (state.perf.off_cpu() ? ", blocking stacks included" : "") +
+                                     ", unwound at export)"
                                : ", frame-pointer call chains";
       DisablePythonStacks();
       EmitInfo(state.mode,
