@@ -111,17 +111,19 @@ bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off
   }
 #endif
   // About two flush intervals of samples (up to ~1 KiB of chain, or the stack copy), a
-  // power of two of pages, at most 4 MiB per CPU (a full ring counts lost samples). With
-  // stack copies the blocking stacks are copies too, one per blocking switch-out, at a
-  // rate nothing bounds: the largest ring.
+  // power of two of pages, at most 4 MiB per CPU (a full ring counts lost samples).
   size_t sample_bytes = stack_copy_bytes_ > 0 ? stack_copy_bytes_ + 256 : 2048;
   size_t want = static_cast<size_t>(hz) * sample_bytes * 2 / 4096;
-  if (stack_copy_bytes_ > 0 && off_cpu_stacks.kind != OffCpuStacks::Kind::kOff) want = 1024;
   ring_pages_ = 16;
-  while (ring_pages_ < want && ring_pages_ < 1024) ring_pages_ *= 2;
+  while (ring_pages_ < want && ring_pages_ < kMaxRingPages) ring_pages_ *= 2;
+  // Blocking-stack copies come at a rate nothing bounds (one per blocking switch-out), ~8 KiB
+  // each: a ring of their own at the largest size, so that when they outrun it only those
+  // copies are lost, never samples, switch records or the blocking stacks' chains.
+  copy_ring_pages_ = kMaxRingPages;
   frames_.resize(format::kCpuMaxFrames);
   long cpus = sysconf(_SC_NPROCESSORS_CONF);
   rings_.assign(static_cast<size_t>(cpus > 0 ? cpus : 1), Ring{});
+  copy_rings_.assign(stack_copy_bytes_ > 0 ? rings_.size() : 0, Ring{});
 
   // Hardware cycles where the PMU is exposed (bare metal), else the cpu-clock timer, which
   // works in VMs and containers.
@@ -201,23 +203,22 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
   // only while the thread switches faster than the rate.
   perf_event_attr switch_attr;
   BaseAttr(&switch_attr, inherit_thread_);
-#if defined(__x86_64__)
-  // call_graph "dwarf": the blocking stack is a copy too, unwound at export like the
-  // on-CPU samples (libc without frame pointers would end a kernel-walked chain there).
-  if (stack_copy_bytes_ > 0) {
-    switch_attr.sample_type = kStackCopySampleType;
-    switch_attr.sample_regs_user = UserRegisterMask();
-    switch_attr.sample_stack_user = stack_copy_bytes_;
-  }
-#endif
   if (off_cpu_stacks_.kind == OffCpuStacks::Kind::kRate) {
     switch_attr.freq = 1;
     switch_attr.sample_freq = off_cpu_stacks_.hz;
   } else {
     switch_attr.sample_period = 1;
   }
+  // call_graph "dwarf": a second event at the same switch-outs copies the user stack, unwound
+  // at export like the on-CPU samples (libc without frame pointers ends a kernel-walked chain
+  // there). The chain stays: when the copies outrun their ring, the chain is what is left.
+  perf_event_attr copy_attr = switch_attr;
+#if defined(__x86_64__)
+  copy_attr.sample_type = kStackCopySampleType;
+  copy_attr.sample_regs_user = UserRegisterMask();
+  copy_attr.sample_stack_user = stack_copy_bytes_;
+#endif
   bool switch_stacks = off_cpu_stacks_.kind != OffCpuStacks::Kind::kOff;
-  long page = sysconf(_SC_PAGESIZE);
   bool any = false;
   for (size_t cpu = 0; cpu < rings_.size(); ++cpu) {
     int fd = PerfEventOpen(&attr, static_cast<pid_t>(tid), static_cast<int>(cpu));
@@ -227,42 +228,63 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
       return false;
     }
     event_fds_.push_back(fd);
-    Ring& ring = rings_[cpu];
-    if (ring.fd < 0) {
-      size_t mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
-      void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      // Unprivileged, the rings of a user may lock perf_event_mlock_kb (516 KiB by
-      // default) plus RLIMIT_MEMLOCK: a smaller ring that fits beats no sampling.
-      while (base == MAP_FAILED && errno == EPERM && ring_pages_ > 16) {
-        ring_pages_ /= 2;
-        mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
-        base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      }
-      if (base == MAP_FAILED) {
-        *why = Errno("mmap of the perf ring");
-        return false;
-      }
-      ring = {fd, static_cast<uint8_t*>(base), mapped};
-    } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
-      *why = Errno("PERF_EVENT_IOC_SET_OUTPUT");
-      return false;
-    }
+    if (!AttachToRing(fd, rings_[cpu], &ring_pages_, why)) return false;
     any = true;
     if (!switch_stacks) continue;
-    int switch_fd = OpenSwitchEvent(&switch_attr, tid, static_cast<int>(cpu));
-    if (switch_fd < 0) continue;
-    uint64_t id = 0;
-    if (ioctl(switch_fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0 ||
-        ioctl(switch_fd, PERF_EVENT_IOC_ID, &id) != 0) {
-      close(switch_fd);
+    if (!OpenBlockingStackEvent(&switch_attr, tid, cpu, rings_[cpu], nullptr, &switch_ids_)) {
       continue;
     }
-    event_fds_.push_back(switch_fd);
-    switch_ids_.insert(id);
     off_cpu_ = true;
+    if (stack_copy_bytes_ > 0) {
+      OpenBlockingStackEvent(&copy_attr, tid, cpu, copy_rings_[cpu], &copy_ring_pages_, &copy_ids_);
+    }
   }
   if (!any) *why = "perf_event_open: no online CPU accepted the event";
   return any;
+}
+
+// One blocking-stack event (OpenSwitchEvent) writing into `ring` (mapped here on its first
+// event when `pages` is given, else the CPU's main ring); its id goes to `ids`. False: the
+// kernel refused it, and the thread goes without (its switch records stay).
+bool PerfSampler::OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, size_t cpu,
+                                         Ring& ring, size_t* pages,
+                                         std::unordered_set<uint64_t>* ids) {
+  int fd = OpenSwitchEvent(attr, tid, static_cast<int>(cpu));
+  if (fd < 0) return false;
+  uint64_t id = 0;
+  std::string why;
+  bool attached = pages == nullptr ? ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) == 0
+                                   : AttachToRing(fd, ring, pages, &why);
+  if (!attached || ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+    close(fd);
+    return false;
+  }
+  event_fds_.push_back(fd);
+  ids->insert(id);
+  return true;
+}
+
+// Maps `ring` on the first event of its CPU, else redirects `fd` into it. Unprivileged,
+// the rings of a user may lock perf_event_mlock_kb (516 KiB by default) plus
+// RLIMIT_MEMLOCK: a smaller ring that fits (*pages halved) beats no sampling.
+bool PerfSampler::AttachToRing(int fd, Ring& ring, size_t* pages, std::string* why) {
+  if (ring.fd >= 0) {
+    if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) == 0) return true;
+    *why = Errno("PERF_EVENT_IOC_SET_OUTPUT");
+    return false;
+  }
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* base = mmap(nullptr, (*pages + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  while (base == MAP_FAILED && errno == EPERM && *pages > 16) {
+    *pages /= 2;
+    base = mmap(nullptr, (*pages + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  if (base == MAP_FAILED) {
+    *why = Errno("mmap of the perf ring");
+    return false;
+  }
+  ring = {fd, static_cast<uint8_t*>(base), (*pages + 1) * page};
+  return true;
 }
 
 // The blocking-stack event of one thread on one CPU (switch_event_), with its filter. A
@@ -284,6 +306,9 @@ int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu) {
 
 void PerfSampler::Drain() {
   for (Ring& ring : rings_) {
+    if (ring.fd >= 0) DrainRing(ring);
+  }
+  for (Ring& ring : copy_rings_) {
     if (ring.fd >= 0) DrainRing(ring);
   }
 }
@@ -316,8 +341,9 @@ void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc
     case PERF_RECORD_SAMPLE: {
       uint64_t identifier;
       std::memcpy(&identifier, body, sizeof(identifier));
-      if (stack_copy_bytes_ > 0) {
-        HandleStackCopySample(body, switch_ids_.count(identifier) > 0);
+      bool copy = copy_ids_.count(identifier) > 0;
+      if (copy || (stack_copy_bytes_ > 0 && switch_ids_.count(identifier) == 0)) {
+        HandleStackCopySample(body, copy);
         break;
       }
       struct Fixed {
@@ -464,13 +490,16 @@ void PerfSampler::Stop() {
 }
 
 void PerfSampler::AbandonAfterFork() {
-  for (Ring& ring : rings_) {
-    if (ring.fd >= 0) munmap(ring.base, ring.mapped);
-    ring = Ring{};
+  for (std::vector<Ring>* rings : {&rings_, &copy_rings_}) {
+    for (Ring& ring : *rings) {
+      if (ring.fd >= 0) munmap(ring.base, ring.mapped);
+      ring = Ring{};
+    }
   }
   for (int fd : event_fds_) close(fd);
   event_fds_.clear();
   switch_ids_.clear();
+  copy_ids_.clear();
   named_tids_.clear();
 }
 

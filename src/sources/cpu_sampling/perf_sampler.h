@@ -39,8 +39,8 @@ class PerfSampler {
   // Opens the events on every thread of the process. False (and *why) when the kernel
   // refuses perf_event_open (perf_event_paranoid, seccomp, no such event). stack_copy_bytes
   // > 0: call_graph "dwarf", the kernel copies that much of the user stack and the user
-  // registers with every sample, blocking stacks included (unwound offline), instead of
-  // walking frame pointers.
+  // registers with every on-CPU sample instead of walking frame pointers, and at every
+  // blocking switch-out besides the chain (unwound offline).
   bool Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks, std::string* why);
   void Drain();
   void Stop();
@@ -62,7 +62,12 @@ class PerfSampler {
     uint8_t* base = nullptr;
     size_t mapped = 0;
   };
+  // A power of two of data pages: 4 MiB.
+  static constexpr size_t kMaxRingPages = 1024;
   bool OpenThread(uint32_t tid, std::string* why);
+  bool AttachToRing(int fd, Ring& ring, size_t* pages, std::string* why);
+  bool OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, size_t cpu, Ring& ring,
+                              size_t* pages, std::unordered_set<uint64_t>* ids);
   int OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu);
   void DrainRing(Ring& ring);
   void HandleRecord(const uint8_t* record, uint16_t type, uint16_t misc);
@@ -70,8 +75,11 @@ class PerfSampler {
   void NameThread(uint32_t pid, uint32_t tid);
 
   std::vector<Ring> rings_;  // per CPU; fd -1 for a CPU no event could be opened on
+  // Per CPU, with stack copies only: the blocking-stack events' own rings.
+  std::vector<Ring> copy_rings_;
   std::vector<int> event_fds_;
-  std::unordered_set<uint64_t> switch_ids_;
+  std::unordered_set<uint64_t> switch_ids_;  // blocking-stack events with the chain
+  std::unordered_set<uint64_t> copy_ids_;    // the same with the stack copy (dwarf)
   std::vector<uint8_t> scratch_;
   std::vector<uint64_t> frames_;
   MappingRecorder mappings_;
@@ -87,6 +95,7 @@ class PerfSampler {
   OffCpuStacks off_cpu_stacks_;
   BlockingSwitchEvent switch_event_;
   size_t ring_pages_ = 64;
+  size_t copy_ring_pages_ = kMaxRingPages;
   bool inherit_thread_ = true;
   bool off_cpu_ = false;
   uint64_t lost_ = 0;
