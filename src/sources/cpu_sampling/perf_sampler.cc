@@ -209,9 +209,10 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
   } else {
     switch_attr.sample_period = 1;
   }
-  // call_graph "dwarf": a second event at the same switch-outs copies the user stack, unwound
-  // at export like the on-CPU samples (libc without frame pointers ends a kernel-walked chain
-  // there). The chain stays: when the copies outrun their ring, the chain is what is left.
+  // call_graph "dwarf" with the sched_switch tracepoint: a second event at the same
+  // switch-outs copies the user stack, unwound at export like the on-CPU samples (libc
+  // without frame pointers ends a kernel-walked chain there). The chain stays: when the
+  // copies outrun their ring, the chain is what is left.
   perf_event_attr copy_attr = switch_attr;
 #if defined(__x86_64__)
   copy_attr.sample_type = kStackCopySampleType;
@@ -235,7 +236,7 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
       continue;
     }
     off_cpu_ = true;
-    if (stack_copy_bytes_ > 0) {
+    if (stack_copy_bytes_ > 0 && switch_event_.type == PERF_TYPE_TRACEPOINT) {
       OpenBlockingStackEvent(&copy_attr, tid, cpu, copy_rings_[cpu], &copy_ring_pages_, &copy_ids_);
     }
   }
@@ -245,11 +246,15 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
 
 // One blocking-stack event (OpenSwitchEvent) writing into `ring` (mapped here on its first
 // event when `pages` is given, else the CPU's main ring); its id goes to `ids`. False: the
-// kernel refused it, and the thread goes without (its switch records stay).
+// kernel refused it, and the thread goes without (its switch records stay). The stack-copy
+// event (`pages` given) is the tracepoint or nothing: the kernel (6.18) shares one sample's
+// data between the software events of a switch, so the second sampled context-switches
+// event of a thread writes records with the first one's identifier and a size that counts
+// both (measured, docs/cpu-sampling.md).
 bool PerfSampler::OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, size_t cpu,
                                          Ring& ring, size_t* pages,
                                          std::unordered_set<uint64_t>* ids) {
-  int fd = OpenSwitchEvent(attr, tid, static_cast<int>(cpu));
+  int fd = OpenSwitchEvent(attr, tid, static_cast<int>(cpu), pages == nullptr);
   if (fd < 0) return false;
   uint64_t id = 0;
   std::string why;
@@ -289,8 +294,8 @@ bool PerfSampler::AttachToRing(int fd, Ring& ring, size_t* pages, std::string* w
 
 // The blocking-stack event of one thread on one CPU (switch_event_), with its filter. A
 // tracepoint the kernel refuses (permissions, a filter it cannot parse) gives way to
-// context-switches for this and every later event.
-int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu) {
+// context-switches for this and every later event, if `fall_back`.
+int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu, bool fall_back) {
   attr->type = switch_event_.type;
   attr->config = switch_event_.config;
   int fd = PerfEventOpen(attr, static_cast<pid_t>(tid), cpu);
@@ -299,9 +304,9 @@ int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu) {
     close(fd);
     fd = -1;
   }
-  if (fd >= 0 || switch_event_.type == PERF_TYPE_SOFTWARE) return fd;
+  if (fd >= 0 || !fall_back || switch_event_.type == PERF_TYPE_SOFTWARE) return fd;
   switch_event_ = ContextSwitchesEvent();
-  return OpenSwitchEvent(attr, tid, cpu);
+  return OpenSwitchEvent(attr, tid, cpu, true);
 }
 
 void PerfSampler::Drain() {
@@ -330,20 +335,21 @@ void PerfSampler::DrainRing(Ring& ring) {
     uint64_t first = std::min<uint64_t>(header.size, size - at);
     std::memcpy(scratch_.data(), data + at, first);
     std::memcpy(scratch_.data() + first, data, header.size - first);
-    HandleRecord(scratch_.data() + sizeof(header), header.type, header.misc);
+    HandleRecord(scratch_.data() + sizeof(header), header.size - sizeof(header), header.type,
+                 header.misc);
     tail += header.size;
   }
   __atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc) {
+void PerfSampler::HandleRecord(const uint8_t* body, size_t length, uint16_t type, uint16_t misc) {
   switch (type) {
     case PERF_RECORD_SAMPLE: {
       uint64_t identifier;
       std::memcpy(&identifier, body, sizeof(identifier));
       bool copy = copy_ids_.count(identifier) > 0;
       if (copy || (stack_copy_bytes_ > 0 && switch_ids_.count(identifier) == 0)) {
-        HandleStackCopySample(body, copy);
+        HandleStackCopySample(body, length, copy);
         break;
       }
       struct Fixed {
@@ -422,7 +428,7 @@ void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc
 // A sample of kStackCopySampleType, on-CPU or `off_cpu` (a blocking switch-out): the user
 // registers and stack copy go to the raw data as they are; the export unwinds them
 // (src/analysis/cpu_profile/dwarf_unwinder.h).
-void PerfSampler::HandleStackCopySample(const uint8_t* body, bool off_cpu) {
+void PerfSampler::HandleStackCopySample(const uint8_t* body, size_t length, bool off_cpu) {
 #if defined(__x86_64__)
   struct Fixed {
     uint64_t identifier;
@@ -455,6 +461,10 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body, bool off_cpu) {
   uint64_t size = 0;
   std::memcpy(&size, at, 8);
   at += 8;
+  // A record that does not hold what its layout says (none seen from the kernel since the
+  // context-switches copy event was dropped) is skipped, not read past.
+  size_t used = static_cast<size_t>(at - body);
+  if (used > length || size > length - used || (size > 0 && length - used - size < 8)) return;
   uint64_t dyn_size = 0;
   if (size > 0) std::memcpy(&dyn_size, at + size, 8);
   uint32_t copied = static_cast<uint32_t>(std::min(dyn_size, size));
@@ -462,6 +472,7 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body, bool off_cpu) {
                           dwarf_regs[format::kCpuDwarfIp], dwarf_regs, at, copied);
 #else
   (void)body;
+  (void)length;
   (void)off_cpu;
 #endif
 }

@@ -39,8 +39,9 @@ class PerfSampler {
   // Opens the events on every thread of the process. False (and *why) when the kernel
   // refuses perf_event_open (perf_event_paranoid, seccomp, no such event). stack_copy_bytes
   // > 0: call_graph "dwarf", the kernel copies that much of the user stack and the user
-  // registers with every on-CPU sample instead of walking frame pointers, and at every
-  // blocking switch-out besides the chain (unwound offline).
+  // registers with every on-CPU sample instead of walking frame pointers, and, with the
+  // sched_switch tracepoint, at every blocking switch-out besides the chain (unwound
+  // offline).
   bool Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks, std::string* why);
   void Drain();
   void Stop();
@@ -54,6 +55,8 @@ class PerfSampler {
   // "context-switches" (every switch-out); blocking_switch_event.h.
   const char* off_cpu_event() const { return switch_event_.name; }
   // Bytes of user stack copied per sample; 0: frame-pointer call chains.
+  // Whether blocking switch-outs get a stack copy besides their chain (dwarf, tracepoint).
+  bool blocking_stack_copies() const { return !copy_ids_.empty(); }
   uint32_t stack_copy_bytes() const { return stack_copy_bytes_; }
 
  private:
@@ -68,10 +71,10 @@ class PerfSampler {
   bool AttachToRing(int fd, Ring& ring, size_t* pages, std::string* why);
   bool OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, size_t cpu, Ring& ring,
                               size_t* pages, std::unordered_set<uint64_t>* ids);
-  int OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu);
+  int OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu, bool fall_back);
   void DrainRing(Ring& ring);
-  void HandleRecord(const uint8_t* record, uint16_t type, uint16_t misc);
-  void HandleStackCopySample(const uint8_t* body, bool off_cpu);
+  void HandleRecord(const uint8_t* record, size_t length, uint16_t type, uint16_t misc);
+  void HandleStackCopySample(const uint8_t* body, size_t length, bool off_cpu);
   void NameThread(uint32_t pid, uint32_t tid);
 
   std::vector<Ring> rings_;  // per CPU; fd -1 for a CPU no event could be opened on
