@@ -52,7 +52,8 @@ class CpuSamplingImporter : public RecordImporter {
         }
         python_.Clear();
         if (h.aux & format::kCpuSampleOffCpu) {
-          blocking_samples_[thread].push_back({static_cast<int64_t>(h.ts), stack});
+          blocking_samples_[thread].push_back(
+              {static_cast<int64_t>(h.ts), stack, (h.aux & format::kCpuSampleStackCopy) != 0});
         }
         cpu.samples.ts.push_back(static_cast<int64_t>(h.ts));
         cpu.samples.thread.push_back(thread);
@@ -184,13 +185,14 @@ class CpuSamplingImporter : public RecordImporter {
   struct Blocking {
     int64_t ts;
     uint32_t stack;
+    bool copied;  // a stack-copy sample (its copy may have been lost: the leaf alone)
   };
 
   // The switch-out sample of the blocking-stack event is taken in the same scheduler call
   // as the switch record: the thread's latest one at or before the wake-up. With stack
   // copies (call_graph dwarf) the switch-out has two, the frame-pointer chain and the copy
   // (lost when its ring was full, or incomplete): the copy, when it arrived whole, is the
-  // deeper stack; else the chain.
+  // deeper stack; else the chain; a copy sample without its copy (the leaf alone) last.
   uint32_t BlockingStack(const CpuProfileTables& cpu, uint32_t thread, int64_t since,
                          int64_t out_ts, int64_t in_ts) {
     auto found = blocking_samples_.find(thread);
@@ -200,13 +202,14 @@ class CpuSamplingImporter : public RecordImporter {
                                   [](int64_t ts, const Blocking& b) { return ts < b.ts; });
     constexpr int64_t kSameSwitchNs = 100000;
     int64_t earliest = std::max(since, out_ts - kSameSwitchNs);
-    uint32_t stack = UINT32_MAX;
+    uint32_t chain = UINT32_MAX, leaf = UINT32_MAX;
     for (auto it = after; it != list.begin() && (it - 1)->ts >= earliest; --it) {
-      uint32_t candidate = (it - 1)->stack;
-      if (cpu.stacks.copy[candidate] != UINT32_MAX) return candidate;
-      if (stack == UINT32_MAX) stack = candidate;
+      const Blocking& candidate = *(it - 1);
+      if (cpu.stacks.copy[candidate.stack] != UINT32_MAX) return candidate.stack;
+      uint32_t& slot = candidate.copied ? leaf : chain;
+      if (slot == UINT32_MAX) slot = candidate.stack;
     }
-    return stack;
+    return chain != UINT32_MAX ? chain : leaf;
   }
 
   uint32_t Process(ImportContext& context, uint32_t pid) {

@@ -438,7 +438,11 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body, size_t length, bool
     uint32_t cpu, reserved;
     uint64_t regs_abi;
   };
+  // A record that does not hold what its layout says is skipped, not read past (seen only
+  // from a second sampled context-switches event, which is no longer opened).
+  constexpr size_t kRegsBytes = sizeof(kUserRegisters) / sizeof(kUserRegisters[0]) * 8;
   Fixed fixed;
+  if (length < sizeof(fixed)) return;
   std::memcpy(&fixed, body, sizeof(fixed));
   const uint8_t* at = body + sizeof(fixed);
   // A switch-out is always taken in the kernel; its user registers are where the thread
@@ -447,12 +451,15 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body, size_t length, bool
                    : IsKernelAddress(fixed.ip) ? format::kCpuSampleKernelLeaf
                                                : 0;
   NameThread(fixed.pid, fixed.tid);
+  // No user context at a switch-out: the chain event's sample of it stands.
+  if (fixed.regs_abi == PERF_SAMPLE_REGS_ABI_NONE && off_cpu) return;
   if (fixed.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
     // A kernel thread or a sample with no user context: nothing to unwind. The stack
     // block still follows (its size is 0).
     EmitSample(fixed.time, flags, fixed.pid, fixed.tid, fixed.cpu, frames_.data(), 0);
     return;
   }
+  if (length < sizeof(fixed) + kRegsBytes + 8) return;
   uint64_t dwarf_regs[format::kCpuUserRegs] = {};
   for (const UserRegister& r : kUserRegisters) {
     std::memcpy(&dwarf_regs[r.dwarf], at, 8);
@@ -461,10 +468,8 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body, size_t length, bool
   uint64_t size = 0;
   std::memcpy(&size, at, 8);
   at += 8;
-  // A record that does not hold what its layout says (none seen from the kernel since the
-  // context-switches copy event was dropped) is skipped, not read past.
-  size_t used = static_cast<size_t>(at - body);
-  if (used > length || size > length - used || (size > 0 && length - used - size < 8)) return;
+  size_t used = sizeof(fixed) + kRegsBytes + 8;
+  if (size > length - used || (size > 0 && length - used - size < 8)) return;
   uint64_t dyn_size = 0;
   if (size > 0) std::memcpy(&dyn_size, at + size, 8);
   uint32_t copied = static_cast<uint32_t>(std::min(dyn_size, size));

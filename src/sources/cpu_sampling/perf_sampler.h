@@ -55,9 +55,9 @@ class PerfSampler {
   // "context-switches" (every switch-out); blocking_switch_event.h.
   const char* off_cpu_event() const { return switch_event_.name; }
   // Bytes of user stack copied per sample; 0: frame-pointer call chains.
+  uint32_t stack_copy_bytes() const { return stack_copy_bytes_; }
   // Whether blocking switch-outs get a stack copy besides their chain (dwarf, tracepoint).
   bool blocking_stack_copies() const { return !copy_ids_.empty(); }
-  uint32_t stack_copy_bytes() const { return stack_copy_bytes_; }
 
  private:
   struct Ring {
