@@ -10,7 +10,8 @@
 # switch-out, preemptions included), at 99 Hz with blocking stacks
 # at up to 1000 switches a second per thread (--sys-cpu-off-cpu-stacks=1000), at 99 Hz and
 # 1 kHz without blocking stacks (--sys-cpu-off-cpu-stacks=off: what the stack at every
-# switch costs), at 99 Hz with DWARF stack copies, in the timer mode at 99 Hz, and under
+# switch costs), at 99 Hz with DWARF stack copies (the blocking stacks copied too where the
+# sched_switch tracepoint takes them), in the timer mode at 99 Hz, and under
 # `perf record -g` at 99 Hz and 1 kHz. Every aiprof side
 # runs with --task-time=off --export=off, so the difference to "aiprof off" is the sampling
 # alone. Runs alternate so machine-load drifts hit every side; prints each side's medians

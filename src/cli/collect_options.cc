@@ -269,7 +269,8 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
   add("--sys-cpu-freq", &a->sys_cpu_freq, "Its sampling frequency in Hz (1..10000)", kDevice, "99");
   add("--sys-cpu-call-graph", &a->sys_cpu_call_graph,
       "Its call stacks, as perf record --call-graph: fp (frame pointers) or dwarf[,<bytes>] (a "
-      "copy of the user stack per sample, 1024..32768 bytes, default 8192, unwound at export)",
+      "copy of the user stack per sample, and per blocking switch where tracefs is readable, "
+      "1024..32768 bytes, default 8192, unwound at export)",
       kDevice, "fp");
   add("--sys-cpu-off-cpu-stacks", &a->sys_cpu_off_cpu_stacks,
       "Blocking stacks at thread switches: all (every switch), <Hz> (every switch of a thread "

@@ -489,5 +489,67 @@ TEST(CpuSampling, BlockingStacksFromEitherSwitchEvent) {
   ExpectLongWaitWithStack(forced.models[0], forced.models[0].processes.pid[0], forced.output);
 }
 
+// DWARF mode with the sched_switch tracepoint copies the user stack at blocking switch-outs
+// too: in the app built without frame pointers, both long waits of the "block" app's main
+// thread (300 ms in pthread_mutex_lock, 200 ms in read) have a blocking stack that starts
+// in libc and reaches Block and the root, __libc_start_main (main tail-calls Block).
+void ExpectBlockingStacksThroughLibc(const Collected& c) {
+  ASSERT_EQ(c.models.size(), 1u) << c.output;
+  const model::Model& m = c.models[0];
+  EXPECT_NE(c.output.find("blocking stacks included"), std::string::npos) << c.output;
+  analysis::CpuProfile profile = analysis::SymbolizeCpuProfile(m);
+  EXPECT_TRUE(profile.warnings.empty()) << profile.warnings[0];
+  uint32_t main_pid = m.processes.pid[0];
+  const model::ThreadStateTable& states = m.cpu.thread_states;
+  int long_waits = 0, through_libc = 0;
+  std::string seen;
+  for (size_t i = 0; i < states.size(); ++i) {
+    if (m.threads.tid[states.thread[i]] != main_pid) continue;
+    if (states.state[i] != model::ThreadState::kBlocked) continue;
+    if (states.end[i] - states.ts[i] < 190'000'000) continue;
+    ++long_waits;
+    if (states.stack[i] == UINT32_MAX) continue;
+    auto stack = profile.Stack(states.stack[i]);
+    bool leaf_in_libc =
+        !stack.empty() && profile.function_module[stack[0]].find("libc") != std::string::npos;
+    bool block = false, root = false;
+    for (uint32_t f : stack) {
+      const std::string& name = profile.function_name[f];
+      block |= name.rfind("(anonymous namespace)::Block", 0) == 0;
+      root |= name == "__libc_start_main";
+      seen += name + ";";
+    }
+    seen += " | ";
+    if (leaf_in_libc && block && root) ++through_libc;
+  }
+  EXPECT_EQ(long_waits, 2) << c.output;
+  EXPECT_EQ(through_libc, 2) << seen;
+}
+
+// With the context-switches event (no readable tracefs, or forced) the blocking stacks stay
+// frame-pointer chains (perf_sampler.cc, OpenBlockingStackEvent), and the start message
+// says so.
+TEST(CpuSampling, DwarfBlockingStacksReachTheAppThroughLibc) {
+  bool tracefs = access("/sys/kernel/tracing/events/sched/sched_switch/id", R_OK) == 0 ||
+                 access("/sys/kernel/debug/tracing/events/sched/sched_switch/id", R_OK) == 0;
+  Collected chosen = Collect("", "--sys-cpu-profiling=on --sys-cpu-call-graph=dwarf",
+                             "cpu_sampling_app_nofp", "block");
+  if (tracefs) {
+    ExpectBlockingStacksThroughLibc(chosen);
+  } else {
+    ASSERT_EQ(chosen.models.size(), 1u) << chosen.output;
+    EXPECT_NE(chosen.output.find("; blocking stacks as frame-pointer chains)"), std::string::npos)
+        << chosen.output;
+    ExpectLongWaitWithStack(chosen.models[0], chosen.models[0].processes.pid[0], chosen.output);
+  }
+  Collected forced = Collect("AIPROF_CPU_SAMPLING_OFF_CPU_EVENT=context-switches",
+                             "--sys-cpu-profiling=on --sys-cpu-call-graph=dwarf",
+                             "cpu_sampling_app_nofp", "block");
+  ASSERT_EQ(forced.models.size(), 1u) << forced.output;
+  EXPECT_NE(forced.output.find("; blocking stacks as frame-pointer chains)"), std::string::npos)
+      << forced.output;
+  ExpectLongWaitWithStack(forced.models[0], forced.models[0].processes.pid[0], forced.output);
+}
+
 }  // namespace
 }  // namespace aiprof

@@ -3,6 +3,7 @@
 // records. The kernel stamps samples and switches in monotonic raw ns, which is the time
 // base the parser converts ticks to, so they are stored without conversion.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <string>
@@ -51,7 +52,8 @@ class CpuSamplingImporter : public RecordImporter {
         }
         python_.Clear();
         if (h.aux & format::kCpuSampleOffCpu) {
-          blocking_samples_[thread].push_back({static_cast<int64_t>(h.ts), stack});
+          blocking_samples_[thread].push_back(
+              {static_cast<int64_t>(h.ts), stack, (h.aux & format::kCpuSampleStackCopy) != 0});
         }
         cpu.samples.ts.push_back(static_cast<int64_t>(h.ts));
         cpu.samples.thread.push_back(thread);
@@ -163,8 +165,12 @@ class CpuSamplingImporter : public RecordImporter {
         add(a.thread, a.ts, b.ts, ThreadState::kRunning, UINT32_MAX);
       } else if (a_out && !b_out) {
         bool preempted = a.flags & format::kCpuSwitchPreempt;
+        // The thread's switch-in before this switch-out bounds this switch's samples.
+        int64_t since =
+            i > 0 && switches_[i - 1].thread == a.thread ? switches_[i - 1].ts : INT64_MIN;
         add(a.thread, a.ts, b.ts, preempted ? ThreadState::kPreempted : ThreadState::kBlocked,
-            preempted ? UINT32_MAX : BlockingStack(a.thread, a.ts, b.ts));
+            preempted ? UINT32_MAX
+                      : BlockingStack(context.model().cpu, a.thread, since, a.ts, b.ts));
       }
     }
     switches_.clear();
@@ -179,20 +185,31 @@ class CpuSamplingImporter : public RecordImporter {
   struct Blocking {
     int64_t ts;
     uint32_t stack;
+    bool copied;  // a stack-copy sample (its copy may have been lost: the leaf alone)
   };
 
-  // The switch-out sample of the context-switches event is taken in the same scheduler
-  // call as the switch record: the thread's latest one at or before the wake-up.
-  uint32_t BlockingStack(uint32_t thread, int64_t out_ts, int64_t in_ts) {
+  // The switch-out sample of the blocking-stack event is taken in the same scheduler call
+  // as the switch record: the thread's latest one at or before the wake-up. With stack
+  // copies (call_graph dwarf) the switch-out has two, the frame-pointer chain and the copy
+  // (lost when its ring was full, or incomplete): the copy, when it arrived whole, is the
+  // deeper stack; else the chain; a copy sample without its copy (the leaf alone) last.
+  uint32_t BlockingStack(const CpuProfileTables& cpu, uint32_t thread, int64_t since,
+                         int64_t out_ts, int64_t in_ts) {
     auto found = blocking_samples_.find(thread);
     if (found == blocking_samples_.end()) return UINT32_MAX;
     const std::vector<Blocking>& list = found->second;
     auto after = std::upper_bound(list.begin(), list.end(), in_ts,
                                   [](int64_t ts, const Blocking& b) { return ts < b.ts; });
-    if (after == list.begin()) return UINT32_MAX;
-    const Blocking& candidate = *(after - 1);
     constexpr int64_t kSameSwitchNs = 100000;
-    return candidate.ts + kSameSwitchNs >= out_ts ? candidate.stack : UINT32_MAX;
+    int64_t earliest = std::max(since, out_ts - kSameSwitchNs);
+    uint32_t chain = UINT32_MAX, leaf = UINT32_MAX;
+    for (auto it = after; it != list.begin() && (it - 1)->ts >= earliest; --it) {
+      const Blocking& candidate = *(it - 1);
+      if (cpu.stacks.copy[candidate.stack] != UINT32_MAX) return candidate.stack;
+      uint32_t& slot = candidate.copied ? leaf : chain;
+      if (slot == UINT32_MAX) slot = candidate.stack;
+    }
+    return chain != UINT32_MAX ? chain : leaf;
   }
 
   uint32_t Process(ImportContext& context, uint32_t pid) {

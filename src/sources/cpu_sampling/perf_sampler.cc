@@ -115,10 +115,15 @@ bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off
   size_t sample_bytes = stack_copy_bytes_ > 0 ? stack_copy_bytes_ + 256 : 2048;
   size_t want = static_cast<size_t>(hz) * sample_bytes * 2 / 4096;
   ring_pages_ = 16;
-  while (ring_pages_ < want && ring_pages_ < 1024) ring_pages_ *= 2;
+  while (ring_pages_ < want && ring_pages_ < kMaxRingPages) ring_pages_ *= 2;
+  // Blocking-stack copies come at a rate nothing bounds (one per blocking switch-out), ~8 KiB
+  // each: a ring of their own at the largest size, so that when they outrun it only those
+  // copies are lost, never samples, switch records or the blocking stacks' chains.
+  copy_ring_pages_ = kMaxRingPages;
   frames_.resize(format::kCpuMaxFrames);
   long cpus = sysconf(_SC_NPROCESSORS_CONF);
   rings_.assign(static_cast<size_t>(cpus > 0 ? cpus : 1), Ring{});
+  copy_rings_.assign(stack_copy_bytes_ > 0 ? rings_.size() : 0, Ring{});
 
   // Hardware cycles where the PMU is exposed (bare metal), else the cpu-clock timer, which
   // works in VMs and containers.
@@ -204,8 +209,17 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
   } else {
     switch_attr.sample_period = 1;
   }
+  // call_graph "dwarf" with the sched_switch tracepoint: a second event at the same
+  // switch-outs copies the user stack, unwound at export like the on-CPU samples (libc
+  // without frame pointers ends a kernel-walked chain there). The chain stays: when the
+  // copies outrun their ring, the chain is what is left.
+  perf_event_attr copy_attr = switch_attr;
+#if defined(__x86_64__)
+  copy_attr.sample_type = kStackCopySampleType;
+  copy_attr.sample_regs_user = UserRegisterMask();
+  copy_attr.sample_stack_user = stack_copy_bytes_;
+#endif
   bool switch_stacks = off_cpu_stacks_.kind != OffCpuStacks::Kind::kOff;
-  long page = sysconf(_SC_PAGESIZE);
   bool any = false;
   for (size_t cpu = 0; cpu < rings_.size(); ++cpu) {
     int fd = PerfEventOpen(&attr, static_cast<pid_t>(tid), static_cast<int>(cpu));
@@ -215,48 +229,73 @@ bool PerfSampler::OpenThread(uint32_t tid, std::string* why) {
       return false;
     }
     event_fds_.push_back(fd);
-    Ring& ring = rings_[cpu];
-    if (ring.fd < 0) {
-      size_t mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
-      void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      // Unprivileged, the rings of a user may lock perf_event_mlock_kb (516 KiB by
-      // default) plus RLIMIT_MEMLOCK: a smaller ring that fits beats no sampling.
-      while (base == MAP_FAILED && errno == EPERM && ring_pages_ > 16) {
-        ring_pages_ /= 2;
-        mapped = (ring_pages_ + 1) * static_cast<size_t>(page);
-        base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-      }
-      if (base == MAP_FAILED) {
-        *why = Errno("mmap of the perf ring");
-        return false;
-      }
-      ring = {fd, static_cast<uint8_t*>(base), mapped};
-    } else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0) {
-      *why = Errno("PERF_EVENT_IOC_SET_OUTPUT");
-      return false;
-    }
+    if (!AttachToRing(fd, rings_[cpu], &ring_pages_, why)) return false;
     any = true;
     if (!switch_stacks) continue;
-    int switch_fd = OpenSwitchEvent(&switch_attr, tid, static_cast<int>(cpu));
-    if (switch_fd < 0) continue;
-    uint64_t id = 0;
-    if (ioctl(switch_fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) != 0 ||
-        ioctl(switch_fd, PERF_EVENT_IOC_ID, &id) != 0) {
-      close(switch_fd);
+    if (!OpenBlockingStackEvent(&switch_attr, tid, cpu, rings_[cpu], nullptr, &switch_ids_)) {
       continue;
     }
-    event_fds_.push_back(switch_fd);
-    switch_ids_.insert(id);
     off_cpu_ = true;
+    if (stack_copy_bytes_ > 0 && switch_event_.type == PERF_TYPE_TRACEPOINT) {
+      OpenBlockingStackEvent(&copy_attr, tid, cpu, copy_rings_[cpu], &copy_ring_pages_, &copy_ids_);
+    }
   }
   if (!any) *why = "perf_event_open: no online CPU accepted the event";
   return any;
 }
 
+// One blocking-stack event (OpenSwitchEvent) writing into `ring` (mapped here on its first
+// event when `pages` is given, else the CPU's main ring); its id goes to `ids`. False: the
+// kernel refused it, and the thread goes without (its switch records stay). The stack-copy
+// event (`pages` given) is the tracepoint or nothing: the kernel (6.18) shares one sample's
+// data between the software events of a switch, so the second sampled context-switches
+// event of a thread writes records with the first one's identifier and a size that counts
+// both (measured, docs/cpu-sampling.md).
+bool PerfSampler::OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, size_t cpu,
+                                         Ring& ring, size_t* pages,
+                                         std::unordered_set<uint64_t>* ids) {
+  int fd = OpenSwitchEvent(attr, tid, static_cast<int>(cpu), pages == nullptr);
+  if (fd < 0) return false;
+  uint64_t id = 0;
+  std::string why;
+  bool attached = pages == nullptr ? ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) == 0
+                                   : AttachToRing(fd, ring, pages, &why);
+  if (!attached || ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+    close(fd);
+    return false;
+  }
+  event_fds_.push_back(fd);
+  ids->insert(id);
+  return true;
+}
+
+// Maps `ring` on the first event of its CPU, else redirects `fd` into it. Unprivileged,
+// the rings of a user may lock perf_event_mlock_kb (516 KiB by default) plus
+// RLIMIT_MEMLOCK: a smaller ring that fits (*pages halved) beats no sampling.
+bool PerfSampler::AttachToRing(int fd, Ring& ring, size_t* pages, std::string* why) {
+  if (ring.fd >= 0) {
+    if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) == 0) return true;
+    *why = Errno("PERF_EVENT_IOC_SET_OUTPUT");
+    return false;
+  }
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void* base = mmap(nullptr, (*pages + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  while (base == MAP_FAILED && errno == EPERM && *pages > 16) {
+    *pages /= 2;
+    base = mmap(nullptr, (*pages + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  if (base == MAP_FAILED) {
+    *why = Errno("mmap of the perf ring");
+    return false;
+  }
+  ring = {fd, static_cast<uint8_t*>(base), (*pages + 1) * page};
+  return true;
+}
+
 // The blocking-stack event of one thread on one CPU (switch_event_), with its filter. A
 // tracepoint the kernel refuses (permissions, a filter it cannot parse) gives way to
-// context-switches for this and every later event.
-int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu) {
+// context-switches for this and every later event, if `fall_back`.
+int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu, bool fall_back) {
   attr->type = switch_event_.type;
   attr->config = switch_event_.config;
   int fd = PerfEventOpen(attr, static_cast<pid_t>(tid), cpu);
@@ -265,13 +304,16 @@ int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu) {
     close(fd);
     fd = -1;
   }
-  if (fd >= 0 || switch_event_.type == PERF_TYPE_SOFTWARE) return fd;
+  if (fd >= 0 || !fall_back || switch_event_.type == PERF_TYPE_SOFTWARE) return fd;
   switch_event_ = ContextSwitchesEvent();
-  return OpenSwitchEvent(attr, tid, cpu);
+  return OpenSwitchEvent(attr, tid, cpu, true);
 }
 
 void PerfSampler::Drain() {
   for (Ring& ring : rings_) {
+    if (ring.fd >= 0) DrainRing(ring);
+  }
+  for (Ring& ring : copy_rings_) {
     if (ring.fd >= 0) DrainRing(ring);
   }
 }
@@ -293,19 +335,21 @@ void PerfSampler::DrainRing(Ring& ring) {
     uint64_t first = std::min<uint64_t>(header.size, size - at);
     std::memcpy(scratch_.data(), data + at, first);
     std::memcpy(scratch_.data() + first, data, header.size - first);
-    HandleRecord(scratch_.data() + sizeof(header), header.type, header.misc);
+    HandleRecord(scratch_.data() + sizeof(header), header.size - sizeof(header), header.type,
+                 header.misc);
     tail += header.size;
   }
   __atomic_store_n(&page->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc) {
+void PerfSampler::HandleRecord(const uint8_t* body, size_t length, uint16_t type, uint16_t misc) {
   switch (type) {
     case PERF_RECORD_SAMPLE: {
       uint64_t identifier;
       std::memcpy(&identifier, body, sizeof(identifier));
-      if (stack_copy_bytes_ > 0 && switch_ids_.count(identifier) == 0) {
-        HandleStackCopySample(body);
+      bool copy = copy_ids_.count(identifier) > 0;
+      if (copy || (stack_copy_bytes_ > 0 && switch_ids_.count(identifier) == 0)) {
+        HandleStackCopySample(body, length, copy);
         break;
       }
       struct Fixed {
@@ -381,9 +425,10 @@ void PerfSampler::HandleRecord(const uint8_t* body, uint16_t type, uint16_t misc
   }
 }
 
-// A sample of kStackCopySampleType: the user registers and stack copy go to the raw data
-// as they are; the export unwinds them (src/analysis/cpu_profile/dwarf_unwinder.h).
-void PerfSampler::HandleStackCopySample(const uint8_t* body) {
+// A sample of kStackCopySampleType, on-CPU or `off_cpu` (a blocking switch-out): the user
+// registers and stack copy go to the raw data as they are; the export unwinds them
+// (src/analysis/cpu_profile/dwarf_unwinder.h).
+void PerfSampler::HandleStackCopySample(const uint8_t* body, size_t length, bool off_cpu) {
 #if defined(__x86_64__)
   struct Fixed {
     uint64_t identifier;
@@ -393,17 +438,28 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body) {
     uint32_t cpu, reserved;
     uint64_t regs_abi;
   };
+  // A record that does not hold what its layout says is skipped, not read past (seen only
+  // from a second sampled context-switches event, which is no longer opened).
+  constexpr size_t kRegsBytes = sizeof(kUserRegisters) / sizeof(kUserRegisters[0]) * 8;
   Fixed fixed;
+  if (length < sizeof(fixed)) return;
   std::memcpy(&fixed, body, sizeof(fixed));
   const uint8_t* at = body + sizeof(fixed);
-  uint16_t flags = IsKernelAddress(fixed.ip) ? format::kCpuSampleKernelLeaf : 0;
+  // A switch-out is always taken in the kernel; its user registers are where the thread
+  // entered it, and no [kernel] leaf is shown above a blocking stack.
+  uint16_t flags = off_cpu                     ? format::kCpuSampleOffCpu
+                   : IsKernelAddress(fixed.ip) ? format::kCpuSampleKernelLeaf
+                                               : 0;
   NameThread(fixed.pid, fixed.tid);
+  // No user context at a switch-out: the chain event's sample of it stands.
+  if (fixed.regs_abi == PERF_SAMPLE_REGS_ABI_NONE && off_cpu) return;
   if (fixed.regs_abi == PERF_SAMPLE_REGS_ABI_NONE) {
     // A kernel thread or a sample with no user context: nothing to unwind. The stack
     // block still follows (its size is 0).
     EmitSample(fixed.time, flags, fixed.pid, fixed.tid, fixed.cpu, frames_.data(), 0);
     return;
   }
+  if (length < sizeof(fixed) + kRegsBytes + 8) return;
   uint64_t dwarf_regs[format::kCpuUserRegs] = {};
   for (const UserRegister& r : kUserRegisters) {
     std::memcpy(&dwarf_regs[r.dwarf], at, 8);
@@ -412,6 +468,8 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body) {
   uint64_t size = 0;
   std::memcpy(&size, at, 8);
   at += 8;
+  size_t used = sizeof(fixed) + kRegsBytes + 8;
+  if (size > length - used || (size > 0 && length - used - size < 8)) return;
   uint64_t dyn_size = 0;
   if (size > 0) std::memcpy(&dyn_size, at + size, 8);
   uint32_t copied = static_cast<uint32_t>(std::min(dyn_size, size));
@@ -419,6 +477,8 @@ void PerfSampler::HandleStackCopySample(const uint8_t* body) {
                           dwarf_regs[format::kCpuDwarfIp], dwarf_regs, at, copied);
 #else
   (void)body;
+  (void)length;
+  (void)off_cpu;
 #endif
 }
 
@@ -446,13 +506,16 @@ void PerfSampler::Stop() {
 }
 
 void PerfSampler::AbandonAfterFork() {
-  for (Ring& ring : rings_) {
-    if (ring.fd >= 0) munmap(ring.base, ring.mapped);
-    ring = Ring{};
+  for (std::vector<Ring>* rings : {&rings_, &copy_rings_}) {
+    for (Ring& ring : *rings) {
+      if (ring.fd >= 0) munmap(ring.base, ring.mapped);
+      ring = Ring{};
+    }
   }
   for (int fd : event_fds_) close(fd);
   event_fds_.clear();
   switch_ids_.clear();
+  copy_ids_.clear();
   named_tids_.clear();
 }
 

@@ -39,7 +39,9 @@ class PerfSampler {
   // Opens the events on every thread of the process. False (and *why) when the kernel
   // refuses perf_event_open (perf_event_paranoid, seccomp, no such event). stack_copy_bytes
   // > 0: call_graph "dwarf", the kernel copies that much of the user stack and the user
-  // registers with every on-CPU sample (unwound offline) instead of walking frame pointers.
+  // registers with every on-CPU sample instead of walking frame pointers, and, with the
+  // sched_switch tracepoint, at every blocking switch-out besides the chain (unwound
+  // offline).
   bool Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks, std::string* why);
   void Drain();
   void Stop();
@@ -52,8 +54,10 @@ class PerfSampler {
   // The event that took the blocking stacks: "sched_switch" (blocking switch-outs only) or
   // "context-switches" (every switch-out); blocking_switch_event.h.
   const char* off_cpu_event() const { return switch_event_.name; }
-  // Bytes of user stack copied per on-CPU sample; 0: frame-pointer call chains.
+  // Bytes of user stack copied per sample; 0: frame-pointer call chains.
   uint32_t stack_copy_bytes() const { return stack_copy_bytes_; }
+  // Whether blocking switch-outs get a stack copy besides their chain (dwarf, tracepoint).
+  bool blocking_stack_copies() const { return !copy_ids_.empty(); }
 
  private:
   struct Ring {
@@ -61,16 +65,24 @@ class PerfSampler {
     uint8_t* base = nullptr;
     size_t mapped = 0;
   };
+  // A power of two of data pages: 4 MiB.
+  static constexpr size_t kMaxRingPages = 1024;
   bool OpenThread(uint32_t tid, std::string* why);
-  int OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu);
+  bool AttachToRing(int fd, Ring& ring, size_t* pages, std::string* why);
+  bool OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, size_t cpu, Ring& ring,
+                              size_t* pages, std::unordered_set<uint64_t>* ids);
+  int OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu, bool fall_back);
   void DrainRing(Ring& ring);
-  void HandleRecord(const uint8_t* record, uint16_t type, uint16_t misc);
-  void HandleStackCopySample(const uint8_t* body);
+  void HandleRecord(const uint8_t* record, size_t length, uint16_t type, uint16_t misc);
+  void HandleStackCopySample(const uint8_t* body, size_t length, bool off_cpu);
   void NameThread(uint32_t pid, uint32_t tid);
 
   std::vector<Ring> rings_;  // per CPU; fd -1 for a CPU no event could be opened on
+  // Per CPU, with stack copies only: the blocking-stack events' own rings.
+  std::vector<Ring> copy_rings_;
   std::vector<int> event_fds_;
-  std::unordered_set<uint64_t> switch_ids_;
+  std::unordered_set<uint64_t> switch_ids_;  // blocking-stack events with the chain
+  std::unordered_set<uint64_t> copy_ids_;    // the same with the stack copy (dwarf)
   std::vector<uint8_t> scratch_;
   std::vector<uint64_t> frames_;
   MappingRecorder mappings_;
@@ -86,6 +98,7 @@ class PerfSampler {
   OffCpuStacks off_cpu_stacks_;
   BlockingSwitchEvent switch_event_;
   size_t ring_pages_ = 64;
+  size_t copy_ring_pages_ = kMaxRingPages;
   bool inherit_thread_ = true;
   bool off_cpu_ = false;
   uint64_t lost_ = 0;

@@ -131,11 +131,16 @@ void OnStart(void*) {
     uint32_t stack_copy = options.call_graph == "dwarf" ? options.stack_copy_bytes : 0;
     if (state.perf.Start(options.hz, stack_copy, options.off_cpu_stacks, &perf_why)) {
       state.mode = format::CpuSamplingMode::kPerfEvent;
-      std::string stacks = state.perf.stack_copy_bytes() > 0
-                               ? ", DWARF call stacks (" +
-                                     std::to_string(state.perf.stack_copy_bytes()) +
-                                     " bytes of user stack per sample, unwound at export)"
-                               : ", frame-pointer call chains";
+      std::string stacks =
+          state.perf.stack_copy_bytes() > 0
+              ? ", DWARF call stacks (" + std::to_string(state.perf.stack_copy_bytes()) +
+                    " bytes of user stack per sample" +
+                    (state.perf.blocking_stack_copies() ? ", blocking stacks included" : "") +
+                    ", unwound at export" +
+                    (state.perf.off_cpu() && !state.perf.blocking_stack_copies()
+                         ? "; blocking stacks as frame-pointer chains)"
+                         : ")")
+              : ", frame-pointer call chains";
       DisablePythonStacks();
       EmitInfo(state.mode,
                "perf_event " + state.perf.event_name() + hz + stacks +
