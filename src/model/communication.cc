@@ -5,6 +5,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "format/records_torch.h"
@@ -321,14 +322,21 @@ CommunicationOps ClassifyCommunication(const Model& m) {
   TensorInputReader tensor_inputs(m);
   const P2pPeerReader peers(m);
   const ProcessGroupCallReader group_calls(m);
+  // One tight scan of every slice finds the rows with a communication name (most of the
+  // cost when few slices are communication; the classification below keeps too much in
+  // registers for its loop to stay tight) and the processes with backend ranges.
+  const std::span<const StringId> names(s.name);
+  const std::span<const uint8_t> kind_of_name(name_kind);
+  std::vector<uint32_t> named_rows;
   std::vector<uint8_t> has_backend_ranges(m.processes.size(), 0);
-  for (uint32_t row = 0; backend_names_seen && row < s.size(); ++row) {
-    if (name_kind[s.name[row]] == 1)
-      has_backend_ranges[m.ProcessOfThread(m.ThreadOfSlice(row))] = 1;
-  }
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    const uint8_t kind = name_kind[s.name[row]];
+  for (uint32_t row = 0; row < names.size(); ++row) {
+    const uint8_t kind = kind_of_name[names[row]];
     if (kind == 0) continue;
+    named_rows.push_back(row);
+    if (kind == 1) has_backend_ranges[m.ProcessOfThread(m.ThreadOfSlice(row))] = 1;
+  }
+  for (const uint32_t row : named_rows) {
+    const uint8_t kind = kind_of_name[names[row]];
     const uint32_t process = m.ProcessOfThread(m.ThreadOfSlice(row));
     const NameClass* name_class = nullptr;
     CommSource source = CommSource::kBackendRange;
