@@ -1,11 +1,13 @@
 // aiprof cluster at scale, on generated profiles (tests/support/cluster_data_builder.h).
 // Each measured run is a forked child, so its peak RSS is its own.
 //
-//   bench_cluster merge --ranks=1024 --events=1000000 [--jobs=2] [--dir=PATH]
+//   bench_cluster merge --ranks=1024 --events=1000000 [--jobs=2] [--stages=N] [--dir=PATH]
 //     one rank of --events is parsed into its summary, which is copied to --ranks summary
 //     files (as the cache beside each rank's data holds them); measured: read every file
 //     (--jobs at once, as aiprof cluster reads its caches), merge, write
-//     cluster_analysis_output/.
+//     cluster_analysis_output/. --stages: the copies name Megatron's pipeline and
+//     data-parallel groups of N pipeline stages (the layout is known: N stage rows a step);
+//     without it the layout is unknown (one stage row a step).
 //   bench_cluster raw --ranks=64 --events=1000000 --jobs=2 [--dir=PATH] [--keep]
 //     --ranks PROF_* directories of --events each are written (unless --dir holds them);
 //     measured: discovery, parse + analysis of every rank (--jobs at once), merge, write.
@@ -86,7 +88,24 @@ std::vector<RankSummary> SummarizeAll(const std::string& dir, unsigned jobs) {
   return aiprof::exporter::SummarizeRanks(discovery.ranks, all, {jobs, false}, &problems, nullptr);
 }
 
-int Merge(int ranks, uint64_t events, unsigned jobs, const fs::path& dir) {
+// Megatron's layout of `stages` pipeline stages (ranks / stages pipelines): stage s of
+// pipeline p is rank p + s * pipelines; a rank's data-parallel group is its stage.
+std::vector<aiprof::model::ProcessGroupInfo> PipelineGroups(int rank, int ranks, int stages) {
+  const int pipelines = ranks / stages;
+  aiprof::model::ProcessGroupInfo pipeline{
+      "pp" + std::to_string(rank % pipelines), "pp", "gloo", rank / pipelines, {}};
+  for (int s = 0; s < stages; ++s) pipeline.ranks.push_back(rank % pipelines + s * pipelines);
+  aiprof::model::ProcessGroupInfo data{
+      "dp" + std::to_string(rank / pipelines), "dp", "gloo", rank % pipelines, {}};
+  for (int p = 0; p < pipelines; ++p) data.ranks.push_back(rank / pipelines * pipelines + p);
+  return {pipeline, data};
+}
+
+int Merge(int ranks, uint64_t events, unsigned jobs, int stages, const fs::path& dir) {
+  if (stages < 0 || (stages > 0 && ranks % stages != 0)) {
+    std::fprintf(stderr, "bench_cluster: --stages=%d does not divide --ranks=%d\n", stages, ranks);
+    return 2;
+  }
   const fs::path one = dir / "one_rank", summaries = dir / "summaries";
   fs::remove_all(dir);
   aiprof::testing::WriteClusterData(one.string(), Spec(1, events));
@@ -104,6 +123,7 @@ int Merge(int ranks, uint64_t events, unsigned jobs, const fs::path& dir) {
       group.ranks.clear();
       for (int g = 0; g < ranks; ++g) group.ranks.push_back(g);
     }
+    if (stages > 0) copy.process_groups = PipelineGroups(r, ranks, stages);
     std::ofstream(summaries / ("rank" + std::to_string(r) + ".bin"), std::ios::binary)
         << aiprof::analysis::cluster::SerializeRankSummary(copy);
   }
@@ -131,10 +151,12 @@ int Merge(int ranks, uint64_t events, unsigned jobs, const fs::path& dir) {
                                            std::cerr);
   });
   std::printf(
-      "merge: %d ranks, summary of %llu events each (%zu steps, %zu ops), --jobs=%u: %.2f s "
-      "wall, %.2f s CPU, peak %.0f MiB\n",
+      "merge: %d ranks, summary of %llu events each (%zu steps, %zu ops), %s, --jobs=%u: "
+      "%.2f s wall, %.2f s CPU, peak %.0f MiB\n",
       ranks, static_cast<unsigned long long>(events), parsed[0].steps.size(),
-      parsed[0].communication.size(), jobs, m.seconds, m.cpu_seconds, m.peak_mib);
+      parsed[0].communication.size(),
+      stages > 0 ? (std::to_string(stages) + " stages").c_str() : "layout unknown", jobs, m.seconds,
+      m.cpu_seconds, m.peak_mib);
   fs::remove_all(dir);
   return 0;
 }
@@ -166,8 +188,8 @@ int Raw(int ranks, uint64_t events, unsigned jobs, const fs::path& dir, bool kee
 int main(int argc, char** argv) {
   if (argc < 2 || (std::strcmp(argv[1], "merge") != 0 && std::strcmp(argv[1], "raw") != 0)) {
     std::fprintf(stderr,
-                 "usage: %s merge|raw [--ranks=N] [--events=N] [--jobs=N] [--dir=PATH] "
-                 "[--keep]\n",
+                 "usage: %s merge|raw [--ranks=N] [--events=N] [--jobs=N] [--stages=N (merge)] "
+                 "[--dir=PATH] [--keep]\n",
                  argv[0]);
     return 2;
   }
@@ -175,6 +197,7 @@ int main(int argc, char** argv) {
   int ranks = merge ? 1024 : 64;
   uint64_t events = 1'000'000;
   unsigned jobs = 2;
+  int stages = 0;
   bool keep = false;
   fs::path dir = fs::temp_directory_path() / ("aiprof_bench_cluster_" + std::to_string(getpid()));
   for (int i = 2; i < argc; ++i) {
@@ -182,8 +205,9 @@ int main(int argc, char** argv) {
     if (arg.rfind("--ranks=", 0) == 0) ranks = std::stoi(arg.substr(8));
     if (arg.rfind("--events=", 0) == 0) events = std::stoull(arg.substr(9));
     if (arg.rfind("--jobs=", 0) == 0) jobs = static_cast<unsigned>(std::stoul(arg.substr(7)));
+    if (arg.rfind("--stages=", 0) == 0) stages = std::stoi(arg.substr(9));
     if (arg.rfind("--dir=", 0) == 0) dir = arg.substr(6);
     if (arg == "--keep") keep = true;
   }
-  return merge ? Merge(ranks, events, jobs, dir) : Raw(ranks, events, jobs, dir, keep);
+  return merge ? Merge(ranks, events, jobs, stages, dir) : Raw(ranks, events, jobs, dir, keep);
 }

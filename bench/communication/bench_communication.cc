@@ -50,7 +50,7 @@ Model MakeModel(uint32_t period) {
 
 void BM_Classify(benchmark::State& state) {
   const Model m = MakeModel(static_cast<uint32_t>(state.range(0)));
-  for (auto _ : state) benchmark::DoNotOptimize(aiprof::model::ClassifyCommunication(m));
+  for (auto _ : state) benchmark::DoNotOptimize(aiprof::model::ClassifyCommunication(m).ops);
   state.SetItemsProcessed(state.iterations() * kSlices);
 }
 BENCHMARK(BM_Classify)->Arg(0)->Arg(1000)->Arg(20)->Unit(benchmark::kMillisecond);

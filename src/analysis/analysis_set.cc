@@ -23,7 +23,7 @@ AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& option
   set.options = options;
   set.steps = FindSteps(model, options.iterations);
   set.communication = model::ClassifyCommunication(model);
-  set.overlap = ComputeOverlap(model, set.communication);
+  set.overlap = ComputeOverlap(model, set.communication.ops);
   set.step_breakdown = ComputeStepBreakdown(model, set.overlap, set.steps);
   set.data_preparation = ComputeDataPreparation(model, set.steps);
   set.memory = ComputeMemoryAnalysis(model, set.steps);
@@ -49,7 +49,7 @@ AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& option
   std::sort(in.ranks.begin(), in.ranks.end());
   in.step_source = set.steps.source;
   in.steps = set.steps.steps.size();
-  in.communication_ops = set.communication.size();
+  in.communication_ops = set.communication.ops.size();
   in.dropped_records = model.drops.total();
   return set;
 }

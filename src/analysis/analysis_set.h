@@ -61,7 +61,7 @@ struct AnalysisSet {
   AnalysisOptions options;
   AnalysisInputs inputs;
   StepList steps;
-  std::vector<model::CommOp> communication;
+  model::CommunicationOps communication;
   OverlapResult overlap;
   StepBreakdownResult step_breakdown;
   DataPreparationResult data_preparation;

@@ -398,7 +398,7 @@ void DerivePeerWait(std::vector<CommOpTiming>& ops) {
 }
 
 CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
-                                                   const std::vector<CommOp>& communication,
+                                                   const model::CommunicationOps& communication,
                                                    const StepList& steps) {
   CommunicationAnalysis result;
   result.ranks = RanksOf(model);
@@ -407,11 +407,12 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
   const RankHosts hosts(result.ranks);
   const StepLookup step_lookup(model, steps);
 
-  std::vector<uint32_t> selected = SelectOps(communication);
+  const std::vector<CommOp>& ops = communication.ops;
+  std::vector<uint32_t> selected = SelectOps(ops);
   std::stable_sort(selected.begin(), selected.end(), [&](uint32_t a, uint32_t b) {
-    const int64_t unit_a = UnitOf(communication[a]), unit_b = UnitOf(communication[b]);
+    const int64_t unit_a = UnitOf(ops[a]), unit_b = UnitOf(ops[b]);
     if (unit_a != unit_b) return unit_a < unit_b;
-    return model.slices.ts[communication[a].slice] < model.slices.ts[communication[b].slice];
+    return model.slices.ts[ops[a].slice] < model.slices.ts[ops[b].slice];
   });
 
   // (unit, group) -> collectives so far: the n-th collective of a group on every rank.
@@ -423,7 +424,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
   std::set<std::string> groups_listed = {world.name};
   for (uint32_t index : selected) {
     uint64_t name_index = 0;
-    const CommOp& source = communication[index];
+    const CommOp& source = ops[index];
     CommOpTiming op;
     op.comm_op = index;
     op.rank = source.rank;
@@ -431,7 +432,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     const bool in_world = source.process_group.empty();
     op.group = in_world ? world.name : source.process_group;
     if (groups_listed.insert(op.group).second)
-      result.groups.push_back({op.group, source.group_ranks});
+      result.groups.push_back({op.group, communication.GroupRanks(source)});
     op.type = source.type;
     op.kind = IsP2p(source.type) ? CommKind::kP2p : CommKind::kCollective;
     op.time.start_ns = model.slices.ts[source.slice];
@@ -445,7 +446,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
       op.sequence = collectives_seen[{unit, op.group}]++;
       name_index = op.sequence;
       group_peers.clear();
-      for (int32_t rank : in_world ? world.ranks : source.group_ranks) {
+      for (int32_t rank : in_world ? world.ranks : communication.GroupRanks(source)) {
         if (rank != op.rank) group_peers.push_back(rank);
       }
       op.transport = hosts.Between(op.rank, group_peers, in_world);

@@ -94,7 +94,7 @@ int64_t LargePacketBytes(TransportType transport);
 
 // One communication operation on one rank.
 struct CommOpTiming {
-  uint32_t comm_op = model::kNoRow;  // AnalysisSet::communication index; kNoRow when merged
+  uint32_t comm_op = model::kNoRow;  // AnalysisSet::communication.ops index; kNoRow when merged
   int32_t rank = -1;
   // "<backend>_<type>_<n>": n counts the rank's collectives in the group (the same name on
   // every rank of the group) or, for p2p, the rank's operations of that type.
@@ -152,7 +152,7 @@ struct CommunicationAnalysis {
 };
 
 CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
-                                                   const std::vector<model::CommOp>& communication,
+                                                   const model::CommunicationOps& communication,
                                                    const StepList& steps);
 
 // The peer-arrival derivation (see above) over the operations of any number of ranks:

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "format/records_torch.h"
@@ -207,25 +208,55 @@ void FillSizes(CommOp& op, int64_t in_nelems, std::optional<uint8_t> scalar_type
   if (op.element_bytes > 0) op.bytes = std::max(op.in_nelems, op.out_nelems) * op.element_bytes;
 }
 
-// The recorded group of the operation, with its ranks from the rank's identity; a name the
-// identity does not list (groups recorded before the call only) is kept without ranks.
-void SetProcessGroup(CommOp& op, std::string_view name, const RankIdentity& identity) {
+// Hands out each recorded group's entry in CommunicationOps::group_ranks, copying the
+// group's ranks at its first operation only.
+class GroupIndex {
+ public:
+  GroupIndex(const std::vector<RankIdentity>& identities,
+             std::vector<std::vector<int32_t>>& group_ranks)
+      : identities_(identities), group_ranks_(group_ranks), entries_(identities.size()) {}
+
+  // The entry of the group `name` of the process's identity; kNoGroup when it lists none
+  // of that name (groups recorded before the call only).
+  uint32_t Of(uint32_t process, std::string_view name) {
+    const std::vector<ProcessGroupInfo>& groups = identities_[process].groups;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      if (groups[g].name != name) continue;
+      std::vector<uint32_t>& entries = entries_[process];
+      if (entries.empty()) entries.assign(groups.size(), CommOp::kNoGroup);
+      if (entries[g] == CommOp::kNoGroup) {
+        entries[g] = static_cast<uint32_t>(group_ranks_.size());
+        group_ranks_.push_back(groups[g].ranks);
+      }
+      return entries[g];
+    }
+    return CommOp::kNoGroup;
+  }
+
+ private:
+  const std::vector<RankIdentity>& identities_;
+  std::vector<std::vector<int32_t>>& group_ranks_;
+  std::vector<std::vector<uint32_t>> entries_;  // by process, by position in its groups
+};
+
+// The recorded group of the operation, with its size from the group's ranks; a name the
+// identity does not list is kept without ranks.
+void SetProcessGroup(CommOp& op, std::string_view name, GroupIndex& groups,
+                     const CommunicationOps& result) {
   if (name.empty()) return;
   op.process_group = name;
-  for (const ProcessGroupInfo& group : identity.groups) {
-    if (group.name != name) continue;
-    op.group_ranks = group.ranks;
-    op.group_size = static_cast<int32_t>(group.ranks.size());
-    return;
-  }
+  op.group = groups.Of(op.process, name);
+  if (op.group != CommOp::kNoGroup)
+    op.group_size = static_cast<int32_t>(result.group_ranks[op.group].size());
 }
 
 // c10d names a sub-group's peer by its rank in the group: torch's new_group sorts the
 // group's ranks, so group rank i is the i-th global rank of the group.
-int32_t GlobalRank(const CommOp& op, int32_t peer) {
+int32_t GlobalRank(const CommOp& op, int32_t peer, const CommunicationOps& result) {
   if (peer < 0 || op.process_group.empty()) return peer;
-  if (static_cast<size_t>(peer) >= op.group_ranks.size()) return -1;
-  return op.group_ranks[static_cast<size_t>(peer)];
+  const std::vector<int32_t>& ranks = result.GroupRanks(op);
+  if (static_cast<size_t>(peer) >= ranks.size()) return -1;
+  return ranks[static_cast<size_t>(peer)];
 }
 
 }  // namespace
@@ -249,8 +280,14 @@ std::string_view CommSourceName(CommSource source) {
   return "";
 }
 
-std::vector<CommOp> ClassifyCommunication(const Model& m) {
-  std::vector<CommOp> ops;
+const std::vector<int32_t>& CommunicationOps::GroupRanks(const CommOp& op) const {
+  static const std::vector<int32_t> kNone;
+  return op.group == CommOp::kNoGroup ? kNone : group_ranks[op.group];
+}
+
+CommunicationOps ClassifyCommunication(const Model& m) {
+  CommunicationOps result;
+  std::vector<CommOp>& ops = result.ops;
   const SliceTable& s = m.slices;
   // Names and categories are classified once per string, not per slice.
   const StringId kernel = m.strings.Find("kernel");
@@ -268,7 +305,7 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
   const bool backend_names_seen =
       std::find(name_kind.begin(), name_kind.end(), 1) != name_kind.end();
   if (!backend_names_seen && std::find(name_kind.begin(), name_kind.end(), 2) == name_kind.end()) {
-    return ops;  // most traces: no name is a communication name; skip the slice scans
+    return result;  // most traces: no name is a communication name; skip the slice scans
   }
   // Per-slice scratch only where the trace has what it marks.
   std::vector<uint8_t> nccl_api_slice;
@@ -281,17 +318,25 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
   }
 
   const std::vector<RankIdentity> identities = RankIdentities(m);
+  GroupIndex groups(identities, result.group_ranks);
   TensorInputReader tensor_inputs(m);
   const P2pPeerReader peers(m);
   const ProcessGroupCallReader group_calls(m);
+  // One tight scan of every slice finds the rows with a communication name (most of the
+  // cost when few slices are communication; the classification below keeps too much in
+  // registers for its loop to stay tight) and the processes with backend ranges.
+  const std::span<const StringId> names(s.name);
+  const std::span<const uint8_t> kind_of_name(name_kind);
+  std::vector<uint32_t> named_rows;
   std::vector<uint8_t> has_backend_ranges(m.processes.size(), 0);
-  for (uint32_t row = 0; backend_names_seen && row < s.size(); ++row) {
-    if (name_kind[s.name[row]] == 1)
-      has_backend_ranges[m.ProcessOfThread(m.ThreadOfSlice(row))] = 1;
-  }
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    const uint8_t kind = name_kind[s.name[row]];
+  for (uint32_t row = 0; row < names.size(); ++row) {
+    const uint8_t kind = kind_of_name[names[row]];
     if (kind == 0) continue;
+    named_rows.push_back(row);
+    if (kind == 1) has_backend_ranges[m.ProcessOfThread(m.ThreadOfSlice(row))] = 1;
+  }
+  for (const uint32_t row : named_rows) {
+    const uint8_t kind = kind_of_name[names[row]];
     const uint32_t process = m.ProcessOfThread(m.ThreadOfSlice(row));
     const NameClass* name_class = nullptr;
     CommSource source = CommSource::kBackendRange;
@@ -319,17 +364,18 @@ std::vector<CommOp> ClassifyCommunication(const Model& m) {
     op.rank = m.processes.rank[process];
     op.device_id = m.processes.device_id[process];
     if (source == CommSource::kBackendRange) {
-      SetProcessGroup(op, group_calls.GroupAt(process, s.ts[row]), identities[process]);
+      SetProcessGroup(op, group_calls.GroupAt(process, s.ts[row]), groups, result);
       const TensorInputs inputs = tensor_inputs.Read(s.args[row]);
       FillSizes(op, inputs.known ? inputs.nelems : kCommUnknown, inputs.scalar_type);
       if (op.type == CommOpType::kSend || op.type == CommOpType::kRecv)
-        op.peer = GlobalRank(op, peers.PeerOf(process, op.type == CommOpType::kSend, s.ts[row]));
+        op.peer =
+            GlobalRank(op, peers.PeerOf(process, op.type == CommOpType::kSend, s.ts[row]), result);
     } else {
       FillSizes(op, kCommUnknown, name_class->kernel_dtype);
     }
     ops.push_back(std::move(op));
   }
-  return ops;
+  return result;
 }
 
 double AlgorithmBandwidthGBps(const CommOp& op, int64_t duration_ns) {
@@ -360,7 +406,7 @@ class ArgSetAppender {
 constexpr size_t kAddedArgsAtMost = 9;
 
 void AnnotateCommunication(Model& m) {
-  const std::vector<CommOp> ops = ClassifyCommunication(m);
+  const std::vector<CommOp> ops = ClassifyCommunication(m).ops;
   if (ops.empty()) return;
   StringPool& strings = m.strings;
   const StringId collective_key = strings.Intern("Collective name");

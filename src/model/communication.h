@@ -67,15 +67,27 @@ struct CommOp {
   // (p2p_peer.h; a group rank mapped through the recorded process group); -1 when not
   // recorded.
   int32_t peer = -1;
-  // The process group it ran in (torch's pg name, model/process_group_call.h) and that
-  // group's global ranks, ascending; "" and empty for the default group or when the data
-  // does not say.
+  // The process group it ran in (torch's pg name, model/process_group_call.h); "" for the
+  // default group or when the data does not say.
   std::string process_group;
-  std::vector<int32_t> group_ranks;
+  // That group's entry in CommunicationOps::group_ranks; kNoGroup for the default group or
+  // a group its rank did not list.
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
+  uint32_t group = kNoGroup;
 };
 
-// One entry per communication operation, in slice order.
-std::vector<CommOp> ClassifyCommunication(const Model& model);
+struct CommunicationOps {
+  std::vector<CommOp> ops;  // one per communication operation, in slice order
+  // The global ranks (ascending) of each recorded process group an operation ran in, once
+  // per (process, group): a long job's hundreds of thousands of collectives share a few
+  // groups, so the operations refer to their group (CommOp::group) instead of copying it.
+  std::vector<std::vector<int32_t>> group_ranks;
+
+  // The ranks of the operation's group; empty for the default group or when not recorded.
+  const std::vector<int32_t>& GroupRanks(const CommOp& op) const;
+};
+
+CommunicationOps ClassifyCommunication(const Model& model);
 
 // Bytes per ns == GB/s; < 0 when the size or the duration is unknown.
 double AlgorithmBandwidthGBps(const CommOp& op, int64_t duration_ns);

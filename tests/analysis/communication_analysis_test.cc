@@ -480,7 +480,7 @@ TEST(CommunicationAnalysisTest, CollectivesArePairedWithinTheirRecordedGroup) {
   }
   EXPECT_EQ(OpOf(a, 2, "gloo_allreduce_0").transport, TransportType::kIntraHost);
   // The group's size sizes the annotation.
-  for (const model::CommOp& op : model::ClassifyCommunication(b.model())) {
+  for (const model::CommOp& op : model::ClassifyCommunication(b.model()).ops) {
     EXPECT_EQ(op.group_size, op.type == model::CommOpType::kBarrier ? 4 : 2);
   }
 }

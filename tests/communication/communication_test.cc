@@ -146,7 +146,7 @@ class GlooRankTest : public ::testing::Test {
 
 TEST_F(GlooRankTest, BackendRangesAreTheOperationsWithSizesFromTheirInputs) {
   const model::Model m = model::ParseProfDir(prof_);
-  const auto ops = model::ClassifyCommunication(m);
+  const auto ops = model::ClassifyCommunication(m).ops;
   ASSERT_EQ(ops.size(), 5u);  // not c10d::allreduce_
   struct Expected {
     const char* name;
@@ -209,7 +209,7 @@ TEST_F(GlooRankTest, RankAndWorldSizeFromTheProcessGroupWhenTheEnvironmentHadNon
   const model::Model m = model::ParseProfDir(WriteGlooRankProfDir(root_, true));
   ASSERT_EQ(m.processes.size(), 1u);
   EXPECT_EQ(m.processes.rank[0], 1);
-  const auto ops = model::ClassifyCommunication(m);
+  const auto ops = model::ClassifyCommunication(m).ops;
   ASSERT_EQ(ops.size(), 5u);
   for (const auto& op : ops) {
     EXPECT_EQ(op.rank, 1);
@@ -382,7 +382,7 @@ using OpSummary = std::tuple<std::string, std::string, std::string, int32_t, std
 
 std::vector<OpSummary> Summaries(const model::Model& m) {
   std::vector<OpSummary> got;
-  for (const auto& op : model::ClassifyCommunication(m)) {
+  for (const auto& op : model::ClassifyCommunication(m).ops) {
     got.emplace_back(std::string(m.Str(m.slices.name[op.slice])),
                      std::string(model::CommOpTypeName(op.type)),
                      std::string(model::CommSourceName(op.source)), op.device_id, op.dtype);
@@ -393,7 +393,7 @@ std::vector<OpSummary> Summaries(const model::Model& m) {
 
 TEST(NcclCommunication, KernelNamesGiveTypeAndDtype) {
   const model::Model m = MakeNcclModel();
-  for (const auto& op : model::ClassifyCommunication(m)) {
+  for (const auto& op : model::ClassifyCommunication(m).ops) {
     EXPECT_EQ(op.rank, 3);
     EXPECT_EQ(op.group_size, 8);  // the device process takes the host's world size
     EXPECT_EQ(op.bytes, model::kCommUnknown);

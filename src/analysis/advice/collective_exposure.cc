@@ -25,8 +25,8 @@ std::vector<ExposedCollective> ExposedCollectives(const AnalysisSet& set) {
   for (const OverlapScope& scope : set.overlap.scopes) scope_of[scope.process] = &scope;
   std::vector<ExposedCollective> out;
   for (const CommOpTiming& op : set.communication_analysis.ops) {
-    if (op.comm_op >= set.communication.size()) continue;
-    const auto scope = scope_of.find(set.communication[op.comm_op].process);
+    if (op.comm_op >= set.communication.ops.size()) continue;
+    const auto scope = scope_of.find(set.communication.ops[op.comm_op].process);
     if (scope == scope_of.end()) continue;
     ExposedCollective row;
     row.op = &op;

@@ -54,7 +54,7 @@ ProfileInput MakeProfileInput(const model::Model& model, const AnalysisSet& anal
     profile.rank = analyses.inputs.ranks[0];
     profile.label = "rank " + std::to_string(profile.rank);
   }
-  profile.facts = CollectProfileFacts(model, analyses.communication);
+  profile.facts = CollectProfileFacts(model, analyses.communication.ops);
   return profile;
 }
 

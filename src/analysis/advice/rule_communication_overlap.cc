@@ -94,7 +94,7 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
   for (size_t p = 0; p < input.profiles.size(); ++p) {
     const ProfileInput& profile = input.profiles[p];
     const AnalysisSet& set = *profile.analyses;
-    if (set.communication.empty()) {
+    if (set.communication.ops.empty()) {
       outcome.NotEvaluated(p, "no communication operations");
       continue;
     }

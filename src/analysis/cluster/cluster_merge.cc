@@ -29,9 +29,29 @@ double Quantile(const std::vector<int64_t>& sorted, double q) {
          static_cast<double>(sorted[high]) * fraction;
 }
 
-// Rank rows by step, within a step by rank (summaries are by rank). Written straight into
-// the result: a 1,024-rank job has half a million rows.
-void BuildRankRows(const std::vector<RankSummary>& summaries, ClusterResult& result) {
+void FillRankRow(const RankSummary& s, const RankStep& step, ClusterStepRow& row) {
+  row.step = step.step;
+  row.type = ClusterStepRow::Type::kRank;
+  row.index = std::to_string(s.rank);
+  row.computing_ns = step.computing_ns;
+  row.communication_not_overlapped_ns = step.communication_not_overlapped_ns;
+  row.overlapped_ns = step.overlapped_ns();
+  row.communication_ns = step.communication_ns;
+  row.free_ns = step.free_ns;
+  row.stage_ns = step.stage_ns();
+  row.bubble_ns = step.bubble_ns;
+  row.communication_not_overlapped_exclude_receive_ns =
+      step.communication_not_overlapped_exclude_receive_ns();
+  row.preparing_ns = step.preparing_ns;
+}
+
+// Rank rows by step, within a step by rank (summaries are by rank), written straight into
+// the result: a 1,024-rank job has half a million rows. Returns the summary of each row.
+// Room is reserved for as many stage rows as rank rows, the most any layout can add (a
+// stage row has at least one rank): the layout is not known yet, and the unused room is
+// address space only (its pages are never written, so never mapped in).
+std::vector<uint32_t> BuildRankRows(const std::vector<RankSummary>& summaries,
+                                    ClusterResult& result) {
   struct Ref {
     int64_t step;
     uint32_t summary;
@@ -47,28 +67,15 @@ void BuildRankRows(const std::vector<RankSummary>& summaries, ClusterResult& res
   }
   std::stable_sort(refs.begin(), refs.end(),
                    [](const Ref& a, const Ref& b) { return a.step < b.step; });
-  // Room for one stage row per step too (AddStageRows), the count of an unknown layout.
-  size_t steps = 0;
-  for (size_t k = 0; k < refs.size(); ++k) steps += k == 0 || refs[k].step != refs[k - 1].step;
-  result.step_rows.reserve(refs.size() + steps);
+  result.step_rows.reserve(2 * refs.size());
+  std::vector<uint32_t> row_summary;
+  row_summary.reserve(refs.size());
   for (const Ref& ref : refs) {
     const RankSummary& s = summaries[ref.summary];
-    const RankStep& step = s.steps[ref.index];
-    ClusterStepRow& row = result.step_rows.emplace_back();
-    row.step = step.step;
-    row.type = ClusterStepRow::Type::kRank;
-    row.index = std::to_string(s.rank);
-    row.computing_ns = step.computing_ns;
-    row.communication_not_overlapped_ns = step.communication_not_overlapped_ns;
-    row.overlapped_ns = step.overlapped_ns();
-    row.communication_ns = step.communication_ns;
-    row.free_ns = step.free_ns;
-    row.stage_ns = step.stage_ns();
-    row.bubble_ns = step.bubble_ns;
-    row.communication_not_overlapped_exclude_receive_ns =
-        step.communication_not_overlapped_exclude_receive_ns();
-    row.preparing_ns = step.preparing_ns;
+    FillRankRow(s, s.steps[ref.index], result.step_rows.emplace_back());
+    row_summary.push_back(ref.summary);
   }
+  return row_summary;
 }
 
 void TakeMax(ClusterStepRow& stage, const ClusterStepRow& row) {
@@ -86,42 +93,50 @@ void TakeMax(ClusterStepRow& stage, const ClusterStepRow& row) {
   stage.preparing_ns = std::max(stage.preparing_ns, row.preparing_ns);
 }
 
-// After each step's rank rows, one stage row per pipeline stage (one for all ranks when
-// the layout is unknown) holding the maximum of each column over the stage's ranks; the
-// rank rows get their parallel indices. In place (the rows move back to make room), so the
-// half a million rows of a large job are not copied.
-void AddStageRows(ClusterResult& result) {
+// After each step's rank rows, one stage row per pipeline stage with ranks in the step (one
+// for all ranks when the layout is unknown) holding the maximum of each column over the
+// stage's ranks; the rank rows get their parallel indices. In place, within the room
+// BuildRankRows reserved (the rows move back to make room): the half a million rows of a
+// large job are neither copied to fresh memory nor reallocated, whatever the layout.
+// `row_summary`: the summary of each rank row.
+void AddStageRows(const std::vector<RankSummary>& summaries,
+                  const std::vector<uint32_t>& row_summary, ClusterResult& result) {
   const ParallelLayout& layout = result.layout;
   const size_t stages = layout.known ? layout.stages.size() : 1;
+  std::vector<ParallelPosition> position_of(summaries.size());
+  std::vector<size_t> stage_of(summaries.size(), 0);
+  if (layout.known) {
+    for (size_t i = 0; i < summaries.size(); ++i) {
+      position_of[i] = layout.positions.at(summaries[i].rank);
+      stage_of[i] = static_cast<size_t>(position_of[i].pp_index);
+    }
+  }
   std::vector<ClusterStepRow>& rows = result.step_rows;
   struct Segment {
     size_t begin, end;
     std::vector<ClusterStepRow> stage_rows;  // the non-empty stages, by stage
   };
   std::vector<Segment> segments;
-  std::vector<ClusterStepRow> stage_rows;
-  std::vector<std::vector<int32_t>> stage_ranks;
+  std::vector<ClusterStepRow> stage_max(stages);
+  std::vector<std::vector<int32_t>> stage_ranks(stages);
   size_t added = 0;
   for (size_t begin = 0; begin < rows.size();) {
     const int64_t step = rows[begin].step;
-    stage_rows.assign(stages, ClusterStepRow{});
-    stage_ranks.assign(stages, {});
+    for (size_t stage = 0; stage < stages; ++stage) {
+      stage_max[stage] = ClusterStepRow{};
+      stage_ranks[stage].clear();
+    }
     size_t end = begin;
     for (; end < rows.size() && rows[end].step == step; ++end) {
-      ClusterStepRow& row = rows[end];
-      const int32_t rank = std::stoi(row.index);
-      size_t stage = 0;
-      if (layout.known) {
-        row.position = layout.positions.at(rank);
-        stage = static_cast<size_t>(row.position.pp_index);
-      }
-      TakeMax(stage_rows[stage], row);
-      stage_ranks[stage].push_back(rank);
+      const uint32_t summary = row_summary[end];
+      rows[end].position = position_of[summary];
+      TakeMax(stage_max[stage_of[summary]], rows[end]);
+      stage_ranks[stage_of[summary]].push_back(summaries[summary].rank);
     }
     Segment& segment = segments.emplace_back(Segment{begin, end, {}});
     for (size_t stage = 0; stage < stages; ++stage) {
       if (stage_ranks[stage].empty()) continue;
-      ClusterStepRow& row = segment.stage_rows.emplace_back(std::move(stage_rows[stage]));
+      ClusterStepRow& row = segment.stage_rows.emplace_back(std::move(stage_max[stage]));
       row.step = step;
       row.type = ClusterStepRow::Type::kStage;
       row.index = RankSet(stage_ranks[stage]);
@@ -130,7 +145,7 @@ void AddStageRows(ClusterResult& result) {
     begin = end;
   }
   size_t write = rows.size() + added;
-  rows.resize(write);
+  rows.resize(write);  // within the capacity: added <= the rank rows
   for (auto segment = segments.rbegin(); segment != segments.rend(); ++segment) {
     for (auto row = segment->stage_rows.rbegin(); row != segment->stage_rows.rend(); ++row)
       rows[--write] = std::move(*row);
@@ -359,11 +374,12 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   // The step rows and the communication read different parts of the summaries and fill
   // different parts of the result: the two largest steps of the merge run side by side.
   std::vector<WaitByStep> waits(summaries.size());
-  std::thread step_rows([&] { BuildRankRows(summaries, result); });
+  std::vector<uint32_t> row_summary;
+  std::thread step_rows([&] { row_summary = BuildRankRows(summaries, result); });
   BuildCommunication(summaries, waits, result);
   result.layout = DeriveParallelLayout(summaries, P2pLinks(result));
   step_rows.join();
-  AddStageRows(result);
+  AddStageRows(summaries, row_summary, result);
   SlowRankDiagnosis diagnosis = DiagnoseSlowRanks(summaries, waits, result.layout);
   result.verdicts = std::move(diagnosis.ranks);
   result.stage_verdicts = std::move(diagnosis.stages);

@@ -129,7 +129,7 @@ RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, 
 
   const uint32_t scope_process = scope >= 0 ? set.overlap.scopes[scope].process : model::kNoRow;
   for (const CommOpTiming& op : set.communication_analysis.ops) {
-    if (op.comm_op == model::kNoRow || set.communication[op.comm_op].process != scope_process)
+    if (op.comm_op == model::kNoRow || set.communication.ops[op.comm_op].process != scope_process)
       continue;
     CommOpTiming out = op;
     out.comm_op = model::kNoRow;  // an index into this rank's model, gone after the summary

@@ -20,10 +20,10 @@ struct TypeStatistics {
 }  // namespace
 
 void WriteCommunicationStatistic(const model::Model& m, const SummaryTarget& target) {
-  const std::vector<model::CommOp> classified =
-      target.analyses ? std::vector<model::CommOp>{} : model::ClassifyCommunication(m);
+  const model::CommunicationOps classified =
+      target.analyses ? model::CommunicationOps{} : model::ClassifyCommunication(m);
   const std::vector<model::CommOp>& ops =
-      target.analyses ? target.analyses->communication : classified;
+      (target.analyses ? target.analyses->communication : classified).ops;
   if (ops.empty()) return;
   // device id (-1 host) -> op type -> statistics; host first, then devices in order.
   std::map<int32_t, std::map<model::CommOpType, TypeStatistics>> by_device;

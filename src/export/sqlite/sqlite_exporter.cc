@@ -346,10 +346,11 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
   }
   std::string communication_error;
   // Likewise the communication classification.
-  const std::vector<model::CommOp> classified =
-      analyses ? std::vector<model::CommOp>{} : model::ClassifyCommunication(m);
-  if (!WriteCommunicationOpTable(db.handle(), m, analyses ? analyses->communication : classified,
-                                 extra_id, &communication_error)) {
+  const model::CommunicationOps classified =
+      analyses ? model::CommunicationOps{} : model::ClassifyCommunication(m);
+  if (!WriteCommunicationOpTable(db.handle(), m,
+                                 (analyses ? analyses->communication : classified).ops, extra_id,
+                                 &communication_error)) {
     return db.Fail(communication_error);
   }
   // The analyses' one symbolisation of the CPU samples; without them, this writer's own.

@@ -222,7 +222,7 @@ HandBuiltProfiles ExposedCommunication(int64_t exposed) {
   b.Add("rank 0");
   b.AddSteps(0, {1000, 1000}, 0.5, 0);
   AnalysisSet& set = b.Set(0);
-  set.communication.emplace_back();
+  set.communication.ops.emplace_back();
   for (StepBreakdownRow& row : set.step_breakdown.rows) {
     row.communication_ns = 300;
     row.communication_not_overlapped_ns = exposed;
@@ -263,7 +263,7 @@ HandBuiltProfiles Buckets(int64_t per_step, int64_t bytes, int64_t covered = 0) 
       comm.process = 0;
       comm.type = model::CommOpType::kAllReduce;
       CommOpTiming op;
-      op.comm_op = static_cast<uint32_t>(set.communication.size());
+      op.comm_op = static_cast<uint32_t>(set.communication.ops.size());
       op.name = "nccl_allreduce_" + std::to_string(step * per_step + i);
       op.group = "world";
       op.type = model::CommOpType::kAllReduce;
@@ -271,7 +271,7 @@ HandBuiltProfiles Buckets(int64_t per_step, int64_t bytes, int64_t covered = 0) 
       op.time.start_ns = step * 1000 + 500 + i * length;
       op.end_ns = op.time.start_ns + length;
       op.bytes = bytes;
-      set.communication.push_back(comm);
+      set.communication.ops.push_back(comm);
       set.communication_analysis.ops.push_back(op);
       if (covered > 0) {
         set.overlap.scopes[0].computing.push_back({op.time.start_ns, op.time.start_ns + covered});
