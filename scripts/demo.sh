@@ -85,7 +85,7 @@ if [[ -n $counter_csv ]]; then
   echo
   echo "== Resource usage (from $(basename "$counter_csv"))"
   awk -F, 'NR > 1 && ($3 ~ /proc\.cpu$|proc\.rss|proc\.threads|host\.cpu\.(user|sys|idle)$|host\.mem\.free/) {
-             key = $3 " (" $4 ")"; sum[key] += $6; n[key]++; if (!(key in max) || $6 > max[key]) max[key] = $6
+             key = ($4 == "" ? $3 : $3 " (" $4 ")"); sum[key] += $6; n[key]++; if (!(key in max) || $6 > max[key]) max[key] = $6
            }
            END { for (k in sum) printf "  %-40s mean %12.1f  max %12.1f\n", k, sum[k] / n[k], max[k] }' "$counter_csv" | sort
 fi
