@@ -50,6 +50,18 @@ TEST(FlameTree, ARecursiveFrameIsANewNodeWithTheSameName) {
   EXPECT_EQ(tree.value[3], 3u);
 }
 
+// Sorted, "f;g" and "f;g" + ";h" are split by "f;g x" (' ' sorts before ';'): the frame g
+// met again after a different one is still the same node.
+TEST(FlameTree, AFrameMetAgainAfterAnotherIsTheSameNode) {
+  const FlameTree tree = BuildFlameTree({{"f;g", 1}, {"f;g x", 2}, {"f;g;h", 4}}, 0);
+  ASSERT_EQ(tree.name.size(), 5u);  // all, f, g, g x, h
+  EXPECT_EQ(Path(tree, 2), "all;f;g");
+  EXPECT_EQ(tree.value[2], 5u);
+  EXPECT_EQ(Path(tree, 3), "all;f;g;h");
+  EXPECT_EQ(Path(tree, 4), "all;f;g x");
+  EXPECT_EQ(tree.value[4], 2u);
+}
+
 TEST(FlameTree, SmallSubtreesArePrunedAndCounted) {
   // 10000 samples; "rare" (4 samples, 3 nodes deep) is under 0.05% (5 samples).
   const std::map<std::string, uint64_t> folded{
