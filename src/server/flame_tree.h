@@ -1,8 +1,9 @@
 // A flame graph's call tree from folded stacks ("root;...;leaf" → weight), flat so the UI
 // gets it compactly: nodes in depth-first order (a parent before its children, children by
 // name), each a name index, its parent and its inclusive value. Nodes below a share of the
-// total are dropped with their subtrees, so a huge profile answers in a few thousand nodes;
-// how many (and how much weight) were dropped is kept to be said.
+// total are dropped with their subtrees, so that the answer's size follows that share (at
+// most 1 / share frames per depth), not the samples; how many nodes (and how much weight)
+// were dropped is kept to be said.
 #pragma once
 
 #include <cstdint>
