@@ -75,6 +75,9 @@ class UiApi {
   // The Communication view (communication_api.cc): every operation's time split, the wait per
   // rank × step, the p2p matrix, and what is missing (no operations, one rank).
   std::string Communication() const;
+  // The CPU view (cpu_profile_api.cc): the on-CPU (samples) or off-CPU (µs blocked) flame
+  // graph as a flat pruned tree, or what is missing. Both computed once, on first use.
+  const std::string& CpuFlameGraph(bool off_cpu) const;
 
   // The advice rules (analysis/advice) over this run's AnalysisSet: advice.json's text, the
   // same as `aiprof export` writes (advice_api.cc). Computed once.
@@ -96,10 +99,11 @@ class UiApi {
   TimelineIndex index_;
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
-  mutable std::once_flag analyses_once_, advice_once_, comparison_once_;
+  mutable std::once_flag analyses_once_, advice_once_, comparison_once_, cpu_profile_once_;
   mutable std::unique_ptr<model::Model> base_model_;
   std::vector<std::string> base_dirs_;
   mutable std::string advice_json_, comparison_json_;
+  mutable std::string cpu_flame_json_[2];  // on-CPU, off-CPU
   mutable analysis::AnalysisSet analyses_;
   std::string run_json_, tracks_json_;
 };

@@ -340,6 +340,13 @@ void UiServer::AddRoutes() {
   http.Get("/api/communication", Guarded([this](const httplib::Request&, httplib::Response& res) {
              SendJson(res, api_.Communication());
            }));
+  http.Get("/api/cpu_profile", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const std::string kind = req.has_param("kind") ? req.get_param_value("kind") : "on";
+             if (kind != "on" && kind != "off") {
+               throw ApiError(400, "parameter kind: 'on' or 'off', not '" + kind + "'");
+             }
+             SendJson(res, api_.CpuFlameGraph(kind == "off"));
+           }));
   http.Get("/api/advice", Guarded([this](const httplib::Request&, httplib::Response& res) {
              SendJson(res, api_.Advice());
            }));

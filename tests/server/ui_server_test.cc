@@ -339,6 +339,14 @@ TEST_F(UiServerTest, CommunicationOfOneRankSaysTheWaitNeedsThePeers) {
   }
 }
 
+TEST_F(UiServerTest, CpuProfileAnswersEitherKindAndRefusesOthers) {
+  EXPECT_EQ(GetJson("/api/cpu_profile")["kind"], "on");
+  EXPECT_EQ(GetJson("/api/cpu_profile?kind=off")["kind"], "off");
+  httplib::Result bad = Get("/api/cpu_profile?kind=both");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+}
+
 // A run compared with itself: every name is there on both sides, nothing changed.
 TEST_F(UiServerTest, ComparisonWithABaseRunListsEveryNameUnchanged) {
   const std::string base = testing::WriteGoldenProfDir(dir_.path() + "/base");

@@ -8,7 +8,9 @@
 // (`--compare`) the top regression `aiprof compare` finds; on a 4-rank gloo job
 // (ui_e2e_fixture --cluster) the Communication view equals each rank's communication.json and
 // draws the rank × step heatmap, and on a 2-rank send/recv job (--p2p) the matrix equals
-// communication_matrix.json. Screenshots land in <build>/web-e2e/ (test artifacts).
+// communication_matrix.json; on examples/train sampled with --sys-cpu-profiling=on the CPU
+// view's flame graph holds cpu_stacks.folded's total and zooms on a click. Screenshots land
+// in <build>/web-e2e/ (test artifacts).
 //   node e2e/ui_e2e.mjs <build dir>
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -274,6 +276,66 @@ async function checkCommunication(page) {
   });
 }
 
+// The total weight of an exported .folded file ("root;...;leaf count" lines), 0 if none.
+function foldedTotal(dir, pattern) {
+  const path = findExport(dir, pattern);
+  if (!path) return 0;
+  return readFileSync(path, "utf8").trim().split("\n").filter(Boolean)
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+}
+
+// CPU: examples/train sampled (--sys-cpu-profiling=on, perf_event). The flame graph's root
+// must hold the exported cpu_stacks.folded's total (offcpu_stacks.folded's for Off-CPU), a
+// click on a frame must zoom into it (it then spans the canvas) and Esc zoom back out.
+async function checkCpu(page) {
+  const out = join(work, "cpu");
+  run(aiprof, [`--output=${out}`, "--sys-cpu-profiling=on", "--sys-cpu-freq=2000", join(build, "bin/examples/train"), "--steps=200"]);
+  const prof = join(out, readdirSync(out).find((d) => d.startsWith("PROF_")));
+  run(aiprof, ["export", `--output=${prof}`]);
+  const onTotal = foldedTotal(prof, /^cpu_stacks_.*\.folded$/);
+  const offTotal = foldedTotal(prof, /^offcpu_stacks_.*\.folded$/);
+  const { child, url } = await startUi(out);
+  try {
+    await openView(page, url, "cpu", "cpu-sampled");
+    check("cpu: the run has on-CPU samples", onTotal > 0, `${onTotal}`);
+    const shown = await page.evaluate(() => ({ total: window.__aiprofCpu.total, drawn: window.__aiprofCpu.drawnFrames }));
+    check("cpu: the root's value is cpu_stacks.folded's total", shown.total === onTotal, `${shown.total} vs ${onTotal}`);
+    check("cpu: frames are drawn", shown.drawn > 1, `${shown.drawn}`);
+    // The first frame under the root that is drawn.
+    const target = await page.evaluate(() => {
+      const cpu = window.__aiprofCpu;
+      for (let node = 1; node < cpu.nodes; node++) {
+        const center = cpu.frameCenter(node);
+        if (center) return { node, center };
+      }
+      return null;
+    });
+    check("cpu: a frame under the root", !!target);
+    if (target) {
+      const canvas = await page.$("#cpu-flame");
+      await canvas.click({ position: target.center });
+      const zoomed = await page.evaluate(() => {
+        const cpu = window.__aiprofCpu;
+        const center = cpu.frameCenter(cpu.zoomed);
+        return { node: cpu.zoomed, x: center?.x, width: document.getElementById("cpu-flame").clientWidth };
+      });
+      check("cpu: a click zooms into the frame", zoomed.node === target.node && Math.abs(zoomed.x - zoomed.width / 2) < 1, JSON.stringify({ target, zoomed }));
+      await page.screenshot({ path: join(artifacts, "cpu-zoomed.png") });
+      await page.keyboard.press("Escape");
+      check("cpu: Esc zooms out to the root", (await page.evaluate(() => window.__aiprofCpu.zoomed)) === 0);
+    }
+    await page.fill("#cpu-search", "main");
+    check("cpu: search says the matches' share", /^matches: \d+\.\d\d% of the total$/.test(await page.textContent("#cpu-search-share")));
+    await page.click("#cpu-kind-off");
+    await page.waitForFunction(() => window.__aiprofCpu.kind === "off");
+    const off = await page.evaluate(() => window.__aiprofCpu.total);
+    const offMissing = !!(await page.$("#cpu-missing"));
+    check("cpu: off-CPU root is offcpu_stacks.folded's total (µs)", offTotal > 0 ? off === offTotal && !offMissing : offMissing, `${off} vs ${offTotal}`);
+  } finally {
+    child.kill("SIGTERM");
+  }
+}
+
 async function main() {
   const out = join(work, "run");
   run(aiprof, [
@@ -291,7 +353,7 @@ async function main() {
     page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
     page.on("pageerror", (e) => errors.push(String(e)));
 
-    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "dataprep", "advice", "compare"];
+    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "cpu", "dataprep", "advice", "compare"];
     for (const view of views) {
       const before = errors.length;
       await page.goto(`${url}#${view}`);
@@ -387,6 +449,12 @@ async function main() {
     await page.reload();
     await page.waitForSelector('#view[data-ready="1"]');
     check("communication on one process says what is missing", !!(await page.$("#communication-missing")));
+    await page.goto(`${url}#cpu`);
+    await page.reload();
+    await page.waitForSelector('#view[data-ready="1"]');
+    const cpuMissing = await page.textContent("#cpu-missing").catch(() => "");
+    check("cpu without samples says how to record them", cpuMissing.includes("--sys-cpu-profiling=on"), cpuMissing);
+    await checkCpu(page);
     await checkTablesEqualCsvs(page);
     await checkCommunication(page);
     check("no console errors overall", errors.length === 0, errors.join(" | "));
