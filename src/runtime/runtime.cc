@@ -116,14 +116,12 @@ ThreadState* ThreadRegistry::Register(BlockPool& pool) {
     state->block = block;
     if (block == kNoBlock) {
       state->block_data = nullptr;
-      state->block_meta = nullptr;
       state->committed = nullptr;
       state->position = kBlockBytes;
       state->chain_head.store(kNoBlock, std::memory_order_relaxed);
     } else {
       state->block_data = pool.Data(block);
-      state->block_meta = &pool.Meta(block);
-      state->committed = CommittedWord(state->block_meta);
+      state->committed = CommittedWord(pool.Meta(block));
       state->position = 0;
       state->chain_head.store(block, std::memory_order_relaxed);
     }
@@ -174,16 +172,14 @@ uint8_t* ReserveSlow(ThreadState* state, uint32_t bytes, uint8_t kind) {
     CountDrop(state, kind);
     return nullptr;
   }
-  BlockMeta* meta = &runtime.pool.Meta(block);
   if (state->block == kNoBlock) {
     state->chain_head.store(block, std::memory_order_release);
   } else {
-    state->block_meta->next.store(block, std::memory_order_release);
+    runtime.pool.Meta(state->block).next.store(block, std::memory_order_release);
   }
   state->block = block;
   state->block_data = runtime.pool.Data(block);
-  state->block_meta = meta;
-  state->committed = CommittedWord(meta);
+  state->committed = CommittedWord(runtime.pool.Meta(block));
   state->position = 0;
   if (runtime.pool.Low() || runtime.pool.GrowthDue()) PokeWriter();
   return state->block_data;

@@ -32,10 +32,9 @@ enum ThreadStatus : uint32_t { kSlotFree = 0, kSlotClaimed = 1, kSlotActive = 2,
 // The inherited aiprof_thread_buffer (block_data, committed, position) is the record
 // cursor that plugins also advance inline (aiprof_emit_inline in plugin.h). position is
 // kBlockBytes when there is no block, so the next record goes slow; committed points at the
-// current block's BlockMeta::committed.
+// current block's BlockMeta::committed (CommittedWord).
 struct alignas(64) ThreadState : aiprof_thread_buffer {
   // Owned by the thread.
-  BlockMeta* block_meta;
   int32_t block;
   uint32_t tid;
   uint64_t next_range_id;
@@ -62,8 +61,8 @@ static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t) &&
               std::atomic<uint32_t>::is_always_lock_free);
 
 // The current block's publication count as the plain word plugins store to atomically.
-inline uint32_t* CommittedWord(BlockMeta* meta) {
-  return meta == nullptr ? nullptr : reinterpret_cast<uint32_t*>(&meta->committed);
+inline uint32_t* CommittedWord(BlockMeta& meta) {
+  return reinterpret_cast<uint32_t*>(&meta.committed);
 }
 
 class ThreadRegistry {
@@ -106,10 +105,10 @@ inline uint8_t* Reserve(ThreadState* state, uint32_t bytes, uint8_t kind) {
   return ReserveSlow(state, bytes, kind);
 }
 
-// Publishes the records written into the reserved space.
+// Publishes the records written into the reserved space, as aiprof_emit_inline does.
 inline void Commit(ThreadState* state, uint32_t bytes) {
   state->position += bytes;
-  state->block_meta->committed.store(state->position, std::memory_order_release);
+  __atomic_store_n(state->committed, state->position, __ATOMIC_RELEASE);
 }
 
 }  // namespace aiprof::runtime

@@ -462,7 +462,7 @@ std::unique_ptr<at::ObserverContext> OnOpEnter(const at::RecordFunction& fn) {
   return nullptr;
 }
 
-// One 16-byte store. aiprof_emit copies the record 16 bytes at a time right after the end
+// One 16-byte store. aiprof_emit_inline copies the record 16 bytes at a time right after the end
 // callback completes its last word; an 8-byte store into that word cannot be forwarded to
 // the wider load, which then waits for the store to reach the cache.
 inline void StoreWord(void* word, uint64_t lo, uint64_t hi) {
