@@ -33,7 +33,10 @@ TEST(CudaPlugin, AttachesAndFollowsWindowsWithoutAGpu) {
   auto pop =
       reinterpret_cast<aiprof_cuda_pop_external_id_fn>(dlsym(handle, AIPROF_CUDA_POP_EXTERNAL_ID));
   ASSERT_TRUE(initialize && push && pop);
+  ASSERT_EQ(dlsym(RTLD_DEFAULT, AIPROF_CUDA_PUSH_EXTERNAL_ID), nullptr) << "loaded locally";
   const int attached = initialize();
+  // As the driver's injection: the torch plugin finds the push function in global scope.
+  EXPECT_EQ(dlsym(RTLD_DEFAULT, AIPROF_CUDA_PUSH_EXTERNAL_ID), reinterpret_cast<void*>(push));
   if (attached == 0) {
     aiprofFinalize();
     fs::remove_all(output);

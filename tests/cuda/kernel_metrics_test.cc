@@ -160,6 +160,24 @@ TEST_F(KernelMetricsTest, ContextsCreatedAfterStartAreProfiledAndCollectedWhenDe
   metrics_->Stop();
 }
 
+TEST_F(KernelMetricsTest, StartedInsideCuInitTheProfilerIsInitializedAtTheFirstContext) {
+  Create();
+  profiler_.set_inside_cuinit(true);
+  ASSERT_TRUE(metrics_->Start(Select(true, "PipeUtilization", false),
+                              /*existing_contexts=*/false));
+  EXPECT_EQ(profiler_.initialize_calls(), 0) << "CUPTI refuses it inside cuInit";
+  profiler_.set_inside_cuinit(false);
+  profiler_.AnnounceContextCreated(context_);
+  EXPECT_EQ(profiler_.initialize_calls(), 1);
+  EXPECT_TRUE(profiler_.started(context_));
+  profiler_.LaunchKernel(context_, "_Z5scalePffi");
+  metrics_->Stop();
+  EXPECT_EQ(Of(CudaRecordKind::kKernelMetrics).size(), 1u);
+  const auto status = Of(CudaRecordKind::kMetricsStatus);
+  ASSERT_EQ(status.size(), 1u);
+  EXPECT_EQ(status[0].header.aux, static_cast<uint16_t>(CudaMetricsStatus::kCollecting));
+}
+
 TEST_F(KernelMetricsTest, KernelsBeyondTheWindowsImageAreCountedAsDropsAndReported) {
   Create();
   ASSERT_TRUE(metrics_->Start(Select(false, "", true)));

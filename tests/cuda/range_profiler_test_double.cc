@@ -150,7 +150,8 @@ RangeProfilerTestDouble::Object* RangeProfilerTestDouble::ByImage(const uint8_t*
 
 CUptiResult RangeProfilerTestDouble::Initialize(CUpti_Profiler_Initialize_Params* params) {
   AIPROF_CHECK("cuptiProfilerInitialize", params);
-  return CUPTI_SUCCESS;
+  ++self->initialize_calls_;
+  return self->inside_cuinit_ ? CUPTI_ERROR_UNKNOWN : CUPTI_SUCCESS;
 }
 
 CUptiResult RangeProfilerTestDouble::GetChipName(CUpti_Device_GetChipName_Params* params) {

@@ -37,6 +37,10 @@ class RangeProfilerTestDouble {
   void set_values(Values values) { values_ = std::move(values); }
   // `call` (e.g. "cuptiProfilerGetCounterAvailability") returns `result` from now on.
   void FailWith(const std::string& call, CUptiResult result);
+  // While true, cuptiProfilerInitialize fails with CUPTI_ERROR_UNKNOWN, as CUPTI 13 does when
+  // called inside cuInit (seen on an H200, driver 580).
+  void set_inside_cuinit(bool inside) { inside_cuinit_ = inside; }
+  int initialize_calls() const { return initialize_calls_; }
 
   // A kernel launched on `context`: a range if that context's profiler object is started.
   void LaunchKernel(CUcontext context, const std::string& name);
@@ -105,6 +109,8 @@ class RangeProfilerTestDouble {
   void* callback_user_ = nullptr;
   bool resource_callbacks_ = false;
   bool auto_range_kernel_replay_ = false;
+  bool inside_cuinit_ = false;
+  int initialize_calls_ = 0;
   std::vector<std::string> configured_metrics_;
 };
 

@@ -69,8 +69,10 @@ def slice_names(trace_path):
 
 
 def exported_timeline(prof_dir):
-    """Exports one PROF_* directory (msprof layout) and returns its trace_view path."""
-    export(prof_dir)
+    """Exports one PROF_* directory (msprof layout) and returns its trace_view path. Earlier
+    exports' outputs are cleared first: a launch has already exported once, and outputs are
+    named by the second they were written in, so a re-export a second later adds a file."""
+    export(prof_dir, "--clear=on")
     views = glob.glob(os.path.join(prof_dir, "aiprof_output", "trace_view_*.json"))
     if len(views) != 1:
         raise AssertionError("expected one trace_view in %s, found %s" % (prof_dir, views))

@@ -123,20 +123,7 @@ bool KernelMetrics::Start(const MetricSelection& selection, bool existing_contex
     metric_set_ +=
         (metric_set_.empty() ? "" : ";") + std::string(column.column) + "=" + column.cupti_metric;
   }
-  if (!initialized_) {
-    auto params =
-        Make<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    const CUptiResult result = profiler_.profiler_initialize(&params);
-    if (result != CUPTI_SUCCESS) {
-      Report(IsPrivilegeError(result) ? format::CudaMetricsStatus::kPermissionDenied
-                                      : format::CudaMetricsStatus::kUnavailable,
-             "per-kernel counters for " + selection_.label +
-                 " are not collected: cuptiProfilerInitialize failed (" + Describe(result) +
-                 "); kernel metric columns are N/A");
-      return false;
-    }
-    initialized_ = true;
-  }
+  if (existing_contexts && !InitializeProfiler()) return false;
   if (!subscribed_) {
     CUpti_SubscriberHandle subscriber = nullptr;
     const CUptiResult result = profiler_.subscribe(&subscriber, OnResource, this);
@@ -173,8 +160,27 @@ bool KernelMetrics::Start(const MetricSelection& selection, bool existing_contex
   return true;
 }
 
+bool KernelMetrics::InitializeProfiler() {
+  std::lock_guard<std::mutex> lock(initialize_mutex_);
+  if (initialized_ || initialize_failed_) return initialized_;
+  auto params =
+      Make<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  const CUptiResult result = profiler_.profiler_initialize(&params);
+  if (result != CUPTI_SUCCESS) {
+    initialize_failed_ = true;
+    Report(IsPrivilegeError(result) ? format::CudaMetricsStatus::kPermissionDenied
+                                    : format::CudaMetricsStatus::kUnavailable,
+           "per-kernel counters for " + selection_.label +
+               " are not collected: cuptiProfilerInitialize failed (" + Describe(result) +
+               "); kernel metric columns are N/A");
+    return false;
+  }
+  initialized_ = true;
+  return true;
+}
+
 void KernelMetrics::OnContextCreated(CUcontext context) {
-  if (collecting_.load(std::memory_order_acquire)) Enable(context);
+  if (collecting_.load(std::memory_order_acquire) && InitializeProfiler()) Enable(context);
 }
 
 void KernelMetrics::OnContextDestroying(CUcontext context) {

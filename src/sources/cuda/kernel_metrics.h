@@ -64,7 +64,10 @@ class KernelMetrics {
   // Starts counters on the active primary contexts (unless `existing_contexts` is false:
   // inside the driver's cuInit, where no context exists and driver calls are unsafe) and on
   // every context created from now on until Stop. Returns false (and says why in the data
-  // and the log) if the profiler cannot be initialized at all.
+  // and the log) if the profiler cannot be initialized at all. Inside cuInit the profiler
+  // is initialized at the first context creation instead: CUPTI refuses it there
+  // (CUPTI_ERROR_UNKNOWN, H200 with driver 580), as NVIDIA's injection sample implies by
+  // doing it from the context callback.
   bool Start(const MetricSelection& selection, bool existing_contexts = true);
   // Reads every session and disables counters.
   void Stop();
@@ -80,6 +83,7 @@ class KernelMetrics {
  private:
   struct Session;
 
+  bool InitializeProfiler();
   void Enable(CUcontext context);
   bool Open(Session& session, CUptiResult* failure, std::string* failed_call);
   bool Arm(Session& session, CUptiResult* failure, std::string* failed_call);
@@ -96,7 +100,9 @@ class KernelMetrics {
   const Log log_;
 
   std::atomic<bool> collecting_{false};
-  bool initialized_ = false;  // cuptiProfilerInitialize (Start's thread only)
+  std::mutex initialize_mutex_;  // Start's thread and CUPTI's context callback
+  bool initialized_ = false;     // cuptiProfilerInitialize succeeded
+  bool initialize_failed_ = false;
   bool subscribed_ = false;
   MetricSelection selection_;  // written by Start before collecting_ is set
   std::vector<const char*> metric_names_;

@@ -146,7 +146,21 @@ class CudaSource {
       Log("the runtime refused the CUDA source registration");
       return false;
     }
+    std::atexit(FinishBeforeCudaExits);
     return true;
+  }
+
+  // CUDA's own exit handlers tear CUPTI down, and the runtime's exit handler (registered
+  // when libaiprof.so was preloaded, so it runs after them) then met a dead CUPTI: on an
+  // H200 with driver 580 the window's last cuptiActivityDisable crashed the exiting job.
+  // Attach runs inside cuInit, after the CUDA runtime registered its handlers, so this one
+  // runs before them: it ends the window's CUDA collection (forced flush, counters, NVML)
+  // while CUPTI is alive, and the source makes no CUPTI call after it.
+  static void FinishBeforeCudaExits() {
+    CudaSource& self = Get();
+    std::lock_guard lock(self.lifecycle_mutex_);
+    self.StopLocked();
+    self.cuda_exiting_ = true;
   }
 
   // mstx ranges given a stream: needs the driver (cuEventRecord) and a runtime with hooks.
@@ -166,11 +180,20 @@ class CudaSource {
   }
   static void OnDeviceRangeEnd(uint64_t range_id) { Get().stream_ranges_->End(range_id); }
 
-  static void OnStart(void* user) { static_cast<CudaSource*>(user)->Start(); }
-  static void OnStop(void* user) { static_cast<CudaSource*>(user)->Stop(); }
+  static void OnStart(void* user) {
+    auto* self = static_cast<CudaSource*>(user);
+    std::lock_guard lock(self->lifecycle_mutex_);
+    self->StartLocked();
+  }
+  static void OnStop(void* user) {
+    auto* self = static_cast<CudaSource*>(user);
+    std::lock_guard lock(self->lifecycle_mutex_);
+    self->StopLocked();
+  }
   static void OnFlush(void* user) {
     auto* self = static_cast<CudaSource*>(user);
-    if (self->forked_child_) return;
+    std::lock_guard lock(self->lifecycle_mutex_);
+    if (self->forked_child_ || self->cuda_exiting_) return;
     self->collector_->Flush();
     self->EmitStreamRangeDrops();
   }
@@ -178,8 +201,8 @@ class CudaSource {
   // records no CUDA activity (the child's own cuInit, if any, injects afresh).
   static void OnForkChild(void* user) { static_cast<CudaSource*>(user)->forked_child_ = true; }
 
-  void Start() {
-    if (forked_child_) return;
+  void StartLocked() {
+    if (forked_child_ || cuda_exiting_) return;
     WindowOptions options = ParseOptions(runtime_.options_json());
     options.selection.device_markers = options.msproftx && stream_ranges_ != nullptr;
     if (options.activity) {
@@ -196,8 +219,8 @@ class CudaSource {
     if ((options.ai_core && !options.ai_core_default) || options.l2) StartMetrics(options);
   }
 
-  void Stop() {
-    if (forked_child_) return;
+  void StopLocked() {
+    if (forked_child_ || cuda_exiting_) return;
     if (sampler_) sampler_->Stop();
     if (stream_ranges_) stream_ranges_->set_enabled(false);
     if (metrics_) metrics_->Stop();
@@ -249,6 +272,16 @@ class CudaSource {
       ReportMetricsUnavailable(error + "; no kernel counters are collected");
       return;
     }
+    if (!RangeProfilerAllowed()) {
+      ReportMetricsUnavailable(
+          "per-kernel counters for " + selection.label +
+          " are off: on an H200 (driver 580, CUPTI 13.0) CUPTI's range profiler crashed the "
+          "exiting job inside a CUPTI thread in aiprof's GPU verification, and a profiler must "
+          "not harm the job. Use Nsight Compute (ncu --metrics ...) for kernel counters, or set "
+          "AIPROF_CUDA_RANGE_PROFILER=1 to try the range profiler at that risk; kernel metric "
+          "columns are N/A");
+      return;
+    }
     if (!metrics_) {
       const std::string not_collected =
           "per-kernel counters for " + selection.label + " are not collected: ";
@@ -268,6 +301,13 @@ class CudaSource {
     metrics_->Start(selection, /*existing_contexts=*/!t_in_injection);
   }
 
+  // The range profiler is opt-in until its crash on real hardware is understood
+  // (docs/cuda.md, "Verification on a GPU").
+  static bool RangeProfilerAllowed() {
+    const char* allowed = std::getenv("AIPROF_CUDA_RANGE_PROFILER");
+    return allowed != nullptr && std::strcmp(allowed, "1") == 0;
+  }
+
   void ReportMetricsUnavailable(const std::string& message) {
     Log(message);
     format::RecordHeader record{};
@@ -280,7 +320,10 @@ class CudaSource {
 
   std::once_flag attach_once_;
   bool attached_ = false;
+  // Serialises the runtime's start / stop / flush calls with the exit handler.
+  std::mutex lifecycle_mutex_;
   bool forked_child_ = false;
+  bool cuda_exiting_ = false;  // FinishBeforeCudaExits ran: CUPTI may be gone
   RuntimeEntryPoints runtime_;
   CuptiApi cupti_{};
   DriverApi driver_{};
@@ -306,7 +349,16 @@ __attribute__((constructor)) void AttachWhenLoaded() {
 extern "C" {
 
 // Called by the CUDA driver during cuInit when CUDA_INJECTION64_PATH names this library.
+// The driver loads it with local scope, where the torch plugin's and Python's
+// dlsym(RTLD_DEFAULT) lookups of aiprof_cuda_push_external_id cannot see it (on an H200 no
+// kernel carried its operator's External id): reopening it RTLD_GLOBAL | RTLD_NOLOAD makes
+// its few exported functions global.
 __attribute__((visibility("default"))) int InitializeInjection(void) {
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&InitializeInjection), &self) != 0 &&
+      self.dli_fname != nullptr) {
+    dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  }
   aiprof::cuda::t_in_injection = true;
   const bool attached = aiprof::cuda::CudaSource::Get().Attach();
   aiprof::cuda::t_in_injection = false;

@@ -24,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "aiprof/cuda_correlation.h"
 #include "aiprof/plugin.h"
@@ -198,16 +199,29 @@ void EmitMemory(TorchKind kind, void* address, int64_t bytes, int64_t total_allo
 // c10 allocators report to the innermost PROFILER_STATE debug info of the allocating
 // thread. The reporter answers "enabled" only while
 // a window with profile_memory is open.
+//
+// The totals are int64_t in PyTorch 1.x and size_t from 2.x on; the overrides take whatever
+// type the base class declares, so one source builds against both.
+template <std::size_t Index, typename MemberFunction>
+struct ParameterOf;
+template <std::size_t Index, typename Result, typename Class, typename... Args>
+struct ParameterOf<Index, Result (Class::*)(Args...)> {
+  using type = std::tuple_element_t<Index, std::tuple<Args...>>;
+};
+using UsageTotal = ParameterOf<2, decltype(&c10::MemoryReportingInfoBase::reportMemoryUsage)>::type;
+using OomTotal = ParameterOf<1, decltype(&c10::MemoryReportingInfoBase::reportOutOfMemory)>::type;
+
 class MemoryReporter final : public c10::MemoryReportingInfoBase {
  public:
-  void reportMemoryUsage(void* ptr, int64_t alloc_size, int64_t total_allocated,
-                         int64_t total_reserved, c10::Device device) override {
-    EmitMemory(TorchKind::kMemory, ptr, alloc_size, total_allocated, total_reserved, device);
+  void reportMemoryUsage(void* ptr, int64_t alloc_size, UsageTotal total_allocated,
+                         UsageTotal total_reserved, c10::Device device) override {
+    EmitMemory(TorchKind::kMemory, ptr, alloc_size, static_cast<int64_t>(total_allocated),
+               static_cast<int64_t>(total_reserved), device);
   }
-  void reportOutOfMemory(int64_t alloc_size, int64_t total_allocated, int64_t total_reserved,
+  void reportOutOfMemory(int64_t alloc_size, OomTotal total_allocated, OomTotal total_reserved,
                          c10::Device device) override {
-    EmitMemory(TorchKind::kOutOfMemory, nullptr, alloc_size, total_allocated, total_reserved,
-               device);
+    EmitMemory(TorchKind::kOutOfMemory, nullptr, alloc_size, static_cast<int64_t>(total_allocated),
+               static_cast<int64_t>(total_reserved), device);
   }
   bool memoryProfilingEnabled() const override {
     return g_memory_enabled.load(std::memory_order_relaxed) && aiprof_collecting != 0;
