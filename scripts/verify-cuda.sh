@@ -36,8 +36,10 @@ for needed in "$BUILD/lib/libaiprof.so" "$BUILD/lib/libaiprof_cuda.so" \
 done
 
 # Runs "$@" under aiprof with per-kernel counters on, writing PROF_* directories into $1.
+# The range profiler is opt-in (it crashed the exiting job on an H200; docs/cuda.md).
 profile_metrics() {
   local output=$1; shift
+  local -x AIPROF_CUDA_RANGE_PROFILER=1
   if [[ -x $BUILD/bin/aiprof ]]; then
     "$BUILD/bin/aiprof" collect --output="$output" --task-time=l1 --ai-core=on \
       --aic-metrics=PipeUtilization --l2=on "$@"
