@@ -30,6 +30,16 @@ AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& option
   const Activities activities = SelectActivities(model);
   set.kernel_breakdown = ComputeKernelBreakdown(model, activities);
   set.idle_time = ComputeIdleTime(model, activities);
+  if (!set.steps.steps.empty()) {
+    IdleTimeOptions in_steps;
+    in_steps.window_begin_ns = INT64_MAX;
+    in_steps.window_end_ns = INT64_MIN;
+    for (const StepSpan& step : set.steps.steps) {
+      in_steps.window_begin_ns = std::min(in_steps.window_begin_ns, step.begin_ns);
+      in_steps.window_end_ns = std::max(in_steps.window_end_ns, step.end_ns);
+    }
+    set.idle_time_in_steps = ComputeIdleTime(model, activities, in_steps);
+  }
   if (!model.cpu.empty()) set.cpu_profile = SymbolizeCpuProfile(model);
   set.communication_analysis = ComputeCommunicationAnalysis(model, set.communication, set.steps);
 

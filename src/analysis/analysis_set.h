@@ -67,7 +67,10 @@ struct AnalysisSet {
   DataPreparationResult data_preparation;
   MemoryAnalysis memory;
   KernelBreakdownResult kernel_breakdown;
-  IdleTimeResult idle_time;
+  IdleTimeResult idle_time;  // the whole run, as HTA computes it
+  // The same within the steps' span (first step's begin to last step's end): what the
+  // advice judges, without start-up. Empty (no lanes) when the run has no steps.
+  IdleTimeResult idle_time_in_steps;
   // CPU samples symbolised (and DWARF-unwound) once; empty without samples.
   CpuProfile cpu_profile;
   CommunicationAnalysis communication_analysis;  // per-op time split, bandwidth, matrix

@@ -5,6 +5,15 @@
 #include <vector>
 
 namespace aiprof::analysis {
+namespace {
+
+// Length of [begin, end) inside the options' window (0 if none).
+int64_t InWindow(int64_t begin, int64_t end, const IdleTimeOptions& options) {
+  return std::max<int64_t>(
+      0, std::min(end, options.window_end_ns) - std::max(begin, options.window_begin_ns));
+}
+
+}  // namespace
 
 IdleTimeResult ComputeIdleTime(const model::Model& model, const Activities& activities,
                                const IdleTimeOptions& options) {
@@ -48,22 +57,20 @@ IdleTimeResult ComputeIdleTime(const model::Model& model, const Activities& acti
       r.has_launches |= launch != model::kNoRow;
       if (drained != INT64_MIN && s.ts[row] > drained) {
         const int64_t gap = s.ts[row] - drained;
-        if (launch != model::kNoRow && s.ts[launch] > drained) {
-          r.host_wait_ns += gap;
+        const int64_t inside = InWindow(drained, s.ts[row], options);
+        if (inside > 0 && launch != model::kNoRow && s.ts[launch] > drained) {
+          r.host_wait_ns += inside;
           ++r.host_wait_intervals;
-        } else if (gap < options.consecutive_kernel_delay_ns) {
-          r.kernel_wait_ns += gap;
+        } else if (inside > 0 && gap < options.consecutive_kernel_delay_ns) {
+          r.kernel_wait_ns += inside;
           ++r.kernel_wait_intervals;
-        } else {
-          r.other_ns += gap;
+        } else if (inside > 0) {
+          r.other_ns += inside;
           ++r.other_intervals;
         }
       }
-      if (drained == INT64_MIN || s.ts[row] > drained) {
-        r.busy_ns += s.end[row] - s.ts[row];
-      } else if (s.end[row] > drained) {
-        r.busy_ns += s.end[row] - drained;
-      }
+      const int64_t busy_from = drained == INT64_MIN ? s.ts[row] : std::max(s.ts[row], drained);
+      if (s.end[row] > busy_from) r.busy_ns += InWindow(busy_from, s.end[row], options);
       drained = drained == INT64_MIN ? s.end[row] : std::max(drained, s.end[row]);
     }
     for (auto& [thread, state] : lanes) result.lanes.push_back(state.row);

@@ -20,6 +20,12 @@ namespace aiprof::analysis {
 
 struct IdleTimeOptions {
   int64_t consecutive_kernel_delay_ns = 30;
+  // Only what lies inside [window_begin_ns, window_end_ns) counts: busy time and gaps are
+  // clipped to it (a gap is still classified by its whole length). The advice judges the
+  // steps' span this way, since start-up (imports, CUDA initialisation, warm-up) would
+  // otherwise read as the device waiting for the host.
+  int64_t window_begin_ns = INT64_MIN;
+  int64_t window_end_ns = INT64_MAX;
 };
 
 struct IdleTimeRow {

@@ -151,6 +151,23 @@ TEST(IdleTime, HostWaitKernelWaitOther) {
   EXPECT_EQ(s8.idle_ns(), 0);
 }
 
+// The same lanes within [250, 450): gaps and busy time are clipped to the window, a gap
+// still classified by its whole length ([213,300) is host wait: 50 ns of it inside).
+TEST(IdleTime, WindowClipsGapsAndBusyTime) {
+  CudaRun run = CudaShapedRun();
+  const model::Model& m = run.b.model();
+  IdleTimeOptions options;
+  options.window_begin_ns = 250;
+  options.window_end_ns = 450;
+  const IdleTimeResult r = ComputeIdleTime(m, SelectActivities(m), options);
+  ASSERT_EQ(r.lanes.size(), 2u);
+  const IdleTimeRow& s7 = r.lanes[0];
+  EXPECT_EQ(s7.host_wait_ns, 50);
+  EXPECT_EQ(s7.kernel_wait_ns, 0);
+  EXPECT_EQ(s7.other_ns, 50);  // [400,450) of [400,500)
+  EXPECT_EQ(s7.busy_ns + s7.idle_ns(), 200) << "the window's length";
+}
+
 // CPU-only: the outermost framework operators of each host process; a nested operator is
 // part of its parent's time; a gloo collective is communication.
 TEST(KernelBreakdown, CpuOnlyFrameworkOperators) {

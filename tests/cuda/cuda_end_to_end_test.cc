@@ -647,7 +647,11 @@ TEST_F(CudaEndToEnd, AdviceReadsKernelShapesLaunchesAndSynchronisation) {
   std::map<std::string, const analysis::advice::Finding*> by_rule;
   for (const auto& finding : report.findings) by_rule[finding.rule] = &finding;
   using analysis::advice::RuleStatus;
-  EXPECT_EQ(by_rule.at("host_sync")->status, RuleStatus::kTriggered)
+  // The host blocks most of the step while the device runs what it launched, and the step
+  // ends when the device is done: no device time is lost to the synchronisation.
+  EXPECT_EQ(by_rule.at("host_sync")->status, RuleStatus::kPassed)
+      << by_rule.at("host_sync")->detail;
+  EXPECT_NE(by_rule.at("host_sync")->detail.find("device idled 0.0%"), std::string::npos)
       << by_rule.at("host_sync")->detail;
   EXPECT_EQ(by_rule.at("kernel_efficiency")->status, RuleStatus::kPassed)
       << by_rule.at("kernel_efficiency")->detail;

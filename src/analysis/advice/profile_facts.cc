@@ -48,6 +48,35 @@ struct ShapeSums {
   double occupancy_weighted = 0, occupancy_ns = 0;
 };
 
+// The union of the device's busy time (kernels, copies, sets of every GPU), sorted.
+std::vector<std::pair<int64_t, int64_t>> DeviceBusyUnion(const model::Model& model,
+                                                         const std::vector<uint8_t>& kind) {
+  const model::SliceTable& s = model.slices;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    if (kind[s.category[row]] == 2 || kind[s.category[row]] == 4)
+      spans.emplace_back(s.ts[row], s.end[row]);
+  }
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<int64_t, int64_t>> merged;
+  for (const auto& span : spans) {
+    if (!merged.empty() && span.first <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, span.second);
+    } else {
+      merged.push_back(span);
+    }
+  }
+  return merged;
+}
+
+// Device idle from `t` until its next busy span starts: 0 if busy at `t`,
+// kNoLaterDeviceWork if nothing starts later.
+int64_t DeviceIdleAfter(const std::vector<std::pair<int64_t, int64_t>>& busy, int64_t t) {
+  auto next = std::upper_bound(busy.begin(), busy.end(), std::make_pair(t, INT64_MAX));
+  if (next != busy.begin() && std::prev(next)->second > t) return 0;  // still busy
+  return next == busy.end() ? kNoLaterDeviceWork : next->first - t;
+}
+
 void CollectOperators(const model::Model& model, ProfileFacts* facts) {
   const model::SliceTable& s = model.slices;
   ComputeTasks tasks = SelectComputeTasks(model);
@@ -96,14 +125,18 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
   CollectOperators(model, &facts);
 
   const model::SliceTable& s = model.slices;
-  // Per string id: 1 a runtime/driver category, 2 the kernel category, 3 a sync name.
+  // Per string id: 1 a runtime/driver category, 2 the kernel category, 3 a sync name,
+  // 4 a device copy or set category.
   std::vector<uint8_t> kind(model.strings.size(), 0);
   for (model::StringId id = 0; id < model.strings.size(); ++id) {
     std::string_view text = model.strings.Get(id);
     if (text == "cuda_runtime" || text == "cuda_driver") kind[id] = 1;
     if (text == "kernel") kind[id] = 2;
     if (IsHostSyncName(text)) kind[id] = 3;
+    if (text == "gpu_memcpy" || text == "gpu_memset") kind[id] = 4;
   }
+  const std::vector<std::pair<int64_t, int64_t>> device_busy = DeviceBusyUnion(model, kind);
+  facts.has_device_activity = !device_busy.empty();
   const model::StringId blocks_key = FindString(model, "blocks per SM");
   const model::StringId occupancy_key = FindString(model, "est. achieved occupancy %");
   std::unordered_map<model::StringId, SyncCall> sync;
@@ -119,6 +152,7 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
       ++call.count;
       call.total_ns += s.dur(row);
       call.max_ns = std::max(call.max_ns, s.dur(row));
+      call.waits.push_back({s.ts[row], s.end[row], DeviceIdleAfter(device_busy, s.end[row])});
     }
     if (category != 2) continue;
     facts.kernel_total_ns += s.dur(row);
@@ -143,6 +177,8 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
   }
   for (auto& [name, call] : sync) {
     call.name = std::string(model.Str(name));
+    std::sort(call.waits.begin(), call.waits.end(),
+              [](const SyncWait& a, const SyncWait& b) { return a.begin_ns < b.begin_ns; });
     facts.sync_calls.push_back(std::move(call));
   }
   std::sort(facts.sync_calls.begin(), facts.sync_calls.end(),

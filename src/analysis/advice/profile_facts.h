@@ -20,11 +20,24 @@ struct OperatorTime {
   double mean_ns = 0;   // mean duration (not self)
 };
 
+// One blocking call. The time the host blocks costs nothing while the device is busy
+// draining its queue; what it costs is the device's idle time after it returns, until the
+// host has launched new work (the queue refills): `device_idle_after_ns`, 0 when the device
+// was still busy at the call's end, kNoLaterDeviceWork when nothing ran on it afterwards
+// (the rule bounds that by the end of the steps).
+constexpr int64_t kNoLaterDeviceWork = INT64_MAX;
+struct SyncWait {
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+  int64_t device_idle_after_ns = 0;
+};
+
 struct SyncCall {
   std::string name;  // "cudaDeviceSynchronize", "aten::item", ...
   uint64_t count = 0;
   int64_t total_ns = 0;
   int64_t max_ns = 0;
+  std::vector<SyncWait> waits;  // each call, by start time
 };
 
 struct KernelShape {
@@ -48,6 +61,7 @@ struct ProfileFacts {
   int64_t operator_self_ns = 0;         // Σ self time of every operator
   uint64_t operator_count = 0;
   bool has_runtime_calls = false;           // CUDA runtime/driver calls were recorded
+  bool has_device_activity = false;         // kernels, copies or sets were recorded
   std::vector<SyncCall> sync_calls;         // largest total first
   std::vector<KernelShape> kernels;         // kernels with launch-shape arguments, largest first
   int64_t kernel_total_ns = 0;              // Σ duration of every device kernel

@@ -60,18 +60,23 @@ TEST(DataLoadingRule, ThresholdOverride) {
   EXPECT_EQ(Evaluate(InputWait(6).input(), "data_loading", thresholds).status, RuleStatus::kPassed);
 }
 
-// CUDA: one stream busy 100 ns, waiting `host_wait` ns for the host.
+// CUDA: in the steps, one stream busy 1000 - `host_wait` ns, waiting `host_wait` ns for the
+// host. Over the whole run (start-up included) the stream mostly waited for the host.
 HandBuiltProfiles DeviceHostWait(int64_t host_wait, uint64_t short_kernels = 0) {
   HandBuiltProfiles b;
   b.Add("gpu job");
   b.AddSteps(0, {200}, 0.5, 0);
   AnalysisSet& set = b.Set(0);
   set.idle_time.source = ActivitySource::kDevice;
+  set.idle_time_in_steps.source = ActivitySource::kDevice;
   IdleTimeRow lane;
   lane.has_launches = true;
   lane.busy_ns = 1000 - host_wait;
   lane.host_wait_ns = host_wait;
-  set.idle_time.lanes.push_back(lane);
+  set.idle_time_in_steps.lanes.push_back(lane);
+  IdleTimeRow whole_run = lane;
+  whole_run.host_wait_ns += 9000;  // imports, CUDA initialisation, warm-up
+  set.idle_time.lanes.push_back(whole_run);
   set.kernel_breakdown.has_launch_flows = true;
   set.kernel_breakdown.launches.launches = 10;
   set.kernel_breakdown.launches.short_kernels = short_kernels;
@@ -92,9 +97,25 @@ TEST(HostBoundRule, ShortKernels) {
   EXPECT_EQ(Evaluate(DeviceHostWait(0, 6).input(), "host_bound").status, RuleStatus::kTriggered);
 }
 
+// The H200 case: a device-bound loop whose start-up was spent waiting for the host.
+TEST(HostBoundRule, StartUpOutsideTheStepsIsNotHostWait) {
+  Finding finding = Evaluate(DeviceHostWait(30).input(), "host_bound");
+  EXPECT_EQ(finding.status, RuleStatus::kPassed) << finding.detail;
+  EXPECT_NE(finding.detail.find("3.0% of their time in the steps"), std::string::npos)
+      << finding.detail;
+}
+
+TEST(HostBoundRule, WithoutStepsTheWholeRunIsJudged) {
+  HandBuiltProfiles b = DeviceHostWait(30);
+  b.Set(0).steps.steps.clear();
+  Finding finding = Evaluate(b.input(), "host_bound");
+  EXPECT_EQ(finding.status, RuleStatus::kTriggered) << finding.detail;
+  EXPECT_EQ(finding.detail.find("in the steps"), std::string::npos) << finding.detail;
+}
+
 TEST(HostBoundRule, DeviceWithoutLaunchFlowsIsNotEvaluated) {
   HandBuiltProfiles b = DeviceHostWait(500);
-  b.Set(0).idle_time.lanes[0].has_launches = false;
+  b.Set(0).idle_time_in_steps.lanes[0].has_launches = false;
   Finding finding = Evaluate(b.input(), "host_bound");
   EXPECT_EQ(finding.status, RuleStatus::kNotEvaluated);
   EXPECT_NE(finding.detail.find("launch"), std::string::npos);
