@@ -101,12 +101,13 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
     const double underfilled_share = static_cast<double>(underfilled_ns) / total;
     const double worst = std::max(small_share, underfilled_share);
     const bool triggered = worst > share_limit;
-    outcome.Evaluated(p, worst, triggered,
-                      Percent(small_share) + " of kernel time in grids smaller than the GPU, " +
-                          Percent(underfilled_share) +
-                          " at low occupancy the launch leaves below the kernel's own limit "
-                          "(threshold " +
-                          Percent(share_limit) + " of kernel time)" + CappedNote(capped_ns, total));
+    outcome.Evaluated(
+        p, worst, triggered,
+        Percent(small_share) + " of kernel time in grids smaller than the GPU, " +
+            Percent(underfilled_share) + " in under-filled launches: est. occupancy under " +
+            Fixed(limits.occupancy_pct, 0) + "% and under " +
+            Fixed(100 * limits.achieved_fraction, 0) + "% of the kernel's theoretical (threshold " +
+            Percent(share_limit) + " of kernel time)" + CappedNote(capped_ns, total));
     if (!triggered) continue;
     EvidenceTable& table = AddTable(finding, "Kernels with small grids or under-filled launches",
                                     {"kernel", "why", "calls", "total", "blocks per SM",

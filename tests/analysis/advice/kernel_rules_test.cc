@@ -84,7 +84,8 @@ TEST(KernelEfficiencyRule, UnderFilledLaunchTriggers) {
   ASSERT_EQ(finding.status, RuleStatus::kTriggered) << finding.detail;
   EXPECT_EQ(finding.severity, Severity::kHigh);  // 60% of kernel time
   EXPECT_EQ(finding.evidence.at(0).rows.at(0).at(1), "under-filled");
-  EXPECT_NE(finding.detail.find("60.0% at low occupancy the launch leaves below"),
+  EXPECT_NE(finding.detail.find("60.0% in under-filled launches: est. occupancy under 25% and "
+                                "under 80% of the kernel's theoretical"),
             std::string::npos)
       << finding.detail;
 }
