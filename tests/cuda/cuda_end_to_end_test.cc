@@ -636,6 +636,9 @@ TEST_F(CudaEndToEnd, AdviceReadsKernelShapesLaunchesAndSynchronisation) {
   ASSERT_EQ(facts.kernels.size(), 3u);
   for (const analysis::advice::KernelShape& kernel : facts.kernels) {
     EXPECT_GT(kernel.blocks_per_sm, 7.0) << kernel.name;
+    // From CUPTI's occupancy calculator on the device record's limits.
+    EXPECT_GT(kernel.theoretical_occupancy_pct, 0) << kernel.name;
+    EXPECT_FALSE(kernel.occupancy_limit.empty()) << kernel.name;
   }
   ASSERT_EQ(facts.sync_calls.size(), 1u);
   EXPECT_EQ(facts.sync_calls[0].name, "cudaStreamSynchronize");
@@ -655,6 +658,8 @@ TEST_F(CudaEndToEnd, AdviceReadsKernelShapesLaunchesAndSynchronisation) {
       << by_rule.at("host_sync")->detail;
   EXPECT_EQ(by_rule.at("kernel_efficiency")->status, RuleStatus::kPassed)
       << by_rule.at("kernel_efficiency")->detail;
+  EXPECT_EQ(by_rule.at("fp32_matmul")->status, RuleStatus::kPassed)  // no GEMM kernels
+      << by_rule.at("fp32_matmul")->detail;
   for (const char* rule : {"host_bound", "low_utilisation", "dominant_operators"}) {
     EXPECT_NE(by_rule.at(rule)->status, RuleStatus::kNotEvaluated)
         << rule << ": " << by_rule.at(rule)->detail;

@@ -39,9 +39,9 @@ size_t AdviceReport::triggered() const {
 
 const std::vector<const RuleDefinition*>& AllRules() {
   static const std::vector<const RuleDefinition*> rules = {
-      &DataLoadingRule(),          &HostBoundRule(), &SlowStepsRule(),       &LowUtilisationRule(),
-      &CommunicationOverlapRule(), &SlowRankRule(),  &SlowLinkRule(),        &MemoryRule(),
-      &DominantOperatorsRule(),    &HostSyncRule(),  &KernelEfficiencyRule()};
+      &DataLoadingRule(),          &HostBoundRule(), &SlowStepsRule(),        &LowUtilisationRule(),
+      &CommunicationOverlapRule(), &SlowRankRule(),  &SlowLinkRule(),         &MemoryRule(),
+      &DominantOperatorsRule(),    &HostSyncRule(),  &KernelEfficiencyRule(), &Fp32MatmulRule()};
   return rules;
 }
 

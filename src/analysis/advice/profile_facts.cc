@@ -32,6 +32,18 @@ bool NumericArg(const model::ArgTable& args, uint32_t set, model::StringId key, 
   return false;
 }
 
+// A string argument of `set`, or false when the set has no such key.
+bool StringArg(const model::ArgTable& args, uint32_t set, model::StringId key,
+               model::StringId* value) {
+  if (set == 0 || set >= args.sets()) return false;
+  for (uint32_t i = args.set_begin[set]; i < args.set_begin[set + 1]; ++i) {
+    if (args.key[i] != key || args.type[i] != model::ArgType::kString) continue;
+    *value = static_cast<model::StringId>(args.value[i]);
+    return true;
+  }
+  return false;
+}
+
 constexpr model::StringId kNoKey = ~model::StringId{0};
 
 model::StringId FindString(const model::Model& model, std::string_view text) {
@@ -46,6 +58,8 @@ struct ShapeSums {
   int64_t total_ns = 0;
   double blocks_weighted = 0, blocks_ns = 0;
   double occupancy_weighted = 0, occupancy_ns = 0;
+  double theoretical_weighted = 0, theoretical_ns = 0;
+  std::unordered_map<model::StringId, int64_t> limit_ns;  // per occupancy limit name
 };
 
 // The union of the device's busy time (kernels, copies, sets of every GPU), sorted.
@@ -139,6 +153,8 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
   facts.has_device_activity = !device_busy.empty();
   const model::StringId blocks_key = FindString(model, "blocks per SM");
   const model::StringId occupancy_key = FindString(model, "est. achieved occupancy %");
+  const model::StringId theoretical_key = FindString(model, "theoretical occupancy %");
+  const model::StringId limit_key = FindString(model, "occupancy limit");
   std::unordered_map<model::StringId, SyncCall> sync;
   std::unordered_map<model::StringId, ShapeSums> shapes;
   for (uint32_t row = 0; row < s.size(); ++row) {
@@ -156,16 +172,26 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
     }
     if (category != 2) continue;
     facts.kernel_total_ns += s.dur(row);
-    double blocks = 0, occupancy = 0;
-    const bool has_blocks =
-        blocks_key != kNoKey && NumericArg(model.args, s.args[row], blocks_key, &blocks);
-    const bool has_occupancy =
-        occupancy_key != kNoKey && NumericArg(model.args, s.args[row], occupancy_key, &occupancy);
-    if (!has_blocks && !has_occupancy) continue;
     ShapeSums& sums = shapes[s.name[row]];
-    const double dur = static_cast<double>(s.dur(row));
     ++sums.count;
     sums.total_ns += s.dur(row);
+    double blocks = 0, occupancy = 0, theoretical = 0;
+    model::StringId limit = 0;
+    const uint32_t args = s.args[row];
+    const bool has_blocks =
+        blocks_key != kNoKey && NumericArg(model.args, args, blocks_key, &blocks);
+    const bool has_occupancy =
+        occupancy_key != kNoKey && NumericArg(model.args, args, occupancy_key, &occupancy);
+    const bool has_theoretical =
+        theoretical_key != kNoKey && NumericArg(model.args, args, theoretical_key, &theoretical);
+    const double dur = static_cast<double>(s.dur(row));
+    if (has_theoretical) {
+      sums.theoretical_weighted += theoretical * dur;
+      sums.theoretical_ns += dur;
+    }
+    if (limit_key != kNoKey && StringArg(model.args, args, limit_key, &limit)) {
+      sums.limit_ns[limit] += s.dur(row);
+    }
     if (has_blocks) {
       sums.blocks_weighted += blocks * dur;
       sums.blocks_ns += dur;
@@ -190,6 +216,13 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
     shape.total_ns = sums.total_ns;
     if (sums.blocks_ns > 0) shape.blocks_per_sm = sums.blocks_weighted / sums.blocks_ns;
     if (sums.occupancy_ns > 0) shape.occupancy_pct = sums.occupancy_weighted / sums.occupancy_ns;
+    if (sums.theoretical_ns > 0) {
+      shape.theoretical_occupancy_pct = sums.theoretical_weighted / sums.theoretical_ns;
+    }
+    const auto limit =
+        std::max_element(sums.limit_ns.begin(), sums.limit_ns.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (limit != sums.limit_ns.end()) shape.occupancy_limit = std::string(model.Str(limit->first));
     facts.kernels.push_back(std::move(shape));
   }
   std::map<std::string, CollectiveTime> collectives;

@@ -1,7 +1,7 @@
 // What the advice rules read from the model beyond the analysis results: per-operator self
 // time (dominant operators, fusion candidates), host synchronisation calls, and the launch
-// shape of device kernels (blocks per SM, estimated occupancy). Collected once per profile
-// in one pass over the slices, next to RunAnalyses; the rules' unit tests build it by hand.
+// shape of device kernels (blocks per SM, estimated and theoretical occupancy). Collected once per
+// profile in one pass over the slices, next to RunAnalyses; the rules' unit tests build it by hand.
 #pragma once
 
 #include <cstdint>
@@ -40,12 +40,20 @@ struct SyncCall {
   std::vector<SyncWait> waits;  // each call, by start time
 };
 
+// One device kernel name; the launch-shape fields are -1 (or empty) where its records carry
+// no such argument (a trace without them, or a device without its SM count).
 struct KernelShape {
   std::string name;
   uint64_t count = 0;
   int64_t total_ns = 0;
   double blocks_per_sm = -1;  // duration-weighted mean; -1: not recorded
   double occupancy_pct = -1;  // duration-weighted mean est. achieved occupancy; -1: not recorded
+  // Duration-weighted mean of the most warps its registers, shared memory and block size let
+  // an SM hold (CUPTI's occupancy calculator); -1: not recorded.
+  double theoretical_occupancy_pct = -1;
+  // What caps the theoretical occupancy ("REGS", "SMEM", "WARPS", "BLOCKS"), the one holding
+  // the most of the kernel's time; empty: not recorded.
+  std::string occupancy_limit;
 };
 
 struct CollectiveTime {
@@ -63,7 +71,7 @@ struct ProfileFacts {
   bool has_runtime_calls = false;           // CUDA runtime/driver calls were recorded
   bool has_device_activity = false;         // kernels, copies or sets were recorded
   std::vector<SyncCall> sync_calls;         // largest total first
-  std::vector<KernelShape> kernels;         // kernels with launch-shape arguments, largest first
+  std::vector<KernelShape> kernels;         // every kernel name, largest total first
   int64_t kernel_total_ns = 0;              // Σ duration of every device kernel
   std::vector<CollectiveTime> collectives;  // per operation type and backend, largest first
 };

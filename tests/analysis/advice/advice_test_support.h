@@ -62,6 +62,14 @@ class HandBuiltProfiles {
   AdviceInput input_;
 };
 
+// One kernel name's facts; -1 (or "") where the launch shape is not recorded.
+inline KernelShape Shape(std::string name, uint64_t count, int64_t total_ns,
+                         double blocks_per_sm = -1, double occupancy_pct = -1,
+                         double theoretical_occupancy_pct = -1, std::string limit = "") {
+  return {std::move(name),           count,           total_ns, blocks_per_sm, occupancy_pct,
+          theoretical_occupancy_pct, std::move(limit)};
+}
+
 inline Finding Evaluate(const AdviceInput& input, const std::string& rule,
                         const Thresholds& thresholds = Thresholds::Defaults()) {
   AdviceReport report = RunAdvice(input, thresholds);

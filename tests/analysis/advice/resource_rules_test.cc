@@ -301,8 +301,8 @@ HandBuiltProfiles Kernels(int64_t small, double occupancy = 60) {
   b.Add("gpu job");
   b.AddSteps(0, {2000}, 0.5, 0);
   ProfileFacts& facts = b.Facts(0);
-  facts.kernels = {{"big_gemm", 10, 1000 - small, 8.0, 60},
-                   {"tiny_kernel", 10, small, 0.5, occupancy}};
+  facts.kernels = {testing::Shape("big_gemm", 10, 1000 - small, 8.0, 60),
+                   testing::Shape("tiny_kernel", 10, small, 0.5, occupancy)};
   facts.kernel_total_ns = 1000;
   return b;
 }
