@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Packs what scripts/verify-cuda-on-device.sh needs into <dir> (default .gpu, which
-# .git/info/exclude should name): the build's binaries and libraries (debug info stripped),
+# .gitignore names): the build's binaries and libraries (debug info stripped),
 # the static libraries the Python extension links, the shared libraries they need, the
 # launch hook and the Python package, and nlohmann/json for the plugin builds. A GPU machine
 # with another OS image and Python (Ubuntu 24.04, Python 3.12, PyTorch 2.x) then needs no
