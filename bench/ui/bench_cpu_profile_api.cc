@@ -3,7 +3,8 @@
 // of single threads (the thread selector: built per request), each with its answer's size.
 // Make the run with the project's own tools, e.g. examples/train sampled at 10 kHz:
 //   aiprof --output=/tmp/big --sys-cpu-profiling=on --sys-cpu-freq=10000 <train> --loaders=4
-//   bench_cpu_profile_api /tmp/big/PROF_... [--runs=N] [--threads=N]
+//   bench_cpu_profile_api /tmp/big [--runs=N] [--threads=N]
+// The run is read as `aiprof ui` reads it: every PROF_* directory under the path.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -53,18 +54,30 @@ void Report(const char* what, uint64_t runs, Request&& request) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') {
-    std::fprintf(stderr,
-                 "usage: bench_cpu_profile_api <PROF_ directory> [--runs=N] [--threads=N]\n");
+    std::fprintf(stderr, "usage: bench_cpu_profile_api <run directory> [--runs=N] [--threads=N]\n");
     return 2;
+  }
+  std::string error;
+  const std::vector<std::string> prof_dirs = aiprof::model::FindProfDirs(argv[1], &error);
+  if (prof_dirs.empty()) {
+    std::fprintf(stderr, "bench_cpu_profile_api: %s\n", error.c_str());
+    return 1;
+  }
+  std::vector<std::string> files;
+  for (const std::string& dir : prof_dirs) {
+    const std::vector<std::string> raw = aiprof::model::ListRawFiles(dir);
+    files.insert(files.end(), raw.begin(), raw.end());
   }
   const uint64_t runs = std::max<uint64_t>(1, Flag(argc, argv, "--runs", 7));
   const uint64_t max_threads = Flag(argc, argv, "--threads", 3);
   aiprof::model::Model model;
-  const double parse_ms = Milliseconds([&] { model = aiprof::model::ParseProfDir(argv[1]); });
-  std::printf("model: %zu CPU samples, %zu thread states, %zu stacks, parsed in %.0f ms\n",
-              model.cpu.samples.size(), model.cpu.thread_states.size(), model.cpu.stacks.size(),
-              parse_ms);
-  const aiprof::server::UiApi api(std::move(model), {argv[1]});
+  const double parse_ms = Milliseconds([&] { model = aiprof::model::ParseFiles(files); });
+  std::printf(
+      "model of %zu PROF_* directories: %zu CPU samples, %zu thread states, %zu stacks, "
+      "parsed in %.0f ms\n",
+      prof_dirs.size(), model.cpu.samples.size(), model.cpu.thread_states.size(),
+      model.cpu.stacks.size(), parse_ms);
+  const aiprof::server::UiApi api(std::move(model), prof_dirs);
   const double first_ms = Milliseconds([&] { api.CpuFlameGraph(false); });
   std::printf("first request (symbolise, both graphs of every thread): %.0f ms\n", first_ms);
   Report("every thread, on-CPU (kept)", runs, [&] { return api.CpuFlameGraph(false); });

@@ -142,6 +142,9 @@ std::string ThreadsJson(const model::Model& m) {
 }  // namespace
 
 std::string UiApi::CpuFlameGraph(bool off_cpu, const CpuThreadFilter& filter) const {
+  // Checked first: a bad row is refused without waiting for the symbolisation.
+  const std::vector<uint8_t> selected =
+      filter.empty() ? std::vector<uint8_t>() : SelectedThreads(model_, filter);
   // One symbolisation for every graph, on first use: it reads every sampled binary.
   std::call_once(cpu_profile_once_, [this] {
     cpu_profile_ = analysis::SymbolizeCpuProfile(model_);
@@ -149,7 +152,7 @@ std::string UiApi::CpuFlameGraph(bool off_cpu, const CpuThreadFilter& filter) co
     cpu_flame_json_[1] = FlameJson(model_, cpu_profile_, true, {});
   });
   if (filter.empty()) return cpu_flame_json_[off_cpu ? 1 : 0];
-  return FlameJson(model_, cpu_profile_, off_cpu, SelectedThreads(model_, filter));
+  return FlameJson(model_, cpu_profile_, off_cpu, selected);
 }
 
 const std::string& UiApi::CpuThreads() const {
