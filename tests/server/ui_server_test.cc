@@ -89,8 +89,8 @@ TEST_F(UiServerTest, BindsLoopbackByDefaultWithARandomToken) {
 }
 
 TEST_F(UiServerTest, EveryRequestNeedsTheToken) {
-  for (const char* path :
-       {"/", "/app.js", "/api/run", "/api/slices?tracks=0", "/api/communication"}) {
+  for (const char* path : {"/", "/app.js", "/api/run", "/api/slices?tracks=0", "/api/communication",
+                           "/api/cpu_threads", "/api/cpu_profile?thread=0"}) {
     httplib::Result res = Client().Get(path);
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 403) << path;
