@@ -76,8 +76,18 @@ class UiApi {
   // rank × step, the p2p matrix, and what is missing (no operations, one rank).
   std::string Communication() const;
   // The CPU view (cpu_profile_api.cc): the on-CPU (samples) or off-CPU (µs blocked) flame
-  // graph as a flat pruned tree, or what is missing. Both computed once, on first use.
-  const std::string& CpuFlameGraph(bool off_cpu) const;
+  // graph as a flat pruned tree, or what is missing, of the threads `filter` selects. The
+  // samples are symbolised once, on first use; the graphs of every thread are kept, those of
+  // a selection built per request. Rows that are not in the model are refused (400).
+  struct CpuThreadFilter {
+    std::vector<uint32_t> threads;    // ThreadTable rows
+    std::vector<uint32_t> processes;  // ProcessTable rows: all their threads
+    bool empty() const { return threads.empty() && processes.empty(); }
+  };
+  std::string CpuFlameGraph(bool off_cpu, const CpuThreadFilter& filter = {}) const;
+  // The threads that have on-CPU samples or blocking stacks, with their weight in each
+  // graph, most on-CPU samples first. Computed once.
+  const std::string& CpuThreads() const;
 
   // The advice rules (analysis/advice) over this run's AnalysisSet: advice.json's text, the
   // same as `aiprof export` writes (advice_api.cc). Computed once.
@@ -99,11 +109,14 @@ class UiApi {
   TimelineIndex index_;
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
-  mutable std::once_flag analyses_once_, advice_once_, comparison_once_, cpu_profile_once_;
+  mutable std::once_flag analyses_once_, advice_once_, comparison_once_, cpu_profile_once_,
+      cpu_threads_once_;
   mutable std::unique_ptr<model::Model> base_model_;
   std::vector<std::string> base_dirs_;
   mutable std::string advice_json_, comparison_json_;
-  mutable std::string cpu_flame_json_[2];  // on-CPU, off-CPU
+  mutable analysis::CpuProfile cpu_profile_;  // the symbolised samples, for selections
+  mutable std::string cpu_flame_json_[2];     // on-CPU, off-CPU, every thread
+  mutable std::string cpu_threads_json_;
   mutable analysis::AnalysisSet analyses_;
   std::string run_json_, tracks_json_;
 };

@@ -345,7 +345,13 @@ void UiServer::AddRoutes() {
              if (kind != "on" && kind != "off") {
                throw ApiError(400, "parameter kind: 'on' or 'off', not '" + kind + "'");
              }
-             SendJson(res, api_.CpuFlameGraph(kind == "off"));
+             UiApi::CpuThreadFilter filter;
+             filter.threads = IdListParam(req, "thread");
+             filter.processes = IdListParam(req, "process");
+             SendJson(res, api_.CpuFlameGraph(kind == "off", filter));
+           }));
+  http.Get("/api/cpu_threads", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.CpuThreads());
            }));
   http.Get("/api/advice", Guarded([this](const httplib::Request&, httplib::Response& res) {
              SendJson(res, api_.Advice());

@@ -19,19 +19,20 @@
 namespace aiprof::server {
 namespace {
 
-constexpr uint32_t kPid = 10, kTid = 20, kWriterTid = 30;
+constexpr uint32_t kPid = 10, kTid = 20, kWriterTid = 30, kLoaderTid = 40;
 
 uint8_t Kind(format::CpuRecordKind kind) {
   return static_cast<uint8_t>(kind);
 }
 
-// A frame-pointer sample of thread kTid with the 2 frames `leaf`, `caller`.
+// A frame-pointer sample of thread `tid` with the 2 frames `leaf`, `caller`.
 void Sample(format::RecordBuffer& records, uint64_t ts, uint64_t leaf, uint64_t caller,
-            bool off_cpu) {
+            bool off_cpu, uint32_t tid = kTid) {
   struct {
-    format::CpuSampleHeader sample{kPid, kTid, 0, 2};
+    format::CpuSampleHeader sample{kPid, 0, 0, 2};
     uint64_t ips[2] = {};
   } record;
+  record.sample.tid = tid;
   record.ips[0] = leaf;
   record.ips[1] = caller;
   records.AddWith(Kind(format::CpuRecordKind::kCpuSample), ts,
@@ -55,6 +56,8 @@ std::string WriteSampledRun(const std::string& dir) {
   uint64_t ts = 1000;
   for (int i = 0; i < 30; ++i) Sample(records, ts += 10, 0x401000, 0x402000, false);
   for (int i = 0; i < 12; ++i) Sample(records, ts += 10, 0x403000, 0x402000, false);
+  // A second thread, on-CPU only.
+  for (int i = 0; i < 8; ++i) Sample(records, ts += 10, 0x405000, 0x406000, false, kLoaderTid);
   // Blocked twice, 3 µs each, with a blocking stack.
   for (int i = 0; i < 2; ++i) {
     Switch(records, ts, false);
@@ -100,8 +103,76 @@ TEST(CpuProfileApi, TheTreesSumsAreTheFoldedStacksTotals) {
     for (size_t n = 0; n < children.size(); ++n) EXPECT_LE(children[n], nodes[n * 3 + 2]);
     EXPECT_EQ(graph["pruned_nodes"], 0) << "no frame is under 0.05% here";
   }
-  EXPECT_EQ(nlohmann::json::parse(api.CpuFlameGraph(false))["total"], 42);
+  EXPECT_EQ(nlohmann::json::parse(api.CpuFlameGraph(false))["total"], 50) << "42 + 8";
   EXPECT_EQ(nlohmann::json::parse(api.CpuFlameGraph(true))["total"], 6) << "2 × 3 µs";
+}
+
+uint32_t ThreadRow(const model::Model& m, uint32_t tid) {
+  for (uint32_t t = 0; t < m.threads.size(); ++t) {
+    if (m.threads.tid[t] == tid) return t;
+  }
+  ADD_FAILURE() << "no thread " << tid;
+  return 0;
+}
+
+uint64_t Total(const std::string& graph) {
+  return nlohmann::json::parse(graph)["total"].get<uint64_t>();
+}
+
+TEST(CpuProfileApi, ThreadsAreListedWithTheirWeightMostSamplesFirst) {
+  aiprof::testing::TempDir dir;
+  const std::string prof = WriteSampledRun(dir.path());
+  UiApi api(model::ParseProfDir(prof), {prof});
+  const nlohmann::json threads = nlohmann::json::parse(api.CpuThreads())["threads"];
+  ASSERT_EQ(threads.size(), 2u) << threads << ": the writer thread has no samples";
+  EXPECT_EQ(threads[0]["tid"], kTid);
+  EXPECT_EQ(threads[0]["thread"], ThreadRow(api.model(), kTid));
+  EXPECT_EQ(threads[0]["pid"], kPid);
+  EXPECT_EQ(threads[0]["on_samples"], 42);
+  EXPECT_EQ(threads[0]["off_us"], 6);
+  EXPECT_EQ(threads[1]["tid"], kLoaderTid);
+  EXPECT_EQ(threads[1]["on_samples"], 8);
+  EXPECT_EQ(threads[1]["off_us"], 0);
+}
+
+TEST(CpuProfileApi, AThreadFilterKeepsThoseThreadsSamples) {
+  aiprof::testing::TempDir dir;
+  const std::string prof = WriteSampledRun(dir.path());
+  UiApi api(model::ParseProfDir(prof), {prof});
+  const uint32_t main_row = ThreadRow(api.model(), kTid);
+  const uint32_t loader_row = ThreadRow(api.model(), kLoaderTid);
+  EXPECT_EQ(Total(api.CpuFlameGraph(false, {{main_row}, {}})), 42);
+  EXPECT_EQ(Total(api.CpuFlameGraph(true, {{main_row}, {}})), 6);
+  EXPECT_EQ(Total(api.CpuFlameGraph(false, {{loader_row}, {}})), 8);
+  EXPECT_EQ(Total(api.CpuFlameGraph(false, {{main_row, loader_row}, {}})), 50);
+  EXPECT_EQ(Total(api.CpuFlameGraph(false, {{}, {api.model().threads.process[main_row]}})), 50)
+      << "a process selects all its threads";
+  // The loader's graph has its own frames only: 8 samples through each of its 2 frames.
+  const nlohmann::json loader = nlohmann::json::parse(api.CpuFlameGraph(false, {{loader_row}, {}}));
+  EXPECT_EQ(loader["nodes"].size(), 9u) << loader;
+  const nlohmann::json blocked = nlohmann::json::parse(api.CpuFlameGraph(true, {{loader_row}, {}}));
+  EXPECT_EQ(blocked["total"], 0);
+  EXPECT_NE(blocked["missing"].get<std::string>().find("selected threads"), std::string::npos);
+  // Every thread's graph is still the one kept.
+  EXPECT_EQ(Total(api.CpuFlameGraph(false)), 50);
+}
+
+TEST(CpuProfileApi, RowsNotInTheRunAreRefused) {
+  aiprof::testing::TempDir dir;
+  const std::string prof = WriteSampledRun(dir.path());
+  UiApi api(model::ParseProfDir(prof), {prof});
+  const auto threads = static_cast<uint32_t>(api.model().threads.size());
+  const auto processes = static_cast<uint32_t>(api.model().processes.size());
+  for (const UiApi::CpuThreadFilter& bad :
+       {UiApi::CpuThreadFilter{{threads}, {}}, UiApi::CpuThreadFilter{{}, {processes}}}) {
+    try {
+      api.CpuFlameGraph(false, bad);
+      ADD_FAILURE() << "accepted";
+    } catch (const ApiError& e) {
+      EXPECT_EQ(e.status, 400);
+      EXPECT_NE(std::string(e.what()).find("is not a"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(CpuProfileApi, WithoutSamplesItSaysHowToRecordThem) {
@@ -115,6 +186,7 @@ TEST(CpuProfileApi, WithoutSamplesItSaysHowToRecordThem) {
               std::string::npos);
     EXPECT_EQ(graph["total"], 0);
   }
+  EXPECT_TRUE(nlohmann::json::parse(api.CpuThreads())["threads"].empty());
 }
 
 }  // namespace

@@ -89,8 +89,8 @@ TEST_F(UiServerTest, BindsLoopbackByDefaultWithARandomToken) {
 }
 
 TEST_F(UiServerTest, EveryRequestNeedsTheToken) {
-  for (const char* path :
-       {"/", "/app.js", "/api/run", "/api/slices?tracks=0", "/api/communication"}) {
+  for (const char* path : {"/", "/app.js", "/api/run", "/api/slices?tracks=0", "/api/communication",
+                           "/api/cpu_threads", "/api/cpu_profile?thread=0"}) {
     httplib::Result res = Client().Get(path);
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 403) << path;
@@ -345,6 +345,20 @@ TEST_F(UiServerTest, CpuProfileAnswersEitherKindAndRefusesOthers) {
   httplib::Result bad = Get("/api/cpu_profile?kind=both");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
+}
+
+TEST_F(UiServerTest, CpuProfileTakesAThreadFilterAndRefusesBadRows) {
+  EXPECT_TRUE(GetJson("/api/cpu_threads")["threads"].is_array());
+  EXPECT_EQ(GetJson("/api/cpu_profile?kind=off&thread=0")["kind"], "off");
+  EXPECT_EQ(GetJson("/api/cpu_profile?thread=0&process=0")["total"], 0);
+  for (const char* path :
+       {"/api/cpu_profile?thread=main", "/api/cpu_profile?thread=1,,2",
+        "/api/cpu_profile?thread=4000000000", "/api/cpu_profile?process=99999"}) {
+    httplib::Result bad = Get(path);
+    ASSERT_TRUE(bad) << path;
+    EXPECT_EQ(bad->status, 400) << path;
+    EXPECT_NE(bad->body.find("parameter "), std::string::npos) << path << ": " << bad->body;
+  }
 }
 
 // A run compared with itself: every name is there on both sides, nothing changed.

@@ -331,9 +331,39 @@ async function checkCpu(page) {
     const off = await page.evaluate(() => window.__aiprofCpu.total);
     const offMissing = !!(await page.$("#cpu-missing"));
     check("cpu: off-CPU root is offcpu_stacks.folded's total (µs)", offTotal > 0 ? off === offTotal && !offMissing : offMissing, `${off} vs ${offTotal}`);
+    await checkCpuThreads(page, onTotal, offTotal);
   } finally {
     child.kill("SIGTERM");
   }
+}
+
+// The thread selector (on the off-CPU graph when called): the threads' samples add up to the
+// whole graph's; picking the thread with the fewest narrows the graph to its samples, and the
+// choice stays when switching kinds.
+async function checkCpuThreads(page, onTotal, offTotal) {
+  const threads = await page.evaluate(() => window.__aiprofCpu.threads);
+  const sampled = threads.filter((t) => t.on_samples > 0);
+  check("cpu: the threads' samples add up to the total", sampled.reduce((sum, t) => sum + t.on_samples, 0) === onTotal, JSON.stringify(threads));
+  check("cpu: the trainer and its data loader both have samples", sampled.length > 1, JSON.stringify(threads));
+  check("cpu: threads are listed most samples first", threads.every((t, i) => i === 0 || threads[i - 1].on_samples >= t.on_samples));
+  const pick = sampled[sampled.length - 1];
+  if (!pick || sampled.length < 2) return;
+  const shownFor = async (kind, thread) => {
+    await page.waitForFunction(([k, t]) => window.__aiprofCpu.kind === k && window.__aiprofCpu.thread === t, [kind, thread]);
+    return page.evaluate(() => window.__aiprofCpu.total);
+  };
+  await page.fill("#cpu-search", "");
+  await page.click("#cpu-kind-on");
+  await shownFor("on", -1);
+  await page.selectOption("#cpu-thread", String(pick.thread));
+  const picked = await shownFor("on", pick.thread);
+  check("cpu: a thread's graph has its samples only", picked === pick.on_samples && picked < onTotal, `${picked} vs ${pick.on_samples} of ${onTotal}`);
+  await page.screenshot({ path: join(artifacts, "cpu-thread.png") });
+  await page.click("#cpu-kind-off");
+  const blocked = await shownFor("off", pick.thread);
+  check("cpu: the thread stays selected off-CPU, with its time blocked", blocked === pick.off_us && (await page.inputValue("#cpu-thread")) === String(pick.thread), `${blocked} vs ${pick.off_us}`);
+  await page.selectOption("#cpu-thread", "-1");
+  check("cpu: all threads again", (await shownFor("off", -1)) === offTotal, `vs ${offTotal}`);
 }
 
 async function main() {

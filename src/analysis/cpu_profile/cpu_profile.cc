@@ -236,8 +236,9 @@ std::vector<ThreadCpuCost> CpuCostByThread(const model::Model& m, const CpuProfi
 }
 
 std::map<std::string, uint64_t> FoldedStacks(const model::Model& m, const CpuProfile& profile,
-                                             bool off_cpu) {
+                                             bool off_cpu, std::span<const uint8_t> threads) {
   std::map<std::string, uint64_t> folded;
+  auto kept = [&](uint32_t thread) { return threads.empty() || threads[thread] != 0; };
   std::unordered_map<uint32_t, std::string> text;  // stack row → "root;...;leaf"
   auto stack_text = [&](uint32_t row) -> const std::string& {
     auto [it, inserted] = text.emplace(row, std::string());
@@ -254,14 +255,16 @@ std::map<std::string, uint64_t> FoldedStacks(const model::Model& m, const CpuPro
   if (off_cpu) {
     const model::ThreadStateTable& s = m.cpu.thread_states;
     for (size_t i = 0; i < s.size(); ++i) {
-      if (s.stack[i] == UINT32_MAX) continue;
+      if (s.stack[i] == UINT32_MAX || !kept(s.thread[i])) continue;
       folded[stack_text(s.stack[i])] += static_cast<uint64_t>(s.end[i] - s.ts[i]) / 1000;
     }
     return folded;
   }
   std::vector<uint64_t> per_stack(m.cpu.stacks.size(), 0);
   for (size_t i = 0; i < m.cpu.samples.size(); ++i) {
-    if (m.cpu.samples.flags[i] & format::kCpuSampleOffCpu) continue;
+    if (m.cpu.samples.flags[i] & format::kCpuSampleOffCpu || !kept(m.cpu.samples.thread[i])) {
+      continue;
+    }
     per_stack[m.cpu.samples.stack[i]]++;
   }
   for (uint32_t row = 0; row < per_stack.size(); ++row) {

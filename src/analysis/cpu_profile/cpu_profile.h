@@ -47,8 +47,10 @@ struct ThreadCpuCost {
 std::vector<ThreadCpuCost> CpuCostByThread(const model::Model& m, const CpuProfile& profile);
 
 // "root;...;leaf" → weight. On-CPU: sample counts. Off-CPU: µs spent blocked, from the
-// thread states that have a blocking stack.
+// thread states that have a blocking stack. `threads`, when not empty, has one entry per
+// ThreadTable row and keeps the samples of the rows set to 1 (the UI's per-thread graphs);
+// empty keeps every thread.
 std::map<std::string, uint64_t> FoldedStacks(const model::Model& m, const CpuProfile& profile,
-                                             bool off_cpu);
+                                             bool off_cpu, std::span<const uint8_t> threads = {});
 
 }  // namespace aiprof::analysis

@@ -3,7 +3,9 @@
 // Drawn as an icicle (the root at the top, callees below it) so that the root stays in view
 // however deep the stacks go; a frame's width is its share of the zoomed frame, its colour
 // its function name's hash. Click a frame to zoom into it, the root (or Esc) to zoom out;
-// hover for the function, its value and its share; search highlights matching frames.
+// hover for the function, its value and its share; search highlights matching frames. A
+// thread selector narrows both graphs to one thread (/api/cpu_threads lists those with
+// samples); the choice is kept when switching between on- and off-CPU.
 import { getJson } from "../api";
 import { card, colorOfHue, el, formatNs, formatValue } from "../format";
 import { CpuProfileData, FlameLayout, layoutFlame, matchNames } from "./flame_layout";
@@ -12,9 +14,23 @@ const ROW_HEIGHT = 18;
 const MATCH_COLOR = "#d946ef";
 const PALETTE = Array.from({ length: 360 }, (_, hue) => colorOfHue(hue));
 
+// A thread with samples (/api/cpu_threads): its weight in the on- and off-CPU graphs.
+export interface CpuThread {
+  thread: number;  // ThreadTable row: the `thread=` of /api/cpu_profile
+  tid: number;
+  name: string;
+  process: number;
+  pid: number;
+  process_name: string;
+  on_samples: number;
+  off_us: number;
+}
+
 // What the end-to-end test reads (web/e2e/ui_e2e.mjs), as the timeline's handle.
 export interface CpuHandle {
   kind: "on" | "off";
+  thread: number;         // the selected thread's row, -1 for every thread
+  threads: CpuThread[];   // the selector's threads, most on-CPU samples first
   total: number;
   nodes: number;
   zoomed: number;         // the node the graph is zoomed into (0: the root)
@@ -198,19 +214,20 @@ class FlameGraph {
 
 export async function renderCpu(root: HTMLElement): Promise<() => void> {
   const handle: CpuHandle = {
-    kind: "on", total: 0, nodes: 0, zoomed: 0, zoomedName: "", zoomedValue: 0, drawnFrames: 0,
+    kind: "on", thread: -1, threads: [], total: 0, nodes: 0, zoomed: 0, zoomedName: "", zoomedValue: 0, drawnFrames: 0,
     frameCenter: (node) => graph?.frameCenter(node) ?? null,
     nodeNamed: (name) => graph?.nodeNamed(name) ?? -1,
   };
   let graph: FlameGraph | null = null;
   const onButton = el("button", { id: "cpu-kind-on" }, "On-CPU");
   const offButton = el("button", { id: "cpu-kind-off" }, "Off-CPU (blocked)");
+  const threadSelect = el("select", { id: "cpu-thread", title: "the thread whose samples the graphs show" });
   const searchBox = el("input", { id: "cpu-search", placeholder: "highlight functions containing…" });
   const searchShare = el("span", { class: "hint", id: "cpu-search-share" });
   const body = el("div", { id: "cpu-body" });
   root.append(
     el("h2", {}, "CPU"),
-    el("div", { class: "toolbar" }, onButton, offButton, searchBox, searchShare,
+    el("div", { class: "toolbar" }, onButton, offButton, threadSelect, searchBox, searchShare,
       el("span", { class: "hint" }, "click a frame to zoom in, the root or Esc to zoom out")),
     body,
   );
@@ -219,8 +236,14 @@ export async function renderCpu(root: HTMLElement): Promise<() => void> {
     const share = graph?.search(searchBox.value) ?? 0;
     searchShare.textContent = searchBox.value && graph ? `matches: ${(100 * share).toFixed(2)}% of the total` : "";
   };
-  async function load(kind: "on" | "off"): Promise<void> {
-    const data = await getJson<CpuProfileData>(`/api/cpu_profile?kind=${kind}`);
+  let kind: "on" | "off" = "on";
+  let thread = -1;
+  let request = 0;  // answers to an older choice than the latest are dropped
+  async function load(): Promise<void> {
+    const mine = ++request;
+    const filter = thread >= 0 ? `&thread=${thread}` : "";
+    const data = await getJson<CpuProfileData>(`/api/cpu_profile?kind=${kind}${filter}`);
+    if (mine !== request) return;
     onButton.classList.toggle("active", kind === "on");
     offButton.classList.toggle("active", kind === "off");
     graph = null;
@@ -231,7 +254,8 @@ export async function renderCpu(root: HTMLElement): Promise<() => void> {
       body.append(el("div", { class: "missing", id: "cpu-missing" }, data.missing));
     } else {
       graph = new FlameGraph(data, handle);
-      const what = kind === "on" ? "on-CPU samples (cpu_stacks.folded)" : "time blocked (offcpu_stacks.folded)";
+      const what = (kind === "on" ? "on-CPU samples" : "time blocked") +
+        (thread >= 0 ? " of the selected thread" : kind === "on" ? " (cpu_stacks.folded)" : " (offcpu_stacks.folded)");
       body.append(
         el("div", { class: "cards", id: "cpu-summary" },
           card(kind === "on" ? "samples" : "blocked", formatWeight(data, data.total)),
@@ -248,9 +272,20 @@ export async function renderCpu(root: HTMLElement): Promise<() => void> {
       search();
     }
     handle.kind = kind;
+    handle.thread = thread;
   }
-  onButton.addEventListener("click", () => void load("on"));
-  offButton.addEventListener("click", () => void load("off"));
+  onButton.addEventListener("click", () => {
+    kind = "on";
+    void load();
+  });
+  offButton.addEventListener("click", () => {
+    kind = "off";
+    void load();
+  });
+  threadSelect.addEventListener("change", () => {
+    thread = Number(threadSelect.value);
+    void load();
+  });
   searchBox.addEventListener("input", search);
   const onKey = (e: KeyboardEvent) => {
     if (e.key === "Escape" && graph) graph.zoomTo(0);
@@ -259,7 +294,14 @@ export async function renderCpu(root: HTMLElement): Promise<() => void> {
   window.addEventListener("keydown", onKey);
   window.addEventListener("resize", onResize);
   window.__aiprofCpu = handle;
-  await load("on");
+  const { threads } = await getJson<{ threads: CpuThread[] }>("/api/cpu_threads");
+  handle.threads = threads;
+  threadSelect.append(el("option", { value: "-1" }, `all threads (${threads.length})`),
+    ...threads.map((t) => el("option", { value: String(t.thread) },
+      `${t.name || "thread"} · tid ${t.tid} · pid ${t.pid} — ${formatValue(t.on_samples)} samples, ` +
+      `${formatNs(t.off_us * 1000)} blocked`)));
+  threadSelect.disabled = threads.length === 0;
+  await load();
   return () => {
     window.removeEventListener("keydown", onKey);
     window.removeEventListener("resize", onResize);
