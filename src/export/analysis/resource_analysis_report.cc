@@ -63,28 +63,34 @@ void PrintBreakdown(const model::Model& m, const analysis::AnalysisSet& set, std
            "ranges)\n";
     return;
   }
-  for (const analysis::TemporalBreakdownRow& t : k.temporal) {
-    out << Line(
-        "  time breakdown %s (%s): compute %.1f%%, non-compute %.1f%%, idle %.1f%% "
-        "of %.3f ms\n",
-        ProcessDeviceId(m, t.process).c_str(),
-        std::string(analysis::ActivitySourceName(k.source)).c_str(),
-        Percent(t.compute_ns, t.span_ns), Percent(t.non_compute_ns, t.span_ns),
-        Percent(t.idle_ns, t.span_ns), Ms(t.span_ns));
+  // One line of a process's idle split over `lanes`, if it was idle at all.
+  auto print_idle = [&](const analysis::IdleTimeResult& lanes, uint32_t process,
+                        const char* where) {
     int64_t host = 0, kernel = 0, other = 0;
-    for (const analysis::IdleTimeRow& lane : set.idle_time.lanes) {
-      if (lane.process != t.process) continue;
+    for (const analysis::IdleTimeRow& lane : lanes.lanes) {
+      if (lane.process != process) continue;
       host += lane.host_wait_ns;
       kernel += lane.kernel_wait_ns;
       other += lane.other_ns;
     }
     const int64_t idle = host + kernel + other;
-    if (idle > 0) {
-      out << Line(
-          "    idle per lane: host wait %.1f%%, kernel wait %.1f%%, other %.1f%% of "
-          "%.3f ms\n",
-          Percent(host, idle), Percent(kernel, idle), Percent(other, idle), Ms(idle));
-    }
+    if (idle <= 0) return;
+    out << Line(
+        "    idle per lane %s: host wait %.1f%%, kernel wait %.1f%%, other %.1f%% of "
+        "%.3f ms\n",
+        where, Percent(host, idle), Percent(kernel, idle), Percent(other, idle), Ms(idle));
+  };
+  for (const analysis::TemporalBreakdownRow& t : k.temporal) {
+    // HTA's figures cover the whole run, start-up included; the steps' own split follows.
+    out << Line(
+        "  time breakdown %s (%s, whole run): compute %.1f%%, non-compute %.1f%%, idle "
+        "%.1f%% of %.3f ms\n",
+        ProcessDeviceId(m, t.process).c_str(),
+        std::string(analysis::ActivitySourceName(k.source)).c_str(),
+        Percent(t.compute_ns, t.span_ns), Percent(t.non_compute_ns, t.span_ns),
+        Percent(t.idle_ns, t.span_ns), Ms(t.span_ns));
+    print_idle(set.idle_time, t.process, "(whole run)");
+    print_idle(set.idle_time_in_steps, t.process, "in the steps");
   }
   if (k.has_launch_flows) {
     const analysis::LaunchStatistics& l = k.launches;
