@@ -242,8 +242,10 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
       kHostApp, "off");
 
   const char* kDevice = "Device (NVIDIA GPU)";
-  add("--ai-core", &a->ai_core, "Per-kernel hardware metrics (CUPTI): on|off", kDevice,
-      "on with --task-time=on|l1|l2, else off");
+  add("--ai-core", &a->ai_core,
+      "Per-kernel hardware metrics (CUPTI range profiler; on NVIDIA GPUs only with "
+      "AIPROF_CUDA_RANGE_PROFILER=1 in the environment, docs/cuda.md): on|off",
+      kDevice, "on with --task-time=on|l1|l2, else off");
   add("--aic-mode", &a->aic_mode,
       "Metric collection: task-based (per kernel; sample-based is not supported on NVIDIA GPUs)",
       kDevice, "task-based");
