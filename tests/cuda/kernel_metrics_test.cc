@@ -178,6 +178,22 @@ TEST_F(KernelMetricsTest, StartedInsideCuInitTheProfilerIsInitializedAtTheFirstC
   EXPECT_EQ(status[0].header.aux, static_cast<uint16_t>(CudaMetricsStatus::kCollecting));
 }
 
+TEST_F(KernelMetricsTest, ShutdownReadsTheWindowThenDeinitializesTheProfilerForGood) {
+  Create();
+  ASSERT_TRUE(metrics_->Start(Select(true, "PipeUtilization", false)));
+  EXPECT_EQ(profiler_.initialized(), 1);
+  profiler_.LaunchKernel(context_, "_Z5scalePffi");
+  metrics_->Shutdown();
+  EXPECT_EQ(Of(CudaRecordKind::kKernelMetrics).size(), 1u) << "the window is read first";
+  EXPECT_FALSE(profiler_.started(context_));
+  EXPECT_EQ(profiler_.enabled_objects(), 0);
+  EXPECT_EQ(profiler_.initialized(), 0) << "cuptiProfilerDeInitialize matched the Initialize";
+  metrics_->Shutdown();
+  EXPECT_EQ(profiler_.initialized(), 0);
+  EXPECT_FALSE(metrics_->Start(Select(true, "PipeUtilization", false)))
+      << "no profiler after the process's shutdown";
+}
+
 TEST_F(KernelMetricsTest, KernelsBeyondTheWindowsImageAreCountedAsDropsAndReported) {
   Create();
   ASSERT_TRUE(metrics_->Start(Select(false, "", true)));

@@ -28,6 +28,7 @@ RangeProfilerTestDouble* RangeProfilerTestDouble::instance() {
 ProfilerApi RangeProfilerTestDouble::api() const {
   ProfilerApi api{};
   api.profiler_initialize = Initialize;
+  api.profiler_deinitialize = DeInitialize;
   api.device_get_chip_name = GetChipName;
   api.device_supported = DeviceSupported;
   api.get_counter_availability = GetCounterAvailability;
@@ -151,7 +152,16 @@ RangeProfilerTestDouble::Object* RangeProfilerTestDouble::ByImage(const uint8_t*
 CUptiResult RangeProfilerTestDouble::Initialize(CUpti_Profiler_Initialize_Params* params) {
   AIPROF_CHECK("cuptiProfilerInitialize", params);
   ++self->initialize_calls_;
-  return self->inside_cuinit_ ? CUPTI_ERROR_UNKNOWN : CUPTI_SUCCESS;
+  if (self->inside_cuinit_) return CUPTI_ERROR_UNKNOWN;
+  ++self->initialized_;
+  return CUPTI_SUCCESS;
+}
+
+CUptiResult RangeProfilerTestDouble::DeInitialize(CUpti_Profiler_DeInitialize_Params* params) {
+  AIPROF_CHECK("cuptiProfilerDeInitialize", params);
+  if (self->initialized_ == 0) return CUPTI_ERROR_NOT_INITIALIZED;
+  --self->initialized_;
+  return CUPTI_SUCCESS;
 }
 
 CUptiResult RangeProfilerTestDouble::GetChipName(CUpti_Device_GetChipName_Params* params) {

@@ -41,6 +41,8 @@ class RangeProfilerTestDouble {
   // called inside cuInit (seen on an H200, driver 580).
   void set_inside_cuinit(bool inside) { inside_cuinit_ = inside; }
   int initialize_calls() const { return initialize_calls_; }
+  // Initialize calls not yet matched by cuptiProfilerDeInitialize.
+  int initialized() const { return initialized_; }
 
   // A kernel launched on `context`: a range if that context's profiler object is started.
   void LaunchKernel(CUcontext context, const std::string& name);
@@ -74,6 +76,7 @@ class RangeProfilerTestDouble {
   Object* ByImage(const uint8_t* image);
 
   static CUptiResult Initialize(CUpti_Profiler_Initialize_Params*);
+  static CUptiResult DeInitialize(CUpti_Profiler_DeInitialize_Params*);
   static CUptiResult GetChipName(CUpti_Device_GetChipName_Params*);
   static CUptiResult DeviceSupported(CUpti_Profiler_DeviceSupported_Params*);
   static CUptiResult GetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params*);
@@ -111,6 +114,7 @@ class RangeProfilerTestDouble {
   bool auto_range_kernel_replay_ = false;
   bool inside_cuinit_ = false;
   int initialize_calls_ = 0;
+  int initialized_ = 0;
   std::vector<std::string> configured_metrics_;
 };
 

@@ -179,6 +179,17 @@ bool KernelMetrics::InitializeProfiler() {
   return true;
 }
 
+void KernelMetrics::Shutdown() {
+  Stop();
+  std::lock_guard<std::mutex> lock(initialize_mutex_);
+  if (!initialized_) return;
+  auto params =
+      Make<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+  profiler_.profiler_deinitialize(&params);
+  initialized_ = false;
+  initialize_failed_ = true;  // no later Start re-initialises it
+}
+
 void KernelMetrics::OnContextCreated(CUcontext context) {
   if (collecting_.load(std::memory_order_acquire) && InitializeProfiler()) Enable(context);
 }

@@ -71,6 +71,9 @@ class KernelMetrics {
   bool Start(const MetricSelection& selection, bool existing_contexts = true);
   // Reads every session and disables counters.
   void Stop();
+  // Stop, then cuptiProfilerDeInitialize: CUPTI's documented end of the profiler's
+  // lifecycle, for the process's exit (before CUDA's own exit handlers). No Start after it.
+  void Shutdown();
 
   // CUPTI resource callbacks.
   void OnContextCreated(CUcontext context);

@@ -160,6 +160,7 @@ class CudaSource {
     CudaSource& self = Get();
     std::lock_guard lock(self.lifecycle_mutex_);
     self.StopLocked();
+    if (self.metrics_) self.metrics_->Shutdown();
     self.cuda_exiting_ = true;
   }
 

@@ -17,6 +17,7 @@ bool LoadProfilerApi(ProfilerApi* api, std::string* error) {
   ProfilerApi loaded{};
   const bool ok =
       resolve("cuptiProfilerInitialize", &loaded.profiler_initialize) &&
+      resolve("cuptiProfilerDeInitialize", &loaded.profiler_deinitialize) &&
       resolve("cuptiDeviceGetChipName", &loaded.device_get_chip_name) &&
       resolve("cuptiProfilerDeviceSupported", &loaded.device_supported) &&
       resolve("cuptiProfilerGetCounterAvailability", &loaded.get_counter_availability) &&

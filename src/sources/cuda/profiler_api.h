@@ -16,6 +16,7 @@ namespace aiprof::cuda {
 
 struct ProfilerApi {
   CUptiResult (*profiler_initialize)(CUpti_Profiler_Initialize_Params*);
+  CUptiResult (*profiler_deinitialize)(CUpti_Profiler_DeInitialize_Params*);
   CUptiResult (*device_get_chip_name)(CUpti_Device_GetChipName_Params*);
   CUptiResult (*device_supported)(CUpti_Profiler_DeviceSupported_Params*);
   CUptiResult (*get_counter_availability)(CUpti_Profiler_GetCounterAvailability_Params*);
