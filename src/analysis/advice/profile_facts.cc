@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "analysis/intervals.h"
 #include "analysis/op_statistics.h"
 
 namespace aiprof::analysis::advice {
@@ -62,33 +63,13 @@ struct ShapeSums {
   std::unordered_map<model::StringId, int64_t> limit_ns;  // per occupancy limit name
 };
 
-// The union of the device's busy time (kernels, copies, sets of every GPU), sorted.
-std::vector<std::pair<int64_t, int64_t>> DeviceBusyUnion(const model::Model& model,
-                                                         const std::vector<uint8_t>& kind) {
-  const model::SliceTable& s = model.slices;
-  std::vector<std::pair<int64_t, int64_t>> spans;
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    if (kind[s.category[row]] == 2 || kind[s.category[row]] == 4)
-      spans.emplace_back(s.ts[row], s.end[row]);
-  }
-  std::sort(spans.begin(), spans.end());
-  std::vector<std::pair<int64_t, int64_t>> merged;
-  for (const auto& span : spans) {
-    if (!merged.empty() && span.first <= merged.back().second) {
-      merged.back().second = std::max(merged.back().second, span.second);
-    } else {
-      merged.push_back(span);
-    }
-  }
-  return merged;
-}
-
-// Device idle from `t` until its next busy span starts: 0 if busy at `t`,
-// kNoLaterDeviceWork if nothing starts later.
-int64_t DeviceIdleAfter(const std::vector<std::pair<int64_t, int64_t>>& busy, int64_t t) {
-  auto next = std::upper_bound(busy.begin(), busy.end(), std::make_pair(t, INT64_MAX));
-  if (next != busy.begin() && std::prev(next)->second > t) return 0;  // still busy
-  return next == busy.end() ? kNoLaterDeviceWork : next->first - t;
+// Device idle from `t` until the next busy interval of `busy` (merged) starts: 0 if busy
+// at `t`, kNoLaterDeviceWork if nothing starts later.
+int64_t DeviceIdleAfter(const std::vector<Interval>& busy, int64_t t) {
+  auto next = std::upper_bound(busy.begin(), busy.end(), t,
+                               [](int64_t time, const Interval& i) { return time < i.begin; });
+  if (next != busy.begin() && std::prev(next)->end > t) return 0;  // still busy
+  return next == busy.end() ? kNoLaterDeviceWork : next->begin - t;
 }
 
 void CollectOperators(const model::Model& model, ProfileFacts* facts) {
@@ -149,8 +130,7 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
     if (IsHostSyncName(text)) kind[id] = 3;
     if (text == "gpu_memcpy" || text == "gpu_memset") kind[id] = 4;
   }
-  const std::vector<std::pair<int64_t, int64_t>> device_busy = DeviceBusyUnion(model, kind);
-  facts.has_device_activity = !device_busy.empty();
+  std::vector<Interval> device_busy;  // kernels, copies and sets of every GPU
   const model::StringId blocks_key = FindString(model, "blocks per SM");
   const model::StringId occupancy_key = FindString(model, "est. achieved occupancy %");
   const model::StringId theoretical_key = FindString(model, "theoretical occupancy %");
@@ -168,8 +148,9 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
       ++call.count;
       call.total_ns += s.dur(row);
       call.max_ns = std::max(call.max_ns, s.dur(row));
-      call.waits.push_back({s.ts[row], s.end[row], DeviceIdleAfter(device_busy, s.end[row])});
+      call.waits.push_back({s.ts[row], s.end[row], 0});  // idle after: once the union is known
     }
+    if (category == 2 || category == 4) device_busy.push_back({s.ts[row], s.end[row]});
     if (category != 2) continue;
     facts.kernel_total_ns += s.dur(row);
     ShapeSums& sums = shapes[s.name[row]];
@@ -201,8 +182,13 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
       sums.occupancy_ns += dur;
     }
   }
+  MergeInPlace(device_busy);
+  facts.has_device_activity = !device_busy.empty();
   for (auto& [name, call] : sync) {
     call.name = std::string(model.Str(name));
+    for (SyncWait& wait : call.waits) {
+      wait.device_idle_after_ns = DeviceIdleAfter(device_busy, wait.end_ns);
+    }
     std::sort(call.waits.begin(), call.waits.end(),
               [](const SyncWait& a, const SyncWait& b) { return a.begin_ns < b.begin_ns; });
     facts.sync_calls.push_back(std::move(call));
