@@ -61,6 +61,16 @@ void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& fi
   }
 }
 
+// A marker's (mstx/NVTX) domain and kind, written as arguments so that an import of the
+// trace (model/importers/kineto) gives the model its marker rows back.
+void WriteMarkerArgs(TextWriter& w, const model::Model& m, uint32_t marker, bool& first) {
+  static constexpr const char* kTypes[] = {"mark", "push/pop", "start/end"};
+  const auto type = static_cast<size_t>(m.markers.event_type[marker]);
+  w.Raw(first ? "" : ",").Raw("\"Marker domain\":").JsonString(m.Str(m.markers.domain[marker]));
+  w.Raw(",\"Marker type\":").JsonString(type < 3 ? kTypes[type] : "mark");
+  first = false;
+}
+
 class TraceJsonWriter {
  public:
   TraceJsonWriter(const model::Model& m, TextWriter& w, const analysis::OverlapResult* overlap,
@@ -268,15 +278,32 @@ class TraceJsonWriter {
     }
   }
 
+  // The marker row of each slice or instant (kNoRow: none); empty without markers.
+  std::vector<uint32_t> MarkerRows(bool instants) const {
+    const model::MarkerTable& markers = m_.markers;
+    std::vector<uint32_t> rows;
+    if (markers.size() == 0) return rows;
+    rows.assign(instants ? m_.instants.size() : m_.slices.size(), model::kNoRow);
+    for (uint32_t i = 0; i < markers.size(); ++i) {
+      if ((markers.is_instant[i] != 0) == instants && markers.row[i] < rows.size()) {
+        rows[markers.row[i]] = i;
+      }
+    }
+    return rows;
+  }
+
   void WriteSlices() {
     const model::SliceTable& s = m_.slices;
+    const std::vector<uint32_t> marker_of = MarkerRows(false);
     for (uint32_t row = 0; row < s.size(); ++row) {
       EventPrefix("{\"ph\":\"X\",\"cat\":", s.category[row], s.name[row], s.track[row], s.ts[row]);
       w_.Raw(",\"dur\":").Micros(std::max<int64_t>(s.end[row] - s.ts[row], 0));
-      if (s.args[row] != 0 || s.flags[row] != 0) {
+      const uint32_t marker = marker_of.empty() ? model::kNoRow : marker_of[row];
+      if (s.args[row] != 0 || s.flags[row] != 0 || marker != model::kNoRow) {
         w_.Raw(",\"args\":{");
         bool first = true;
         WriteArgValues(w_, m_, s.args[row], first);
+        if (marker != model::kNoRow) WriteMarkerArgs(w_, m_, marker, first);
         if (s.flags[row] & model::kSliceUnclosed) {
           w_.Raw(first ? "" : ",").Raw("\"Unclosed\":1");
           first = false;
@@ -292,13 +319,16 @@ class TraceJsonWriter {
 
   void WriteInstants() {
     const model::InstantTable& in = m_.instants;
+    const std::vector<uint32_t> marker_of = MarkerRows(true);
     for (uint32_t row = 0; row < in.size(); ++row) {
       EventPrefix("{\"ph\":\"i\",\"s\":\"t\",\"cat\":", in.category[row], in.name[row],
                   in.track[row], in.ts[row]);
-      if (in.args[row] != 0) {
+      const uint32_t marker = marker_of.empty() ? model::kNoRow : marker_of[row];
+      if (in.args[row] != 0 || marker != model::kNoRow) {
         w_.Raw(",\"args\":{");
         bool first = true;
         WriteArgValues(w_, m_, in.args[row], first);
+        if (marker != model::kNoRow) WriteMarkerArgs(w_, m_, marker, first);
         w_.Char('}');
       }
       w_.Char('}');

@@ -1,0 +1,853 @@
+#include "model/importers/kineto/trace_builder.h"
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <filesystem>
+#include <unordered_set>
+
+#include "format/records.h"
+#include "model/nesting.h"
+
+namespace aiprof::model::kineto {
+namespace {
+
+// Kineto's own bookkeeping "processes": the trace span ("Spans"), iteration markers
+// ("Traces") and the window's end marker (pid ""). They describe the profiled process, so
+// their threads join it.
+bool IsBookkeepingPid(const IdValue& pid) {
+  return !pid.present ||
+         (pid.is_string && (pid.text.empty() || pid.text == "Spans" || pid.text == "Traces"));
+}
+
+// Above any Linux pid (pid_max <= 2^22) and below the timeline's Overlap Analysis pids.
+constexpr uint32_t kSyntheticPid = 0x7f000000;
+// The Kineto writer's sort index of device n (process_sort_index).
+constexpr int64_t kDeviceSortBase = 0x1000000;
+// aiprof's writer puts an extra lane of a thread at tid | lane << 23.
+constexpr int kLaneShift = 23;
+
+std::string PidKey(const IdValue& pid) {
+  if (!pid.present) return "s";
+  return pid.is_string ? "s" + std::string(pid.text) : "n" + std::to_string(pid.number);
+}
+
+const ArgValue* FindArg(const Event& event, std::string_view key) {
+  for (const ArgValue& arg : event.args) {
+    if (arg.key == key) return &arg;
+  }
+  return nullptr;
+}
+
+bool ArgNumber(const ArgValue& arg, double* value) {
+  switch (arg.type) {
+    case ArgType::kInt:
+      *value = static_cast<double>(static_cast<int64_t>(arg.bits));
+      return true;
+    case ArgType::kUInt:
+      *value = static_cast<double>(arg.bits);
+      return true;
+    case ArgType::kDouble:
+      *value = std::bit_cast<double>(arg.bits);
+      return true;
+    case ArgType::kString: {
+      const auto [end, error] =
+          std::from_chars(arg.text.data(), arg.text.data() + arg.text.size(), *value);
+      return error == std::errc() && end == arg.text.data() + arg.text.size();
+    }
+    default:
+      return false;
+  }
+}
+
+// "GPU 3", "NPU 0", "XPU 1": the device a process label names; -1 for other labels.
+int32_t LabelDevice(std::string_view label) {
+  for (std::string_view prefix : {"GPU ", "NPU ", "XPU ", "MTIA ", "HPU "}) {
+    if (!label.starts_with(prefix)) continue;
+    int32_t device = -1;
+    const std::string_view rest = label.substr(prefix.size());
+    const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), device);
+    if (error == std::errc() && device >= 0) return device;
+  }
+  return -1;
+}
+
+// "thread 12 (main)" → "main", "stream 7 " → "": the names Kineto's and aiprof's writers
+// build around the thread's own name (aiprof adds " overlap lane N" for extra lanes).
+std::string ThreadOwnName(std::string_view text, uint32_t tid) {
+  for (std::string_view word : {"thread ", "stream "}) {
+    const std::string prefix = std::string(word) + std::to_string(tid);
+    if (!text.starts_with(prefix)) continue;
+    std::string_view rest = text.substr(prefix.size());
+    if (const size_t lane = rest.find(" overlap lane "); lane != std::string_view::npos) {
+      rest = rest.substr(0, lane);
+    }
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    while (!rest.empty() && rest.back() == ' ') rest.remove_suffix(1);
+    if (rest.size() >= 2 && rest.front() == '(' && rest.back() == ')') {
+      return std::string(rest.substr(1, rest.size() - 2));
+    }
+    if (rest.empty()) return "";
+  }
+  return std::string(text);
+}
+
+}  // namespace
+
+TraceBuilder::TraceBuilder(Model* model, const TraceHeader* header)
+    : model_(*model), header_(*header), context_(model) {
+  cpu_op_ = context_.Intern("cpu_op");
+  user_annotation_ = context_.Intern("user_annotation");
+  memory_name_ = context_.Intern("[memory]");
+  bytes_unit_ = context_.Intern("bytes");
+  unclosed_key_ = context_.Intern("Unclosed");
+  lane_key_ = context_.Intern("Overlap lane");
+}
+
+void TraceBuilder::Note(const std::string& what) {
+  ++not_mapped_[what];
+}
+
+uint32_t TraceBuilder::Process(const IdValue& pid) {
+  const bool numeric = pid.present && !pid.is_string;
+  if (numeric) {
+    auto found = process_by_number_.find(pid.number);
+    if (found != process_by_number_.end()) return found->second;
+  } else {
+    auto found = process_by_text_.find(std::string(pid.text));
+    if (found != process_by_text_.end()) return found->second;
+  }
+  const uint32_t row = static_cast<uint32_t>(model_.processes.size());
+  ProcessInfo info;
+  info.numeric = numeric;
+  info.number = pid.number;
+  info.text = std::string(pid.text);
+  const bool fits = numeric && pid.number >= 0 && pid.number < kSyntheticPid;
+  const uint32_t os_pid =
+      fits ? static_cast<uint32_t>(pid.number) : kSyntheticPid + next_synthetic_++;
+  ProcessTable& p = model_.processes;
+  p.pid.push_back(os_pid);
+  p.host.push_back(kNoString);
+  p.name.push_back(kNoString);
+  p.label.push_back(kNoString);
+  p.sort_index.push_back(os_pid);
+  p.device_id.push_back(-1);
+  p.rank.push_back(-1);
+  p.metadata.emplace_back();
+  processes_.push_back(std::move(info));
+  if (numeric) {
+    process_by_number_.emplace(pid.number, row);
+  } else {
+    process_by_text_.emplace(std::string(pid.text), row);
+  }
+  return row;
+}
+
+uint32_t TraceBuilder::ThreadTid(uint32_t process, const IdValue& tid) {
+  if (tid.present && !tid.is_string) {
+    const int64_t magnitude = tid.number < 0 ? -tid.number : tid.number;  // Kineto: abs()
+    if (magnitude < kSyntheticPid) return static_cast<uint32_t>(magnitude);
+  }
+  std::string key = std::to_string(process) + '\n';
+  if (tid.present && tid.is_string) {
+    key += tid.text;
+  } else if (tid.present) {
+    key += std::to_string(tid.number);
+  }
+  auto [it, inserted] = text_tids_.try_emplace(std::move(key), 0);
+  if (inserted) it->second = kSyntheticPid + next_synthetic_++;
+  return it->second;
+}
+
+uint32_t TraceBuilder::Thread(uint32_t process, const IdValue& tid, bool* moved_lane) {
+  *moved_lane = false;
+  if (tid.present && !tid.is_string && process < processes_.size() && tid.number == last_tid_ &&
+      process == last_process_) {
+    return last_thread_;
+  }
+  uint32_t os_tid = ThreadTid(process, tid);
+  // aiprof's writer puts extra lanes (1..499) of a thread at tid | lane << 23; lane 500 is
+  // the CPU sampling lane, a thread of its own.
+  const uint32_t lane = os_tid >> kLaneShift;
+  if (header_.written_by_aiprof && lane >= 1 && lane < 500 && os_tid < kSyntheticPid) {
+    os_tid &= (1u << kLaneShift) - 1;
+    *moved_lane = true;
+  }
+  const uint32_t row = context_.Thread(process, os_tid);
+  if (tid.present && tid.is_string && !tid.text.empty() && model_.threads.name[row] == kNoString) {
+    model_.threads.name[row] = context_.Intern(tid.text);  // a thread named by text
+  }
+  if (tid.present && !tid.is_string && !*moved_lane) {
+    last_process_ = process;
+    last_tid_ = tid.number;
+    last_thread_ = row;
+  }
+  return row;
+}
+
+TraceBuilder::CategoryKind TraceBuilder::KindOf(StringId category) {
+  if (category >= category_kind_.size()) category_kind_.resize(model_.strings.size() + 64, kUnseen);
+  uint8_t& kind = category_kind_[category];
+  if (kind == kUnseen) {
+    const std::string_view text = model_.Str(category);
+    kind = kPlain;
+    if (text == "kernel" || text == "Kernel" || text == "gpu_memcpy" || text == "gpu_memset" ||
+        text == "gpu_user_annotation" || text == "cuda_sync") {
+      kind = kDevice;
+    }
+    // The Overlap Analysis lanes aiprof's writer adds: derived from the events, recomputed.
+    if (header_.written_by_aiprof && text == "overlap_analysis") kind = kDerived;
+  }
+  return static_cast<CategoryKind>(kind);
+}
+
+StringId TraceBuilder::Category(const Event& event) {
+  if (!event.category.empty()) return context_.Intern(event.category);
+  // The legacy profiler writes no category: operators have a namespace ("aten::add"),
+  // record_function ranges (ProfilerStep#N, user ranges) do not.
+  if (event.phase != 'X' && event.phase != 'B') return kNoString;
+  if (event.pid.is_string && event.pid.text == "CUDA functions") return context_.Intern("kernel");
+  if (event.name.find("::") != std::string_view::npos) return cpu_op_;
+  return user_annotation_;
+}
+
+uint32_t TraceBuilder::CommitArgs(const Event& event, uint8_t* flags) {
+  ArgSetBuilder args = context_.Args();
+  for (const ArgValue& arg : event.args) {
+    if (header_.written_by_aiprof && (arg.key == "Unclosed" || arg.key == "Overlap lane" ||
+                                      arg.key == "Marker domain" || arg.key == "Marker type")) {
+      // aiprof's writer marks slices closed at the end of the data, slices on an extra lane
+      // and markers with these; they are flags and marker rows of the model, not arguments.
+      if (arg.key == "Unclosed" && flags != nullptr) *flags |= kSliceUnclosed;
+      continue;
+    }
+    switch (arg.type) {
+      case ArgType::kInt:
+        args.Int(arg.key, static_cast<int64_t>(arg.bits));
+        break;
+      case ArgType::kUInt:
+        args.UInt(arg.key, arg.bits);
+        break;
+      case ArgType::kDouble:
+        args.Double(arg.key, std::bit_cast<double>(arg.bits));
+        break;
+      case ArgType::kString:
+        args.String(arg.key, arg.text);
+        break;
+      case ArgType::kJson:
+        args.Json(arg.key, arg.text == "null" ? std::string_view() : arg.text);
+        break;
+    }
+  }
+  return args.Commit();
+}
+
+// The marker row (mstx/NVTX) aiprof's writer describes with "Marker domain"/"Marker type".
+void TraceBuilder::AddMarker(const Event& event, bool instant, uint32_t row) {
+  const ArgValue* domain = FindArg(event, "Marker domain");
+  if (domain == nullptr || domain->type != ArgType::kString) return;
+  const ArgValue* kind = FindArg(event, "Marker type");
+  MarkerEventType type = instant ? MarkerEventType::kMarker : MarkerEventType::kPushPop;
+  if (kind != nullptr && kind->text == "start/end") type = MarkerEventType::kStartEnd;
+  MarkerTable& m = model_.markers;
+  m.is_instant.push_back(instant ? 1 : 0);
+  m.row.push_back(row);
+  m.event_type.push_back(type);
+  m.domain.push_back(context_.Intern(domain->text));
+  if (type != MarkerEventType::kStartEnd) {
+    m.detail.push_back(kNoRow);
+    return;
+  }
+  // A start/end range always has its detail row (core_importer.cc); its attributes are not
+  // in the trace.
+  MarkerDetailTable& d = m.details;
+  m.detail.push_back(static_cast<uint32_t>(d.size()));
+  d.category.push_back(0);
+  d.payload_type.push_back(0);
+  d.payload.push_back(0);
+  d.color_argb.push_back(0);
+  d.end_thread.push_back(kNoRow);
+  d.range_id.push_back(0);
+  d.device_slice.push_back(kNoRow);
+}
+
+bool TraceBuilder::Add(const Event& event, std::string* why) {
+  bool ok = true;
+  switch (event.phase) {
+    case 'X':
+      ok = AddSlice(event, why);
+      break;
+    case 'B':
+    case 'E':
+    case 'b':
+    case 'e':
+      ok = AddBeginEnd(event, why);
+      break;
+    case 'i':
+    case 'I':
+    case 'R':
+      ok = AddInstant(event);
+      if (!ok) *why = "instant event without \"ts\"";
+      break;
+    case 'C':
+      ok = AddCounter(event);
+      if (!ok) *why = "counter event without \"ts\" or numeric values";
+      break;
+    case 's':
+    case 't':
+    case 'f':
+      ok = AddFlow(event);
+      if (!ok) *why = "flow event without \"ts\" or \"id\"";
+      break;
+    case 'M':
+      AddMetadata(event);
+      break;
+    case 0:
+      *why = "event without \"ph\"";
+      return false;
+    default:
+      Note(std::string("events of phase '") + event.phase + "' (no model row for them)");
+      return true;
+  }
+  if (ok) ++imported_;
+  return ok;
+}
+
+bool TraceBuilder::AddSlice(const Event& event, std::string* why) {
+  if (!event.has_ts) {
+    *why = "complete event without \"ts\"";
+    return false;
+  }
+  const StringId category = Category(event);
+  const CategoryKind kind = KindOf(category);
+  if (kind == kDerived) {
+    Note("Overlap Analysis slices of aiprof's writer (recomputed from the events)");
+    return true;
+  }
+  const uint32_t process = IsBookkeepingPid(event.pid) ? Process({}) : Process(event.pid);
+  bool moved_lane = false;
+  const uint32_t thread = Thread(process, event.tid, &moved_lane);
+  const int64_t dur = std::max<int64_t>(event.has_dur ? event.dur_ns : 0, 0);
+  if (event.has_dur && event.dur_ns < 0) Note("slices with a negative \"dur\" (read as 0)");
+  uint8_t flags = 0;
+  const uint32_t args = CommitArgs(event, &flags);
+  const uint32_t row =
+      context_.AddSlice(context_.MainTrack(thread), static_cast<uint64_t>(event.ts_ns),
+                        event.ts_ns + dur, context_.Intern(event.name), category, args);
+  model_.slices.flags[row] |= flags;
+  if (header_.written_by_aiprof) AddMarker(event, false, row);
+  ProcessInfo& info = processes_[process];
+  ++info.slices;
+  info.device_events |= kind == kDevice;
+  min_ts_ = std::min(min_ts_, event.ts_ns);
+  max_end_ = std::max(max_end_, event.ts_ns + dur);
+  return true;
+}
+
+bool TraceBuilder::AddBeginEnd(const Event& event, std::string* why) {
+  if (!event.has_ts) {
+    *why = "begin/end event without \"ts\"";
+    return false;
+  }
+  const uint32_t process = Process(event.pid);
+  bool moved_lane = false;
+  const uint32_t thread = Thread(process, event.tid, &moved_lane);
+  const bool async = event.phase == 'b' || event.phase == 'e';
+  const StringId category = Category(event);
+  min_ts_ = std::min(min_ts_, event.ts_ns);
+  max_end_ = std::max(max_end_, event.ts_ns);
+  if (event.phase == 'B' || event.phase == 'b') {
+    const uint32_t row =
+        context_.AddSlice(context_.MainTrack(thread), static_cast<uint64_t>(event.ts_ns), kOpenEnd,
+                          context_.Intern(event.name), category, CommitArgs(event, nullptr));
+    ++processes_[process].slices;
+    processes_[process].device_events |= KindOf(category) == kDevice;
+    if (async) {
+      const uint64_t id = event.id.is_string ? std::hash<std::string_view>()(event.id.text)
+                                             : static_cast<uint64_t>(event.id.number);
+      open_async_[{process, category, id}] = row;
+    } else {
+      open_slices_[thread].push_back(row);
+    }
+    return true;
+  }
+  uint32_t row = kNoRow;
+  if (async) {
+    const uint64_t id = event.id.is_string ? std::hash<std::string_view>()(event.id.text)
+                                           : static_cast<uint64_t>(event.id.number);
+    auto found = open_async_.find({process, category, id});
+    if (found != open_async_.end()) {
+      row = found->second;
+      open_async_.erase(found);
+    }
+  } else {
+    std::vector<uint32_t>& stack = open_slices_[thread];
+    if (!stack.empty()) {
+      row = stack.back();
+      stack.pop_back();
+    }
+  }
+  if (row == kNoRow) {
+    ++model_.unmatched_ends;
+    return true;
+  }
+  context_.EndSlice(row, static_cast<uint64_t>(std::max(event.ts_ns, model_.slices.ts[row])));
+  return true;
+}
+
+bool TraceBuilder::AddInstant(const Event& event) {
+  if (!event.has_ts) return false;
+  const uint32_t process = IsBookkeepingPid(event.pid) ? Process({}) : Process(event.pid);
+  bool moved_lane = false;
+  const uint32_t thread = Thread(process, event.tid, &moved_lane);
+  const StringId name = context_.Intern(event.name);
+  const uint32_t row =
+      context_.AddInstant(context_.MainTrack(thread), static_cast<uint64_t>(event.ts_ns), name,
+                          Category(event), CommitArgs(event, nullptr));
+  if (header_.written_by_aiprof) AddMarker(event, true, row);
+  if (name == memory_name_ && !header_.written_by_aiprof) AddMemoryCounters(event, process);
+  min_ts_ = std::min(min_ts_, event.ts_ns);
+  max_end_ = std::max(max_end_, event.ts_ns);
+  return true;
+}
+
+// Kineto traces carry the allocator's totals only in the [memory] instants; the torch
+// importer also draws them as "Total Allocated (<device>)" / "Total Reserved (<device>)"
+// counters per process, so a Kineto trace gets the same tracks.
+void TraceBuilder::AddMemoryCounters(const Event& event, uint32_t process) {
+  double type = 0, index = -1, allocated = 0, reserved = 0;
+  const ArgValue* total = FindArg(event, "Total Allocated");
+  if (total == nullptr || !ArgNumber(*total, &allocated)) return;
+  if (const ArgValue* arg = FindArg(event, "Device Type")) ArgNumber(*arg, &type);
+  if (const ArgValue* arg = FindArg(event, "Device Id")) ArgNumber(*arg, &index);
+  const ArgValue* reserved_arg = FindArg(event, "Total Reserved");
+  const bool has_reserved = reserved_arg != nullptr && ArgNumber(*reserved_arg, &reserved);
+  auto key = std::make_tuple(process, static_cast<int64_t>(type), static_cast<int64_t>(index));
+  auto [it, inserted] = memory_series_.try_emplace(key, kNoRow, kNoRow);
+  if (inserted) {
+    const int device_type = static_cast<int>(type);
+    std::string device = device_type == 0   ? "CPU"
+                         : device_type == 1 ? "CUDA"
+                                            : "device" + std::to_string(device_type);
+    if (index >= 0) device += ":" + std::to_string(static_cast<int64_t>(index));
+    const auto scope = static_cast<uint16_t>(format::CounterScope::kProcess);
+    const uint32_t pid = model_.processes.pid[process];
+    it->second.first = context_.CounterSeries(context_.Intern("Total Allocated (" + device + ")"),
+                                              process, scope, pid, bytes_unit_);
+    it->second.second = context_.CounterSeries(context_.Intern("Total Reserved (" + device + ")"),
+                                               process, scope, pid, bytes_unit_);
+  }
+  context_.AddCounter(it->second.first, static_cast<uint64_t>(event.ts_ns), allocated);
+  if (has_reserved) {
+    context_.AddCounter(it->second.second, static_cast<uint64_t>(event.ts_ns), reserved);
+  }
+}
+
+bool TraceBuilder::AddCounter(const Event& event) {
+  if (!event.has_ts) return false;
+  const uint32_t process = IsBookkeepingPid(event.pid) ? Process({}) : Process(event.pid);
+  bool any = false;
+  for (const ArgValue& arg : event.args) {
+    double value = 0;
+    if (!ArgNumber(arg, &value)) continue;
+    std::string name(event.name);
+    if (arg.key != "value" && event.args.size() > 1) name += " " + std::string(arg.key);
+    auto scope = static_cast<uint16_t>(format::CounterScope::kProcess);
+    uint32_t instance = model_.processes.pid[process];
+    if (header_.written_by_aiprof) {
+      // aiprof's writer names a counter of a CPU, device or thread "<name> cpu 3".
+      static constexpr std::pair<std::string_view, format::CounterScope> kScopes[] = {
+          {" cpu ", format::CounterScope::kCpu},
+          {" device ", format::CounterScope::kDevice},
+          {" thread ", format::CounterScope::kThread}};
+      for (const auto& [word, counter_scope] : kScopes) {
+        const size_t at = name.rfind(word);
+        if (at == std::string::npos) continue;
+        uint32_t number = 0;
+        const char* first = name.data() + at + word.size();
+        const auto [end, error] = std::from_chars(first, name.data() + name.size(), number);
+        if (error != std::errc() || end != name.data() + name.size() || first == end) continue;
+        scope = static_cast<uint16_t>(counter_scope);
+        instance = number;
+        name.resize(at);
+        break;
+      }
+    }
+    const StringId name_id = context_.Intern(name);
+    const uint64_t key = (uint64_t{process} << 32) | name_id;
+    auto [it, inserted] = counter_series_.try_emplace(key, 0);
+    if (inserted) it->second = context_.CounterSeries(name_id, process, scope, instance, kNoString);
+    context_.AddCounter(it->second, static_cast<uint64_t>(event.ts_ns), value);
+    any = true;
+  }
+  if (!any) return false;
+  min_ts_ = std::min(min_ts_, event.ts_ns);
+  max_end_ = std::max(max_end_, event.ts_ns);
+  return true;
+}
+
+bool TraceBuilder::AddFlow(const Event& event) {
+  if (!event.has_ts || !event.id.present) return false;
+  if (event.phase == 't') {
+    Note("flow steps (\"t\"; a flow links its start to its end)");
+    return true;
+  }
+  const uint32_t process = Process(event.pid);
+  bool moved_lane = false;
+  const uint32_t thread = Thread(process, event.tid, &moved_lane);
+  const uint64_t key = event.id.is_string ? std::hash<std::string_view>()(event.id.text)
+                                          : static_cast<uint64_t>(event.id.number);
+  const StringId category = context_.Intern(event.category.empty() ? event.name : event.category);
+  char phase = event.phase;
+  if (phase == 'f' && !event.binds_enclosing) phase = 'F';  // binds to the next slice
+  flow_ends_.push_back({thread, event.ts_ns, key, category, phase});
+  return true;
+}
+
+bool TraceBuilder::AddMetadata(const Event& event) {
+  const ArgValue* value = nullptr;
+  std::string_view field;
+  if (event.name == "process_name" || event.name == "thread_name") {
+    field = "name";
+  } else if (event.name == "process_labels") {
+    field = "labels";
+  } else if (event.name == "process_sort_index" || event.name == "thread_sort_index") {
+    field = "sort_index";
+  } else {
+    Note("metadata events \"" + std::string(event.name) + "\"");
+    return true;
+  }
+  value = FindArg(event, field);
+  if (value == nullptr) return true;
+  const std::string pid_key = IsBookkeepingPid(event.pid) ? "s" : PidKey(event.pid);
+  double number = 0;
+  const bool is_number = ArgNumber(*value, &number);
+  if (event.name.starts_with("process_")) {
+    ProcessInfo& info = process_meta_[pid_key];
+    if (field == "name" && value->type == ArgType::kString) info.name = std::string(value->text);
+    if (field == "labels" && value->type == ArgType::kString) info.label = std::string(value->text);
+    if (field == "sort_index" && is_number) {
+      info.has_sort = true;
+      info.sort = static_cast<int64_t>(number);
+    }
+    return true;
+  }
+  if (!event.tid.present) return true;
+  uint32_t tid = 0;
+  if (!event.tid.is_string) {
+    const int64_t magnitude = event.tid.number < 0 ? -event.tid.number : event.tid.number;
+    if (magnitude >= kSyntheticPid) return true;
+    tid = static_cast<uint32_t>(magnitude);
+  } else {
+    return true;  // a thread named by text is named by that text already
+  }
+  ThreadMeta& meta = thread_meta_[{pid_key, tid}];
+  if (field == "name" && value->type == ArgType::kString) meta.name = std::string(value->text);
+  if (field == "sort_index" && is_number) {
+    meta.has_sort = true;
+    meta.sort = static_cast<int64_t>(number);
+  }
+  return true;
+}
+
+// --- Finish ---------------------------------------------------------------------------
+
+int64_t TraceBuilder::TimeBase(int64_t file_mtime_ns, std::vector<std::string>* notes) {
+  if (header_.has_base) return header_.base_ns;
+  if (min_ts_ == INT64_MAX) return 0;
+  // Without a base, Kineto wrote absolute epoch µs; anything before 1971 is relative time
+  // (the legacy profiler counts from its start).
+  constexpr int64_t kYear1971Ns = 365LL * 24 * 3600 * 1'000'000'000;
+  if (min_ts_ >= kYear1971Ns) return 0;
+  notes->push_back(
+      "the trace has no absolute time (no baseTimeNanoseconds, small \"ts\"): placed to end at "
+      "the file's modification time");
+  return file_mtime_ns - max_end_;
+}
+
+void TraceBuilder::ShiftTimes(int64_t base) {
+  if (base == 0) return;
+  for (int64_t& ts : model_.slices.ts) ts += base;
+  for (int64_t& end : model_.slices.end) {
+    if (end != kOpenEnd) end += base;
+  }
+  for (int64_t& ts : model_.instants.ts) ts += base;
+  for (int64_t& ts : model_.counters.ts) ts += base;
+  for (FlowEnd& end : flow_ends_) end.ts += base;
+}
+
+// Kineto's "Spans"/"Traces" bookkeeping threads belong to the profiled process: they join
+// the host process with the most slices, so the model's process count is the job's.
+void TraceBuilder::RehomeBookkeeping() {
+  auto bookkeeping = process_by_text_.find("");
+  if (bookkeeping == process_by_text_.end()) return;
+  const uint32_t from = bookkeeping->second;
+  uint32_t to = kNoRow;
+  for (uint32_t row = 0; row < processes_.size(); ++row) {
+    if (row == from || processes_[row].device_events || model_.processes.device_id[row] >= 0) {
+      continue;
+    }
+    if (to == kNoRow || processes_[row].slices > processes_[to].slices) to = row;
+  }
+  if (to == kNoRow) {
+    processes_[from].name = "Spans";
+    return;
+  }
+  for (uint32_t& process : model_.threads.process) {
+    if (process == from) process = to;
+  }
+  for (uint32_t& process : model_.counter_series.process) {
+    if (process == from) process = to;
+  }
+  // The emptied row is removed; rows after it move up.
+  ProcessTable& p = model_.processes;
+  auto erase = [from](auto& column) { column.erase(column.begin() + from); };
+  erase(p.pid);
+  erase(p.host);
+  erase(p.name);
+  erase(p.label);
+  erase(p.sort_index);
+  erase(p.device_id);
+  erase(p.rank);
+  erase(p.metadata);
+  processes_.erase(processes_.begin() + from);
+  for (uint32_t& process : model_.threads.process) process -= process > from ? 1 : 0;
+  for (uint32_t& process : model_.counter_series.process) process -= process > from ? 1 : 0;
+  for (auto& [key, row] : process_by_number_) row -= row > from ? 1 : 0;
+  process_by_text_.erase(bookkeeping);
+  for (auto& [key, row] : process_by_text_) row -= row > from ? 1 : 0;
+}
+
+void TraceBuilder::FinishProcesses(const std::string& trace_path) {
+  ProcessTable& p = model_.processes;
+  std::string host = header_.host_name;
+  // Without host_name, the file names the host: traces of several ranks stay apart.
+  if (host.empty()) host = std::filesystem::path(trace_path).filename().string();
+  const StringId host_id = context_.Intern(host);
+  const int32_t rank = HeaderRank(header_);
+  const std::string metadata = ProcessMetadataJson(header_, trace_path);
+  for (uint32_t row = 0; row < p.size(); ++row) {
+    ProcessInfo& info = processes_[row];
+    const std::string pid_key = info.numeric ? "n" + std::to_string(info.number) : "s" + info.text;
+    if (auto meta = process_meta_.find(pid_key); meta != process_meta_.end()) {
+      if (!meta->second.name.empty()) info.name = meta->second.name;
+      if (!meta->second.label.empty()) info.label = meta->second.label;
+      if (meta->second.has_sort) {
+        info.has_sort = true;
+        info.sort = meta->second.sort;
+      }
+    }
+    int32_t device = LabelDevice(info.label);
+    if (device < 0 && info.has_sort && info.sort >= kDeviceSortBase &&
+        info.sort < kDeviceSortBase + 0x10000) {
+      device = static_cast<int32_t>(info.sort - kDeviceSortBase);
+    }
+    if (device < 0 && info.device_events) {
+      device = info.numeric && info.number >= 0 && info.number < 0x10000
+                   ? static_cast<int32_t>(info.number)
+                   : 0;
+    }
+    p.host[row] = host_id;
+    p.rank[row] = rank;
+    if (device >= 0) {
+      const std::string label = "GPU " + std::to_string(device);
+      p.pid[row] = static_cast<uint32_t>(device);
+      p.device_id[row] = device;
+      p.label[row] = context_.Intern(info.label.empty() ? label : info.label);
+      p.name[row] = context_.Intern(info.name.empty() ? label : info.name);
+      p.sort_index[row] = info.has_sort ? info.sort : kDeviceSortBase + device;
+      continue;
+    }
+    std::string name = info.name;
+    if (name.empty()) name = info.numeric ? "process " + std::to_string(info.number) : info.text;
+    p.name[row] = context_.Intern(name);
+    p.label[row] = context_.Intern(info.label.empty() ? "CPU" : info.label);
+    if (info.has_sort) p.sort_index[row] = info.sort;
+    p.metadata[row] = metadata;
+  }
+}
+
+void TraceBuilder::FinishThreads() {
+  ThreadTable& t = model_.threads;
+  for (uint32_t row = 0; row < t.size(); ++row) {
+    const ProcessInfo& info = processes_[t.process[row]];
+    const std::string pid_key = info.numeric ? "n" + std::to_string(info.number) : "s" + info.text;
+    auto meta = thread_meta_.find({pid_key, t.tid[row]});
+    if (meta == thread_meta_.end()) continue;
+    if (!meta->second.name.empty()) {
+      t.name[row] = context_.Intern(ThreadOwnName(meta->second.name, t.tid[row]));
+    }
+    if (meta->second.has_sort) {
+      // aiprof's writer orders lanes within a thread: thread sort × 1000 + lane.
+      t.sort_index[row] = header_.written_by_aiprof ? meta->second.sort / 1000 : meta->second.sort;
+    }
+  }
+}
+
+void TraceBuilder::BindFlows(std::vector<std::string>* notes) {
+  if (flow_ends_.empty()) return;
+  const SliceTable& s = model_.slices;
+  // Slices by thread, by start, the deepest last among equal starts: the last slice starting
+  // at or before a flow's time is the innermost candidate that can enclose it.
+  std::vector<uint32_t> threads_with_flows(model_.threads.size(), 0);
+  for (const FlowEnd& end : flow_ends_) threads_with_flows[end.thread] = 1;
+  std::vector<std::vector<uint32_t>> by_thread(model_.threads.size());
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    const uint32_t thread = model_.ThreadOfSlice(row);
+    if (threads_with_flows[thread]) by_thread[thread].push_back(row);
+  }
+  for (std::vector<uint32_t>& rows : by_thread) {
+    std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
+      if (s.ts[a] != s.ts[b]) return s.ts[a] < s.ts[b];
+      return s.depth[a] < s.depth[b];
+    });
+  }
+  auto bind = [&](const FlowEnd& end) -> uint32_t {
+    const std::vector<uint32_t>& rows = by_thread[end.thread];
+    auto after = std::upper_bound(rows.begin(), rows.end(), end.ts,
+                                  [&](int64_t ts, uint32_t row) { return ts < s.ts[row]; });
+    if (end.phase == 'F') return after == rows.end() ? kNoRow : *after;
+    if (after == rows.begin()) return kNoRow;
+    for (uint32_t row = *(after - 1); row != kNoRow; row = s.parent[row]) {
+      if (s.end[row] >= end.ts) return row;
+    }
+    return kNoRow;
+  };
+  // Starts by (category, id); each end links from the start of its id.
+  struct Start {
+    uint32_t slice;
+    bool used;
+  };
+  std::unordered_map<uint64_t, Start> starts;
+  auto flow_key = [](StringId category, uint64_t id) {
+    return (uint64_t{category} * 0x9e3779b97f4a7c15ull) ^ id;
+  };
+  uint64_t unbound = 0, unpaired = 0;
+  for (const FlowEnd& end : flow_ends_) {
+    if (end.phase != 's') continue;
+    const uint32_t slice = bind(end);
+    if (slice == kNoRow) {
+      ++unbound;
+      continue;
+    }
+    starts[flow_key(end.category, end.key)] = {slice, false};
+  }
+  FlowTable& flows = model_.flows;
+  for (const FlowEnd& end : flow_ends_) {
+    if (end.phase == 's') continue;
+    const uint32_t slice = bind(end);
+    if (slice == kNoRow) {
+      ++unbound;
+      continue;
+    }
+    auto start = starts.find(flow_key(end.category, end.key));
+    if (start == starts.end()) {
+      ++unpaired;
+      continue;
+    }
+    start->second.used = true;
+    flows.id.push_back(end.key);
+    flows.from_slice.push_back(start->second.slice);
+    flows.to_slice.push_back(slice);
+    flows.category.push_back(end.category);
+  }
+  uint64_t lone_starts = 0;
+  for (const auto& [key, start] : starts) lone_starts += start.used ? 0 : 1;
+  if (unbound > 0) {
+    notes->push_back(std::to_string(unbound) + " flow events lie on no slice of their thread");
+  }
+  if (unpaired + lone_starts > 0) {
+    notes->push_back(std::to_string(unpaired + lone_starts) +
+                     " flow events have no other end in the trace");
+  }
+  std::vector<FlowEnd>().swap(flow_ends_);
+}
+
+// aiprof's writer draws each process's drop count as a "Dropped events" counter (its last
+// value is the process's total): back into the drop table, which every output reports.
+void TraceBuilder::FinishDrops() {
+  if (!header_.written_by_aiprof) return;
+  const StringId dropped = model_.strings.Find("Dropped events");
+  if (dropped == StringPool::kMissing) return;
+  std::unordered_map<uint32_t, double> last;  // series → largest value
+  for (size_t i = 0; i < model_.counters.size(); ++i) {
+    const uint32_t series = model_.counters.series[i];
+    if (model_.counter_series.name[series] != dropped) continue;
+    double& value = last[series];
+    value = std::max(value, model_.counters.value[i]);
+  }
+  for (const auto& [series, count] : last) {
+    if (count <= 0) continue;
+    const uint32_t process = model_.counter_series.process[series];
+    uint32_t thread = kNoRow;
+    for (uint32_t row = 0; row < model_.threads.size() && thread == kNoRow; ++row) {
+      if (model_.threads.process[row] == process) thread = row;
+    }
+    if (thread == kNoRow) {  // a process with counters only
+      thread = static_cast<uint32_t>(model_.threads.size());
+      model_.threads.process.push_back(process);
+      model_.threads.tid.push_back(model_.processes.pid[process]);
+      model_.threads.name.push_back(kNoString);
+      model_.threads.sort_index.push_back(model_.processes.pid[process]);
+    }
+    DropTable& drops = model_.drops;
+    drops.thread.push_back(thread);
+    drops.kind.push_back(0);
+    drops.count.push_back(static_cast<uint64_t>(count));
+    drops.last_ts.push_back(max_end_);
+  }
+}
+
+void TraceBuilder::Finish(const std::string& trace_path, int64_t file_mtime_ns,
+                          std::vector<std::string>* notes) {
+  // "B" / "b" ranges never ended: closed at the end of the data, flagged.
+  for (auto& [thread, stack] : open_slices_) {
+    for (uint32_t row : stack) {
+      model_.slices.end[row] = std::max(max_end_, model_.slices.ts[row]);
+      model_.slices.flags[row] |= kSliceUnclosed;
+    }
+  }
+  for (auto& [key, row] : open_async_) {
+    model_.slices.end[row] = std::max(max_end_, model_.slices.ts[row]);
+    model_.slices.flags[row] |= kSliceUnclosed;
+  }
+  const int64_t base = TimeBase(file_mtime_ns, notes);
+  ShiftTimes(base);
+  if (min_ts_ != INT64_MAX) {
+    model_.start_ns = min_ts_ + base;
+    model_.end_ns = max_end_ + base;
+  }
+  max_end_ += base;
+  RehomeBookkeeping();
+  FinishProcesses(trace_path);
+  FinishThreads();
+  AddDevices(header_, model_, [&](int32_t device) {
+    ProcessTable& p = model_.processes;
+    for (uint32_t row = 0; row < p.size(); ++row) {
+      if (p.device_id[row] == device) return row;
+    }
+    IdValue id;
+    id.present = true;
+    id.is_string = true;
+    const std::string text = "GPU " + std::to_string(device);
+    id.text = text;
+    const uint32_t row = Process(id);
+    processes_[row].label = text;
+    p.pid[row] = static_cast<uint32_t>(device);
+    p.device_id[row] = device;
+    p.label[row] = context_.Intern(text);
+    p.name[row] = p.label[row];
+    p.sort_index[row] = kDeviceSortBase + device;
+    p.host[row] = p.size() > 1 ? p.host[0] : kNoString;
+    p.rank[row] = HeaderRank(header_);
+    return row;
+  });
+  ResolveNesting(model_);
+  BindFlows(notes);
+  FinishDrops();
+  for (const auto& [what, count] : not_mapped_) {
+    notes->push_back(std::to_string(count) + " " + what + " not imported");
+  }
+}
+
+}  // namespace aiprof::model::kineto
