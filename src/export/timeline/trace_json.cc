@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "analysis/cpu_profile/cpu_profile.h"
@@ -28,6 +30,18 @@ nlohmann::ordered_json KinetoGroups(const std::vector<model::ProcessGroupInfo>& 
   return {{"pg_count", groups.size()}, {"pg_config", config}};
 }
 
+// A double argument keeps a decimal point ("40.0", not "40"), so that a reader of the trace
+// reads a double back, not an integer.
+void WriteDoubleArg(TextWriter& w, double value) {
+  char text[40];
+  const char* end = std::to_chars(text, text + sizeof text, std::isfinite(value) ? value : 0).ptr;
+  w.Raw(std::string_view(text, static_cast<size_t>(end - text)));
+  if (std::string_view(text, static_cast<size_t>(end - text)).find_first_of(".e") ==
+      std::string_view::npos) {
+    w.Raw(".0");
+  }
+}
+
 void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& first) {
   if (set == 0) return;
   const model::ArgTable& a = m.args;
@@ -43,7 +57,7 @@ void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& fi
         w.UInt(a.value[i]);
         break;
       case model::ArgType::kDouble:
-        w.Double(std::bit_cast<double>(a.value[i]));
+        WriteDoubleArg(w, std::bit_cast<double>(a.value[i]));
         break;
       case model::ArgType::kString:
         w.JsonString(m.Str(static_cast<model::StringId>(a.value[i])));

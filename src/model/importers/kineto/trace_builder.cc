@@ -472,6 +472,8 @@ bool TraceBuilder::AddCounter(const Event& event) {
         name.resize(at);
         break;
       }
+      // Its drop counter is one series per process (core_importer.cc): instance 0.
+      if (name == "Dropped events") instance = 0;
     }
     const StringId name_id = context_.Intern(name);
     const uint64_t key = (uint64_t{process} << 32) | name_id;
