@@ -54,8 +54,7 @@ struct OpWords {
 // Times in ns of CLOCK_MONOTONIC_RAW (the file's clock); realtime = + 1.7e18.
 void WriteRawRun(const std::string& path) {
   testing::RawProcessWriter w(
-      path, kPid,
-      testing::MetadataJson(kPid, "node1", false, 0, 0, 1'700'000'000'000'000'000, 0));
+      path, kPid, testing::MetadataJson(kPid, "node1", false, 0, 0, 1'700'000'000'000'000'000, 0));
   constexpr uint64_t kOffset = 1'700'000'000'000'000'000;
   w.ClockSync(1'000'000, 1'000'000, 1'000'000 + kOffset);
   w.ThreadName(kMain, 1'000'000, "main");
@@ -118,8 +117,8 @@ void WriteRawRun(const std::string& path) {
   w.Close();
 }
 
-using SliceKey = std::tuple<std::string, std::string, int64_t, int64_t, uint32_t, uint32_t,
-                            uint16_t, uint8_t>;
+using SliceKey =
+    std::tuple<std::string, std::string, int64_t, int64_t, uint32_t, uint32_t, uint16_t, uint8_t>;
 
 // Every slice as (name, category, start, end, pid, tid, depth, flags), sorted.
 std::vector<SliceKey> Slices(const model::Model& m) {
@@ -142,8 +141,8 @@ std::multiset<std::string> SliceArgs(const model::Model& m) {
     const uint32_t set = m.slices.args[row];
     if (set == 0) continue;
     for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
-      const bool text = m.args.type[i] == model::ArgType::kString ||
-                        m.args.type[i] == model::ArgType::kJson;
+      const bool text =
+          m.args.type[i] == model::ArgType::kString || m.args.type[i] == model::ArgType::kJson;
       out.insert(std::string(m.Str(m.slices.name[row])) + "@" + std::to_string(m.slices.ts[row]) +
                  ": " + std::string(m.Str(m.args.key[i])) + "=" +
                  (text ? std::string(m.Str(static_cast<model::StringId>(m.args.value[i])))
