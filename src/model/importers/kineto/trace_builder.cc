@@ -95,13 +95,11 @@ std::string ThreadOwnName(std::string_view text, uint32_t tid) {
 }  // namespace
 
 TraceBuilder::TraceBuilder(Model* model, const TraceHeader* header)
-    : model_(*model), header_(*header), context_(model) {
+    : model_(*model), header_(*header), context_(model), strings_(&model->strings) {
   cpu_op_ = context_.Intern("cpu_op");
   user_annotation_ = context_.Intern("user_annotation");
   memory_name_ = context_.Intern("[memory]");
   bytes_unit_ = context_.Intern("bytes");
-  unclosed_key_ = context_.Intern("Unclosed");
-  lane_key_ = context_.Intern("Overlap lane");
 }
 
 void TraceBuilder::Note(const std::string& what) {
@@ -202,7 +200,7 @@ TraceBuilder::CategoryKind TraceBuilder::KindOf(StringId category) {
 }
 
 StringId TraceBuilder::Category(const Event& event) {
-  if (!event.category.empty()) return context_.Intern(event.category);
+  if (!event.category.empty()) return strings_.Intern(event.category);
   // The legacy profiler writes no category: operators have a namespace ("aten::add"),
   // record_function ranges (ProfilerStep#N, user ranges) do not.
   if (event.phase != 'X' && event.phase != 'B') return kNoString;
@@ -212,7 +210,9 @@ StringId TraceBuilder::Category(const Event& event) {
 }
 
 uint32_t TraceBuilder::CommitArgs(const Event& event, uint8_t* flags) {
-  ArgSetBuilder args = context_.Args();
+  // As ArgSetBuilder does, with the keys and texts interned through the cache.
+  ArgTable& table = model_.args;
+  const size_t first = table.key.size();
   for (const ArgValue& arg : event.args) {
     if (header_.written_by_aiprof && (arg.key == "Unclosed" || arg.key == "Overlap lane" ||
                                       arg.key == "Marker domain" || arg.key == "Marker type")) {
@@ -221,25 +221,16 @@ uint32_t TraceBuilder::CommitArgs(const Event& event, uint8_t* flags) {
       if (arg.key == "Unclosed" && flags != nullptr) *flags |= kSliceUnclosed;
       continue;
     }
-    switch (arg.type) {
-      case ArgType::kInt:
-        args.Int(arg.key, static_cast<int64_t>(arg.bits));
-        break;
-      case ArgType::kUInt:
-        args.UInt(arg.key, arg.bits);
-        break;
-      case ArgType::kDouble:
-        args.Double(arg.key, std::bit_cast<double>(arg.bits));
-        break;
-      case ArgType::kString:
-        args.String(arg.key, arg.text);
-        break;
-      case ArgType::kJson:
-        args.Json(arg.key, arg.text == "null" ? std::string_view() : arg.text);
-        break;
-    }
+    uint64_t value = arg.bits;
+    if (arg.type == ArgType::kString) value = strings_.Intern(arg.text);
+    if (arg.type == ArgType::kJson) value = strings_.Intern(arg.text == "null" ? "" : arg.text);
+    table.key.push_back(strings_.Intern(arg.key));
+    table.type.push_back(arg.type);
+    table.value.push_back(value);
   }
-  return args.Commit();
+  if (table.key.size() == first) return 0;
+  table.set_begin.push_back(static_cast<uint32_t>(table.key.size()));
+  return static_cast<uint32_t>(table.sets() - 1);
 }
 
 // The marker row (mstx/NVTX) aiprof's writer describes with "Marker domain"/"Marker type".
@@ -333,7 +324,7 @@ bool TraceBuilder::AddSlice(const Event& event, std::string* why) {
   const uint32_t args = CommitArgs(event, &flags);
   const uint32_t row =
       context_.AddSlice(context_.MainTrack(thread), static_cast<uint64_t>(event.ts_ns),
-                        event.ts_ns + dur, context_.Intern(event.name), category, args);
+                        event.ts_ns + dur, strings_.Intern(event.name), category, args);
   model_.slices.flags[row] |= flags;
   if (header_.written_by_aiprof) AddMarker(event, false, row);
   ProcessInfo& info = processes_[process];
@@ -359,7 +350,7 @@ bool TraceBuilder::AddBeginEnd(const Event& event, std::string* why) {
   if (event.phase == 'B' || event.phase == 'b') {
     const uint32_t row =
         context_.AddSlice(context_.MainTrack(thread), static_cast<uint64_t>(event.ts_ns), kOpenEnd,
-                          context_.Intern(event.name), category, CommitArgs(event, nullptr));
+                          strings_.Intern(event.name), category, CommitArgs(event, nullptr));
     ++processes_[process].slices;
     processes_[process].device_events |= KindOf(category) == kDevice;
     if (async) {
@@ -400,7 +391,7 @@ bool TraceBuilder::AddInstant(const Event& event) {
   const uint32_t process = IsBookkeepingPid(event.pid) ? Process({}) : Process(event.pid);
   bool moved_lane = false;
   const uint32_t thread = Thread(process, event.tid, &moved_lane);
-  const StringId name = context_.Intern(event.name);
+  const StringId name = strings_.Intern(event.name);
   const uint32_t row =
       context_.AddInstant(context_.MainTrack(thread), static_cast<uint64_t>(event.ts_ns), name,
                           Category(event), CommitArgs(event, nullptr));
@@ -475,7 +466,7 @@ bool TraceBuilder::AddCounter(const Event& event) {
       // Its drop counter is one series per process (core_importer.cc): instance 0.
       if (name == "Dropped events") instance = 0;
     }
-    const StringId name_id = context_.Intern(name);
+    const StringId name_id = strings_.Intern(name);
     const uint64_t key = (uint64_t{process} << 32) | name_id;
     auto [it, inserted] = counter_series_.try_emplace(key, 0);
     if (inserted) it->second = context_.CounterSeries(name_id, process, scope, instance, kNoString);
@@ -499,7 +490,7 @@ bool TraceBuilder::AddFlow(const Event& event) {
   const uint32_t thread = Thread(process, event.tid, &moved_lane);
   const uint64_t key = event.id.is_string ? std::hash<std::string_view>()(event.id.text)
                                           : static_cast<uint64_t>(event.id.number);
-  const StringId category = context_.Intern(event.category.empty() ? event.name : event.category);
+  const StringId category = strings_.Intern(event.category.empty() ? event.name : event.category);
   char phase = event.phase;
   if (phase == 'f' && !event.binds_enclosing) phase = 'F';  // binds to the next slice
   flow_ends_.push_back({thread, event.ts_ns, key, category, phase});

@@ -18,6 +18,7 @@
 
 #include "model/importer.h"
 #include "model/importers/kineto/event_reader.h"
+#include "model/importers/kineto/string_cache.h"
 #include "model/importers/kineto/trace_header.h"
 #include "model/model.h"
 
@@ -86,6 +87,7 @@ class TraceBuilder {
   Model& model_;
   const TraceHeader& header_;
   ImportContext context_;
+  StringCache strings_;
   uint64_t imported_ = 0;
 
   std::vector<ProcessInfo> processes_;  // by process row
@@ -110,7 +112,7 @@ class TraceBuilder {
   std::vector<FlowEnd> flow_ends_;
   std::map<std::string, uint64_t> not_mapped_;  // what was read but has no model row
 
-  StringId cpu_op_, user_annotation_, memory_name_, bytes_unit_, unclosed_key_, lane_key_;
+  StringId cpu_op_, user_annotation_, memory_name_, bytes_unit_;
   int64_t min_ts_ = INT64_MAX, max_end_ = INT64_MIN;
 };
 

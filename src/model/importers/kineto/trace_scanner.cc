@@ -2,7 +2,9 @@
 
 #include <cstring>
 
-#if defined(__SSE2__)
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -46,49 +48,85 @@ struct ValueState {
   size_t escaped = kNoIndex;  // index of the byte a backslash escapes
 };
 
+// One byte of a container or string value that the masks flagged; true at the value's end.
+inline bool ValueByte(const char* data, size_t at, ValueState& state) {
+  const char c = data[at];
+  if (state.in_string) {
+    if (at == state.escaped) return false;
+    if (c == '\\') {
+      state.escaped = at + 1;
+    } else if (c == '"') {
+      state.in_string = false;
+      return state.depth == 0;  // a string value ends with its closing quote
+    }
+    return false;
+  }
+  switch (c) {
+    case '"':
+      state.in_string = true;
+      return false;
+    case '{':
+    case '[':
+      ++state.depth;
+      return false;
+    case '}':
+    case ']':
+      return --state.depth <= 0;
+    default:
+      return false;
+  }
+}
+
 // Advances over [from, to) of a container or string value; the index after its end, or
 // kNoIndex when it continues past `to`.
 size_t ScanValueBytes(const char* data, size_t from, size_t to, ValueState& state) {
-  auto byte = [&](size_t at) -> bool {  // true at the value's end
-    const char c = data[at];
-    if (state.in_string) {
-      if (at == state.escaped) return false;
-      if (c == '\\') {
-        state.escaped = at + 1;
-      } else if (c == '"') {
-        state.in_string = false;
-        return state.depth == 0;  // a string value ends with its closing quote
-      }
-      return false;
-    }
-    switch (c) {
-      case '"':
-        state.in_string = true;
-        return false;
-      case '{':
-      case '[':
-        ++state.depth;
-        return false;
-      case '}':
-      case ']':
-        return --state.depth <= 0;
-      default:
-        return false;
-    }
-  };
   size_t at = from;
   for (; at + 16 <= to; at += 16) {
     for (uint32_t mask = StructuralMask16(data + at); mask != 0; mask &= mask - 1) {
       const size_t index = at + static_cast<size_t>(__builtin_ctz(mask));
-      if (byte(index)) return index + 1;
+      if (ValueByte(data, index, state)) return index + 1;
     }
   }
   for (; at < to; ++at) {
     const char c = data[at];
     const char folded = static_cast<char>(c | 0x20);
-    if ((c == '"' || c == '\\' || folded == '{' || folded == '}') && byte(at)) return at + 1;
+    if ((c == '"' || c == '\\' || folded == '{' || folded == '}') && ValueByte(data, at, state)) {
+      return at + 1;
+    }
   }
   return kNoIndex;
+}
+
+#if defined(__x86_64__)
+// The same, 32 bytes at a time where the CPU has AVX2.
+__attribute__((target("avx2"))) size_t ScanValueBytesAvx2(const char* data, size_t from, size_t to,
+                                                          ValueState& state) {
+  size_t at = from;
+  for (; at + 32 <= to; at += 32) {
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(data + at));
+    const __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    const __m256i hits =
+        _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
+                                        _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))),
+                        _mm256_or_si256(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8('{')),
+                                        _mm256_cmpeq_epi8(folded, _mm256_set1_epi8('}'))));
+    for (uint32_t mask = static_cast<uint32_t>(_mm256_movemask_epi8(hits)); mask != 0;
+         mask &= mask - 1) {
+      const size_t index = at + static_cast<size_t>(__builtin_ctz(mask));
+      if (ValueByte(data, index, state)) return index + 1;
+    }
+  }
+  return ScanValueBytes(data, at, to, state);
+}
+
+const bool kHaveAvx2 = __builtin_cpu_supports("avx2");
+#endif
+
+size_t ScanValue(const char* data, size_t from, size_t to, ValueState& state) {
+#if defined(__x86_64__)
+  if (kHaveAvx2) return ScanValueBytesAvx2(data, from, to, state);
+#endif
+  return ScanValueBytes(data, from, to, state);
 }
 
 }  // namespace
@@ -177,7 +215,7 @@ TraceScanner::End TraceScanner::FindValueEnd(size_t* end) {
   }
   size_t scanned = first == '"' ? pos_ + 1 : pos_;
   for (;;) {
-    const size_t found = ScanValueBytes(window_.get(), scanned, end_, state);
+    const size_t found = ScanValue(window_.get(), scanned, end_, state);
     if (found != kNoIndex) {
       *end = found;
       return End::kFound;
