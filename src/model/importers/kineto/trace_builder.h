@@ -18,11 +18,18 @@
 
 #include "model/importer.h"
 #include "model/importers/kineto/event_reader.h"
+#include "model/importers/kineto/flow_binding.h"
 #include "model/importers/kineto/string_cache.h"
 #include "model/importers/kineto/trace_header.h"
 #include "model/model.h"
 
 namespace aiprof::model::kineto {
+
+// Process and thread numbers for pids and tids written as text ("Spans", "CPU functions"):
+// above any Linux pid (pid_max <= 2^22), below the timeline's Overlap Analysis pids.
+inline constexpr uint32_t kSyntheticPid = 0x7f000000;
+// The Kineto writer's sort index of device n (process_sort_index).
+inline constexpr int64_t kDeviceSortBase = 0x1000000;
 
 class TraceBuilder {
  public:
@@ -51,13 +58,6 @@ class TraceBuilder {
     bool has_sort = false;
     int64_t sort = 0;
   };
-  struct FlowEnd {
-    uint32_t thread;
-    int64_t ts;
-    uint64_t key;
-    StringId category;
-    char phase;
-  };
   enum CategoryKind : uint8_t { kUnseen, kPlain, kDevice, kDerived };
 
   uint32_t Process(const IdValue& pid);
@@ -81,7 +81,6 @@ class TraceBuilder {
   void FinishProcesses(const std::string& trace_path);
   void FinishThreads();
   void RehomeBookkeeping();
-  void BindFlows(std::vector<std::string>* notes);
   void FinishDrops();
 
   Model& model_;
