@@ -73,9 +73,12 @@ StepList FindSteps(const model::Model& model, const std::optional<model::StepRan
     for (uint32_t row = 0; row < s.size(); ++row) {
       model::StringId name = s.name[row];
       if (parsed[name] < 0) parsed[name] = ParseProfilerStepName(model.Str(name), &number[name]);
-      if (parsed[name]) {
-        list.steps.push_back({number[name], model.ThreadOfSlice(row), row, s.ts[row], s.end[row]});
-      }
+      if (!parsed[name]) continue;
+      // Kineto repeats each ProfilerStep range on the GPU streams it launched work on
+      // (category gpu_user_annotation); the step is the host's range.
+      const uint32_t thread = model.ThreadOfSlice(row);
+      if (model.processes.device_id[model.threads.process[thread]] >= 0) continue;
+      list.steps.push_back({number[name], thread, row, s.ts[row], s.end[row]});
     }
     if (!list.steps.empty()) list.source = StepSource::kProfilerStepRanges;
   }

@@ -1,7 +1,9 @@
 // The steps (iterations) every per-step analysis uses, and where they came from:
 //   1. step records: prof.step() (Python), aiprofStepBegin/End (C API) — the model's
 //      StepTable, shown as "ProfilerStep#N" slices;
-//   2. otherwise "ProfilerStep#N" ranges recorded as plain slices (torch RecordFunction);
+//   2. otherwise "ProfilerStep#N" ranges recorded as plain slices (torch RecordFunction) on
+//      host threads (a Kineto trace's copies on GPU streams, gpu_user_annotation, are not
+//      steps);
 //   3. otherwise mstx/NVTX ranges named like a step: "step 3", "Step#3", "iteration_3"
 //      (case-insensitive; separators space, '#', '_', ':', '-');
 //   4. otherwise none: per-step analyses then report the whole collection as one row.

@@ -152,5 +152,52 @@ TEST_F(HandlerFolder, FolderOfHandlerFoldersIsACluster) {
   EXPECT_TRUE(discovery.skipped.empty());
 }
 
+// One Kineto trace per rank (each rank's run exported by aiprof's Kineto writer, the rank in
+// its distributedInfo) is the same cluster as the ranks' raw runs: ranks from distributedInfo,
+// the same step rows and communication operations.
+TEST_F(HandlerFolder, KinetoTracesOfTheRanksAreTheSameCluster) {
+  const fs::path traces = root_ / "traces";
+  fs::create_directories(traces);
+  int rank = 0;
+  for (const fs::path& prof : {rank0_, rank1_}) {
+    const model::Model m = model::ParseFiles(model::ListRawFiles(prof.string()));
+    std::string error;
+    ASSERT_TRUE(exporter::WriteTraceJson(
+        m, (traces / ("rank" + std::to_string(rank++) + ".pt.trace.json")).string(), &error))
+        << error;
+  }
+  auto summaries = [](const fs::path& dir) {
+    const exporter::RankDiscovery discovery = exporter::DiscoverRanks(dir.string());
+    EXPECT_TRUE(discovery.error.empty()) << discovery.error;
+    EXPECT_TRUE(discovery.skipped.empty());
+    std::vector<size_t> all(discovery.ranks.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    std::vector<std::string> problems;
+    auto result = exporter::SummarizeRanks(discovery.ranks, all, {1, false}, &problems, nullptr);
+    EXPECT_TRUE(problems.empty());
+    return result;
+  };
+  const auto from_traces = summaries(traces);
+  const auto from_raw = summaries(root_ / "staging");
+  ASSERT_EQ(from_traces.size(), 2u);
+  ASSERT_EQ(from_raw.size(), 2u);
+  for (size_t r = 0; r < 2; ++r) {
+    SCOPED_TRACE(r);
+    EXPECT_EQ(from_traces[r].rank, from_raw[r].rank);
+    EXPECT_EQ(from_traces[r].world_size, from_raw[r].world_size);
+    EXPECT_EQ(from_traces[r].host, from_raw[r].host);
+    ASSERT_EQ(from_traces[r].steps.size(), from_raw[r].steps.size());
+    for (size_t i = 0; i < from_raw[r].steps.size(); ++i) {
+      EXPECT_EQ(from_traces[r].steps[i].step, from_raw[r].steps[i].step);
+      EXPECT_EQ(from_traces[r].steps[i].begin_ns, from_raw[r].steps[i].begin_ns);
+      EXPECT_EQ(from_traces[r].steps[i].end_ns, from_raw[r].steps[i].end_ns);
+    }
+    ASSERT_EQ(from_traces[r].communication.size(), from_raw[r].communication.size());
+    for (size_t i = 0; i < from_raw[r].communication.size(); ++i) {
+      EXPECT_EQ(from_traces[r].communication[i].name, from_raw[r].communication[i].name);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace aiprof

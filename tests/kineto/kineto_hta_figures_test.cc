@@ -59,6 +59,10 @@ class KinetoHtaFigures : public ::testing::Test {
         "\"traceEvents\": [\n"
         R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 100, "tid": 100, "ts": 0, "dur": 600},)"
         "\n";
+    // Kineto repeats the step on the GPU stream it launched work on, 1 ns wider.
+    text +=
+        R"({"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#0", "pid": 0, "tid": 7, "ts": 9.999, "dur": 490.002},)"
+        "\n";
     text += Launch("cudaLaunchKernel", "0", "5", 1);
     text += Launch("cudaMemcpyAsync", "20", "5", 2);
     text += Launch("cudaLaunchKernel", "120", "5", 3);
@@ -145,7 +149,8 @@ TEST_F(KinetoHtaFigures, KernelLaunchStatistics) {
 
 TEST_F(KinetoHtaFigures, StepsAndCommunicationFromTheTrace) {
   EXPECT_EQ(set_.steps.source, StepSource::kProfilerStepRanges);
-  ASSERT_EQ(set_.steps.steps.size(), 1u);
+  ASSERT_EQ(set_.steps.steps.size(), 1u) << "the host's range, not its copy on the stream";
+  EXPECT_EQ(model_.threads.tid[set_.steps.steps[0].thread], 100u);
   ASSERT_EQ(set_.communication.ops.size(), 1u);
   EXPECT_EQ(set_.communication.ops[0].type, model::CommOpType::kAllReduce);
 }

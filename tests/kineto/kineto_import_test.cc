@@ -254,6 +254,38 @@ TEST(KinetoImport, GzipIsDecodedOnTheFly) {
   ExpectKinetoTraceModel(ParseFiles({path.string()}));
 }
 
+// Two ranks' traces in one model (aiprof ui over a folder of them): each keeps its processes
+// (its host), times and flows; no clock offset is applied to traces, which are on the epoch.
+TEST(KinetoImport, TracesOfTwoRanksMergeIntoOneModel) {
+  TempDir dir("kineto_import_merge");
+  std::string second = kKinetoTrace;
+  const auto replace = [&](std::string_view from, std::string_view to) {
+    second.replace(second.find(from), from.size(), to);
+  };
+  replace("\"node7\"", "\"node8\"");
+  replace("\"rank\": 1", "\"rank\": 0");
+  const auto a = dir.path() / "rank1.pt.trace.json", b = dir.path() / "rank0.pt.trace.json";
+  testing::WriteTextFile(a, kKinetoTrace);
+  testing::WriteTextFile(b, second);
+  const Model m = ParseFiles({a.string(), b.string()});
+  ASSERT_EQ(m.files.size(), 2u);
+  EXPECT_EQ(m.processes.size(), 4u) << "a host process and a GPU per rank";
+  EXPECT_EQ(m.flows.size(), 2u) << "each trace's own flow, ids per file";
+  std::map<std::string, int64_t> step_start;
+  for (uint32_t row = 0; row < m.slices.size(); ++row) {
+    if (m.Str(m.slices.name[row]) != "ProfilerStep#3") continue;
+    const uint32_t process = m.threads.process[m.ThreadOfSlice(row)];
+    step_start[std::string(m.Str(m.processes.host[process]))] = m.slices.ts[row];
+  }
+  EXPECT_EQ(step_start["node7"], kBase + 100'000);
+  EXPECT_EQ(step_start["node8"], kBase + 100'000);
+  for (uint32_t f = 0; f < m.flows.size(); ++f) {
+    const uint32_t from = m.threads.process[m.ThreadOfSlice(m.flows.from_slice[f])];
+    const uint32_t to = m.threads.process[m.ThreadOfSlice(m.flows.to_slice[f])];
+    EXPECT_EQ(m.processes.host[from], m.processes.host[to]) << "a flow stays within its trace";
+  }
+}
+
 // What torch 1.13's export_chrome_trace writes without Kineto: an array, no categories, µs
 // from the profiler's start, pid "CPU functions".
 TEST(KinetoImport, LegacyProfilerArray) {
