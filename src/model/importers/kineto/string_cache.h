@@ -38,8 +38,10 @@ class StringCache {
   static uint64_t Key(std::string_view text) {
     uint64_t head = 0, tail = 0;
     const size_t n = std::min<size_t>(text.size(), 8);
-    std::memcpy(&head, text.data(), n);
-    std::memcpy(&tail, text.data() + text.size() - n, n);
+    if (n > 0) {
+      std::memcpy(&head, text.data(), n);
+      std::memcpy(&tail, text.data() + text.size() - n, n);
+    }
     return (head * 0x9e3779b97f4a7c15ull) ^ (tail * 0xc2b2ae3d27d4eb4full) ^
            (uint64_t{text.size()} * 0x165667b19e3779f9ull);
   }

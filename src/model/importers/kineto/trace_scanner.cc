@@ -133,7 +133,8 @@ size_t ScanValue(const char* data, size_t from, size_t to, ValueState& state) {
 
 TraceScanner::TraceScanner(FileInput& input, size_t window_bytes)
     : input_(input), window_(new char[window_bytes + kPadding]), capacity_(window_bytes) {
-  std::memset(window_.get(), 0, window_bytes + kPadding);
+  // Only the padding after the data is read beyond it; Ensure keeps that initialised.
+  std::memset(window_.get(), ' ', kPadding);
 }
 
 void TraceScanner::Problem(std::string message) {
