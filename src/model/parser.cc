@@ -10,6 +10,7 @@
 #include "model/file_importer.h"
 #include "model/file_parser.h"
 #include "model/merge.h"
+#include "model/steps.h"
 
 namespace aiprof::model {
 namespace fs = std::filesystem;
@@ -114,6 +115,7 @@ Model ParseFiles(const std::vector<std::string>& files, const ParseOptions& opti
   for (auto& thread : pool) thread.join();
   Model model = MergeFragments(std::move(fragments));
   AnnotateCommunication(model);
+  ResolveSteps(model);
   return model;
 }
 

@@ -232,7 +232,7 @@ void ExpectKinetoTraceModel(const Model& m) {
   EXPECT_EQ(counters["Total Reserved (CUDA:0)"], 8192);
 
   // The step finder sees the ProfilerStep range.
-  const analysis::StepList steps = analysis::FindSteps(m);
+  const analysis::StepList steps = analysis::StepsOf(m);
   EXPECT_EQ(steps.source, analysis::StepSource::kProfilerStepRanges);
   ASSERT_EQ(steps.steps.size(), 1u);
   EXPECT_EQ(steps.steps[0].step, 3u);
