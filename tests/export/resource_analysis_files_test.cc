@@ -116,7 +116,8 @@ TEST(ResourceAnalysisFiles, DatabaseTables) {
     return cells;
   };
   EXPECT_EQ(row("SELECT * FROM DATA_PREPARATION"),
-            (std::vector<std::string>{"1", "100", "0", "100000", "30000", "1", "25000", "1"}));
+            (std::vector<std::string>{"1", "100", "0", "100000", "30000", "1", "25000", "1",
+                                      "0"}));  // the last column: the step's loop
   EXPECT_EQ(row("SELECT deviceId, globalPid, input, kernelNs FROM TEMPORAL_BREAKDOWN"),
             (std::vector<std::string>{"-1", "100", "framework operators", "60000"}));
   EXPECT_EQ(row("SELECT COUNT(*) FROM MEMORY_POOL"), std::vector<std::string>{"0"});
