@@ -8,7 +8,9 @@
 
 #include "analysis/analysis_set.h"
 #include "export/timeline/trace_json.h"
+#include "model/framework_operators.h"
 #include "model/parser.h"
+#include "model/recorded_metadata.h"
 
 namespace aiprof::python {
 namespace {
@@ -75,11 +77,18 @@ RecordedModel::RecordedModel(const std::vector<std::string>& prof_dirs) {
   model_ = model::ParseFiles(files_, {threads});
 }
 
+const analysis::AnalysisSet& RecordedModel::Analyses() const {
+  std::call_once(analyses_once_, [this] {
+    analyses_ = std::make_unique<analysis::AnalysisSet>(analysis::RunAnalyses(model_));
+  });
+  return *analyses_;
+}
+
 void RecordedModel::WriteChromeTrace(const std::string& path, const std::string& trace_name) const {
   std::string error;
-  // The same analyses `aiprof export` runs, so the Overlap Analysis lanes and memory counters
-  // match its trace event for event.
-  const analysis::AnalysisSet analyses = analysis::RunAnalyses(model_);
+  // The same analyses `aiprof export` runs, so the Overlap Analysis lanes, memory counters
+  // and operator memory match its trace event for event.
+  const analysis::AnalysisSet& analyses = Analyses();
   if (!exporter::WriteTraceJson(model_, path, trace_name, &error, &analyses.overlap,
                                 &analyses.memory, &analyses.cpu_profile)) {
     throw std::runtime_error("cannot write the trace " + path + ": " + error);
@@ -90,20 +99,11 @@ OperatorColumns RecordedModel::Operators() const {
   const model::Model& m = model_;
   const model::SliceTable& s = m.slices;
   const ArgKeys keys(m);
-  const model::StringId cpu_op = Id(m, "cpu_op");
   const model::StringId user_annotation = Id(m, "user_annotation");
   const model::StringId fwdbwd = Id(m, "fwdbwd");
+  const analysis::MemoryAnalysis& memory = Analyses().memory;
 
-  // Torch operators are the cpu_op / user_annotation slices carrying Kineto's "External id"
-  // (mstx ranges share the user_annotation category but have no id).
-  std::vector<uint32_t> rows;
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    if (s.category[row] != cpu_op && s.category[row] != user_annotation) continue;
-    bool has_id = false;
-    ForEachArg(m.args, s.args[row],
-               [&](model::StringId key, uint32_t) { has_id |= key == keys.external_id; });
-    if (has_id) rows.push_back(row);
-  }
+  std::vector<uint32_t> rows = model::FrameworkOperatorRows(m);
   std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
     return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.end[a] > s.end[b];
   });
@@ -170,6 +170,11 @@ OperatorColumns RecordedModel::Operators() const {
       }
     }
     out.parent.push_back(parent);
+    const analysis::OperatorMemoryUsage* usage = memory.UsageOf(row);
+    out.self_cpu_memory.push_back(usage ? usage->self_host_bytes : 0);
+    out.cpu_memory.push_back(usage ? usage->host_bytes : 0);
+    out.self_device_memory.push_back(usage ? usage->self_device_bytes : 0);
+    out.device_memory.push_back(usage ? usage->device_bytes : 0);
   }
   for (size_t i = 0; i < out.size(); ++i) {
     if (out.parent[i] >= 0) {
@@ -186,6 +191,7 @@ MemoryColumns RecordedModel::Memory() const {
   const model::StringId memory = Id(m, "[memory]");
   const model::StringId out_of_memory = Id(m, "[OutOfMemory]");
   const model::StringId category = Id(m, "cpu_instant_event");
+  const std::vector<uint32_t>& outside = Analyses().memory.events_outside_operators;
   MemoryColumns out;
   for (uint32_t row = 0; row < in.size(); ++row) {
     if (in.category[row] != category || (in.name[row] != memory && in.name[row] != out_of_memory)) {
@@ -196,6 +202,7 @@ MemoryColumns RecordedModel::Memory() const {
     out.tid.push_back(m.threads.tid[thread]);
     out.ts_ns.push_back(in.ts[row]);
     out.out_of_memory.push_back(in.name[row] == out_of_memory);
+    out.outside_operators.push_back(std::binary_search(outside.begin(), outside.end(), row));
     uint64_t address = 0;
     int64_t bytes = 0, allocated = 0, reserved = 0, device_type = 0, device_index = -1;
     ForEachArg(m.args, in.args[row], [&](model::StringId key, uint32_t a) {
@@ -222,6 +229,24 @@ MemoryColumns RecordedModel::Memory() const {
     out.device_index.push_back(static_cast<int32_t>(device_index));
   }
   return out;
+}
+
+int64_t RecordedModel::start_ns() const {
+  if (model_.start_ns != 0) return model_.start_ns;
+  return exporter::TimelineBaseNs(model_);
+}
+
+std::vector<MemoryPoolRow> RecordedModel::MemoryPools() const {
+  std::vector<MemoryPoolRow> rows;
+  for (const analysis::MemoryPool& pool : Analyses().memory.pools) {
+    rows.push_back({pool.name, std::string(analysis::MemoryPoolSourceName(pool.source)),
+                    pool.device_index, pool.peak_allocated, pool.peak_reserved});
+  }
+  return rows;
+}
+
+std::vector<std::pair<std::string, std::string>> RecordedModel::Environment() const {
+  return model::ReadRecordedMetadata(model_).environment;
 }
 
 std::vector<std::string> RecordedModel::Problems() const {
