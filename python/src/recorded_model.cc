@@ -103,20 +103,25 @@ OperatorColumns RecordedModel::Operators() const {
   const model::StringId fwdbwd = Id(m, "fwdbwd");
   const analysis::MemoryAnalysis& memory = Analyses().memory;
 
-  std::vector<uint32_t> rows = model::FrameworkOperatorRows(m);
-  std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-    return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.end[a] > s.end[b];
+  // The operators and their nesting (per thread, as torch nests its events), listed by
+  // start time (outer first).
+  const model::FrameworkOperators operators = model::FindFrameworkOperators(m);
+  std::vector<uint32_t> order(operators.size());  // indexes into operators.rows
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const uint32_t ra = operators.rows[a], rb = operators.rows[b];
+    return s.ts[ra] != s.ts[rb] ? s.ts[ra] < s.ts[rb] : s.end[ra] > s.end[rb];
   });
-  std::vector<int64_t> operator_of_slice(s.size(), -1);
-  for (size_t i = 0; i < rows.size(); ++i) operator_of_slice[rows[i]] = static_cast<int64_t>(i);
+  std::vector<int64_t> position(operators.size());  // index into rows → output row
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int64_t>(i);
   std::vector<uint8_t> backward_slice(s.size(), 0);
   for (size_t f = 0; f < m.flows.size(); ++f) {
     if (m.flows.category[f] == fwdbwd) backward_slice[m.flows.to_slice[f]] = 1;
   }
 
   OperatorColumns out;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const uint32_t row = rows[i];
+  for (size_t i = 0; i < order.size(); ++i) {
+    const uint32_t row = operators.rows[order[i]];
     const uint32_t thread = m.ThreadOfSlice(row);
     out.pid.push_back(m.processes.pid[m.ProcessOfThread(thread)]);
     out.tid.push_back(m.threads.tid[thread]);
@@ -160,16 +165,8 @@ OperatorColumns RecordedModel::Operators() const {
     out.concrete_inputs.push_back(std::move(concrete));
     out.call_stack.push_back(std::move(stack));
     out.module_hierarchy.push_back(std::move(modules));
-    // The enclosing operator: Python frames and module ranges nest between operators on
-    // the same track, so walk up past them.
-    int64_t parent = -1;
-    for (uint32_t up = s.parent[row]; up != model::kNoRow; up = s.parent[up]) {
-      if (operator_of_slice[up] >= 0) {
-        parent = operator_of_slice[up];
-        break;
-      }
-    }
-    out.parent.push_back(parent);
+    const uint32_t parent = operators.parent[order[i]];
+    out.parent.push_back(parent == model::kNoRow ? -1 : position[parent]);
     const analysis::OperatorMemoryUsage* usage = memory.UsageOf(row);
     out.self_cpu_memory.push_back(usage ? usage->self_host_bytes : 0);
     out.cpu_memory.push_back(usage ? usage->host_bytes : 0);

@@ -404,11 +404,11 @@ class MemoryAnalyzer {
   // Each allocator event's innermost framework operator (kNoRow: none), and the operators'
   // self and inclusive figures.
   std::vector<uint32_t> AttributeEventsToOperators() {
-    operators_ = model::FrameworkOperatorRows(model_);
+    operators_ = model::FindFrameworkOperators(model_);
     std::vector<AttributedEvent> events;
     events.reserve(events_.size());
     for (const AllocatorEvent& event : events_) {
-      events.push_back({event.track, event.ts, event.bytes, event.device});
+      events.push_back({model_.tracks.thread[event.track], event.ts, event.bytes, event.device});
     }
     MemoryAttribution attribution = analysis::AttributeToOperators(model_, operators_, events);
     result_.operator_usage = std::move(attribution.operators);
@@ -440,17 +440,17 @@ class MemoryAnalyzer {
 
   // The allocating operator's name: the innermost framework operator, step ranges passed
   // over; an aten::empty* allocation is named after the operator that called it.
-  std::string OperatorName(uint32_t op) const {
-    while (op != model::kNoRow && step_slices_.contains(op)) {
-      op = EnclosingOperator(model_, operators_, op);
-    }
+  std::string OperatorName(uint32_t slice) const {
+    // Index into operators_.rows, passing over step ranges.
+    uint32_t op = slice == model::kNoRow ? model::kNoRow : operators_.IndexOf(slice);
+    auto is_step = [&](uint32_t i) { return step_slices_.contains(operators_.rows[i]); };
+    while (op != model::kNoRow && is_step(op)) op = operators_.parent[op];
     if (op == model::kNoRow) return "(no operator)";
     const model::SliceTable& s = model_.slices;
-    std::string name(model_.Str(s.name[op]));
-    const uint32_t parent = EnclosingOperator(model_, operators_, op);
-    if (name.starts_with("aten::empty") && parent != model::kNoRow &&
-        !step_slices_.contains(parent)) {
-      return std::string(model_.Str(s.name[parent])) + " (" + name + ")";
+    std::string name(model_.Str(s.name[operators_.rows[op]]));
+    const uint32_t parent = operators_.parent[op];
+    if (name.starts_with("aten::empty") && parent != model::kNoRow && !is_step(parent)) {
+      return std::string(model_.Str(s.name[operators_.rows[parent]])) + " (" + name + ")";
     }
     return name;
   }
@@ -536,7 +536,7 @@ class MemoryAnalyzer {
   const MemoryAnalysisOptions& options_;
   const ArgReader args_;
   std::vector<AllocatorEvent> events_;
-  std::vector<uint32_t> operators_;  // model::FrameworkOperatorRows
+  model::FrameworkOperators operators_;
   std::unordered_set<uint32_t> step_slices_;
   MemoryAnalysis result_;
 };

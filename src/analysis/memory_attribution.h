@@ -1,8 +1,9 @@
 // Part of the memory analysis (memory.h): allocator events attributed to the framework
 // operators (model/framework_operators.h) running on their thread when they happened, as
 // torch.profiler's memory columns count them. An event counts for the innermost operator
-// around it on its thread (that operator's self memory) and for every operator enclosing
-// that one (its inclusive memory); an allocation adds its bytes, a free subtracts them.
+// around it on its thread, the latest-started one whose interval holds it (that operator's
+// self memory), and for every operator enclosing that one in the operators' nesting (its
+// inclusive memory); an allocation adds its bytes, a free subtracts them.
 // torch.profiler 1.13 matches events to operators by time alone, on any thread; here only
 // the allocating thread's operators count, so a concurrent thread's allocations are not
 // charged to another thread's operators.
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/framework_operators.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -27,7 +29,7 @@ struct OperatorMemoryUsage {
 
 // One allocator event to attribute: where and when, and its signed size.
 struct AttributedEvent {
-  uint32_t track = 0;  // TrackTable row of the event
+  uint32_t thread = 0;  // ThreadTable row of the event
   int64_t ts = 0;
   int64_t bytes = 0;    // > 0 allocation, < 0 free
   bool device = false;  // a device pool (CUDA) rather than host memory
@@ -38,14 +40,8 @@ struct MemoryAttribution {
   std::vector<OperatorMemoryUsage> operators;  // ascending slice; only those with events
 };
 
-// `operators`: model::FrameworkOperatorRows(model).
 MemoryAttribution AttributeToOperators(const model::Model& model,
-                                       const std::vector<uint32_t>& operators,
+                                       const model::FrameworkOperators& operators,
                                        const std::vector<AttributedEvent>& events);
-
-// The framework operator enclosing `slice` (walking up the model's nesting past Python
-// frames, module ranges and markers); kNoRow at the top. `operators`: ascending rows.
-uint32_t EnclosingOperator(const model::Model& model, const std::vector<uint32_t>& operators,
-                           uint32_t slice);
 
 }  // namespace aiprof::analysis

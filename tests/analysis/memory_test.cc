@@ -4,6 +4,7 @@
 
 #include "analysis/analysis_set.h"
 #include "analysis/hand_built_model.h"
+#include "model/framework_operators.h"
 #include "model/importer.h"
 #include "model/nesting.h"
 
@@ -246,6 +247,40 @@ TEST(Memory, DeviceMemoryAndOtherThreads) {
   EXPECT_EQ(linear->host_events, 1u);
   EXPECT_EQ(UsageByName(b.model(), r, "aten::relu"), nullptr);  // on the other thread
   EXPECT_TRUE(r.events_outside_operators.empty());
+}
+
+// A thread's slices on two lanes (a Python frame that ends inside the step pushed the step
+// range to a second lane): operators still nest by time on the thread, as torch nests them,
+// so the step holds the operator and the events on the first lane.
+TEST(Memory, OperatorsNestAcrossTheLanesOfAThread) {
+  HandBuiltModel b;
+  const uint32_t main = b.AddProcess(100);
+  model::Model& m = b.mutable_model();
+  const uint32_t second_lane = static_cast<uint32_t>(m.tracks.size());
+  m.tracks.thread.push_back(main);
+  m.tracks.lane.push_back(1);
+  b.AddSlice(main, 90, 250, "train.py(5): step", "python_function");
+  b.AddSlice(main, 150, 200, "aten::addmm", "cpu_op");
+  b.AddSlice(second_lane, 100, 300, "ProfilerStep#1", "user_annotation");
+  AddAllocatorEvent(b, main, 160, 100, 0x10, 100, 0);
+  AddAllocatorEvent(b, main, 260, -100, 0x10, 0, 0);
+  AddAllocatorEvent(b, main, 320, 8, 0x20, 8, 0);
+  model::ResolveNesting(m);
+  const model::FrameworkOperators ops = model::FindFrameworkOperators(b.model());
+  ASSERT_EQ(ops.size(), 2u);  // the Python frame is no operator
+  const uint32_t addmm = ops.IndexOf(1), step = ops.IndexOf(2);
+  EXPECT_EQ(ops.parent[addmm], step);
+  EXPECT_EQ(ops.parent[step], model::kNoRow);
+  const MemoryAnalysis r = RunAnalyses(b.model()).memory;
+  const OperatorMemoryUsage* op = UsageByName(b.model(), r, "aten::addmm");
+  const OperatorMemoryUsage* step_usage = UsageByName(b.model(), r, "ProfilerStep#1");
+  ASSERT_NE(op, nullptr);
+  ASSERT_NE(step_usage, nullptr);
+  EXPECT_EQ(op->self_host_bytes, 100);
+  EXPECT_EQ(step_usage->self_host_bytes, -100);
+  EXPECT_EQ(step_usage->host_bytes, 0);
+  EXPECT_EQ(step_usage->host_events, 2u);
+  EXPECT_EQ(r.events_outside_operators, std::vector<uint32_t>{2});  // @320, after the step
 }
 
 // GPU 0 (CUDA source): CUPTI allocation counter and copies/sets; steps on the host thread.

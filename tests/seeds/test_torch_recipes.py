@@ -50,11 +50,16 @@ def columns(table):
     return re.split(r"\s{2,}", table.splitlines()[1].strip())
 
 
-def both(recipe):
-    """{"torch": result, "aiprof": result} of recipe(profiler module)."""
+def run_quietly(recipe, module):
+    """recipe(profiler module), torch's and aiprof's warnings (no warmup, no GPU) aside."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return {name: recipe(module) for name, module in PROFILERS}
+        return recipe(module)
+
+
+def both(recipe):
+    """{"torch": result, "aiprof": result} of recipe(profiler module)."""
+    return {name: run_quietly(recipe, module) for name, module in PROFILERS}
 
 
 class TorchRecipeTest(unittest.TestCase):
@@ -109,8 +114,12 @@ class TorchRecipeTest(unittest.TestCase):
         self.assertIn("Input Shapes", columns(tables["aiprof"]))
 
     # profile_memory sorted by self and by total CPU memory: the same columns, and the
-    # same bytes per operator (one thread: torch's time-based attribution and aiprof's
-    # per-thread attribution agree).
+    # same bytes per operator. torch 1.13 times operators and allocations in whole
+    # microseconds and charges an allocation to every operator whose [start, end] holds its
+    # microsecond, so now and then a neighbour is charged too (aten::expand for
+    # aten::addmm's output; aten::threshold_backward for a free right after it); aiprof
+    # charges the innermost operator running at the nanosecond on the allocating thread.
+    # So each figure is compared with torch's in several runs: aiprof's is one of them.
     def test_profile_memory_sorted_by_memory(self):
         def recipe(profiler):
             with profiler.profile(activities=[profiler.ProfilerActivity.CPU],
@@ -118,29 +127,26 @@ class TorchRecipeTest(unittest.TestCase):
                 train_step()
             return prof
 
+        def figures(prof):
+            return {row.key: (row.cpu_memory_usage, row.self_cpu_memory_usage)
+                    for row in prof.key_averages()}
+
         profs = both(recipe)
         for sort_by in ("self_cpu_memory_usage", "cpu_memory_usage"):
             tables = {name: p.key_averages().table(sort_by=sort_by, row_limit=10)
                       for name, p in profs.items()}
             self.assertEqual(columns(tables["aiprof"]), columns(tables["torch"]))
             self.assertIn("Self CPU Mem", columns(tables["aiprof"]))
-        rows = {name: {row.key: row for row in p.key_averages()} for name, p in profs.items()}
-        # torch 1.13 times operators and allocations in whole microseconds and charges an
-        # allocation to every operator whose [start, end] holds its microsecond, so small
-        # operators next to an allocation (aten::expand, aten::t) may be charged for it
-        # there; aiprof charges the innermost operator running at the nanosecond. The
-        # figures of the operators whose own allocations make them agree.
-        for key in ("aten::linear", "aten::relu", "aten::clamp_min", "aten::threshold_backward",
-                    "ReluBackward0", "AddmmBackward0"):
-            self.assertEqual(rows["aiprof"][key].cpu_memory_usage,
-                             rows["torch"][key].cpu_memory_usage, key)
-        for key in ("aten::clamp_min", "aten::threshold_backward", "aten::linear"):
-            self.assertEqual(rows["aiprof"][key].self_cpu_memory_usage,
-                             rows["torch"][key].self_cpu_memory_usage, key)
-        self.assertEqual(rows["aiprof"]["aten::clamp_min"].self_cpu_memory_usage, 32 * 128 * 4)
-        addmm = rows["aiprof"]["aten::addmm"]
-        self.assertEqual(addmm.self_cpu_memory_usage, 32 * (128 + 10) * 4)  # two outputs
-        self.assertEqual(rows["aiprof"]["aten::expand"].self_cpu_memory_usage, 0)
+        mine = figures(profs["aiprof"])
+        torch_runs = [figures(profs["torch"])] + [
+            figures(run_quietly(recipe, torch.profiler)) for _ in range(4)]
+        keys = ("aten::linear", "aten::relu", "aten::clamp_min", "aten::threshold_backward",
+                "aten::addmm", "aten::mm", "ReluBackward0", "AddmmBackward0")
+        for key in keys:
+            self.assertIn(mine[key], [run[key] for run in torch_runs], key)
+        self.assertEqual(mine["aten::clamp_min"], (32 * 128 * 4, 32 * 128 * 4))
+        self.assertEqual(mine["aten::addmm"][1], 32 * (128 + 10) * 4)  # its two outputs
+        self.assertEqual(mine["aten::expand"], (0, 0))
 
     # export_chrome_trace, plain and .gz: both traces load and hold the same operators.
     def test_export_chrome_trace_gz(self):
@@ -277,6 +283,9 @@ class TorchRecipeTest(unittest.TestCase):
         self.assertEqual(
             inference[0].cpu_memory_usage,
             [e for e in events["torch"] if e.name == "model_inference"][0].cpu_memory_usage)
+        # Every allocator event is counted once in the self figures (torch's own sum).
+        recorded = sum(m[4] for m in profs["aiprof"]._trace_data().memory_events())
+        self.assertEqual(sum(e.self_cpu_memory_usage for e in mine), recorded)
         names = {name: collections.Counter(e.name for e in found if e.name != "[memory]")
                  for name, found in events.items()}
         for key in ("aten::addmm", "aten::mm", "aten::relu", "aten::threshold_backward"):
@@ -313,26 +322,30 @@ class TorchRecipeTest(unittest.TestCase):
         self.assertEqual(calls["aiprof"]["ProfilerStep*"], calls["torch"]["ProfilerStep*"])
 
     # A script written for torch.profiler, changed only in its import, prints the same table
-    # columns and the same memory figures.
+    # columns and the same memory figures (torch's, as above, in one of a few runs).
     def test_unchanged_script(self):
-        script = SCRIPT
-        outputs = {}
-        for name, import_line in (("torch", "import torch.profiler as profiler"),
-                                  ("aiprof", "import aiprof.profiler as profiler")):
+        def run(name, import_line):
             path = os.path.join(self.tmp, "script_%s.py" % name)
             with open(path, "w") as handle:
-                handle.write(script.replace("import torch.profiler as profiler", import_line))
+                handle.write(SCRIPT.replace("import torch.profiler as profiler", import_line))
             result = subprocess.run([PYTHON, path], capture_output=True, text=True, timeout=120,
                                     cwd=self.tmp)
             self.assertEqual(result.returncode, 0, result.stderr)
-            outputs[name] = result.stdout
-        self.assertEqual(columns(outputs["aiprof"]), columns(outputs["torch"]))
-        memory = {}
-        for name, text in outputs.items():
-            rows = [re.split(r"\s{2,}", line.strip()) for line in text.splitlines()]
-            memory[name] = {row[0]: row[6:8] for row in rows if row and row[0] == "aten::addmm"}
-        self.assertEqual(memory["aiprof"], memory["torch"])
-        self.assertTrue(memory["aiprof"]["aten::addmm"][0].endswith("Kb"), memory)
+            rows = [re.split(r"\s{2,}", line.strip()) for line in result.stdout.splitlines()]
+            memory = {row[0]: row[6:8] for row in rows if row and row[0] in ("aten::addmm",
+                                                                              "aten::linear")}
+            return result.stdout, memory
+
+        mine, my_memory = run("aiprof", "import aiprof.profiler as profiler")
+        theirs = []
+        for _ in range(3):
+            text, memory = run("torch", "import torch.profiler as profiler")
+            theirs.append(memory)
+            if memory == my_memory:
+                break
+        self.assertEqual(columns(mine), columns(text))
+        self.assertIn(my_memory, theirs)
+        self.assertEqual(my_memory["aten::addmm"], ["17.25 Kb", "17.25 Kb"])
 
 
 SCRIPT = """

@@ -26,10 +26,7 @@ from ._handler import tensorboard_trace_handler  # noqa: F401
 from ._profile import _KinetoProfile, profile  # noqa: F401
 from ._schedule import ProfilerAction, schedule  # noqa: F401
 from .. import dynamic_profile  # noqa: F401,E402  (torch_npu.profiler.dynamic_profile)
-# torch.profiler's other public names, so a script written for it runs with this import:
-# record_function ranges are recorded by the torch plugin like any operator.
-from torch.autograd import DeviceType  # noqa: F401,E402
-from torch.autograd.profiler import record_function  # noqa: F401,E402
+
 from . import profiler  # noqa: F401,E402  (profiler.analyse: offline parsing)
 
 __all__ = [
@@ -39,6 +36,21 @@ __all__ = [
     "supported_profiler_level", "tensorboard_trace_handler", "dynamic_profile", "profiler",
     "record_function", "DeviceType", "kineto_available",
 ]
+
+
+def __getattr__(name):
+    """torch.profiler's other public names, so a script written for it runs with this
+    import (record_function ranges are recorded by the torch plugin like any operator);
+    taken from torch on first use, so offline parsing works without torch."""
+    if name == "record_function":
+        from torch.autograd.profiler import record_function
+
+        return record_function
+    if name == "DeviceType":
+        from torch.autograd import DeviceType
+
+        return DeviceType
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
 def kineto_available():
