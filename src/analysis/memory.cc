@@ -127,9 +127,8 @@ struct AllocatorEvent {
   bool device = false;   // device memory (CUDA Mem) rather than host memory (CPU Mem)
   int64_t bytes = 0;     // > 0 allocation, < 0 free
   uint64_t addr = 0;
-  int64_t allocated = 0, reserved = -1;  // the allocator's totals reported with the event
-  int64_t freed_at = INT64_MAX;          // allocations: when the block was freed (INT64_MAX: never)
-  size_t freed_by = SIZE_MAX;            // allocations: index of the free event
+  int64_t freed_at = INT64_MAX;  // allocations: when the block was freed (INT64_MAX: never)
+  size_t freed_by = SIZE_MAX;    // allocations: index of the free event
 };
 
 class MemoryAnalyzer {
@@ -193,8 +192,6 @@ class MemoryAnalyzer {
       event.device = !IsHostDeviceType(type);
       event.bytes = bytes;
       event.addr = static_cast<uint64_t>(addr);
-      event.allocated = allocated;
-      event.reserved = reserved;
       events_.push_back(event);
     }
     if (!events_.empty()) result_.inputs.emplace_back("framework allocator events");
@@ -427,14 +424,7 @@ class MemoryAnalyzer {
     block.allocation = allocation.instant;
     block.op = op;
     block.bytes = allocation.bytes;
-    block.allocated_at_allocation = allocation.allocated;
-    block.reserved_at_allocation = allocation.reserved;
-    if (allocation.freed_by != SIZE_MAX) {
-      const AllocatorEvent& release = events_[allocation.freed_by];
-      block.release = release.instant;
-      block.allocated_at_release = release.allocated;
-      block.reserved_at_release = release.reserved;
-    }
+    if (allocation.freed_by != SIZE_MAX) block.release = events_[allocation.freed_by].instant;
     result_.blocks.push_back(block);
   }
 

@@ -107,9 +107,6 @@ struct MemoryBlock {
   uint32_t release = model::kNoRow;     // of the free; kNoRow: still allocated at the end
   uint32_t op = model::kNoRow;          // innermost framework operator at the allocation
   int64_t bytes = 0;
-  // The allocator's totals reported with the allocation and with the free (-1: not reported).
-  int64_t allocated_at_allocation = 0, reserved_at_allocation = -1;
-  int64_t allocated_at_release = 0, reserved_at_release = -1;
 };
 
 struct OperatorMemoryRow {

@@ -156,7 +156,7 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
                    [&](uint32_t a, uint32_t b) { return m.instants.ts[a] < m.instants.ts[b]; });
 
   struct Event {
-    int64_t ts, bytes, allocated, reserved, type, index;
+    int64_t ts = 0, bytes = 0, allocated = 0, reserved = 0, type = 0, index = -1;
   };
   auto read = [&](uint32_t row) {
     Event e{m.instants.ts[row], 0, 0, 0, 0, -1};
@@ -201,20 +201,19 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
     const std::string_view name =
         block.op == model::kNoRow ? std::string_view() : m.Str(m.slices.name[block.op]);
     file.out() << Csv(name) << ',' << size << ',' << Micros(a.ts) << ',';
-    if (block.release != model::kNoRow) {
-      const int64_t released = m.instants.ts[block.release];
-      file.out() << Micros(released) << ',' << Micros(released) << ',' << Micros(released - a.ts)
-                 << ',' << Micros(released - a.ts) << ',';
+    const bool released = block.release != model::kNoRow;
+    const Event r = released ? read(block.release) : Event{};
+    if (released) {
+      file.out() << Micros(r.ts) << ',' << Micros(r.ts) << ',' << Micros(r.ts - a.ts) << ','
+                 << Micros(r.ts - a.ts) << ',';
     } else {
       file.out() << ",,,,";  // still allocated when the data ends
     }
-    file.out() << Megabytes(block.allocated_at_allocation) << ','
-               << Megabytes(block.reserved_at_allocation) << ','
-               << Megabytes(block.allocated_at_allocation) << ',';
-    if (block.release != model::kNoRow) {
-      file.out() << Megabytes(block.allocated_at_release) << ','
-                 << Megabytes(block.reserved_at_release) << ','
-                 << Megabytes(block.allocated_at_release);
+    file.out() << Megabytes(a.allocated) << ',' << Megabytes(a.reserved) << ','
+               << Megabytes(a.allocated) << ',';
+    if (released) {
+      file.out() << Megabytes(r.allocated) << ',' << Megabytes(r.reserved) << ','
+                 << Megabytes(r.allocated);
     } else {
       file.out() << ",,";
     }
