@@ -64,6 +64,19 @@ struct MemoryPoolRow {
   int64_t peak_reserved = -1;  // -1: not reported
 };
 
+// The steps of the model's step model (model/steps.h), by column, by step id.
+struct StepColumns {
+  std::vector<uint32_t> id;
+  std::vector<uint64_t> step;      // the user's number
+  std::vector<uint32_t> loop;      // loop ordinal within its process
+  std::vector<std::string> label;  // "3", or "1:3" when a process has several loops
+  std::vector<uint32_t> pid, tid;
+  std::vector<int64_t> start_ns, end_ns;
+  std::vector<uint8_t> has_range;  // false for steps bounded by Optimizer.step
+  std::string source;              // model::StepSourceName of the run's steps
+  size_t size() const { return id.size(); }
+};
+
 class RecordedModel {
  public:
   // Parses every raw file of `prof_dirs` into one model. Throws std::runtime_error naming
@@ -82,6 +95,7 @@ class RecordedModel {
   // The analyses `aiprof export` runs, computed once for this model on first use: the trace
   // and the memory figures above read them.
   const analysis::AnalysisSet& Analyses() const;
+  StepColumns Steps() const;
 
   uint64_t dropped() const { return model_.drops.total(); }
   // The collection window's start (realtime ns); without one, the second below its first event.

@@ -81,7 +81,9 @@ class EnclosingSlices {
                   const std::vector<StepSpan>& steps)
       : model_(model) {
     const model::SliceTable& s = model.slices;
-    for (const StepSpan& step : steps) step_slices_.insert(step.slice);
+    for (const StepSpan& step : steps) {
+      if (step.slice != model::kNoRow) step_slices_.insert(step.slice);
+    }
     for (uint32_t row = 0; row < s.size(); ++row) {
       if (wanted_tracks[s.track[row]] && !step_slices_.contains(row)) {
         by_track_[s.track[row]].push_back(row);
@@ -136,7 +138,9 @@ class MemoryAnalyzer {
   MemoryAnalyzer(const model::Model& model, const StepList& steps,
                  const MemoryAnalysisOptions& options)
       : model_(model), steps_(steps.steps), options_(options), args_(model) {
-    for (const StepSpan& step : steps_) step_slices_.insert(step.slice);
+    for (const StepSpan& step : steps_) {
+      if (step.slice != model::kNoRow) step_slices_.insert(step.slice);
+    }
   }
 
   MemoryAnalysis Run() {
@@ -470,16 +474,17 @@ class MemoryAnalyzer {
     }
     std::vector<const StepSpan*> order;
     for (const StepSpan& step : steps_) order.push_back(&step);
-    std::stable_sort(order.begin(), order.end(), [](const StepSpan* a, const StepSpan* b) {
-      return a->step != b->step ? a->step < b->step : a->begin_ns < b->begin_ns;
-    });
+    std::sort(order.begin(), order.end(),
+              [](const StepSpan* a, const StepSpan* b) { return a->id < b->id; });
     for (const StepSpan* step : order) {
       const uint32_t process = model_.ProcessOfThread(step->thread);
       for (uint32_t p = 0; p < result_.pools.size(); ++p) {
         const MemoryPool& pool = result_.pools[p];
         if (pool.process != process && model_.processes.device_id[pool.process] < 0) continue;
         MemoryStepRow row;
+        row.step_id = step->id;
         row.step = step->step;
+        row.loop = step->loop;
         row.pool = p;
         row.begin_ns = step->begin_ns;
         row.end_ns = step->end_ns;

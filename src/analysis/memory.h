@@ -85,8 +85,10 @@ struct MemoryPool {
 };
 
 struct MemoryStepRow {
-  uint64_t step = 0;
-  uint32_t pool = 0;  // index into MemoryAnalysis::pools
+  uint32_t step_id = 0;  // model::StepTable row
+  uint64_t step = 0;     // the user's number
+  uint32_t loop = 0;     // loop ordinal (model/steps.h)
+  uint32_t pool = 0;     // index into MemoryAnalysis::pools
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
   int64_t allocated_at_begin = 0;

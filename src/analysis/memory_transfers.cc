@@ -46,17 +46,17 @@ std::vector<MemoryTransferRow> ComputeMemoryTransfers(const model::Model& model,
   }
   const model::StringId bytes_key = model.strings.Find("bytes");
   std::vector<Interval> step_spans;
-  std::vector<uint64_t> step_numbers;
+  std::vector<const StepSpan*> step_of_span;
   std::vector<const StepSpan*> order;
   for (const StepSpan& step : steps) order.push_back(&step);
   std::sort(order.begin(), order.end(),
             [](const StepSpan* a, const StepSpan* b) { return a->begin_ns < b->begin_ns; });
   for (const StepSpan* step : order) {
     step_spans.push_back({step->begin_ns, step->end_ns});
-    step_numbers.push_back(step->step);
+    step_of_span.push_back(step);
   }
   std::map<std::string, MemoryTransferRow> whole;
-  std::map<std::pair<uint64_t, std::string>, MemoryTransferRow> per_step;
+  std::map<std::pair<uint32_t, std::string>, MemoryTransferRow> per_step;  // by step id
   std::unordered_map<model::StringId, std::string> kind_of;
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (!is_transfer[s.category[row]]) continue;
@@ -77,9 +77,11 @@ std::vector<MemoryTransferRow> ComputeMemoryTransfers(const model::Model& model,
     auto step = std::upper_bound(step_spans.begin(), step_spans.end(), s.ts[row],
                                  [](int64_t t, const Interval& span) { return t < span.begin; });
     if (step == step_spans.begin() || s.ts[row] >= (step - 1)->end) continue;
-    const uint64_t number = step_numbers[static_cast<size_t>(step - step_spans.begin()) - 1];
-    MemoryTransferRow& in_step = per_step[{number, kind->second}];
-    in_step.step = number;
+    const StepSpan& span = *step_of_span[static_cast<size_t>(step - step_spans.begin()) - 1];
+    MemoryTransferRow& in_step = per_step[{span.id, kind->second}];
+    in_step.step_id = span.id;
+    in_step.step = span.step;
+    in_step.loop = span.loop;
     add(in_step);
   }
   std::vector<MemoryTransferRow> rows;

@@ -14,14 +14,16 @@ namespace aiprof::analysis {
 
 struct MemoryTransferRow {
   bool whole_run = false;  // true: every transfer; false: those starting inside `step`
-  uint64_t step = 0;
+  uint32_t step_id = 0;    // model::StepTable row
+  uint64_t step = 0;       // the user's number
+  uint32_t loop = 0;       // loop ordinal (model/steps.h)
   std::string kind;  // "Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memset", "Memcpy Unknown"...
   uint64_t count = 0;
   int64_t bytes = 0;
   int64_t time_ns = 0;
 };
 
-// Whole-run rows first (by kind), then per step (by step, kind); empty without transfers.
+// Whole-run rows first (by kind), then per step (by step id, kind); empty without transfers.
 std::vector<MemoryTransferRow> ComputeMemoryTransfers(const model::Model& model,
                                                       const std::vector<StepSpan>& steps);
 

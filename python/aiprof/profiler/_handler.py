@@ -51,15 +51,18 @@ class tensorboard_trace_handler:
         metadata["ENV_VARIABLES"] = prof._trace_data().environment() if prof.prof_dir else {}
         _write_json(os.path.join(directory, "profiler_metadata.json"), metadata)
         if prof.prof_dir:
+            # Called through a wrapper (on_trace_ready=lambda p: handler(p)), the handler could
+            # not open the window in its folder: the data moves there now, before any export.
+            prof_dir = prof._adopt_window(directory)
             prof.export_chrome_trace(kineto)
             self.kineto_traces.append(kineto)
             if prof.experimental_config.record_op_args:
                 write_operator_arguments(prof._trace_data(), directory + "_op_args")
             if self.analyse_flag:
-                exported = _run_exporter(prof.prof_dir, os.path.join(directory, "aiprof_output"),
+                exported = _run_exporter(prof_dir, os.path.join(directory, "aiprof_output"),
                                          prof.experimental_config.export_type)
                 if exported and prof.experimental_config.data_simplification:
-                    simplify_prof_dir(prof.prof_dir)
+                    simplify_prof_dir(prof_dir)
 
 
 def write_operator_arguments(trace, directory):

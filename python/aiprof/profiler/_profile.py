@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -26,16 +27,35 @@ from ._python_hooks import GcDetector, ModuleHooks
 from ._schedule import ProfilerAction, _default_schedule_fn
 from ._recorded import RecordedWindow
 
+# Windows recorded without an output folder go to a temporary directory. Such a window's
+# raw data is deleted at exit only once its results were read (an export, key_averages(),
+# events()) or a handler took it into its folder: data nobody read is kept, and said where.
 _temporary_dirs = []
+_unread_windows = {}  # PROF_* directory in a temporary directory -> its temporary directory
 
 
 def _python_tracer_hook(frame, event, arg):
     _native.runtime().set_python_tracer_on_this_thread(True)
 
 
+def _window_read(prof_dir):
+    _unread_windows.pop(prof_dir, None)
+
+
 @atexit.register
 def _remove_temporary_dirs():
+    kept = {}
+    for prof_dir, directory in _unread_windows.items():
+        if os.path.isdir(prof_dir):
+            kept.setdefault(directory, []).append(prof_dir)
     for directory in _temporary_dirs:
+        if directory in kept:
+            sys.stderr.write(
+                "aiprof: the raw data of %d profiling window(s) whose results were never read "
+                "is kept in %s; `aiprof export --output=%s` writes the timeline and summaries "
+                "(delete the folder when it is not needed)\n"
+                % (len(kept[directory]), directory, directory))
+            continue
         shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -73,6 +93,7 @@ class _KinetoProfile:
         self._gc_detector = None
         self._joined_launcher_window = False
         self._op_args_warned = False
+        self._temporary_output = None
         self.start_time_ns = 0
         self.end_time_ns = 0
 
@@ -153,6 +174,7 @@ class _KinetoProfile:
             self._record_metadata(native)
             return
         output = self._output_parent
+        self._temporary_output = None
         if output is None:
             output = tempfile.mkdtemp(prefix="aiprof_")
             _temporary_dirs.append(output)
@@ -163,6 +185,7 @@ class _KinetoProfile:
                               "creates; without it, export_chrome_trace's trace holds each "
                               "operator's arguments (Input Dims, Input type, Concrete Inputs)",
                               stacklevel=3)
+            self._temporary_output = output
         os.makedirs(output, exist_ok=True)
         native.init(output)
         window = native.Window(self._data_types(native))
@@ -209,6 +232,31 @@ class _KinetoProfile:
             self._window = None
         self.end_time_ns = time.time_ns()
         self._prof_dir = native.current_dir()
+        if self._temporary_output is not None and self._prof_dir:
+            _unread_windows[self._prof_dir] = self._temporary_output
+
+    def _adopt_window(self, directory):
+        """Moves the last window's PROF_* directory into `directory` (a handler's folder)
+        when it was recorded elsewhere (a temporary directory: on_trace_ready wraps the
+        handler, so the window could not be opened inside its folder). Returns the path of
+        the data; when it cannot be moved it stays where it is, and a warning says where."""
+        prof_dir = self._prof_dir
+        if not prof_dir or self._joined_launcher_window:
+            return prof_dir
+        if os.path.dirname(os.path.abspath(prof_dir)) == os.path.abspath(directory):
+            return prof_dir
+        target = os.path.join(directory, os.path.basename(prof_dir))
+        try:
+            shutil.move(prof_dir, target)
+        except OSError as error:
+            warnings.warn("aiprof: could not move the profiling data %s into %s (%s); it stays "
+                          "in %s" % (prof_dir, directory, error, prof_dir), stacklevel=2)
+            return prof_dir
+        _unread_windows.pop(prof_dir, None)
+        self._prof_dir = target
+        if self._trace is not None:
+            self._trace.prof_dirs = [target]
+        return target
 
     # ---- results -------------------------------------------------------------------
 
@@ -224,6 +272,7 @@ class _KinetoProfile:
                                    "an active schedule) before exporting")
             self._trace = RecordedWindow([self._prof_dir])
             self._event_list = None
+            _window_read(self._prof_dir)
         return self._trace
 
     def events(self):

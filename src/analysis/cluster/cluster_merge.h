@@ -34,6 +34,7 @@ namespace aiprof::analysis::cluster {
 struct ClusterStepRow {
   enum class Type : uint8_t { kRank, kStage };
   int64_t step = kNoStep;
+  uint32_t loop = 0;  // loop ordinal (model/steps.h)
   Type type = Type::kRank;
   std::string index;          // the rank ("3"), or the stage's ranks ("(0, 1, 2, 3)")
   ParallelPosition position;  // a rank row's indices; -1 (NA) for stage rows

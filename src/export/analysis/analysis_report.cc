@@ -82,8 +82,7 @@ void PrintTopOperators(const model::Model& m, std::ostream& out) {
       tasks.source == analysis::TaskSource::kDevice ? "device tasks" : "framework operators";
   if (rows.empty()) {
     what = "marker ranges";
-    std::vector<uint8_t> is_step(m.slices.size(), 0);
-    for (uint32_t slice : m.steps.slice) is_step[slice] = 1;
+    const std::vector<uint8_t> is_step = model::StepRangeMask(m);
     for (size_t i = 0; i < m.markers.size(); ++i) {
       if (!m.markers.is_instant[i] && !is_step[m.markers.row[i]]) rows.push_back(m.markers.row[i]);
     }

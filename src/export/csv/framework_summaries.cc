@@ -184,7 +184,7 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
   // attributed them (the one attribution every output reads).
   analysis::MemoryAnalysis computed;
   if (target.analyses == nullptr) {
-    computed = analysis::ComputeMemoryAnalysis(m, analysis::FindSteps(m));
+    computed = analysis::ComputeMemoryAnalysis(m, analysis::StepsOf(m));
   }
   const analysis::MemoryAnalysis& memory =
       target.analyses != nullptr ? target.analyses->memory : computed;

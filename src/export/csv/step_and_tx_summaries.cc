@@ -11,7 +11,8 @@ namespace aiprof::exporter {
 
 void WriteStepTraceSummary(const model::Model& m, const SummaryTarget& target) {
   const std::vector<analysis::StepTraceRow> computed =
-      target.analyses ? std::vector<analysis::StepTraceRow>{} : analysis::ComputeStepTrace(m);
+      target.analyses ? std::vector<analysis::StepTraceRow>{}
+               : analysis::ComputeStepTrace(m, analysis::StepsOf(m).steps);
   const std::vector<analysis::StepTraceRow>& rows =
       target.analyses ? target.analyses->step_breakdown.trace : computed;
   if (rows.empty()) return;

@@ -190,7 +190,7 @@ bool WriteSliceTables(const model::Model& m, Db& db,
     if (!m.markers.is_instant[i] && !kind[m.markers.row[i]]) kind[m.markers.row[i]] = kElsewhere;
   }
   for (uint32_t slice : m.steps.slice) {
-    if (!kind[slice]) kind[slice] = kElsewhere;
+    if (slice != model::kNoRow && !kind[slice]) kind[slice] = kElsewhere;
   }
   const model::ArgTable& a = m.args;
   model::StringId input_dims = m.strings.Find("Input Dims");
@@ -362,7 +362,8 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
   auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?)");
   // The analyses already hold the step trace; compute it only without them.
   const std::vector<analysis::StepTraceRow> computed =
-      analyses ? std::vector<analysis::StepTraceRow>{} : analysis::ComputeStepTrace(m);
+      analyses ? std::vector<analysis::StepTraceRow>{}
+               : analysis::ComputeStepTrace(m, analysis::StepsOf(m).steps);
   for (const auto& r : analyses ? analyses->step_breakdown.trace : computed) {
     db.Insert(steps, r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread), r.fp_start_ns,
               r.bp_end_ns);
