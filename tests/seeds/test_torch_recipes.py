@@ -140,12 +140,17 @@ class TorchRecipeTest(unittest.TestCase):
         mine = figures(profs["aiprof"])
         torch_runs = [figures(profs["torch"])] + [
             figures(run_quietly(recipe, torch.profiler)) for _ in range(4)]
-        keys = ("aten::linear", "aten::relu", "aten::clamp_min", "aten::threshold_backward",
-                "aten::addmm", "aten::mm", "ReluBackward0", "AddmmBackward0")
-        for key in keys:
+        # In 40 torch runs on this machine these four showed aiprof's figures 36 to 40 times;
+        # aten::addmm's and AddmmBackward0's self figures only about half the time (their
+        # totals every time), aten::mm's figures differed run to run by tens of KB.
+        for key in ("aten::linear", "aten::relu", "aten::clamp_min", "aten::threshold_backward"):
             self.assertIn(mine[key], [run[key] for run in torch_runs], key)
+        for key in ("aten::addmm", "AddmmBackward0"):
+            self.assertIn(mine[key][0], [run[key][0] for run in torch_runs], key)
         self.assertEqual(mine["aten::clamp_min"], (32 * 128 * 4, 32 * 128 * 4))
         self.assertEqual(mine["aten::addmm"][1], 32 * (128 + 10) * 4)  # its two outputs
+        # The three weight and input gradients of the backward pass.
+        self.assertEqual(mine["aten::mm"][0], (64 * 128 + 128 * 10 + 32 * 128) * 4)
         self.assertEqual(mine["aten::expand"], (0, 0))
 
     # export_chrome_trace, plain and .gz: both traces load and hold the same operators.
@@ -332,19 +337,20 @@ class TorchRecipeTest(unittest.TestCase):
                                     cwd=self.tmp)
             self.assertEqual(result.returncode, 0, result.stderr)
             rows = [re.split(r"\s{2,}", line.strip()) for line in result.stdout.splitlines()]
-            memory = {row[0]: row[6:8] for row in rows if row and row[0] in ("aten::addmm",
-                                                                              "aten::linear")}
-            return result.stdout, memory
+            return result.stdout, {row[0]: row[6:8] for row in rows if row}
+
+        def totals(memory):  # CPU Mem: torch's self figures move by its microsecond rounding
+            return {key: memory[key][0] for key in ("aten::addmm", "aten::linear")}
 
         mine, my_memory = run("aiprof", "import aiprof.profiler as profiler")
         theirs = []
         for _ in range(3):
             text, memory = run("torch", "import torch.profiler as profiler")
-            theirs.append(memory)
-            if memory == my_memory:
+            theirs.append(totals(memory))
+            if theirs[-1] == totals(my_memory):
                 break
         self.assertEqual(columns(mine), columns(text))
-        self.assertIn(my_memory, theirs)
+        self.assertIn(totals(my_memory), theirs)
         self.assertEqual(my_memory["aten::addmm"], ["17.25 Kb", "17.25 Kb"])
 
 

@@ -127,10 +127,10 @@ def event_list(trace, with_flops=False, profile_memory=False, use_cuda=False):
          out_of_memory, outside_operators) = memory
         if not (outside_operators or out_of_memory):
             continue
+        # torch lists each such event, and each out-of-memory report, as an event of its
+        # own carrying its bytes.
         host = device_type in _HOST_DEVICE_TYPES
         cpu, cuda = (size, 0) if host else (0, size)
-        if out_of_memory:  # torch lists an out-of-memory report on its own
-            cpu = cuda = 0
         start = (ts_ns - origin) / 1000.0
         arguments = {
             "id": next_id, "name": "[OutOfMemory]" if out_of_memory else "[memory]",
