@@ -470,6 +470,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     result.ops.push_back(std::move(op));
   }
 
+  result.several_loops = steps.several_loops;
   DerivePeerWait(result.ops);
   RebuildFromOps(result);
   return result;

@@ -148,6 +148,7 @@ struct CommunicationAnalysis {
   std::vector<CommGroup> groups;
   std::vector<model::RankIdentity> ranks;             // ranks seen in the model, ascending rank
   WaitSource wait_source = WaitSource::kNotMeasured;  // kPeers when any op found its peers
+  bool several_loops = false;  // steps are named "loop:number" (model/steps.h)
   // Why the wait is not measured, or what limited it, in one line ("" when measured for
   // every operation); written into the files.
   std::string wait_note;

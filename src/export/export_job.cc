@@ -112,10 +112,10 @@ void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analy
     total += steps[i].iteration_time_ns();
     if (steps[i].iteration_time_ns() > steps[longest].iteration_time_ns()) longest = i;
   }
-  std::snprintf(line, sizeof(line), "  steps: %zu, mean %.3f us, longest: step %llu (%.3f us)\n",
+  const std::string label = analyses.steps.Label(steps[longest].step, steps[longest].loop);
+  std::snprintf(line, sizeof(line), "  steps: %zu, mean %.3f us, longest: step %s (%.3f us)\n",
                 steps.size(), static_cast<double>(total) / static_cast<double>(steps.size()) / 1e3,
-                static_cast<unsigned long long>(steps[longest].step),
-                static_cast<double>(steps[longest].iteration_time_ns()) / 1e3);
+                label.c_str(), static_cast<double>(steps[longest].iteration_time_ns()) / 1e3);
   out << line;
 }
 

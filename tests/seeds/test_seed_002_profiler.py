@@ -428,16 +428,16 @@ class Seed002ProfilerTest(unittest.TestCase):
                 self.assertIn(name, files)
             with open(os.path.join(output, "communication.json")) as handle:
                 communication = json.load(handle)
-            # The example profiles without a schedule: no ProfilerStep ranges, so its two
-            # steps end at Optimizer.step (src/model/steps.h); what an iteration issues after
-            # optimizer.step() falls in the next step, after the last one under "step".
-            self.assertEqual(sorted(communication), ["step", "step0", "step1"])
+            # The example profiles without a schedule and calls prof.step() each iteration:
+            # its steps are step records (src/model/steps.h), each holding its iteration's
+            # operations.
+            self.assertEqual(sorted(communication), ["step0", "step1"])
             direction = "send" if rank == 0 else "recv"
-            p2p = sorted(name for step in communication.values()
-                         for name in step.get("p2p", {}) if name != "Total Op Info")
-            self.assertEqual(p2p, ["gloo_%s_0@world" % direction, "gloo_%s_1@world" % direction])
-            for step in communication.values():
+            for index in (0, 1):
+                step = communication["step%d" % index]
                 self.assertIn("Total Op Info", step["collective"])
+                self.assertEqual(list(step["p2p"]),
+                                 ["gloo_%s_%d@world" % (direction, index), "Total Op Info"])
             with open(os.path.join(output, "communication_matrix.json")) as handle:
                 matrix = json.load(handle)
             link = matrix[sorted(matrix)[0]]["p2p"][("send" if rank == 0 else "receive") + "-top1@world"]

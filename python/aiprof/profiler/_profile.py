@@ -236,22 +236,31 @@ class _KinetoProfile:
             _unread_windows[self._prof_dir] = self._temporary_output
 
     def _adopt_window(self, directory):
-        """Moves the last window's PROF_* directory into `directory` (a handler's folder)
-        when it was recorded elsewhere (a temporary directory: on_trace_ready wraps the
-        handler, so the window could not be opened inside its folder). Returns the path of
-        the data; when it cannot be moved it stays where it is, and a warning says where."""
+        """Puts the last window's PROF_* directory into `directory` (a handler's folder) when
+        it was recorded elsewhere: moved out of the window's temporary directory (on_trace_ready
+        wraps the handler, so the window could not be opened inside its folder), copied when
+        another handler's folder already holds it (one window given to two handlers). Returns
+        the path of the data for this folder; when it cannot be placed there it stays where
+        it is, and a warning says where."""
         prof_dir = self._prof_dir
         if not prof_dir or self._joined_launcher_window:
             return prof_dir
         if os.path.dirname(os.path.abspath(prof_dir)) == os.path.abspath(directory):
             return prof_dir
         target = os.path.join(directory, os.path.basename(prof_dir))
+        temporary = self._temporary_output is not None and \
+            os.path.dirname(os.path.abspath(prof_dir)) == os.path.abspath(self._temporary_output)
         try:
-            shutil.move(prof_dir, target)
+            if temporary:
+                shutil.move(prof_dir, target)
+            else:
+                shutil.copytree(prof_dir, target)
         except OSError as error:
-            warnings.warn("aiprof: could not move the profiling data %s into %s (%s); it stays "
+            warnings.warn("aiprof: could not place the profiling data %s into %s (%s); it stays "
                           "in %s" % (prof_dir, directory, error, prof_dir), stacklevel=2)
             return prof_dir
+        if not temporary:
+            return target
         _unread_windows.pop(prof_dir, None)
         self._prof_dir = target
         if self._trace is not None:
@@ -390,6 +399,7 @@ class profile(_KinetoProfile):
         self.step_num = 0
         self.current_action = self.schedule(self.step_num)
         self.step_rec_fn = None
+        self._open_step_record = None
         self.traces_ready = 0
         N, W, R, S = (ProfilerAction.NONE, ProfilerAction.WARMUP, ProfilerAction.RECORD,
                       ProfilerAction.RECORD_AND_SAVE)
@@ -438,19 +448,29 @@ class profile(_KinetoProfile):
         self._transit_action(prev_action, self.current_action)
         self._enter_step()
 
+    # With a schedule each step is a "ProfilerStep#N" record_function, as torch.profiler
+    # records it. Without one torch records nothing, but prof.step() still says where a step
+    # ends: the step becomes a step record of this profile's own window (shown as
+    # ProfilerStep#N too), so --iteration-id and the per-step analyses have it.
     def _enter_step(self):
-        if not self.record_steps:
-            return
-        import torch
+        if self.record_steps:
+            import torch
 
-        self.step_rec_fn = torch.autograd.profiler.record_function(
-            "ProfilerStep#" + str(self.step_num))
-        self.step_rec_fn.__enter__()
+            self.step_rec_fn = torch.autograd.profiler.record_function(
+                "ProfilerStep#" + str(self.step_num))
+            self.step_rec_fn.__enter__()
+        elif self._window is not None:
+            _native.runtime().step_begin(self.step_num)
+            self._open_step_record = self.step_num
 
     def _exit_step(self):
         if self.record_steps and self.step_rec_fn is not None:
             self.step_rec_fn.__exit__(None, None, None)
             self.step_rec_fn = None
+        elif self._open_step_record is not None:
+            if self._window is not None:
+                _native.runtime().step_end(self._open_step_record)
+            self._open_step_record = None
 
     def start_trace(self):
         prepare = getattr(self.on_trace_ready, "_aiprof_prepare", None)

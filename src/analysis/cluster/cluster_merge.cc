@@ -366,6 +366,9 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   std::sort(summaries.begin(), summaries.end(),
             [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
   ClusterResult result;
+  for (const RankSummary& summary : summaries) {
+    for (const RankStep& step : summary.steps) result.several_loops |= step.loop > 0;
+  }
   if (summaries.empty()) return result;
   for (const RankSummary& s : summaries) {
     result.ranks.push_back(

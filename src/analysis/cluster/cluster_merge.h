@@ -87,6 +87,7 @@ struct ClusterResult {
   uint64_t dropped_records = 0;
   ParallelLayout layout;
   std::vector<ClusterStepRow> step_rows;     // by step, ranks then the stage rows by stage
+  bool several_loops = false;  // a rank ran several training loops: steps are "loop:number"
   std::vector<CommOpTiming> comm_ops;        // by step, operation start, name, rank
   std::vector<CommMatrixEntry> matrix;       // p2p operations with a known peer, by step
   std::string wait_note;                     // why some waits are not measured; "" if all are

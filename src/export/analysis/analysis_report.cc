@@ -52,7 +52,7 @@ void PrintStepTable(const model::Model& m, const analysis::AnalysisSet& set, std
     for (size_t i = begin; i < end && i < begin + kReportStepRows; ++i) {
       const analysis::StepBreakdownRow& r = rows[i];
       int64_t time = r.end_ns - r.begin_ns;
-      std::string step = has_steps ? std::to_string(r.step) : "all";
+      std::string step = has_steps ? set.steps.Label(r.step, r.loop) : "all";
       out << Line("    %-8s %12.3f %9.1f%% %12.1f%% %9.1f%% %5.1f%% %9.3f ms\n", step.c_str(),
                   Ms(time), Percent(r.computing_ns, time),
                   Percent(r.communication_not_overlapped_ns, time),
