@@ -11,9 +11,14 @@ std::vector<uint32_t> OperatorRows(const Model& model) {
   const StringId cpu_op = model.strings.Find("cpu_op");
   const StringId user_annotation = model.strings.Find("user_annotation");
   if (cpu_op == StringPool::kMissing && user_annotation == StringPool::kMissing) return rows;
+  // Ranges that are no operator: markers, and step records (prof.step() without a
+  // schedule, aiprofStepBegin), which torch does not list either.
   std::vector<uint32_t> marker_ranges;
   for (size_t i = 0; i < model.markers.size(); ++i) {
     if (!model.markers.is_instant[i]) marker_ranges.push_back(model.markers.row[i]);
+  }
+  for (uint32_t slice : model.recorded_steps.slice) {
+    if (slice != kNoRow) marker_ranges.push_back(slice);
   }
   std::sort(marker_ranges.begin(), marker_ranges.end());
   const SliceTable& s = model.slices;

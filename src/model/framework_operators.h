@@ -1,9 +1,10 @@
 // The framework operators of a model: what torch.profiler lists as FunctionEvents, the
 // torch operators ("cpu_op" slices) and record_function ranges ("user_annotation":
-// ProfilerStep#N, Optimizer.step#..., the user's own labels). mstx/NVTX ranges share the
-// user_annotation category but are markers (MarkerTable), not operators. Every reader that
-// needs "the operators" (the memory attribution, the Python API's events) takes them here,
-// with their nesting.
+// ProfilerStep#N, Optimizer.step#..., the user's own labels). mstx/NVTX ranges and step
+// records (prof.step() without a schedule, aiprofStepBegin: "ProfilerStep#N" too) share the
+// user_annotation category but are markers and steps, not operators; torch lists neither. Every
+// reader that needs "the operators" (the memory attribution, the Python API's events) takes them
+// here, with their nesting.
 //
 // Nesting is torch's (EventList._populate_cpu_children), per thread and by time alone: an
 // operator's parent is the latest-started operator of its thread whose interval holds it.
