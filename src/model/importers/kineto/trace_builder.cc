@@ -28,6 +28,18 @@ std::string PidKey(const IdValue& pid) {
   return pid.is_string ? "s" + std::string(pid.text) : "n" + std::to_string(pid.number);
 }
 
+// What aiprof's Kineto writer adds to a slice's arguments from the model's flags, its marker
+// table and the memory analysis (src/export/timeline/trace_json.cc).
+bool IsWriterArgument(std::string_view key) {
+  static constexpr std::string_view kKeys[] = {
+      "Unclosed",    "Overlap lane",     "Marker domain", "Marker type",
+      "CPU Mem (B)", "Self CPU Mem (B)", "CUDA Mem (B)",  "Self CUDA Mem (B)"};
+  for (std::string_view k : kKeys) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
 const ArgValue* FindArg(const Event& event, std::string_view key) {
   for (const ArgValue& arg : event.args) {
     if (arg.key == key) return &arg;
@@ -178,10 +190,10 @@ uint32_t TraceBuilder::CommitArgs(const Event& event, uint8_t* flags) {
   ArgTable& table = model_.args;
   const size_t first = table.key.size();
   for (const ArgValue& arg : event.args) {
-    if (header_.written_by_aiprof && (arg.key == "Unclosed" || arg.key == "Overlap lane" ||
-                                      arg.key == "Marker domain" || arg.key == "Marker type")) {
+    if (header_.written_by_aiprof && IsWriterArgument(arg.key)) {
       // aiprof's writer marks slices closed at the end of the data, slices on an extra lane
-      // and markers with these; they are flags and marker rows of the model, not arguments.
+      // and markers with these (flags and marker rows of the model, not arguments), and adds
+      // each operator's memory as the memory analysis attributed it (recomputed).
       if (arg.key == "Unclosed" && flags != nullptr) *flags |= kSliceUnclosed;
       continue;
     }
