@@ -1,8 +1,8 @@
 // Round trip: a raw run (written as the runtime writes it: steps, PyTorch operators with
-// forward/backward links, mstx ranges and marks, CUDA launches, kernels and a copy on two
-// streams, counters, drops), exported with aiprof's Kineto writer as `aiprof export` writes
-// it (Overlap Analysis lanes included), imported back: the same model rows and the same
-// analysis results, to the nanosecond the JSON keeps (µs with three decimals).
+// forward/backward links and allocator events, mstx ranges and marks, CUDA launches, kernels
+// and a copy on two streams, counters, drops), exported with aiprof's Kineto writer as `aiprof
+// export` writes it (Overlap Analysis lanes included), imported back: the same model rows and the
+// same analysis results, to the nanosecond the JSON keeps (µs with three decimals).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -88,6 +88,16 @@ void WriteRawRun(const std::string& path) {
                  format::CudaApiCall{t + 215'000, correlation + 3, 211});
     main.AddWith(static_cast<uint8_t>(TorchKind::kOp), t + 300'000, 0, backward,
                  OpWords{{record++, 10 + step}, {t + 400'000, 1, 2}});
+    // An allocation inside aten::mm and its release inside the backward op (CUDA:0).
+    struct MemoryWords {
+      format::TorchMemoryBlock block;
+      format::TorchMemoryTotals totals;
+    };
+    const uint16_t cuda0 = 1 | (1 << 8);  // device type 1 (CUDA), index 0 + 1
+    main.AddWith(static_cast<uint8_t>(TorchKind::kMemory), t + 12'000, cuda0, 0,
+                 MemoryWords{{0x7f0000 + step, 1 << 20}, {(2 + step) << 20, 8 << 20}});
+    main.AddWith(static_cast<uint8_t>(TorchKind::kMemory), t + 310'000, cuda0, 0,
+                 MemoryWords{{0x7f0000 + step, -(1 << 20)}, {(1 + step) << 20, 8 << 20}});
     w.Push(kMain, t + 500'000, "optimizer");
     w.Pop(kMain, t + 600'000);
     w.Mark(kMain, t + 650'000, "checkpoint");
@@ -253,9 +263,11 @@ TEST_F(KinetoRoundTrip, TheAnalysesGiveTheSameResults) {
   EXPECT_EQ(b.ranks, a.ranks);
   EXPECT_EQ(b.communication_ops, a.communication_ops);
   EXPECT_EQ(b.dropped_records, a.dropped_records);
-  // Step records come back as the ProfilerStep#N ranges they are written as.
+  // Step records come back as step records (the writer's "Step record" argument), not as
+  // torch's ProfilerStep#N record_function ranges, which are operators.
   EXPECT_EQ(a.step_source, analysis::StepSource::kStepRecords);
-  EXPECT_EQ(b.step_source, analysis::StepSource::kProfilerStepRanges);
+  EXPECT_EQ(b.step_source, analysis::StepSource::kStepRecords);
+  EXPECT_EQ(imported_.recorded_steps.step, raw_.recorded_steps.step);
   ASSERT_EQ(imported_set_.steps.steps.size(), 4u);
   for (size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(imported_set_.steps.steps[i].step, raw_set_.steps.steps[i].step);
@@ -318,6 +330,26 @@ TEST_F(KinetoRoundTrip, TheAnalysesGiveTheSameResults) {
     EXPECT_EQ(q.other_ns, p.other_ns);
   }
   EXPECT_EQ(imported_set_.communication.ops.size(), raw_set_.communication.ops.size());
+
+  // The memory analysis over the allocator events.
+  ASSERT_GT(raw_set_.memory.pools.size(), 0u);
+  ASSERT_EQ(imported_set_.memory.pools.size(), raw_set_.memory.pools.size());
+  for (size_t i = 0; i < raw_set_.memory.pools.size(); ++i) {
+    const analysis::MemoryPool& p = raw_set_.memory.pools[i];
+    const analysis::MemoryPool& q = imported_set_.memory.pools[i];
+    EXPECT_EQ(q.name, p.name);
+    EXPECT_EQ(q.samples.size(), p.samples.size());
+    EXPECT_EQ(q.peak_allocated, p.peak_allocated);
+    EXPECT_EQ(q.peak_allocated_ts, p.peak_allocated_ts);
+    EXPECT_EQ(q.peak_reserved, p.peak_reserved);
+  }
+  ASSERT_EQ(imported_set_.memory.operator_usage.size(), raw_set_.memory.operator_usage.size());
+  for (size_t i = 0; i < raw_set_.memory.operator_usage.size(); ++i) {
+    EXPECT_EQ(imported_set_.memory.operator_usage[i].device_bytes,
+              raw_set_.memory.operator_usage[i].device_bytes);
+    EXPECT_EQ(imported_set_.memory.operator_usage[i].self_device_bytes,
+              raw_set_.memory.operator_usage[i].self_device_bytes);
+  }
 }
 
 }  // namespace

@@ -293,6 +293,20 @@ class TraceJsonWriter {
     return rows;
   }
 
+  // The slices that are step records (prof.step() without a schedule, aiprofStepBegin) with
+  // their numbers, by slice row: a "ProfilerStep#N" range the importer must not take for
+  // torch's record_function range of that name, which is an operator.
+  std::vector<std::pair<uint32_t, uint64_t>> StepRecordSlices() const {
+    const model::RecordedStepTable& steps = m_.recorded_steps;
+    std::vector<std::pair<uint32_t, uint64_t>> rows;
+    rows.reserve(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (steps.slice[i] != model::kNoRow) rows.emplace_back(steps.slice[i], steps.step[i]);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
   // An operator's memory as the memory analysis attributed it (torch.profiler's CPU Mem /
   // Self CPU Mem / CUDA Mem / Self CUDA Mem columns), in bytes.
   void WriteOperatorMemory(const analysis::OperatorMemoryUsage& usage, bool& first) {
@@ -318,18 +332,27 @@ class TraceJsonWriter {
         memory_ != nullptr ? memory_->operator_usage.data() : nullptr;
     const analysis::OperatorMemoryUsage* usage_end =
         usage != nullptr ? usage + memory_->operator_usage.size() : nullptr;
+    const std::vector<std::pair<uint32_t, uint64_t>> step_records = StepRecordSlices();
+    auto step_record = step_records.begin();
     for (uint32_t row = 0; row < s.size(); ++row) {
       EventPrefix("{\"ph\":\"X\",\"cat\":", s.category[row], s.name[row], s.track[row], s.ts[row]);
       w_.Raw(",\"dur\":").Micros(std::max<int64_t>(s.end[row] - s.ts[row], 0));
       while (usage != usage_end && usage->slice < row) ++usage;
       const bool has_memory = usage != usage_end && usage->slice == row;
       const uint32_t marker = marker_of.empty() ? model::kNoRow : marker_of[row];
-      if (s.args[row] != 0 || s.flags[row] != 0 || has_memory || marker != model::kNoRow) {
+      while (step_record != step_records.end() && step_record->first < row) ++step_record;
+      const bool is_step_record = step_record != step_records.end() && step_record->first == row;
+      if (s.args[row] != 0 || s.flags[row] != 0 || has_memory || marker != model::kNoRow ||
+          is_step_record) {
         w_.Raw(",\"args\":{");
         bool first = true;
         WriteArgValues(w_, m_, s.args[row], first);
         if (has_memory) WriteOperatorMemory(*usage, first);
         if (marker != model::kNoRow) WriteMarkerArgs(w_, m_, marker, first);
+        if (is_step_record) {
+          w_.Raw(first ? "" : ",").Raw("\"Step record\":").UInt(step_record->second);
+          first = false;
+        }
         if (s.flags[row] & model::kSliceUnclosed) {
           w_.Raw(first ? "" : ",").Raw("\"Unclosed\":1");
           first = false;
@@ -377,12 +400,14 @@ class TraceJsonWriter {
       w_.Raw(",\"args\":{\"value\":").Double(c.value[i]).Raw("}}");
     }
     if (memory_ == nullptr) return;
+    // Derived from the memory analysis: the category says so, and the Kineto importer leaves
+    // these out of an aiprof-written trace (the analysis computes them again).
     for (const analysis::MemoryCategoryTrack& track : memory_->category_tracks) {
       const std::string name = MemoryCategoryTrackName(*memory_, track);
       const uint32_t pid = ids_.process_pid[memory_->pools[track.pool].process];
       for (const auto& [ts, bytes] : track.points) {
         Separator();
-        w_.Raw("{\"ph\":\"C\",\"name\":").JsonString(name);
+        w_.Raw("{\"ph\":\"C\",\"cat\":\"memory_analysis\",\"name\":").JsonString(name);
         w_.Raw(",\"pid\":").UInt(pid).Raw(",\"ts\":");
         Ts(ts);
         w_.Raw(",\"args\":{\"value\":").Int(bytes).Raw("}}");

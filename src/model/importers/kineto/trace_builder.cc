@@ -32,7 +32,7 @@ std::string PidKey(const IdValue& pid) {
 // table and the memory analysis (src/export/timeline/trace_json.cc).
 bool IsWriterArgument(std::string_view key) {
   static constexpr std::string_view kKeys[] = {
-      "Unclosed",    "Overlap lane",     "Marker domain", "Marker type",
+      "Unclosed",    "Overlap lane",     "Marker domain", "Marker type",      "Step record",
       "CPU Mem (B)", "Self CPU Mem (B)", "CUDA Mem (B)",  "Self CUDA Mem (B)"};
   for (std::string_view k : kKeys) {
     if (key == k) return true;
@@ -209,6 +209,16 @@ uint32_t TraceBuilder::CommitArgs(const Event& event, uint8_t* flags) {
   return static_cast<uint32_t>(table.sets() - 1);
 }
 
+// A step record (prof.step() without a schedule, aiprofStepBegin) that aiprof's writer marks
+// with "Step record": N, as the core importer reads it: a step, not an operator.
+void TraceBuilder::AddStepRecord(const Event& event, uint32_t row) {
+  const ArgValue* step = FindArg(event, "Step record");
+  double number = 0;
+  if (step == nullptr || !ArgNumber(*step, &number) || number < 0) return;
+  model_.recorded_steps.slice.push_back(row);
+  model_.recorded_steps.step.push_back(static_cast<uint64_t>(number));
+}
+
 // The marker row (mstx/NVTX) aiprof's writer describes with "Marker domain"/"Marker type".
 void TraceBuilder::AddMarker(const Event& event, bool instant, uint32_t row) {
   const ArgValue* domain = FindArg(event, "Marker domain");
@@ -302,7 +312,10 @@ bool TraceBuilder::AddSlice(const Event& event, std::string* why) {
       context_.AddSlice(context_.MainTrack(thread), static_cast<uint64_t>(event.ts_ns),
                         event.ts_ns + dur, strings_.Intern(event.name), category, args);
   model_.slices.flags[row] |= flags;
-  if (header_.written_by_aiprof) AddMarker(event, false, row);
+  if (header_.written_by_aiprof) {
+    AddMarker(event, false, row);
+    AddStepRecord(event, row);
+  }
   ProcessInfo& info = processes_[process];
   ++info.slices;
   info.device_events |= kind == kDevice;
@@ -412,6 +425,10 @@ void TraceBuilder::AddMemoryCounters(const Event& event, uint32_t process) {
 
 bool TraceBuilder::AddCounter(const Event& event) {
   if (!event.has_ts) return false;
+  if (header_.written_by_aiprof && event.category == "memory_analysis") {
+    Note("memory category counters of aiprof's writer (recomputed by the memory analysis)");
+    return true;
+  }
   const uint32_t process = IsBookkeepingPid(event.pid) ? Process({}) : Process(event.pid);
   bool any = false;
   for (const ArgValue& arg : event.args) {

@@ -67,6 +67,7 @@ class TraceBuilder {
   CategoryKind KindOf(StringId category);
   uint32_t CommitArgs(const Event& event, uint8_t* flags);
   void AddMarker(const Event& event, bool instant, uint32_t row);
+  void AddStepRecord(const Event& event, uint32_t row);
   bool AddSlice(const Event& event, std::string* why);
   bool AddBeginEnd(const Event& event, std::string* why);
   bool AddInstant(const Event& event);
