@@ -345,6 +345,11 @@ TEST_F(KinetoRoundTrip, TheAnalysesGiveTheSameResults) {
   }
   ASSERT_EQ(imported_set_.memory.operator_usage.size(), raw_set_.memory.operator_usage.size());
   for (size_t i = 0; i < raw_set_.memory.operator_usage.size(); ++i) {
+    const uint32_t raw_slice = raw_set_.memory.operator_usage[i].slice;
+    const uint32_t imported_slice = imported_set_.memory.operator_usage[i].slice;
+    EXPECT_EQ(imported_.Str(imported_.slices.name[imported_slice]),
+              raw_.Str(raw_.slices.name[raw_slice]));
+    EXPECT_EQ(imported_.slices.ts[imported_slice], raw_.slices.ts[raw_slice]);
     EXPECT_EQ(imported_set_.memory.operator_usage[i].device_bytes,
               raw_set_.memory.operator_usage[i].device_bytes);
     EXPECT_EQ(imported_set_.memory.operator_usage[i].self_device_bytes,
