@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "model/huge_pages.h"
 #include "model/nesting.h"
@@ -15,7 +16,12 @@ namespace aiprof::model {
 namespace {
 
 struct FileState {
+  // The file's string ids: dense ones (the runtime numbers from 1) index `strings`, up to as
+  // many as the file has room for; any other id (only a corrupt or hostile file has them)
+  // goes to `sparse_strings`, so an id of 0x80000000 costs one map entry, not 8 GB.
   std::vector<StringId> strings;
+  std::unordered_map<uint32_t, StringId> sparse_strings;
+  uint64_t dense_limit = 0;
   std::vector<ClockPoint> clock_points;
   nlohmann::json metadata = nlohmann::json::object();
   uint64_t first_ticks = UINT64_MAX;
@@ -143,7 +149,9 @@ Fragment ParseRawFile(const std::string& path) {
   context.SetProcess(0);
   FileState state;
   state.strings.push_back(kNoString);
-  context.SetFileStrings(&state.strings);
+  // Each string entry takes at least 8 bytes (id and length).
+  state.dense_limit = reader.file_size() / 8 + 1;
+  context.SetFileStrings(&state.strings, &state.sparse_strings);
 
   std::vector<std::unique_ptr<RecordImporter>> importers;
   RecordImporter* by_kind[256] = {};
@@ -162,7 +170,11 @@ Fragment ParseRawFile(const std::string& path) {
     switch (chunk.type) {
       case format::ChunkType::kStrings: {
         bool ok = format::ForEachString(chunk.payload, [&](uint32_t id, std::string_view text) {
-          if (id >= state.strings.size()) state.strings.resize(id + 1, kNoString);
+          if (id >= state.dense_limit) {
+            state.sparse_strings[id] = model.strings.Intern(text);
+            return;
+          }
+          if (id >= state.strings.size()) state.strings.resize(size_t{id} + 1, kNoString);
           state.strings[id] = model.strings.Intern(text);
         });
         if (!ok) {

@@ -1,10 +1,13 @@
 #include "runtime/dynamic/dynamic_entry.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +24,7 @@ namespace {
 // Both live until exit and are shut down by an atexit handler, never destroyed: threads
 // they started may still run while static destructors do.
 ControlServer* g_server = nullptr;
+pid_t g_owner_pid = 0;  // the process whose server g_server is (not a fork child)
 DynamicProfiler* g_profiler = nullptr;
 std::mutex g_mutex;
 
@@ -33,6 +37,32 @@ void ShutdownAtExit() {
 void RegisterExitHandlerOnce() {
   static std::once_flag once;
   std::call_once(once, [] { std::atexit(ShutdownAtExit); });
+}
+
+// The directory of this job's control socket: SocketDirectory() (protocol.h), created 0700
+// when it is /tmp/aiprof-<uid>, and used only when it is private to this user. When someone
+// else made it (a squatter waiting for the job), a new /tmp/aiprof-<uid>.XXXXXX, where
+// clients look as well.
+bool PrepareSocketDirectory(std::string* directory, std::string* error) {
+  const uid_t uid = geteuid();
+  std::string preferred = SocketDirectory();
+  if (preferred == TmpSocketDirectory(uid)) mkdir(preferred.c_str(), 0700);
+  std::string problem = CheckPrivateDirectory(preferred, uid);
+  if (problem.empty()) {
+    *directory = preferred;
+    return true;
+  }
+  std::string fresh = TmpSocketDirectory(uid) + ".XXXXXX";
+  if (mkdtemp(fresh.data()) == nullptr) {
+    *error = problem + ", and no private directory can be made in /tmp: " + std::strerror(errno);
+    return false;
+  }
+  std::fprintf(stderr,
+               "aiprof: %s (not private: someone else may have made it); the control socket "
+               "is in %s instead\n",
+               problem.c_str(), fresh.c_str());
+  *directory = fresh;
+  return true;
 }
 
 // bin/aiprof next to the lib/ directory that holds libaiprof.so.
@@ -65,13 +95,18 @@ void StartDynamicCollectionIfRequested() {
                       (options.is_object() && options.value("mode", "") == "dynamic");
   if (dynamic_mode) {
     runtime::InstallProcessHooks();
+    // So that a job stopped by SIGTERM/SIGINT removes its socket file (exit handlers do not
+    // run then); the handlers hand over to the program's own when it has one.
+    runtime::InstallSignalHandlers();
     ProcessWindowController().SetBaseOptions(options.is_object() ? options.dump() : "{}");
     std::lock_guard lock(g_mutex);
     if (g_server == nullptr) {
       auto* server = new ControlServer(ProcessWindowController());
-      std::string error;
-      if (server->Start(SocketPath(getpid()), error)) {
-        g_server = server;
+      std::string directory, error;
+      if (PrepareSocketDirectory(&directory, &error) &&
+          server->Start(directory + "/" + SocketName(getpid()), error)) {
+        g_owner_pid = getpid();
+        __atomic_store_n(&g_server, server, __ATOMIC_RELEASE);
         RegisterExitHandlerOnce();
       } else {
         std::fprintf(stderr, "aiprof: dynamic collection unavailable: %s\n", error.c_str());
@@ -84,6 +119,11 @@ void StartDynamicCollectionIfRequested() {
       std::fprintf(stderr, "aiprof: dynamic_profile unavailable for %s\n", config_dir);
     }
   }
+}
+
+void RemoveControlSocketFromSignal() {
+  ControlServer* server = __atomic_load_n(&g_server, __ATOMIC_ACQUIRE);
+  if (server != nullptr && getpid() == g_owner_pid) server->RemoveSocketFile();
 }
 
 }  // namespace aiprof::dynamic
