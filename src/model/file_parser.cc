@@ -166,6 +166,8 @@ Fragment ParseRawFile(const std::string& path) {
 
   const uint8_t clock_sync = static_cast<uint8_t>(format::RecordKind::kClockSync);
   const uint8_t foreign_thread = static_cast<uint8_t>(format::RecordKind::kForeignThread);
+  // What the payloads held that could not be used; added to the framing's report after it.
+  format::ReadReport payload_problems;
   file_report.report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
     switch (chunk.type) {
       case format::ChunkType::kStrings: {
@@ -178,8 +180,8 @@ Fragment ParseRawFile(const std::string& path) {
           state.strings[id] = model.strings.Intern(text);
         });
         if (!ok) {
-          file_report.report.AddProblem("malformed strings chunk at offset " +
-                                        std::to_string(chunk.file_offset));
+          payload_problems.AddProblem("malformed strings chunk at offset " +
+                                      std::to_string(chunk.file_offset));
         }
         break;
       }
@@ -187,13 +189,21 @@ Fragment ParseRawFile(const std::string& path) {
         auto json =
             nlohmann::json::parse(chunk.payload.begin(), chunk.payload.end(), nullptr, false);
         if (!json.is_object()) {
-          file_report.report.AddProblem("metadata chunk at offset " +
-                                        std::to_string(chunk.file_offset) +
-                                        " is not a JSON object");
+          payload_problems.AddProblem("metadata chunk at offset " +
+                                      std::to_string(chunk.file_offset) + " is not a JSON object");
           break;
         }
         for (auto& [key, value] : json.items()) state.metadata[key] = value;
         ApplyMetadata(state.metadata, 0, model);
+        // The runtime could not write everything (a full disk): say so beside the drop counts.
+        if (const auto failure = json.find("write_failure");
+            failure != json.end() && failure->is_object()) {
+          payload_problems.AddProblem("collection stopped early: writing the raw data failed (" +
+                                      failure->value("error", std::string("unknown error")) +
+                                      "); " +
+                                      std::to_string(failure->value("events_lost", uint64_t{0})) +
+                                      " events could not be written and are counted as dropped");
+        }
         break;
       }
       case format::ChunkType::kEvents: {
@@ -229,10 +239,10 @@ Fragment ParseRawFile(const std::string& path) {
           }
         }
         if (cursor.malformed()) {
-          file_report.report.AddProblem(
+          payload_problems.AddProblem(
               "events chunk at offset " + std::to_string(chunk.file_offset) + ": " +
               std::to_string(cursor.bytes_left()) + " bytes of malformed records skipped");
-          file_report.report.bytes_skipped += cursor.bytes_left();
+          payload_problems.bytes_skipped += cursor.bytes_left();
         }
         break;
       }
@@ -241,6 +251,12 @@ Fragment ParseRawFile(const std::string& path) {
     }
     return true;
   });
+  for (std::string& problem : payload_problems.problems) {
+    file_report.report.AddProblem(std::move(problem));
+  }
+  file_report.report.problems_total +=
+      payload_problems.problems_total - payload_problems.problems.size();
+  file_report.report.bytes_skipped += payload_problems.bytes_skipped;
 
   for (auto& importer : importers) importer->Finish(context, state.last_ticks);
 

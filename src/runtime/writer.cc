@@ -32,6 +32,7 @@ constexpr int kIdlePollMs = 200;
 // still leaves its first data, and the launcher a directory to write its exit status in.
 constexpr uint64_t kEarlyFlushNs = 50'000'000;
 constexpr uint64_t kEarlyFlushPeriodNs = 1'000'000'000;
+constexpr int kReopenAttempts = 8;
 constexpr uint16_t kThreadNameFromKernel = 1;
 
 struct DrainSpan {
@@ -53,8 +54,7 @@ void Fail(Window& window, const char* what) {
   window.write_failed_realtime_ns = RealtimeNs();
   std::fprintf(stderr,
                "aiprof: writing %s failed (%s); profiling disabled. What could not be written "
-               "is counted in info.json and shown by the export; free space and run again to "
-               "collect it\n",
+               "is counted (info.json \"write_failure\", and dropped events in the export)\n",
                window.data_path.c_str(), what);
 }
 
@@ -103,13 +103,10 @@ bool AppendChunk(Window& window, ChunkType type, uint32_t tid, const void* data,
   }
   bool written = false;
   auto write = [&](int) { written = window.file->WriteChunk(type, tid, data, size); };
-  if (!window.file_fd.Use(write)) {
-    if (!ReopenWindowFile(window)) {
+  // A program closing descriptors in a loop may take the reopened one too: a few tries.
+  for (int attempt = 0; !window.file_fd.Use(write); ++attempt) {
+    if (attempt == kReopenAttempts || !ReopenWindowFile(window)) {
       *error = "the program closed its descriptor and the file cannot be opened again";
-      return false;
-    }
-    if (!window.file_fd.Use(write)) {
-      *error = "its descriptor was taken over";
       return false;
     }
   }
