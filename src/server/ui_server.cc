@@ -250,12 +250,12 @@ bool UiServer::HostIsThisServer(const httplib::Request& req) const {
   // name[:port]; an IPv6 name is bracketed, so its colons are inside the brackets.
   const size_t bracket = host.rfind(']');
   const size_t colon = host.rfind(':');
-  std::string name = host, port = "80";
+  std::string name = host;
   if (colon != std::string::npos && (bracket == std::string::npos || colon > bracket)) {
     name = host.substr(0, colon);
-    port = host.substr(colon + 1);
+    // A port, when given, is this server's (a bare name is what a client without one sends).
+    if (host.substr(colon + 1) != std::to_string(port_)) return false;
   }
-  if (port != std::to_string(port_)) return false;
   std::vector<std::string> names = {"localhost", "127.0.0.1", "[::1]"};
   if (IsWildcard(options_.host)) {
     char machine[256] = {};

@@ -53,7 +53,7 @@ class UiServer {
   void AddRoutes();
   // Whether the request's Host header names this server: localhost, 127.0.0.1, [::1], the
   // bound address, or (bound to every address) this machine's name or the address the
-  // request came in on; with this server's port.
+  // request came in on; with this server's port when it names one.
   bool HostIsThisServer(const httplib::Request& req) const;
 
   const UiApi& api_;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "aiprof/dynamic_profile.h"
 #include "runtime/dynamic/control_server.h"
@@ -39,29 +40,42 @@ void RegisterExitHandlerOnce() {
   std::call_once(once, [] { std::atexit(ShutdownAtExit); });
 }
 
-// The directory of this job's control socket: SocketDirectory() (protocol.h), created 0700
-// when it is /tmp/aiprof-<uid>, and used only when it is private to this user. When someone
-// else made it (a squatter waiting for the job), a new /tmp/aiprof-<uid>.XXXXXX, where
-// clients look as well.
+// The directory of this job's control socket: $XDG_RUNTIME_DIR, else /tmp/aiprof-<uid>
+// (created 0700), each used only when private to this user (protocol.h); when neither is (a
+// squatter made them), a new /tmp/aiprof-<uid>.XXXXXX, where clients look as well. A place
+// passed over is named on stderr.
 bool PrepareSocketDirectory(std::string* directory, std::string* error) {
   const uid_t uid = geteuid();
-  std::string preferred = SocketDirectory();
-  if (preferred == TmpSocketDirectory(uid)) mkdir(preferred.c_str(), 0700);
-  std::string problem = CheckPrivateDirectory(preferred, uid);
+  std::vector<std::string> passed_over;
+  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
+  if (runtime_dir != nullptr && runtime_dir[0] != '\0') {
+    std::string problem = CheckPrivateDirectory(runtime_dir, uid);
+    if (problem.empty()) {
+      *directory = runtime_dir;
+      return true;
+    }
+    passed_over.push_back("$XDG_RUNTIME_DIR: " + problem);
+  }
+  std::string tmp = TmpSocketDirectory(uid);
+  mkdir(tmp.c_str(), 0700);
+  std::string problem = CheckPrivateDirectory(tmp, uid);
   if (problem.empty()) {
-    *directory = preferred;
-    return true;
+    *directory = tmp;
+  } else {
+    passed_over.push_back(problem);
+    std::string fresh = tmp + ".XXXXXX";
+    if (mkdtemp(fresh.data()) == nullptr) {
+      *error = problem + ", and no private directory can be made in /tmp: " + std::strerror(errno);
+      return false;
+    }
+    *directory = fresh;
   }
-  std::string fresh = TmpSocketDirectory(uid) + ".XXXXXX";
-  if (mkdtemp(fresh.data()) == nullptr) {
-    *error = problem + ", and no private directory can be made in /tmp: " + std::strerror(errno);
-    return false;
+  for (const std::string& reason : passed_over) {
+    std::fprintf(stderr,
+                 "aiprof: %s (not private: someone else may have made it); the control socket "
+                 "is in %s instead\n",
+                 reason.c_str(), directory->c_str());
   }
-  std::fprintf(stderr,
-               "aiprof: %s (not private: someone else may have made it); the control socket "
-               "is in %s instead\n",
-               problem.c_str(), fresh.c_str());
-  *directory = fresh;
   return true;
 }
 
