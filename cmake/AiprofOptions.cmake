@@ -22,3 +22,10 @@ elseif(AIPROF_SANITIZE STREQUAL "thread")
 elseif(NOT AIPROF_SANITIZE STREQUAL "")
   message(FATAL_ERROR "AIPROF_SANITIZE must be '', 'address' or 'thread', got '${AIPROF_SANITIZE}'")
 endif()
+
+if(AIPROF_FUZZ)
+  # Coverage feedback from every library a fuzzer reaches (the parser's decoders and importers),
+  # not only from the fuzzer's own file; the test executables of this tree get the sanitizer
+  # runtime's default coverage callbacks.
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
@@ -56,8 +57,13 @@ void ApplyMetadata(const nlohmann::json& metadata, uint32_t process, Model& mode
     }
   }
   if (!name.empty()) p.name[process] = model.strings.Intern(name);
+  // A time in ns; 0 for anything else (a corrupt value out of int64's range included).
   auto json_ns = [&](const char* key) -> int64_t {
-    return metadata.contains(key) && metadata[key].is_number() ? metadata[key].get<int64_t>() : 0;
+    const auto found = metadata.find(key);
+    if (found == metadata.end() || !found->is_number()) return 0;
+    if (found->is_number_integer()) return found->get<int64_t>();
+    const double value = found->get<double>();
+    return std::isfinite(value) && std::fabs(value) < 9e18 ? static_cast<int64_t>(value) : 0;
   };
   model.start_ns = json_ns("start_realtime_ns");
   model.end_ns = json_ns("end_realtime_ns");

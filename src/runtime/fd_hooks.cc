@@ -45,7 +45,9 @@ __attribute__((constructor(101))) void ResolveDescriptorFunctions() {
 // A vfork child shares the runtime's memory but has its own descriptor table: what it
 // closes is not the runtime's.
 void Release(int first, int last) {
-  if (first <= last && OwnsRuntimeState()) ReleaseOwnedFds(first, last);
+  if (first <= last && AnyOwnedFdIn(first, last) && OwnsRuntimeState()) {
+    ReleaseOwnedFds(first, last);
+  }
 }
 
 int ToInt(unsigned int value) {

@@ -152,6 +152,19 @@ void ReleaseOwnedFds(int first, int last) {
   }
 }
 
+bool AnyOwnedFdIn(int first, int last) {
+  int high = g_high_water.load();
+  for (int index = 0; index < high; ++index) {
+    int fd = g_slots[index].fd.load(std::memory_order_relaxed);
+    if (fd >= 0 && fd >= first && fd <= last) return true;
+  }
+  return false;
+}
+
+void ResetOwnedFdUsersAfterFork() {
+  for (Slot& slot : g_slots) slot.users.store(0, std::memory_order_relaxed);
+}
+
 uint64_t LostOwnedFdCount() {
   return g_lost_count.load(std::memory_order_relaxed);
 }

@@ -68,6 +68,14 @@ class OwnedFd {
 // of them is running. Async-signal-safe (atomics and sched_yield only).
 void ReleaseOwnedFds(int first, int last);
 
+// Whether a registered descriptor is in `first`..`last` (a scan of the registry, no system
+// call: the interposed close() costs the program nothing more for its own descriptors).
+bool AnyOwnedFdIn(int first, int last);
+
+// In a fork child, where only the forking thread exists: no Use() is running, whatever the
+// parent's threads were doing when it forked.
+void ResetOwnedFdUsersAfterFork();
+
 // How many registered descriptors the program closed or replaced (tests, diagnostics).
 uint64_t LostOwnedFdCount();
 

@@ -362,6 +362,7 @@ void ChildAfterFork() {
   SessionState& session = Session();
   Runtime& runtime = GetRuntime();
   NoteForkChild();
+  ResetOwnedFdUsersAfterFork();
   // Only this thread exists now: the writer thread and every other producer are gone.
   session.writer_running = false;
   session.writer_exit.store(false);
