@@ -120,6 +120,7 @@ void OwnedFd::Leave() {
 }
 
 void OwnedFd::Forget() {
+  if (fd_ < 0) return;
   if (slot_ >= 0) Unregister(slot_);
   slot_ = -1;
   fd_ = -1;

@@ -114,10 +114,6 @@ bool AppendChunk(Window& window, ChunkType type, uint32_t tid, const void* data,
   return written;
 }
 
-bool WriteChunk(Window& window, ChunkType type, uint32_t tid, const void* data, uint32_t size) {
-  return WriteWindowChunk(window, type, tid, data, size);
-}
-
 // Reads the kernel's name of thread `tid` into `name` (at most 15 chars + NUL).
 bool ReadThreadName(uint32_t tid, char name[16]) {
   char path[64];
@@ -191,12 +187,12 @@ void EmitNewStrings(Runtime& runtime, Window& window) {
   for (; id < count && runtime.strings.Published(id); ++id) {
     strings.Add(id, std::string_view(runtime.strings.Text(id), runtime.strings.Length(id)));
     if (strings.size() > (8u << 20)) {
-      WriteChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
+      WriteWindowChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
       strings.clear();
     }
   }
   window.strings_emitted = id;
-  WriteChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
+  WriteWindowChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
 }
 
 void AddDrops(Runtime& runtime, const std::vector<DrainSpan>& spans, Window& window,
@@ -246,8 +242,8 @@ void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
       uint32_t end = last ? span.end_position
                           : runtime.pool.Meta(block).committed.load(std::memory_order_acquire);
       if (end > position) {
-        WriteChunk(window, ChunkType::kEvents, state->tid, runtime.pool.Data(block) + position,
-                   end - position);
+        WriteWindowChunk(window, ChunkType::kEvents, state->tid,
+                         runtime.pool.Data(block) + position, end - position);
         window.records_written = true;
       }
       if (last) {
@@ -422,13 +418,13 @@ void FlushLocked(SessionState& session, bool final) {
                         static_cast<uint32_t>(window.index));
   }
   AddDrops(runtime, spans, window, &process_records, sync.ticks);
-  WriteChunk(window, ChunkType::kEvents, 0, process_records.data(), process_records.size());
+  WriteWindowChunk(window, ChunkType::kEvents, 0, process_records.data(), process_records.size());
 
   for (const NameChange& change : names) {
     format::RecordBuffer record;
     record.Add(static_cast<uint8_t>(RecordKind::kThreadName), sync.ticks, kThreadNameFromKernel,
                change.name_id);
-    WriteChunk(window, ChunkType::kEvents, change.tid, record.data(), record.size());
+    WriteWindowChunk(window, ChunkType::kEvents, change.tid, record.data(), record.size());
   }
   for (const DrainSpan& span : spans) DrainThread(runtime, window, span);
 }
