@@ -126,12 +126,10 @@ Model MakeModel(uint64_t events) {
     host_ns += 20'000;  // the data loader between steps
     b.m.slices.end[step_slice] = host_ns;
     b.m.slices.name[step_slice] = strings.Intern("ProfilerStep#" + std::to_string(step));
-    b.m.steps.step.push_back(step++);
-    b.m.steps.ts.push_back(step_begin);
-    b.m.steps.end.push_back(host_ns);
-    b.m.steps.thread.push_back(0);
-    b.m.steps.slice.push_back(step_slice);
+    b.m.recorded_steps.step.push_back(step++);
+    b.m.recorded_steps.slice.push_back(step_slice);
   }
+  aiprof::model::ResolveSteps(b.m);
   return std::move(b.m);
 }
 

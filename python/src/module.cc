@@ -76,6 +76,21 @@ py::dict ToPython(const OperatorColumns& ops) {
   return columns;
 }
 
+py::dict ToPython(const StepColumns& steps) {
+  py::dict columns;
+  columns["id"] = steps.id;
+  columns["step"] = steps.step;
+  columns["loop"] = steps.loop;
+  columns["label"] = steps.label;
+  columns["pid"] = steps.pid;
+  columns["tid"] = steps.tid;
+  columns["start_ns"] = steps.start_ns;
+  columns["end_ns"] = steps.end_ns;
+  columns["has_range"] = std::vector<bool>(steps.has_range.begin(), steps.has_range.end());
+  columns["source"] = steps.source;
+  return columns;
+}
+
 py::dict ToPython(const MemoryColumns& memory) {
   py::dict columns;
   columns["pid"] = memory.pid;
@@ -180,6 +195,15 @@ PYBIND11_MODULE(_aiprof, m) {
              {
                py::gil_scoped_release release;
                columns = model.Memory();
+             }
+             return ToPython(columns);
+           })
+      .def("steps",
+           [](const RecordedModel& model) {
+             StepColumns columns;
+             {
+               py::gil_scoped_release release;
+               columns = model.Steps();
              }
              return ToPython(columns);
            })

@@ -86,6 +86,25 @@ void RecordedModel::WriteChromeTrace(const std::string& path, const std::string&
   }
 }
 
+StepColumns RecordedModel::Steps() const {
+  const model::Model& m = model_;
+  StepColumns out;
+  out.source = std::string(model::StepSourceName(model::RunStepSource(m)));
+  for (uint32_t row = 0; row < m.steps.size(); ++row) {
+    const uint32_t thread = m.steps.thread[row];
+    out.id.push_back(row);
+    out.step.push_back(m.steps.step[row]);
+    out.loop.push_back(m.step_loops.ordinal[m.steps.loop[row]]);
+    out.label.push_back(model::StepLabel(m, row));
+    out.pid.push_back(m.processes.pid[m.ProcessOfThread(thread)]);
+    out.tid.push_back(m.threads.tid[thread]);
+    out.start_ns.push_back(m.steps.ts[row]);
+    out.end_ns.push_back(m.steps.end[row]);
+    out.has_range.push_back(m.steps.slice[row] != model::kNoRow);
+  }
+  return out;
+}
+
 OperatorColumns RecordedModel::Operators() const {
   const model::Model& m = model_;
   const model::SliceTable& s = m.slices;

@@ -44,6 +44,19 @@ struct MemoryColumns {
   size_t size() const { return pid.size(); }
 };
 
+// The steps of the model's step model (model/steps.h), by column, by step id.
+struct StepColumns {
+  std::vector<uint32_t> id;
+  std::vector<uint64_t> step;  // the user's number
+  std::vector<uint32_t> loop;  // loop ordinal within its process
+  std::vector<std::string> label;  // "3", or "1:3" when a process has several loops
+  std::vector<uint32_t> pid, tid;
+  std::vector<int64_t> start_ns, end_ns;
+  std::vector<uint8_t> has_range;  // false for steps bounded by Optimizer.step
+  std::string source;              // model::StepSourceName of the run's steps
+  size_t size() const { return id.size(); }
+};
+
 class RecordedModel {
  public:
   // Parses every raw file of `prof_dirs` into one model. Throws std::runtime_error naming
@@ -55,6 +68,7 @@ class RecordedModel {
 
   OperatorColumns Operators() const;
   MemoryColumns Memory() const;
+  StepColumns Steps() const;
 
   uint64_t dropped() const { return model_.drops.total(); }
   // Files that could not be read or held corrupt chunks, one line each.

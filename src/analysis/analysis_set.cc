@@ -1,6 +1,7 @@
 #include "analysis/analysis_set.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 
 namespace aiprof::analysis {
@@ -11,7 +12,8 @@ std::string AnalysisInputs::Describe() const {
   text += device_run ? " on " + std::to_string(devices) + " device(s)"
                      : " in " + std::to_string(host_processes) + " process(es)";
   text += "; steps from " + std::string(StepSourceName(step_source)) + " (" +
-          std::to_string(steps) + ")";
+          std::to_string(steps) +
+          (step_loops > 1 ? " in " + std::to_string(step_loops) + " loops" : "") + ")";
   text += "; " + std::to_string(communication_ops) + " communication op(s)";
   if (!ranks.empty()) text += "; " + std::to_string(ranks.size()) + " rank(s)";
   if (dropped_records > 0) text += "; " + std::to_string(dropped_records) + " record(s) dropped";
@@ -21,11 +23,12 @@ std::string AnalysisInputs::Describe() const {
 AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options) {
   AnalysisSet set;
   set.options = options;
-  set.steps = FindSteps(model, options.iterations);
+  set.steps = StepsOf(model, options.iterations);
   set.communication = model::ClassifyCommunication(model);
   set.overlap = ComputeOverlap(model, set.communication.ops);
-  set.step_breakdown = ComputeStepBreakdown(model, set.overlap, set.steps);
   set.data_preparation = ComputeDataPreparation(model, set.steps);
+  set.step_breakdown =
+      ComputeStepBreakdown(model, set.overlap, set.steps, set.data_preparation);
   set.memory = ComputeMemoryAnalysis(model, set.steps);
   const Activities activities = SelectActivities(model);
   set.kernel_breakdown = ComputeKernelBreakdown(model, activities);
@@ -59,6 +62,9 @@ AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& option
   std::sort(in.ranks.begin(), in.ranks.end());
   in.step_source = set.steps.source;
   in.steps = set.steps.steps.size();
+  std::set<std::pair<uint32_t, uint32_t>> loops;  // (thread, loop ordinal)
+  for (const StepSpan& step : set.steps.steps) loops.insert({step.thread, step.loop});
+  in.step_loops = loops.size();
   in.communication_ops = set.communication.ops.size();
   in.dropped_records = model.drops.total();
   return set;

@@ -36,7 +36,7 @@
 namespace aiprof::analysis {
 
 struct AnalysisOptions {
-  // --iteration-id: analyse only steps first..last; none: all.
+  // --iteration-id: analyse only the steps it selects (model::SelectSteps); none: all.
   std::optional<model::StepRange> iterations;
 };
 
@@ -46,6 +46,7 @@ struct AnalysisInputs {
   ComputeInput compute = ComputeInput::kNone;  // of the first scope with tasks
   StepSource step_source = StepSource::kNone;
   uint64_t steps = 0;
+  uint64_t step_loops = 0;      // the loops the steps belong to (model/steps.h)
   uint64_t devices = 0;         // device processes with tasks
   uint64_t host_processes = 0;  // host processes
   std::vector<int32_t> ranks;   // distinct known ranks, ascending; empty: single process

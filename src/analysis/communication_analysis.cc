@@ -62,11 +62,12 @@ class StepLookup {
     Index(all_);
   }
 
-  int64_t StepOf(int64_t unit, int64_t ts) const {
+  // The step holding `ts`, nullptr when none does.
+  const StepSpan* StepOf(int64_t unit, int64_t ts) const {
     const auto own = by_unit_.find(unit);
     if (own != by_unit_.end()) {
-      const int64_t step = Find(own->second, ts);
-      if (step >= 0) return step;
+      const StepSpan* step = Find(own->second, ts);
+      if (step != nullptr) return step;
     }
     return Find(all_, ts);
   }
@@ -88,18 +89,18 @@ class StepLookup {
     list.by_begin = std::move(sorted);
   }
 
-  int64_t Find(const UnitSteps& list, int64_t ts) const {
+  const StepSpan* Find(const UnitSteps& list, int64_t ts) const {
     if (list.by_begin.empty()) {
       for (uint32_t i : list.indices) {
-        if (Holds(i, ts)) return static_cast<int64_t>(steps_.steps[i].step);
+        if (Holds(i, ts)) return &steps_.steps[i];
       }
-      return -1;
+      return nullptr;
     }
     auto after =
         std::upper_bound(list.by_begin.begin(), list.by_begin.end(), ts,
                          [&](int64_t t, uint32_t i) { return t < steps_.steps[i].begin_ns; });
-    if (after == list.by_begin.begin() || !Holds(*(after - 1), ts)) return -1;
-    return static_cast<int64_t>(steps_.steps[*(after - 1)].step);
+    if (after == list.by_begin.begin() || !Holds(*(after - 1), ts)) return nullptr;
+    return &steps_.steps[*(after - 1)];
   }
 
   bool Holds(uint32_t i, int64_t ts) const {
@@ -440,7 +441,10 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     op.time.elapse_ns = op.end_ns - op.time.start_ns;
     SetNotMeasured(op);
     op.bytes = source.bytes;
-    op.step = step_lookup.StepOf(UnitOf(source), op.time.start_ns);
+    if (const StepSpan* step = step_lookup.StepOf(UnitOf(source), op.time.start_ns)) {
+      op.step = static_cast<int64_t>(step->step);
+      op.loop = step->loop;
+    }
     const int64_t unit = UnitOf(source);
     if (op.kind == CommKind::kCollective) {
       op.sequence = collectives_seen[{unit, op.group}]++;
@@ -466,6 +470,7 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
     result.ops.push_back(std::move(op));
   }
 
+  result.several_loops = steps.several_loops;
   DerivePeerWait(result.ops);
   RebuildFromOps(result);
   return result;
@@ -485,6 +490,7 @@ void RebuildFromOps(CommunicationAnalysis& result) {
     entry.kind = op.kind;
     entry.type = op.type;
     entry.step = op.step;
+    entry.loop = op.loop;
     entry.src_rank = op.src_rank;
     entry.dst_rank = op.dst_rank;
     entry.transport = op.transport;

@@ -108,6 +108,7 @@ struct CommOpTiming {
   int32_t src_rank = -1;  // p2p: sender; collective: -1
   int32_t dst_rank = -1;  // p2p: receiver; collective: -1
   int64_t step = -1;      // step number holding the start; -1 without steps
+  uint32_t loop = 0;      // that step's loop ordinal (model/steps.h)
   int64_t end_ns = 0;
   CommTimeInfo time;
   WaitSource wait_source = WaitSource::kNotMeasured;
@@ -125,6 +126,7 @@ struct CommMatrixEntry {
   CommKind kind = CommKind::kP2p;
   model::CommOpType type = model::CommOpType::kOther;
   int64_t step = -1;
+  uint32_t loop = 0;
   int32_t src_rank = -1;
   int32_t dst_rank = -1;
   TransportType transport = TransportType::kUnknown;
@@ -146,6 +148,7 @@ struct CommunicationAnalysis {
   std::vector<CommGroup> groups;
   std::vector<model::RankIdentity> ranks;             // ranks seen in the model, ascending rank
   WaitSource wait_source = WaitSource::kNotMeasured;  // kPeers when any op found its peers
+  bool several_loops = false;  // steps are named "loop:number" (model/steps.h)
   // Why the wait is not measured, or what limited it, in one line ("" when measured for
   // every operation); written into the files.
   std::string wait_note;

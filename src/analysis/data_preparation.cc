@@ -59,10 +59,19 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
   MergeInPlace(loader_busy);
   for (auto& thread_waits : waits) MergeInPlace(thread_waits);
 
+  std::vector<const StepSpan*> by_id;
+  by_id.reserve(steps.steps.size());
+  for (const StepSpan& step : steps.steps) by_id.push_back(&step);
+  std::sort(by_id.begin(), by_id.end(),
+            [](const StepSpan* a, const StepSpan* b) { return a->id < b->id; });
   result.steps.reserve(steps.steps.size());
-  for (const StepSpan& step : steps.steps) {
+  for (const StepSpan* span : by_id) {
+    const StepSpan& step = *span;
     DataPreparationStep row;
+    row.step_id = step.id;
     row.step = step.step;
+    row.loop = step.loop;
+    row.first_wait = static_cast<uint32_t>(result.wait_intervals.size());
     row.thread = step.thread;
     row.begin_ns = step.begin_ns;
     row.end_ns = step.end_ns;
@@ -73,6 +82,8 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
                                  [](int64_t t, const Interval& w) { return t < w.end; });
     for (; wait != thread_waits.end() && wait->begin < row.end_ns; ++wait) {
       ++row.waits;
+      result.wait_intervals.push_back(
+          {std::max(wait->begin, row.begin_ns), std::min(wait->end, row.end_ns)});
       // A loader range that ended inside (begin, end] of the wait handed over a fresh batch.
       auto end = std::upper_bound(loader_ends.begin(), loader_ends.end(), wait->begin);
       row.queue_empty |= end != loader_ends.end() && *end <= wait->end;
@@ -82,11 +93,25 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
     result.empty_queue_steps += row.queue_empty;
     result.steps.push_back(row);
   }
-  std::stable_sort(result.steps.begin(), result.steps.end(),
-                   [](const DataPreparationStep& a, const DataPreparationStep& b) {
-                     return a.step != b.step ? a.step < b.step : a.thread < b.thread;
-                   });
   return result;
+}
+
+uint32_t DataPreparationResult::RowOfStep(uint32_t step_id) const {
+  auto found = std::lower_bound(
+      steps.begin(), steps.end(), step_id,
+      [](const DataPreparationStep& step, uint32_t id) { return step.step_id < id; });
+  if (found == steps.end() || found->step_id != step_id) return model::kNoRow;
+  return static_cast<uint32_t>(found - steps.begin());
+}
+
+int64_t DataPreparationResult::WaitWithin(uint32_t row, int64_t begin, int64_t end) const {
+  const DataPreparationStep& step = steps[row];
+  int64_t length = 0;
+  for (uint32_t i = step.first_wait; i < step.first_wait + step.waits; ++i) {
+    length += std::max<int64_t>(
+        0, std::min(end, wait_intervals[i].end) - std::max(begin, wait_intervals[i].begin));
+  }
+  return length;
 }
 
 }  // namespace aiprof::analysis

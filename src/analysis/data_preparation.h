@@ -18,13 +18,16 @@
 #include <string>
 #include <vector>
 
+#include "analysis/intervals.h"
 #include "analysis/steps.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
 
 struct DataPreparationStep {
-  uint64_t step = 0;
+  uint32_t step_id = 0;  // model::StepTable row
+  uint64_t step = 0;     // the user's number
+  uint32_t loop = 0;     // loop ordinal (model/steps.h)
   uint32_t thread = 0;  // ThreadTable row running the step
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
@@ -32,6 +35,7 @@ struct DataPreparationStep {
   uint32_t waits = 0;          // disjoint wait periods inside the step
   int64_t loader_busy_ns = 0;  // union of loader ranges (any thread) inside the step
   bool queue_empty = false;    // a loader range ended while the step waited
+  uint32_t first_wait = 0;     // DataPreparationResult::wait_intervals[first_wait, +waits)
 
   int64_t duration_ns() const { return end_ns - begin_ns; }
   double wait_share() const {
@@ -44,10 +48,18 @@ struct DataPreparationResult {
   // Which inputs were found: "DataLoader operators", "wait ranges", "loader ranges".
   std::vector<std::string> inputs;
   bool has_queue_view = false;             // loader ranges exist, so queue_empty is meaningful
-  std::vector<DataPreparationStep> steps;  // by step number, then thread
+  std::vector<DataPreparationStep> steps;  // by step id
+  // Each step's wait periods (merged, clipped to the step, in time order), consecutive per
+  // step: what the step breakdown intersects with its Free time.
+  std::vector<Interval> wait_intervals;
   int64_t total_wait_ns = 0;
   int64_t total_step_ns = 0;
   uint32_t empty_queue_steps = 0;
+
+  // The `steps` row of a step id; model::kNoRow when the step is not in the result.
+  uint32_t RowOfStep(uint32_t step_id) const;
+  // The wait of `steps[row]` inside [begin, end).
+  int64_t WaitWithin(uint32_t row, int64_t begin, int64_t end) const;
 
   double wait_share() const {
     return total_step_ns > 0

@@ -87,7 +87,9 @@ class EnclosingSlices {
                   const std::vector<StepSpan>& steps)
       : model_(model) {
     const model::SliceTable& s = model.slices;
-    for (const StepSpan& step : steps) step_slices_.insert(step.slice);
+    for (const StepSpan& step : steps) {
+      if (step.slice != model::kNoRow) step_slices_.insert(step.slice);
+    }
     for (uint32_t row = 0; row < s.size(); ++row) {
       if (wanted_tracks[s.track[row]] && !step_slices_.contains(row)) {
         by_track_[s.track[row]].push_back(row);
@@ -416,16 +418,17 @@ class MemoryAnalyzer {
     }
     std::vector<const StepSpan*> order;
     for (const StepSpan& step : steps_) order.push_back(&step);
-    std::stable_sort(order.begin(), order.end(), [](const StepSpan* a, const StepSpan* b) {
-      return a->step != b->step ? a->step < b->step : a->begin_ns < b->begin_ns;
-    });
+    std::sort(order.begin(), order.end(),
+              [](const StepSpan* a, const StepSpan* b) { return a->id < b->id; });
     for (const StepSpan* step : order) {
       const uint32_t process = model_.ProcessOfThread(step->thread);
       for (uint32_t p = 0; p < result_.pools.size(); ++p) {
         const MemoryPool& pool = result_.pools[p];
         if (pool.process != process && model_.processes.device_id[pool.process] < 0) continue;
         MemoryStepRow row;
+        row.step_id = step->id;
         row.step = step->step;
+        row.loop = step->loop;
         row.pool = p;
         row.begin_ns = step->begin_ns;
         row.end_ns = step->end_ns;
@@ -476,17 +479,17 @@ class MemoryAnalyzer {
     }
     const model::StringId bytes_key = model_.strings.Find("bytes");
     std::vector<Interval> step_spans;
-    std::vector<uint64_t> step_numbers;
+    std::vector<const StepSpan*> step_of_span;
     std::vector<const StepSpan*> order;
     for (const StepSpan& step : steps_) order.push_back(&step);
     std::sort(order.begin(), order.end(),
               [](const StepSpan* a, const StepSpan* b) { return a->begin_ns < b->begin_ns; });
     for (const StepSpan* step : order) {
       step_spans.push_back({step->begin_ns, step->end_ns});
-      step_numbers.push_back(step->step);
+      step_of_span.push_back(step);
     }
     std::map<std::string, MemoryTransferRow> whole;
-    std::map<std::pair<uint64_t, std::string>, MemoryTransferRow> per_step;
+    std::map<std::pair<uint32_t, std::string>, MemoryTransferRow> per_step;  // by step id
     std::unordered_map<model::StringId, std::string> kind_of;
     for (uint32_t row = 0; row < s.size(); ++row) {
       if (!is_transfer[s.category[row]]) continue;
@@ -509,9 +512,11 @@ class MemoryAnalyzer {
       auto step = std::upper_bound(step_spans.begin(), step_spans.end(), s.ts[row],
                                    [](int64_t t, const Interval& span) { return t < span.begin; });
       if (step == step_spans.begin() || s.ts[row] >= (step - 1)->end) continue;
-      const uint64_t number = step_numbers[static_cast<size_t>(step - step_spans.begin()) - 1];
-      MemoryTransferRow& in_step = per_step[{number, kind->second}];
-      in_step.step = number;
+      const StepSpan& span = *step_of_span[static_cast<size_t>(step - step_spans.begin()) - 1];
+      MemoryTransferRow& in_step = per_step[{span.id, kind->second}];
+      in_step.step_id = span.id;
+      in_step.step = span.step;
+      in_step.loop = span.loop;
       add(in_step);
     }
     if (!whole.empty()) result_.inputs.emplace_back("device copies");

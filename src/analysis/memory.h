@@ -78,7 +78,9 @@ struct MemoryPool {
 };
 
 struct MemoryStepRow {
-  uint64_t step = 0;
+  uint32_t step_id = 0;  // model::StepTable row
+  uint64_t step = 0;     // the user's number
+  uint32_t loop = 0;     // loop ordinal (model/steps.h)
   uint32_t pool = 0;  // index into MemoryAnalysis::pools
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
@@ -111,7 +113,9 @@ struct MemoryCategoryTrack {
 
 struct MemoryTransferRow {
   bool whole_run = false;  // true: every transfer; false: those starting inside `step`
-  uint64_t step = 0;
+  uint32_t step_id = 0;    // model::StepTable row
+  uint64_t step = 0;       // the user's number
+  uint32_t loop = 0;       // loop ordinal (model/steps.h)
   std::string kind;  // "Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memset", "Memcpy Unknown"...
   uint64_t count = 0;
   int64_t bytes = 0;

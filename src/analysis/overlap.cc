@@ -139,6 +139,32 @@ struct ScopeBuilder {
   uint64_t markers_kept = 0;
 };
 
+// Per slice: 1 when it lies inside a range that waits for input (input_wait.h), found up
+// the parent chain once per slice (a slice's answer is its parent's, memoised).
+std::vector<uint8_t> InsideInputWait(const model::Model& model) {
+  const model::SliceTable& s = model.slices;
+  std::vector<int8_t> is_wait_name(model.strings.size(), -1);
+  std::vector<uint8_t> inside;
+  model::AssignOnHugePages(inside, s.size(), uint8_t{2});  // 2: not known yet
+  std::vector<uint32_t> chain;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    uint32_t at = row;
+    chain.clear();
+    while (at != model::kNoRow && inside[at] == 2) {
+      chain.push_back(at);
+      at = s.parent[at];
+    }
+    uint8_t answer = at == model::kNoRow ? 0 : inside[at];
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      int8_t& wait = is_wait_name[s.name[*it]];
+      if (wait < 0) wait = IsInputWaitName(model.Str(s.name[*it]));
+      answer = answer || wait;
+      inside[*it] = answer;
+    }
+  }
+  return inside;
+}
+
 }  // namespace
 
 OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm) {
@@ -149,19 +175,21 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     if (IsDeviceTaskCategory(text)) category_kind[id] = kDeviceTask;
     if (text == "cpu_op") category_kind[id] = kFrameworkOp;
   }
-  // A range named like a step is a step, whether or not --iteration-id selected it; one
-  // that waits for input is not compute either. Decided once per name.
-  std::vector<int8_t> not_compute_name(model.strings.size(), -1);
-  const auto not_compute = [&](model::StringId id) {
-    int8_t& excluded = not_compute_name[id];
+  // Not compute: the steps (the step model's ranges, whether or not --iteration-id selected
+  // them), ranges that wait for input and everything inside them (loading a batch on the
+  // step's thread is data preparation), and the profiler's own operators
+  // ("profiler::_record_function_enter_new" opens every record_function). Decided once per
+  // name, then per slice along the parent chain.
+  std::vector<int8_t> name_excluded(model.strings.size(), -1);
+  const auto excluded_name = [&](model::StringId id) {
+    int8_t& excluded = name_excluded[id];
     if (excluded < 0) {
-      uint64_t number = 0;
-      std::string_view name = model.Str(id);
-      excluded = ParseMarkerStepName(name, &number) || ParseProfilerStepName(name, &number) ||
-                 IsInputWaitName(name);
+      const std::string_view name = model.Str(id);
+      excluded = IsInputWaitName(name) || name.starts_with("profiler::");
     }
     return excluded != 0;
   };
+  const std::vector<uint8_t> inside_wait = InsideInputWait(model);
   // Per slice: what it counts as. Communication and step slices are never compute.
   std::vector<uint8_t> slice_kind;
   model::ReserveOnHugePages(slice_kind, s.size());
@@ -169,18 +197,20 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
   for (uint32_t row = 0; row < s.size(); ++row) {
     uint8_t kind = category_kind[s.category[row]];
     device_run |= kind == kDeviceTask;
-    if (kind == kFrameworkOp && not_compute(s.name[row])) kind = kOther;
+    if (kind == kFrameworkOp && (excluded_name(s.name[row]) || inside_wait[row])) kind = kOther;
     slice_kind.push_back(kind);
   }
   for (size_t i = 0; i < model.markers.size(); ++i) {
     uint32_t row = model.markers.row[i];
     // A marker on a slice of another kind (a framework operator) stays that kind.
     if (!model.markers.is_instant[i] && category_kind[s.category[row]] == kOther &&
-        !not_compute(s.name[row])) {
+        !excluded_name(s.name[row]) && !inside_wait[row]) {
       slice_kind[row] = kMarkerRange;
     }
   }
-  for (uint32_t row : model.steps.slice) slice_kind[row] = kOther;
+  for (uint32_t row : model.steps.slice) {
+    if (row != model::kNoRow) slice_kind[row] = kOther;
+  }
   for (const model::CommOp& op : comm) slice_kind[op.slice] = kOther;
 
   const model::ProcessTable& processes = model.processes;

@@ -89,21 +89,49 @@ void AccumulateLanes(const OverlapScope& scope, std::vector<StepBreakdownRow>& r
   }
 }
 
+// The part of each window's Free time inside its step's input-wait intervals: the Free
+// lane is walked once against the windows, each clipped piece against the step's waits.
+void AccumulateInputWait(const OverlapScope& scope, const DataPreparationResult& preparation,
+                         const std::vector<uint32_t>& preparation_rows,
+                         std::vector<StepBreakdownRow>& rows) {
+  size_t p = 0;
+  ForEachLaneInterval(scope, [&](OverlapLane lane, const Interval& i) {
+    if (lane != OverlapLane::kFree) return;
+    while (p < rows.size() && rows[p].end_ns <= i.begin) ++p;
+    for (size_t q = p; q < rows.size() && rows[q].begin_ns < i.end; ++q) {
+      if (preparation_rows[q] == model::kNoRow) continue;
+      const int64_t begin = std::max(i.begin, rows[q].begin_ns);
+      const int64_t end = std::min(i.end, rows[q].end_ns);
+      if (begin < end) {
+        rows[q].input_wait_ns += preparation.WaitWithin(preparation_rows[q], begin, end);
+      }
+    }
+  });
+}
+
 }  // namespace
 
 StepBreakdownResult ComputeStepBreakdown(const model::Model& model, const OverlapResult& overlap,
-                                         const StepList& steps) {
+                                         const StepList& steps,
+                                         const DataPreparationResult& data_preparation) {
   StepBreakdownResult result;
   result.step_source = steps.source;
   result.trace = ComputeStepTrace(model, steps.steps);
   for (uint32_t index = 0; index < overlap.scopes.size(); ++index) {
     const OverlapScope& scope = overlap.scopes[index];
     std::vector<StepSpan> own = StepsOfScope(model, scope, steps);
-    if (own.empty()) own.push_back({0, 0, model::kNoRow, scope.first_ns, scope.last_ns});
+    const bool has_steps = !own.empty();
+    if (!has_steps) {
+      own.push_back({model::kNoRow, 0, 0, 0, model::kNoRow, scope.first_ns, scope.last_ns});
+    }
     std::vector<StepBreakdownRow> rows(own.size());
+    std::vector<uint32_t> preparation_rows(own.size(), model::kNoRow);
     for (size_t i = 0; i < own.size(); ++i) {
       StepBreakdownRow& r = rows[i];
+      r.step_id = own[i].id;
       r.step = own[i].step;
+      r.loop = own[i].loop;
+      if (has_steps) preparation_rows[i] = data_preparation.RowOfStep(own[i].id);
       r.scope = index;
       r.device_id = scope.device_id;
       r.rank = scope.rank;
@@ -119,6 +147,7 @@ StepBreakdownResult ComputeStepBreakdown(const model::Model& model, const Overla
       r.preparing_ns = r.has_tasks ? first_task - r.begin_ns : 0;
     }
     AccumulateLanes(scope, rows);
+    AccumulateInputWait(scope, data_preparation, preparation_rows, rows);
     result.rows.insert(result.rows.end(), rows.begin(), rows.end());
   }
   return result;

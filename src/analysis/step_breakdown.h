@@ -11,13 +11,18 @@
 //   Bubble                        Σ receive-operation time in W (pipeline-parallel wait)
 //   Stage                         Computing + Communication(Not Overlapped) + Free − Bubble
 //   Comm(Not Overlapped and Exclude Receive)  max(Communication(Not Overlapped) − Bubble, 0)
-//   Preparing                     first task start in W − step begin
+//   Preparing                     first task start in W − step begin (a part of Free)
+//   Input wait                    |Free ∩ W ∩ the step's input-wait ranges| (data_preparation.h):
+//                                 the part of Free the step spent waiting for its input
+// Computing + Communication(Not Overlapped) + Free is the step's time on the scope (msprof's
+// e2e); Preparing and Input wait are parts of Free, not further parts of the step.
 // Without steps (StepSource::kNone) each scope gets one row spanning all its tasks.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "analysis/data_preparation.h"
 #include "analysis/overlap.h"
 #include "analysis/step_trace.h"
 #include "analysis/steps.h"
@@ -34,8 +39,11 @@ struct StepParts {
   int64_t free_ns = 0;
   int64_t bubble_ns = 0;
   int64_t preparing_ns = 0;
+  int64_t input_wait_ns = 0;
 
   int64_t overlapped_ns() const { return communication_ns - communication_not_overlapped_ns; }
+  // Free time not spent waiting for input: host work between tasks, launch gaps.
+  int64_t idle_ns() const { return free_ns - input_wait_ns; }
   int64_t stage_ns() const {
     return computing_ns + communication_not_overlapped_ns + free_ns - bubble_ns;
   }
@@ -46,7 +54,9 @@ struct StepParts {
 };
 
 struct StepBreakdownRow : StepParts {
-  uint64_t step = 0;
+  uint32_t step_id = model::kNoRow;  // model::StepTable row; kNoRow: the run has no steps
+  uint64_t step = 0;                 // the user's number
+  uint32_t loop = 0;                 // loop ordinal (model/steps.h)
   uint32_t scope = 0;  // OverlapResult::scopes index
   int32_t device_id = -1;
   int32_t rank = -1;
@@ -65,6 +75,7 @@ struct StepBreakdownResult {
 };
 
 StepBreakdownResult ComputeStepBreakdown(const model::Model& model, const OverlapResult& overlap,
-                                         const StepList& steps);
+                                         const StepList& steps,
+                                         const DataPreparationResult& data_preparation);
 
 }  // namespace aiprof::analysis

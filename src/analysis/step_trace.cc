@@ -17,22 +17,20 @@ bool ContainsNoCase(std::string_view text, std::string_view word) {
 
 }  // namespace
 
-std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model) {
-  return ComputeStepTrace(model, FindSteps(model).steps);
-}
-
 std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
                                            const std::vector<StepSpan>& steps) {
   const model::SliceTable& s = model.slices;
   std::vector<StepTraceRow> rows(steps.size());
   for (uint32_t i = 0; i < steps.size(); ++i) {
+    rows[i].step_id = steps[i].id;
     rows[i].step = steps[i].step;
+    rows[i].loop = steps[i].loop;
     rows[i].thread = steps[i].thread;
     rows[i].slice = steps[i].slice;
     rows[i].begin_ns = steps[i].begin_ns;
     rows[i].iteration_end_ns = steps[i].end_ns;
   }
-  // FindSteps orders the steps by thread, then begin: the order the search below needs.
+  // StepsOf orders the steps by thread, then begin: the order the search below needs.
   auto ordered = [](const StepSpan& a, const StepSpan& b) {
     if (a.thread != b.thread) return a.thread < b.thread;
     return a.begin_ns < b.begin_ns;
@@ -57,7 +55,7 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
   model::AssignOnHugePages(is_step_slice, s.size(), uint8_t{0});
   std::vector<uint8_t> thread_has_steps(model.threads.size(), 0);
   for (const StepSpan& r : steps) {
-    is_step_slice[r.slice] = 1;
+    if (r.slice != model::kNoRow) is_step_slice[r.slice] = 1;
     thread_has_steps[r.thread] = 1;
   }
 
@@ -107,7 +105,7 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
     rows[current].data_aug_bound_ns = rows[current].fp_start_ns - rows[previous].iteration_end_ns;
   }
   std::stable_sort(rows.begin(), rows.end(),
-                   [](const StepTraceRow& a, const StepTraceRow& b) { return a.step < b.step; });
+                   [](const StepTraceRow& a, const StepTraceRow& b) { return a.step_id < b.step_id; });
   return rows;
 }
 

@@ -18,9 +18,11 @@
 namespace aiprof::analysis {
 
 struct StepTraceRow {
-  uint64_t step = 0;
+  uint32_t step_id = 0;  // model::StepTable row
+  uint64_t step = 0;     // the user's number
+  uint32_t loop = 0;     // loop ordinal (model/steps.h)
   uint32_t thread = 0;  // ThreadTable row
-  uint32_t slice = 0;   // the step's range ("ProfilerStep#N" or a step marker)
+  uint32_t slice = 0;   // the step's range (model::kNoRow for Optimizer.step steps)
   int64_t begin_ns = 0;
   int64_t fp_start_ns = 0;
   int64_t bp_end_ns = 0;
@@ -33,10 +35,8 @@ struct StepTraceRow {
   int64_t refresh_ns() const { return iteration_end_ns - bp_end_ns; }
 };
 
-// For `steps` (by thread, then begin, as FindSteps gives them); rows by step number.
+// For `steps` (by thread, then begin, as StepsOf gives them); rows by step id.
 std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
                                            const std::vector<StepSpan>& steps);
-// For all steps FindSteps finds.
-std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model);
 
 }  // namespace aiprof::analysis

@@ -1,32 +1,28 @@
-// The steps (iterations) every per-step analysis uses, and where they came from:
-//   1. step records: prof.step() (Python), aiprofStepBegin/End (C API) — the model's
-//      StepTable, shown as "ProfilerStep#N" slices;
-//   2. otherwise "ProfilerStep#N" ranges recorded as plain slices (torch RecordFunction);
-//   3. otherwise mstx/NVTX ranges named like a step: "step 3", "Step#3", "iteration_3"
-//      (case-insensitive; separators space, '#', '_', ':', '-');
-//   4. otherwise none: per-step analyses then report the whole collection as one row.
-// --iteration-id=N|N-M keeps the steps numbered N..M.
+// The steps every per-step analysis uses: a view of the model's step model
+// (model/steps.h: the sources, their precedence, loops and `--iteration-id`), which is the
+// only place steps are found. A run without steps has an empty list: per-step analyses then
+// report the whole collection as one row.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <string_view>
+#include <string>
 #include <vector>
 
-#include "model/filter.h"
 #include "model/model.h"
+#include "model/steps.h"
 
 namespace aiprof::analysis {
 
-enum class StepSource : uint8_t { kNone, kStepRecords, kProfilerStepRanges, kMarkerRanges };
-// "step records (prof.step / aiprofStepBegin)", "ProfilerStep#N ranges",
-// "mstx/NVTX step ranges", "none (whole collection)".
-std::string_view StepSourceName(StepSource source);
+using model::StepSource;
+using model::StepSourceName;
 
 struct StepSpan {
-  uint64_t step = 0;
+  uint32_t id = 0;      // StepTable row: unique in the run
+  uint64_t step = 0;    // the user's number
+  uint32_t loop = 0;    // loop ordinal within its process (model::StepLoopTable::ordinal)
   uint32_t thread = 0;  // ThreadTable row
-  uint32_t slice = 0;   // SliceTable row of the range
+  uint32_t slice = 0;   // SliceTable row of the range (steps.h), kNoRow when none
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
 };
@@ -34,15 +30,16 @@ struct StepSpan {
 struct StepList {
   StepSource source = StepSource::kNone;
   std::vector<StepSpan> steps;  // by thread, then begin
+  bool several_loops = false;   // a process has more than one loop (model::HasSeveralLoops)
+
+  // "3", or "1:3" (loop 1, step 3) when the run has several loops: model::StepLabel.
+  std::string Label(uint64_t step, uint32_t loop) const {
+    return model::FormatStepLabel(several_loops, loop, step);
+  }
 };
 
-// `iterations` none: all steps.
-StepList FindSteps(const model::Model& model,
-                   const std::optional<model::StepRange>& iterations = std::nullopt);
-
-// Parses "ProfilerStep#12" → 12; false when `name` is no such name.
-bool ParseProfilerStepName(std::string_view name, uint64_t* step);
-// Parses a marker step name ("step 3", "Step#3", "iteration_3") → 3.
-bool ParseMarkerStepName(std::string_view name, uint64_t* step);
+// All steps, or those `selection` selects (model::SelectSteps; none when it selects none).
+StepList StepsOf(const model::Model& model,
+                 const std::optional<model::StepRange>& selection = std::nullopt);
 
 }  // namespace aiprof::analysis

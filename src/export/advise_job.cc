@@ -7,6 +7,7 @@
 #include "analysis/advice/engine.h"
 #include "analysis/analysis_set.h"
 #include "export/advice/advice_writers.h"
+#include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "model/parser.h"
 
@@ -77,16 +78,12 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
       result.exit_code = kExitFailure;
       return result;
     }
-    model::Model filtered;
-    const model::Model* m = &parsed;
-    if (options.iterations && parsed.steps.size() > 0) {
-      if (!model::FilterToSteps(parsed, *options.iterations, &filtered, &error)) {
-        err << kCommand << ": " << prof.string() << ": " << error << "\n";
-        result.exit_code = kExitUsage;
-        return result;
-      }
-      m = &filtered;
+    IterationSelection selection;
+    if (!selection.Select(parsed, options.iterations, kCommand, prof.string(), err)) {
+      result.exit_code = kExitUsage;
+      return result;
     }
+    const model::Model* m = &selection.model();
     sets.push_back(
         std::make_unique<analysis::AnalysisSet>(analysis::RunAnalyses(*m, {options.iterations})));
     input.profiles.push_back(

@@ -7,6 +7,7 @@
 #include "export/analysis/analysis_files.h"
 #include "export/analysis/analysis_report.h"
 #include "export/export_lock.h"
+#include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "model/parser.h"
 
@@ -54,27 +55,13 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
       failed = true;
       continue;
     }
-    // --iteration-id cuts the model to the steps' window as `aiprof export` does; a model
-    // whose steps come only from markers is not cut, its steps are selected by number.
-    model::Model filtered;
-    const model::Model* m = &parsed;
-    if (options.iterations && parsed.steps.size() > 0) {
-      if (!model::FilterToSteps(parsed, *options.iterations, &filtered, &error)) {
-        err << kCommand << ": " << prof.string() << ": " << error << "\n";
-        usage_error = true;
-        continue;
-      }
-      m = &filtered;
-    }
-    analysis::AnalysisSet set = analysis::RunAnalyses(*m, {options.iterations});
-    if (options.iterations && set.steps.steps.empty()) {
-      err << kCommand << ": " << prof.string() << ": no step numbered " << options.iterations->first
-          << ".." << options.iterations->last << " (steps come from "
-          << analysis::StepSourceName(set.steps.source)
-          << "); list the steps with `aiprof analyze --output=" << prof.string() << "`\n";
+    IterationSelection selection;
+    if (!selection.Select(parsed, options.iterations, kCommand, prof.string(), err)) {
       usage_error = true;
       continue;
     }
+    const model::Model* m = &selection.model();
+    analysis::AnalysisSet set = analysis::RunAnalyses(*m, {options.iterations});
     std::vector<std::string> written, errors;
     WriteAnalysisOutputs(*m, set, (prof / kOutputDir).string(), options.type == ExportType::kDb,
                          options.summary_format, &written, &errors, FileNaming::kTimestamped,

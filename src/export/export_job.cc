@@ -16,6 +16,7 @@
 #include "export/cuda/cuda_summaries.h"
 #include "export/export_lock.h"
 #include "export/progress.h"
+#include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/pftrace.h"
@@ -85,9 +86,7 @@ OutputPlace PlaceOutputs(const fs::path& prof, const std::optional<FileNaming>& 
 void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analyses,
                        std::ostream& out) {
   // Per-slice lists on huge pages, reserved once (model/huge_pages.h).
-  std::vector<uint8_t> is_step;
-  model::AssignOnHugePages(is_step, m.slices.size(), uint8_t{0});
-  for (uint32_t slice : m.steps.slice) is_step[slice] = 1;
+  const std::vector<uint8_t> is_step = model::StepRangeMask(m);
   std::vector<uint32_t> rows, groups;
   model::ReserveOnHugePages(rows, m.slices.size());
   model::ReserveOnHugePages(groups, m.slices.size());
@@ -115,10 +114,10 @@ void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analy
     total += steps[i].iteration_time_ns();
     if (steps[i].iteration_time_ns() > steps[longest].iteration_time_ns()) longest = i;
   }
-  std::snprintf(line, sizeof(line), "  steps: %zu, mean %.3f us, longest: step %llu (%.3f us)\n",
+  const std::string label = analyses.steps.Label(steps[longest].step, steps[longest].loop);
+  std::snprintf(line, sizeof(line), "  steps: %zu, mean %.3f us, longest: step %s (%.3f us)\n",
                 steps.size(), static_cast<double>(total) / static_cast<double>(steps.size()) / 1e3,
-                static_cast<unsigned long long>(steps[longest].step),
-                static_cast<double>(steps[longest].iteration_time_ns()) / 1e3);
+                label.c_str(), static_cast<double>(steps[longest].iteration_time_ns()) / 1e3);
   out << line;
 }
 
@@ -188,16 +187,12 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       failed = true;
       continue;
     }
-    model::Model filtered;
-    const model::Model* m = &parsed;
-    if (options.iterations) {
-      if (!model::FilterToSteps(parsed, *options.iterations, &filtered, &error)) {
-        err << "aiprof export: " << prof.string() << ": " << error << "\n";
-        usage_error = true;
-        continue;
-      }
-      m = &filtered;
+    IterationSelection selection;
+    if (!selection.Select(parsed, options.iterations, "aiprof export", prof.string(), err)) {
+      usage_error = true;
+      continue;
     }
+    const model::Model* m = &selection.model();
     const OutputPlace place = PlaceOutputs(prof, options.naming);
     if (options.clear) {
       ClearOutputs(prof);

@@ -302,11 +302,6 @@ Fragment ParseRawFile(const std::string& path) {
         ClockFit::Fit({{0, static_cast<uint64_t>(first), static_cast<uint64_t>(created)}}, true, 0);
   }
   ResolveNesting(model);
-  StepTable& steps = model.steps;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    steps.ts[i] = model.slices.ts[steps.slice[i]];
-    steps.end[i] = model.slices.end[steps.slice[i]];
-  }
   fragment.hostname = std::string(model.Str(p.host[0]));
   fragment.flow_endpoints = std::move(context.flow_endpoints());
   return fragment;

@@ -1,7 +1,6 @@
 #include "model/filter.h"
 
 #include <algorithm>
-#include <charconv>
 
 namespace aiprof::model {
 namespace {
@@ -12,44 +11,49 @@ void Keep(std::vector<T>& to, const std::vector<T>& from, const std::vector<uint
   for (uint32_t row : rows) to.push_back(from[row]);
 }
 
-}  // namespace
-
-bool ParseStepRange(const std::string& text, StepRange* range, std::string* error) {
-  auto parse = [](std::string_view part, uint64_t* value) {
-    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), *value);
-    return ec == std::errc() && end == part.data() + part.size() && !part.empty();
-  };
-  size_t dash = text.find('-');
-  std::string_view all(text);
-  bool ok = dash == std::string::npos ? parse(all, &range->first)
-                                      : parse(all.substr(0, dash), &range->first) &&
-                                            parse(all.substr(dash + 1), &range->last);
-  if (dash == std::string::npos) range->last = range->first;
-  if (!ok || range->first > range->last) {
-    *error = "invalid --iteration-id '" + text + "': expected a step number N or a range N-M";
-    return false;
+// The selected steps, their loops (ordinals kept: loop k stays loop k) and step records.
+void KeepSteps(const Model& in, const std::vector<uint32_t>& steps,
+               const std::vector<uint32_t>& slice_map, Model* out) {
+  auto map_slice = [&](uint32_t row) { return row == kNoRow ? kNoRow : slice_map[row]; };
+  std::vector<uint32_t> loop_map(in.step_loops.size(), kNoRow);
+  StepTable& s = out->steps;
+  StepLoopTable& l = out->step_loops;
+  for (uint32_t row : steps) {
+    const uint32_t loop = in.steps.loop[row];
+    if (loop_map[loop] == kNoRow) {
+      loop_map[loop] = static_cast<uint32_t>(l.size());
+      l.process.push_back(in.step_loops.process[loop]);
+      l.thread.push_back(in.step_loops.thread[loop]);
+      l.ordinal.push_back(in.step_loops.ordinal[loop]);
+      l.source.push_back(in.step_loops.source[loop]);
+      l.first.push_back(static_cast<uint32_t>(s.size()));
+      l.count.push_back(0);
+    }
+    ++l.count[loop_map[loop]];
+    s.step.push_back(in.steps.step[row]);
+    s.loop.push_back(loop_map[loop]);
+    s.thread.push_back(in.steps.thread[row]);
+    s.slice.push_back(map_slice(in.steps.slice[row]));
+    s.ts.push_back(in.steps.ts[row]);
+    s.end.push_back(in.steps.end[row]);
   }
-  return true;
+  for (size_t i = 0; i < in.recorded_steps.size(); ++i) {
+    const uint32_t slice = map_slice(in.recorded_steps.slice[i]);
+    if (slice == kNoRow) continue;
+    out->recorded_steps.slice.push_back(slice);
+    out->recorded_steps.step.push_back(in.recorded_steps.step[i]);
+  }
 }
 
+}  // namespace
+
 bool FilterToSteps(const Model& in, const StepRange& range, Model* out, std::string* error) {
-  int64_t begin = INT64_MAX, end = INT64_MIN;
   std::vector<uint32_t> steps;
-  for (uint32_t i = 0; i < in.steps.size(); ++i) {
-    if (in.steps.step[i] < range.first || in.steps.step[i] > range.last) continue;
-    steps.push_back(i);
-    begin = std::min(begin, in.steps.ts[i]);
-    end = std::max(end, in.steps.end[i]);
-  }
-  if (steps.empty()) {
-    std::string available;
-    for (size_t i = 0; i < in.steps.size() && i < 10; ++i) {
-      available += (i ? ", " : "") + std::to_string(in.steps.step[i]);
-    }
-    *error = "no step " + std::to_string(range.first) +
-             (range.last != range.first ? "-" + std::to_string(range.last) : "") + " in the data" +
-             (available.empty() ? " (it has no steps)" : " (steps: " + available + ")");
-    return false;
+  if (!SelectSteps(in, range, &steps, error)) return false;
+  int64_t begin = INT64_MAX, end = INT64_MIN;
+  for (uint32_t row : steps) {
+    begin = std::min(begin, in.steps.ts[row]);
+    end = std::max(end, in.steps.end[row]);
   }
   Model& m = *out;
   for (StringId id = 1; id < in.strings.size(); ++id) m.strings.Intern(in.strings.Get(id));
@@ -141,14 +145,7 @@ bool FilterToSteps(const Model& in, const StepRange& range, Model* out, std::str
     m.flows.to_slice.push_back(to);
     m.flows.category.push_back(in.flows.category[i]);
   }
-  for (uint32_t i : steps) {
-    if (slice_map[in.steps.slice[i]] == kNoRow) continue;
-    m.steps.step.push_back(in.steps.step[i]);
-    m.steps.ts.push_back(in.steps.ts[i]);
-    m.steps.end.push_back(in.steps.end[i]);
-    m.steps.thread.push_back(in.steps.thread[i]);
-    m.steps.slice.push_back(slice_map[in.steps.slice[i]]);
-  }
+  KeepSteps(in, steps, slice_map, &m);
   return true;
 }
 

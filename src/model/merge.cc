@@ -200,15 +200,10 @@ class Merger {
       omd.device_slice.push_back(device == kNoRow ? kNoRow : device + r.slices);
     }
 
-    StepTable& os = out_.steps;
-    const StepTable& s = in.steps;
-    for (size_t i = 0; i < s.size(); ++i) {
-      os.step.push_back(s.step[i]);
-      os.ts.push_back(s.ts[i] + offset_);
-      os.end.push_back(s.end[i] + offset_);
-      os.thread.push_back(r.threads[s.thread[i]]);
-      os.slice.push_back(s.slice[i] + r.slices);
-    }
+    RecordedStepTable& os = out_.recorded_steps;
+    const RecordedStepTable& s = in.recorded_steps;
+    Append(os.step, s.step);
+    for (uint32_t slice : s.slice) os.slice.push_back(slice + r.slices);
     DropTable& od = out_.drops;
     const DropTable& d = in.drops;
     for (size_t i = 0; i < d.size(); ++i) {
@@ -307,8 +302,6 @@ Model MergeFragments(std::vector<Fragment> fragments) {
     for (int64_t& end : out.slices.end) end += offset;
     for (int64_t& ts : out.instants.ts) ts += offset;
     for (int64_t& ts : out.counters.ts) ts += offset;
-    for (int64_t& ts : out.steps.ts) ts += offset;
-    for (int64_t& end : out.steps.end) end += offset;
     for (int64_t& ts : out.drops.last_ts) ts += offset;
     out.cpu.ShiftTimes(offset);
     PairFlows(fragments, std::vector<Remap>(1, IdentityRemap(out)), out);

@@ -13,6 +13,7 @@
 
 #include "format/reader.h"
 #include "model/cpu_profile.h"
+#include "model/steps.h"
 #include "model/string_pool.h"
 
 namespace aiprof::model {
@@ -184,16 +185,6 @@ struct HostProperties {
   uint64_t total_memory = 0;  // bytes
 };
 
-// Training/inference iterations from StepBegin/StepEnd (also slices "ProfilerStep#N").
-struct StepTable {
-  std::vector<uint64_t> step;
-  std::vector<int64_t> ts;
-  std::vector<int64_t> end;
-  std::vector<uint32_t> thread;
-  std::vector<uint32_t> slice;
-  size_t size() const { return step.size(); }
-};
-
 struct DropTable {
   std::vector<uint32_t> thread;  // ThreadTable row
   std::vector<uint8_t> kind;     // record kind dropped (0: unknown)
@@ -225,7 +216,9 @@ struct Model {
   CounterTable counters;
   FlowTable flows;
   MarkerTable markers;
-  StepTable steps;
+  RecordedStepTable recorded_steps;  // step records as read; consumers read `steps`
+  StepTable steps;                   // the step model (steps.h), filled by ResolveSteps
+  StepLoopTable step_loops;
   DropTable drops;
   CpuProfileTables cpu;  // CPU sampling (cpu_profile.h)
   std::vector<DeviceProperties> devices;

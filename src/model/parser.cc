@@ -9,6 +9,7 @@
 #include "model/communication.h"
 #include "model/file_parser.h"
 #include "model/merge.h"
+#include "model/steps.h"
 
 namespace aiprof::model {
 namespace fs = std::filesystem;
@@ -105,6 +106,7 @@ Model ParseFiles(const std::vector<std::string>& files, const ParseOptions& opti
   for (auto& thread : pool) thread.join();
   Model model = MergeFragments(std::move(fragments));
   AnnotateCommunication(model);
+  ResolveSteps(model);
   return model;
 }
 

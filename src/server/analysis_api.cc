@@ -85,14 +85,21 @@ std::string UiApi::AnalysisSummary() const {
   for (size_t i = 0; i < rows.size(); ++i) {
     const analysis::StepBreakdownRow& r = rows[i];
     if (i > 0) out += ',';
+    out += "{\"id\":" +
+           (r.step_id == model::kNoRow ? std::string("null") : std::to_string(r.step_id)) +
+           ",\"label\":";
+    AppendJsonString(out, r.step_id == model::kNoRow ? "all" : a.steps.Label(r.step, r.loop));
     out +=
-        "{\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
+        ",\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
         ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
+        ",\"duration\":" + std::to_string(r.end_ns - r.begin_ns) +
         ",\"computing\":" + std::to_string(r.computing_ns) +
         ",\"communication_not_overlapped\":" + std::to_string(r.communication_not_overlapped_ns) +
         ",\"overlapped\":" + std::to_string(r.overlapped_ns()) +
         ",\"free\":" + std::to_string(r.free_ns) +
         ",\"preparing\":" + std::to_string(r.preparing_ns) +
+        ",\"input_wait\":" + std::to_string(r.input_wait_ns) +
+        ",\"idle\":" + std::to_string(r.idle_ns()) +
         ",\"bubble\":" + std::to_string(r.bubble_ns) +
         ",\"stage\":" + std::to_string(r.stage_ns()) + "}";
   }
@@ -102,7 +109,9 @@ std::string UiApi::AnalysisSummary() const {
   for (size_t i = 0; i < trace.size(); ++i) {
     const analysis::StepTraceRow& r = trace[i];
     if (i > 0) out += ',';
-    out += "{\"step\":" + std::to_string(r.step) +
+    out += "{\"id\":" + std::to_string(r.step_id) + ",\"label\":";
+    AppendJsonString(out, a.steps.Label(r.step, r.loop));
+    out += ",\"step\":" + std::to_string(r.step) +
            ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
            ",\"iteration\":" + std::to_string(r.iteration_time_ns()) +
            ",\"fp_to_bp\":" + std::to_string(r.fp_to_bp_ns()) +
@@ -182,7 +191,9 @@ std::string UiApi::DataPreparation() const {
   for (size_t i = 0; i < d.steps.size(); ++i) {
     const analysis::DataPreparationStep& s = d.steps[i];
     if (i > 0) out += ',';
-    out += '[' + std::to_string(s.step) + ',' + std::to_string(model_.threads.tid[s.thread]) + ',' +
+    out += '[' + std::to_string(s.step_id) + ',';
+    AppendJsonString(out, Analyses().steps.Label(s.step, s.loop));
+    out += ',' + std::to_string(model_.threads.tid[s.thread]) + ',' +
            std::to_string(s.duration_ns()) + ',' + std::to_string(s.wait_ns) + ',' +
            std::to_string(s.waits) + ',' + std::to_string(s.loader_busy_ns) + ',' +
            (s.queue_empty ? "true" : "false") + ']';

@@ -196,14 +196,19 @@ std::string UiApi::BuildRun() const {
     AppendJsonString(out, m.files[i].error);
     out += '}';
   }
+  // Steps (model/steps.h) as [id, begin, end, label]: the id is what ?step= takes.
   out += "],\"steps\":[";
-  for (size_t i = 0; i < m.steps.size(); ++i) {
+  for (uint32_t i = 0; i < m.steps.size(); ++i) {
     if (i > 0) out += ',';
-    out += '[' + std::to_string(m.steps.step[i]) + ',' +
-           std::to_string(m.steps.ts[i] - origin_ns_) + ',' +
-           std::to_string(m.steps.end[i] - origin_ns_) + ']';
+    out += '[' + std::to_string(i) + ',' + std::to_string(m.steps.ts[i] - origin_ns_) + ',' +
+           std::to_string(m.steps.end[i] - origin_ns_) + ',';
+    AppendJsonString(out, model::StepLabel(m, i));
+    out += ']';
   }
-  out += "]}";
+  out += "],\"step_source\":";
+  AppendJsonString(out, model::StepSourceName(model::RunStepSource(m)));
+  out += ",\"step_loops\":" + std::to_string(m.step_loops.size());
+  out += "}";
   return out;
 }
 
@@ -485,7 +490,7 @@ void UiApi::Search(std::string_view text, size_t limit, const JsonSink& out) con
   out(piece);
 }
 
-void UiApi::Table(std::string_view name, uint64_t step, const JsonSink& out) const {
+void UiApi::Table(std::string_view name, uint32_t step_id, const JsonSink& out) const {
   const model::Model& m = model_;
   if (name != "operators" && name != "kernels") {
     throw ApiError(404, "no table '" + std::string(name) + "' (tables: operators, kernels)");
@@ -508,14 +513,10 @@ void UiApi::Table(std::string_view name, uint64_t step, const JsonSink& out) con
     return;
   }
   piece += "null";
-  if (step > 0) {
-    size_t found = m.steps.size();
-    for (size_t i = 0; i < m.steps.size(); ++i) {
-      if (m.steps.step[i] == step) found = i;
-    }
-    if (found == m.steps.size()) throw ApiError(404, "no step " + std::to_string(step));
+  if (step_id != model::kNoRow) {
+    if (step_id >= m.steps.size()) throw ApiError(404, "no step " + std::to_string(step_id));
     std::erase_if(tasks.rows, [&](uint32_t row) {
-      return m.slices.ts[row] < m.steps.ts[found] || m.slices.ts[row] >= m.steps.end[found];
+      return m.slices.ts[row] < m.steps.ts[step_id] || m.slices.ts[row] >= m.steps.end[step_id];
     });
   }
   const analysis::TaskGroups groups = analysis::GroupByDeviceAndTaskType(m, tasks.rows);

@@ -60,9 +60,9 @@ class UiApi {
   // Slices whose name contains `text` (case-insensitive), by start time.
   void Search(std::string_view text, size_t limit, const JsonSink& out) const;
   // A statistics table with op_statistic's / api_statistic's columns: "operators" (the
-  // compute tasks) or "kernels" (device tasks only); `step` > 0 keeps the tasks that start
-  // inside that step.
-  void Table(std::string_view name, uint64_t step, const JsonSink& out) const;
+  // compute tasks) or "kernels" (device tasks only); `step_id` (a model::StepTable row)
+  // keeps the tasks that start inside that step, model::kNoRow keeps all.
+  void Table(std::string_view name, uint32_t step_id, const JsonSink& out) const;
 
   // Analysis results (analysis/analysis_set.h), computed once on first use (analysis_api.cc):
   // what the run had, the step breakdown; memory curves, peaks and top operators; data

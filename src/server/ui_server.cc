@@ -375,15 +375,17 @@ void UiServer::AddRoutes() {
              if (name != "operators" && name != "kernels") {
                throw ApiError(404, "no table '" + name + "' (tables: operators, kernels)");
              }
-             const int64_t step = IntParam(req, "step", 0);
-             if (step < 0) throw ApiError(400, "parameter step: must be a step number");
-             const model::StepTable& steps = api_.model().steps;
-             if (step > 0 && std::find(steps.step.begin(), steps.step.end(),
-                                       static_cast<uint64_t>(step)) == steps.step.end()) {
-               throw ApiError(404, "no step " + std::to_string(step) + " in this run");
+             // step: a step id of /api/run's steps; -1 (the default): every step.
+             const int64_t step = IntParam(req, "step", -1);
+             const size_t steps = api_.model().steps.size();
+             if (step < -1) throw ApiError(400, "parameter step: must be a step id (or -1: all)");
+             if (step >= 0 && static_cast<size_t>(step) >= steps) {
+               throw ApiError(404, "no step id " + std::to_string(step) + " in this run (" +
+                                       std::to_string(steps) + " steps)");
              }
-             StreamJson(res, [this, name, step](const JsonSink& out) {
-               api_.Table(name, static_cast<uint64_t>(step), out);
+             const uint32_t step_id = step < 0 ? model::kNoRow : static_cast<uint32_t>(step);
+             StreamJson(res, [this, name, step_id](const JsonSink& out) {
+               api_.Table(name, step_id, out);
              });
            }));
   http.Get("/api/analysis", Guarded([this](const httplib::Request&, httplib::Response& res) {

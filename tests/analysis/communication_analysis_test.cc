@@ -54,7 +54,7 @@ void SetFloatInput(HandBuiltModel& b, uint32_t slice, int64_t elements) {
 }
 
 CommunicationAnalysis Analyse(const model::Model& m) {
-  return ComputeCommunicationAnalysis(m, model::ClassifyCommunication(m), FindSteps(m));
+  return ComputeCommunicationAnalysis(m, model::ClassifyCommunication(m), StepsOf(m));
 }
 
 const CommOpTiming& OpOf(const CommunicationAnalysis& a, int32_t rank, const std::string& name) {

@@ -49,15 +49,12 @@ class HandBuiltModel {
     s.flags.push_back(0);
     return static_cast<uint32_t>(s.size() - 1);
   }
-  // A step record (prof.step / aiprofStepBegin): the slice and the StepTable row.
+  // A step record (prof.step / aiprofStepBegin): the slice and the recorded step.
   void AddStep(uint32_t thread, uint64_t step, int64_t ts, int64_t end) {
     uint32_t slice =
         AddSlice(thread, ts, end, "ProfilerStep#" + std::to_string(step), "user_annotation");
-    model_.steps.step.push_back(step);
-    model_.steps.ts.push_back(ts);
-    model_.steps.end.push_back(end);
-    model_.steps.thread.push_back(thread);
-    model_.steps.slice.push_back(slice);
+    model_.recorded_steps.step.push_back(step);
+    model_.recorded_steps.slice.push_back(slice);
   }
   // An mstx start/end range.
   uint32_t AddMarkerRange(uint32_t thread, int64_t ts, int64_t end, std::string_view name) {
@@ -69,12 +66,16 @@ class HandBuiltModel {
     model_.markers.detail.push_back(model::kNoRow);
     return slice;
   }
-  const model::Model& model() const { return model_; }
+  // The model with its steps resolved (model/steps.h), as ParseFiles leaves it.
+  const model::Model& model() const {
+    model::ResolveSteps(model_);
+    return model_;
+  }
   // For the rows only some tests need (instants, counters, flows, nesting).
   model::Model& mutable_model() { return model_; }
 
  private:
-  model::Model model_;
+  mutable model::Model model_;  // model() resolves the steps of what was added so far
 };
 
 }  // namespace aiprof::analysis::testing

@@ -152,16 +152,5 @@ TEST(StepBreakdown, MarkerStepRangesAndIterationSelection) {
   EXPECT_EQ(chosen.step_breakdown.rows[0].preparing_ns, 20);
 }
 
-TEST(Steps, ParsesStepNames) {
-  uint64_t n = 0;
-  EXPECT_TRUE(ParseProfilerStepName("ProfilerStep#12", &n));
-  EXPECT_EQ(n, 12u);
-  EXPECT_FALSE(ParseProfilerStepName("ProfilerStep#", &n));
-  EXPECT_TRUE(ParseMarkerStepName("STEP-7", &n));
-  EXPECT_EQ(n, 7u);
-  EXPECT_FALSE(ParseMarkerStepName("stepper 7", &n));
-  EXPECT_FALSE(ParseMarkerStepName("step 7a", &n));
-}
-
 }  // namespace
 }  // namespace aiprof::analysis

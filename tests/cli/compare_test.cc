@@ -161,7 +161,7 @@ TEST_F(CompareTest, BadInputIsRejectedWithExitTwo) {
   const std::vector<Case> cases = {
       {(root_ / "missing").string() + " " + slow_.string(), "base run: '"},
       {base_.string() + " " + root_.string() + "/empty_dir", "new run: no PROF_* directory"},
-      {base_.string() + " " + slow_.string() + " --iteration-id=99", "no step numbered 99"},
+      {base_.string() + " " + slow_.string() + " --iteration-id=99", "no step 99 in the data"},
       {base_.string() + " " + slow_.string() + " --iteration-id=x", "--iteration-id=x"},
       {base_.string() + " " + slow_.string() + " --group-by=module", "--group-by"},
       {base_.string(), "give the new run"},

@@ -283,13 +283,16 @@ class Seed002ProfilerTest(unittest.TestCase):
                 self.assertIn(name, files)
             with open(os.path.join(output, "communication.json")) as handle:
                 communication = json.load(handle)
-            # The example profiles without a schedule (no ProfilerStep ranges): one "step".
-            self.assertEqual(list(communication), ["step"])
-            self.assertIn("Total Op Info", communication["step"]["collective"])
+            # The example profiles without a schedule and calls prof.step() each iteration:
+            # its steps are step records (src/model/steps.h), each holding its iteration's
+            # operations.
+            self.assertEqual(sorted(communication), ["step0", "step1"])
             direction = "send" if rank == 0 else "recv"
-            self.assertEqual(list(communication["step"]["p2p"]),
-                             ["gloo_%s_0@world" % direction, "gloo_%s_1@world" % direction,
-                              "Total Op Info"])
+            for index in (0, 1):
+                step = communication["step%d" % index]
+                self.assertIn("Total Op Info", step["collective"])
+                self.assertEqual(list(step["p2p"]),
+                                 ["gloo_%s_%d@world" % (direction, index), "Total Op Info"])
             with open(os.path.join(output, "communication_matrix.json")) as handle:
                 matrix = json.load(handle)
             link = matrix[sorted(matrix)[0]]["p2p"][("send" if rank == 0 else "receive") + "-top1@world"]

@@ -167,8 +167,10 @@ TEST_F(UiServerTest, RunAndTracksDescribeTheGoldenData) {
   EXPECT_EQ(run["processes"][0]["pid"], testing::kGoldenPid);
   EXPECT_EQ(run["drops"]["total"], 3);
   ASSERT_EQ(run["steps"].size(), 2u);
-  EXPECT_EQ(run["steps"][0][0], 1);
+  EXPECT_EQ(run["steps"][0][0], 0);    // the step id
+  EXPECT_EQ(run["steps"][0][3], "1");  // the label: the user's number
   EXPECT_EQ(run["steps"][0][2].get<int64_t>() - run["steps"][0][1].get<int64_t>(), 1000);
+  EXPECT_EQ(run["step_source"], "step records (prof.step / aiprofStepBegin)");
   EXPECT_FALSE(run.contains("step_trace"));  // an analysis result: /api/analysis
   const nlohmann::json tracks = GetJson("/api/tracks");
   ASSERT_EQ(tracks["processes"].size(), 1u);

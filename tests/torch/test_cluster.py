@@ -89,7 +89,7 @@ class ImbalancedJobChecks:
 
 @unittest.skipIf(gloo_unavailable(), gloo_unavailable() or "")
 class LaunchModeClusterTest(ImbalancedJobChecks, unittest.TestCase):
-    steps = 1  # no step markers under the launcher: one row per rank spans the run
+    steps = STEPS  # no step markers under the launcher: the steps end at Optimizer.step
 
     @classmethod
     def profile(cls, directory):

@@ -57,7 +57,7 @@ class ScheduleTest(unittest.TestCase):
             traces = []
 
             def ready(prof):
-                traces.append(sorted(step for step, _s, _e in prof._trace_data().steps()))
+                traces.append(sorted(s["step"] for s in prof._trace_data().steps()))
 
             with aiprof_profiler.profile(
                     activities=[aiprof_profiler.ProfilerActivity.CPU],

@@ -21,6 +21,8 @@ export interface ProcessInfo {
 }
 
 export interface StepTraceRow {
+  id: number;  // the step id (src/model/steps.h): unique in the run
+  label: string;  // "3", or "1:3" (loop 1, step 3) when a process has several loops
   step: number;
   begin: number;
   iteration: number;
@@ -37,8 +39,12 @@ export interface RunInfo {
   counts: Record<string, number>;
   drops: { total: number; rows: { tid: number; kind: number; count: number }[] };
   files: { path: string; error: string }[];
-  steps: [number, number, number][];
+  steps: StepSpan[];
+  step_source: string;
+  step_loops: number;
 }
+// [id, begin, end, label]: the id is what ?step= takes; the label is "3" or "1:3".
+export type StepSpan = [number, number, number, string];
 
 export interface TrackInfo {
   id: number;
@@ -97,14 +103,19 @@ export function counters(ids: number[], t0: number, t1: number, px: number) {
 }
 
 export interface BreakdownRow {
+  id: number | null;  // step id; null: the run has no steps (one row for the whole run)
+  label: string;
   step: number;
   scope: number;
   begin: number;
+  duration: number;  // the step's window on the scope: computing + comm. not overlapped + free
   computing: number;
   communication_not_overlapped: number;
   overlapped: number;
   free: number;
-  preparing: number;
+  preparing: number;  // a part of free: step begin to the first task
+  input_wait: number;  // a part of free: waiting for input
+  idle: number;  // free less input_wait
   bubble: number;
   stage: number;
 }

@@ -60,13 +60,16 @@ class tensorboard_trace_handler:
         kineto = os.path.join(self.dir_name, "%s.%d%s" % (self.worker_name, time.time_ns(),
                                                           suffix))
         if prof.prof_dir:
+            # Called through a wrapper (on_trace_ready=lambda p: handler(p)), the handler could
+            # not open the window in its folder: the data moves there now, before any export.
+            prof_dir = prof._adopt_window(directory)
             prof.export_chrome_trace(kineto)
             self.kineto_traces.append(kineto)
             if self.analyse_flag:
-                exported = _run_exporter(prof.prof_dir, os.path.join(directory, "aiprof_output"),
+                exported = _run_exporter(prof_dir, os.path.join(directory, "aiprof_output"),
                                          prof.experimental_config.export_type)
                 if exported and prof.experimental_config.data_simplification:
-                    simplify_prof_dir(prof.prof_dir)
+                    simplify_prof_dir(prof_dir)
 
 
 def _profiler_info(prof):

@@ -196,14 +196,21 @@ class _PhaseLookup:
 
     def __init__(self, trace):
         self._threads = {}
+        # The step ranges of the model's steps are containers, not phases.
+        step_ranges = {(s["tid"], s["start_ns"], s["end_ns"]) for s in trace.steps()
+                       if s["has_range"]}
+
+        def is_step(event):
+            return (event.tid, event.start_ns, event.end_ns) in step_ranges
+
         for event in trace.events:
             if event.parent is not None:
                 continue
-            if event.name.startswith("ProfilerStep#"):
+            if is_step(event):
                 continue
             self._threads.setdefault(event.tid, []).append(event)
         for event in trace.events:
-            if event.parent is not None and event.parent.name.startswith("ProfilerStep#"):
+            if event.parent is not None and is_step(event.parent):
                 self._threads.setdefault(event.tid, []).append(event)
         for events in self._threads.values():
             events.sort(key=lambda e: e.start_ns)

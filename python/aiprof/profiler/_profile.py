@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -26,16 +27,35 @@ from ._python_hooks import GcDetector, ModuleHooks
 from ._schedule import ProfilerAction, _default_schedule_fn
 from ._recorded import RecordedWindow
 
+# Windows recorded without an output folder go to a temporary directory. Such a window's
+# raw data is deleted at exit only once its results were read (an export, key_averages(),
+# events()) or a handler took it into its folder: data nobody read is kept, and said where.
 _temporary_dirs = []
+_unread_windows = {}  # PROF_* directory in a temporary directory -> its temporary directory
 
 
 def _python_tracer_hook(frame, event, arg):
     _native.runtime().set_python_tracer_on_this_thread(True)
 
 
+def _window_read(prof_dir):
+    _unread_windows.pop(prof_dir, None)
+
+
 @atexit.register
 def _remove_temporary_dirs():
+    kept = {}
+    for prof_dir, directory in _unread_windows.items():
+        if os.path.isdir(prof_dir):
+            kept.setdefault(directory, []).append(prof_dir)
     for directory in _temporary_dirs:
+        if directory in kept:
+            sys.stderr.write(
+                "aiprof: the raw data of %d profiling window(s) whose results were never read "
+                "is kept in %s; `aiprof export --output=%s` writes the timeline and summaries "
+                "(delete the folder when it is not needed)\n"
+                % (len(kept[directory]), directory, directory))
+            continue
         shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -70,6 +90,7 @@ class _KinetoProfile:
         self._module_hooks = None
         self._gc_detector = None
         self._joined_launcher_window = False
+        self._temporary_output = None
         self.start_time_ns = 0
         self.end_time_ns = 0
 
@@ -135,9 +156,11 @@ class _KinetoProfile:
             self._record_metadata(native)
             return
         output = self._output_parent
+        self._temporary_output = None
         if output is None:
             output = tempfile.mkdtemp(prefix="aiprof_")
             _temporary_dirs.append(output)
+            self._temporary_output = output
         os.makedirs(output, exist_ok=True)
         native.init(output)
         window = native.Window(self._data_types(native))
@@ -184,6 +207,40 @@ class _KinetoProfile:
             self._window = None
         self.end_time_ns = time.time_ns()
         self._prof_dir = native.current_dir()
+        if self._temporary_output is not None and self._prof_dir:
+            _unread_windows[self._prof_dir] = self._temporary_output
+
+    def _adopt_window(self, directory):
+        """Puts the last window's PROF_* directory into `directory` (a handler's folder) when
+        it was recorded elsewhere: moved out of the window's temporary directory (on_trace_ready
+        wraps the handler, so the window could not be opened inside its folder), copied when
+        another handler's folder already holds it (one window given to two handlers). Returns
+        the path of the data for this folder; when it cannot be placed there it stays where
+        it is, and a warning says where."""
+        prof_dir = self._prof_dir
+        if not prof_dir or self._joined_launcher_window:
+            return prof_dir
+        if os.path.dirname(os.path.abspath(prof_dir)) == os.path.abspath(directory):
+            return prof_dir
+        target = os.path.join(directory, os.path.basename(prof_dir))
+        temporary = self._temporary_output is not None and \
+            os.path.dirname(os.path.abspath(prof_dir)) == os.path.abspath(self._temporary_output)
+        try:
+            if temporary:
+                shutil.move(prof_dir, target)
+            else:
+                shutil.copytree(prof_dir, target)
+        except OSError as error:
+            warnings.warn("aiprof: could not place the profiling data %s into %s (%s); it stays "
+                          "in %s" % (prof_dir, directory, error, prof_dir), stacklevel=2)
+            return prof_dir
+        if not temporary:
+            return target
+        _unread_windows.pop(prof_dir, None)
+        self._prof_dir = target
+        if self._trace is not None:
+            self._trace.prof_dirs = [target]
+        return target
 
     # ---- results -------------------------------------------------------------------
 
@@ -198,6 +255,7 @@ class _KinetoProfile:
                 raise RuntimeError("no recorded window: call start()/stop() (or step through "
                                    "an active schedule) before exporting")
             self._trace = RecordedWindow([self._prof_dir])
+            _window_read(self._prof_dir)
         return self._trace
 
     def events(self):
@@ -310,6 +368,7 @@ class profile(_KinetoProfile):
         self.step_num = 0
         self.current_action = self.schedule(self.step_num)
         self.step_rec_fn = None
+        self._open_step_record = None
         self.traces_ready = 0
         N, W, R, S = (ProfilerAction.NONE, ProfilerAction.WARMUP, ProfilerAction.RECORD,
                       ProfilerAction.RECORD_AND_SAVE)
@@ -358,19 +417,29 @@ class profile(_KinetoProfile):
         self._transit_action(prev_action, self.current_action)
         self._enter_step()
 
+    # With a schedule each step is a "ProfilerStep#N" record_function, as torch.profiler
+    # records it. Without one torch records nothing, but prof.step() still says where a step
+    # ends: the step becomes a step record of this profile's own window (shown as
+    # ProfilerStep#N too), so --iteration-id and the per-step analyses have it.
     def _enter_step(self):
-        if not self.record_steps:
-            return
-        import torch
+        if self.record_steps:
+            import torch
 
-        self.step_rec_fn = torch.autograd.profiler.record_function(
-            "ProfilerStep#" + str(self.step_num))
-        self.step_rec_fn.__enter__()
+            self.step_rec_fn = torch.autograd.profiler.record_function(
+                "ProfilerStep#" + str(self.step_num))
+            self.step_rec_fn.__enter__()
+        elif self._window is not None:
+            _native.runtime().step_begin(self.step_num)
+            self._open_step_record = self.step_num
 
     def _exit_step(self):
         if self.record_steps and self.step_rec_fn is not None:
             self.step_rec_fn.__exit__(None, None, None)
             self.step_rec_fn = None
+        elif self._open_step_record is not None:
+            if self._window is not None:
+                _native.runtime().step_end(self._open_step_record)
+            self._open_step_record = None
 
     def start_trace(self):
         prepare = getattr(self.on_trace_ready, "_aiprof_prepare", None)

@@ -58,6 +58,7 @@ class RecordedWindow:
         self.dropped = self._model.dropped
         self.problems = self._model.problems
         self._events = None
+        self._steps = None
 
     @property
     def events(self):
@@ -70,12 +71,15 @@ class RecordedWindow:
         return [e for e in self.events if include_user_annotations or not e.is_user_annotation]
 
     def steps(self):
-        """ProfilerStep#N user annotations as (step, start_ns, end_ns)."""
-        steps = []
-        for event in self.events:
-            if event.is_user_annotation and event.name.startswith("ProfilerStep#"):
-                steps.append((int(event.name.split("#", 1)[1]), event.start_ns, event.end_ns))
-        return sorted(steps)
+        """The model's steps (src/model/steps.h: the one place steps are found), by step
+        id, as dicts: id, step (the user's number), loop, label, pid, tid, start_ns,
+        end_ns, has_range."""
+        if self._steps is None:
+            c = self._model.steps()
+            keys = ("id", "step", "loop", "label", "pid", "tid", "start_ns", "end_ns",
+                    "has_range")
+            self._steps = [dict(zip(keys, row)) for row in zip(*(c[k] for k in keys))]
+        return self._steps
 
     def memory_events(self):
         """Allocator events as (pid, tid, ts_ns, address, bytes, total_allocated,

@@ -45,7 +45,7 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
                                     {"step", "step time", "input wait", "share", "queue empty"});
     for (const DataPreparationStep* step : longest) {
       AddRow(input, p, &table,
-             {std::to_string(step->step), Ms(step->duration_ns()), Ms(step->wait_ns),
+             {input.profiles[p].analyses->steps.Label(step->step, step->loop), Ms(step->duration_ns()), Ms(step->wait_ns),
               Percent(step->wait_share()),
               data.has_queue_view ? (step->queue_empty ? "yes" : "no") : "n/a"});
     }

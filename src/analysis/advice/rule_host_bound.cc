@@ -85,13 +85,9 @@ void EvaluateHost(const AdviceInput& input, size_t p, const Thresholds& threshol
     outcome->NotEvaluated(p, "no framework operators in the steps");
     return;
   }
-  std::map<uint64_t, int64_t> wait_of_step;
-  for (const DataPreparationStep& step : set.data_preparation.steps) {
-    wait_of_step[step.step] += step.wait_ns;
-  }
   int64_t gap = 0, total = 0;
   for (const StepBreakdownRow* row : rows) {
-    gap += std::max<int64_t>(row->free_ns - wait_of_step[row->step], 0);
+    gap += row->idle_ns();
     total += StepDurationNs(*row);
   }
   if (total <= 0) {

@@ -21,14 +21,13 @@ struct Parts {
   double computing = 0, communication = 0, idle = 0, input = 0;
 };
 
-// The input wait lies in the step's Free time (before its first task, i.e. Preparing, or
-// between tasks), so idle is Free less the wait, and the parts do not count it twice.
-Parts PartsOf(const StepBreakdownRow& row, int64_t input_wait) {
+// The step breakdown's additive parts: input wait and idle split its Free time.
+Parts PartsOf(const StepBreakdownRow& row) {
   Parts parts;
   parts.computing = static_cast<double>(row.computing_ns);
   parts.communication = static_cast<double>(row.communication_not_overlapped_ns);
-  parts.input = static_cast<double>(input_wait);
-  parts.idle = static_cast<double>(std::max<int64_t>(row.free_ns - input_wait, 0));
+  parts.input = static_cast<double>(row.input_wait_ns);
+  parts.idle = static_cast<double>(row.idle_ns());
   return parts;
 }
 
@@ -62,15 +61,11 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
                                   std::to_string(set.steps.steps.size()) + ")");
       continue;
     }
-    std::map<uint64_t, int64_t> wait_of_step;
-    for (const DataPreparationStep& step : set.data_preparation.steps) {
-      wait_of_step[step.step] += step.wait_ns;
-    }
     std::vector<double> durations;
     std::vector<Parts> parts;
     for (const StepBreakdownRow* row : rows) {
       durations.push_back(static_cast<double>(StepDurationNs(*row)));
-      parts.push_back(PartsOf(*row, wait_of_step[row->step]));
+      parts.push_back(PartsOf(*row));
     }
     const double median = Median(durations);
     std::vector<double> deviations;
@@ -114,7 +109,7 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
         AddTable(finding, "Slowest steps", {"step", "time", "vs median", "cause"});
     for (size_t i : outliers) {
       AddRow(input, p, &table,
-             {std::to_string(rows[i]->step), Ms(static_cast<int64_t>(durations[i])),
+             {set.steps.Label(rows[i]->step, rows[i]->loop), Ms(static_cast<int64_t>(durations[i])),
               Fixed(durations[i] / median, 2) + "×", Cause(parts[i], median_parts)});
     }
   }

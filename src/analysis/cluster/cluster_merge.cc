@@ -31,6 +31,7 @@ double Quantile(const std::vector<int64_t>& sorted, double q) {
 
 void FillRankRow(const RankSummary& s, const RankStep& step, ClusterStepRow& row) {
   row.step = step.step;
+  row.loop = step.loop;
   row.type = ClusterStepRow::Type::kRank;
   row.index = std::to_string(s.rank);
   row.computing_ns = step.computing_ns;
@@ -53,7 +54,7 @@ void FillRankRow(const RankSummary& s, const RankStep& step, ClusterStepRow& row
 std::vector<uint32_t> BuildRankRows(const std::vector<RankSummary>& summaries,
                                     ClusterResult& result) {
   struct Ref {
-    int64_t step;
+    StepKey step;
     uint32_t summary;
     uint32_t index;
   };
@@ -63,7 +64,7 @@ std::vector<uint32_t> BuildRankRows(const std::vector<RankSummary>& summaries,
   refs.reserve(total);
   for (uint32_t i = 0; i < summaries.size(); ++i) {
     for (uint32_t k = 0; k < summaries[i].steps.size(); ++k)
-      refs.push_back({summaries[i].steps[k].step, i, k});
+      refs.push_back({KeyOf(summaries[i].steps[k]), i, k});
   }
   std::stable_sort(refs.begin(), refs.end(),
                    [](const Ref& a, const Ref& b) { return a.step < b.step; });
@@ -121,13 +122,13 @@ void AddStageRows(const std::vector<RankSummary>& summaries,
   std::vector<std::vector<int32_t>> stage_ranks(stages);
   size_t added = 0;
   for (size_t begin = 0; begin < rows.size();) {
-    const int64_t step = rows[begin].step;
+    const StepKey step = KeyOf(rows[begin]);
     for (size_t stage = 0; stage < stages; ++stage) {
       stage_max[stage] = ClusterStepRow{};
       stage_ranks[stage].clear();
     }
     size_t end = begin;
-    for (; end < rows.size() && rows[end].step == step; ++end) {
+    for (; end < rows.size() && KeyOf(rows[end]) == step; ++end) {
       const uint32_t summary = row_summary[end];
       rows[end].position = position_of[summary];
       TakeMax(stage_max[stage_of[summary]], rows[end]);
@@ -137,7 +138,8 @@ void AddStageRows(const std::vector<RankSummary>& summaries,
     for (size_t stage = 0; stage < stages; ++stage) {
       if (stage_ranks[stage].empty()) continue;
       ClusterStepRow& row = segment.stage_rows.emplace_back(std::move(stage_max[stage]));
-      row.step = step;
+      row.loop = step.first;
+      row.step = step.second;
       row.type = ClusterStepRow::Type::kStage;
       row.index = RankSet(stage_ranks[stage]);
     }
@@ -216,7 +218,7 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
   for (uint32_t k = 0; k < ops.size(); ++k) {
     CommOpTiming& op = ops[k];
     if (op.wait_source != WaitSource::kPeers) ++result.unmatched_ops;
-    waits[owner[k]][op.step] += op.time.wait_ns;
+    waits[owner[k]][KeyOf(op)] += op.time.wait_ns;
     if (op.transport == TransportType::kUnknown) {
       std::vector<int32_t> peers;
       if (op.kind == CommKind::kP2p) {
@@ -291,7 +293,7 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
   for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     const CommOpTiming &x = ops[a], &y = ops[b];
-    if (x.step != y.step) return x.step < y.step;
+    if (KeyOf(x) != KeyOf(y)) return KeyOf(x) < KeyOf(y);
     if (start_of[a] != start_of[b]) return start_of[a] < start_of[b];
     if (x.name != y.name) return x.name < y.name;
     if (x.group != y.group) return x.group < y.group;
@@ -364,6 +366,9 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   std::sort(summaries.begin(), summaries.end(),
             [](const RankSummary& a, const RankSummary& b) { return a.rank < b.rank; });
   ClusterResult result;
+  for (const RankSummary& summary : summaries) {
+    for (const RankStep& step : summary.steps) result.several_loops |= step.loop > 0;
+  }
   if (summaries.empty()) return result;
   for (const RankSummary& s : summaries) {
     result.ranks.push_back(

@@ -11,7 +11,7 @@ namespace aiprof::analysis::cluster {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'I', 'P', 'R', 'S', 'U', 'M', '1'};
-constexpr uint32_t kVersion = 2;  // 2: the process groups
+constexpr uint32_t kVersion = 3;  // 2: the process groups; 3: loops, input wait in Free
 
 int64_t Busy(const std::vector<Interval>& intervals) {
   int64_t total = 0;
@@ -108,20 +108,14 @@ RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, 
 
   const int scope = FindRankScope(set.overlap, rank);
   if (scope >= 0) summary.device_id = set.overlap.scopes[scope].device_id;
-  std::map<uint64_t, int64_t> input_wait;
-  for (const DataPreparationStep& step : set.data_preparation.steps) {
-    int64_t& wait = input_wait[step.step];
-    wait = std::max(wait, step.wait_ns);
-  }
   for (const StepBreakdownRow& row : set.step_breakdown.rows) {
     if (static_cast<int>(row.scope) != scope) continue;
     RankStep step;
-    step.step = set.steps.source == StepSource::kNone ? kNoStep : static_cast<int64_t>(row.step);
+    step.step = row.step_id == model::kNoRow ? kNoStep : static_cast<int64_t>(row.step);
+    step.loop = row.loop;
     step.begin_ns = row.begin_ns;
     step.end_ns = row.end_ns;
     static_cast<StepParts&>(step) = row;
-    const auto wait = input_wait.find(row.step);
-    if (wait != input_wait.end()) step.input_wait_ns = wait->second;
     summary.steps.push_back(step);
   }
   std::sort(summary.steps.begin(), summary.steps.end(),
@@ -164,6 +158,7 @@ std::string SerializeRankSummary(const RankSummary& s) {
                       step.bubble_ns, step.preparing_ns, step.input_wait_ns}) {
       w.I64(v);
     }
+    w.U32(step.loop);
   }
   w.U64(s.communication.size());
   for (const CommOpTiming& op : s.communication) {
@@ -176,6 +171,7 @@ std::string SerializeRankSummary(const RankSummary& s) {
     w.I32(op.src_rank);
     w.I32(op.dst_rank);
     w.I64(op.step);
+    w.U32(op.loop);
     w.I64(op.end_ns);
     for (int64_t v : {op.time.start_ns, op.time.elapse_ns, op.time.transit_ns, op.time.wait_ns,
                       op.time.synchronization_ns, op.time.idle_ns, op.bytes}) {
@@ -224,7 +220,7 @@ bool DeserializeRankSummary(const std::string& bytes, RankSummary* out, std::str
     ok = r.Str(&s.sources.back());
   }
   ok = ok && r.Str(&s.step_source) && r.U64(&s.events) && r.U64(&s.dropped_records) &&
-       r.Count(10 * sizeof(int64_t), &count);
+       r.Count(10 * sizeof(int64_t) + sizeof(uint32_t), &count);
   // Count() checked that the bytes hold `count` entries, so reserving cannot overshoot.
   if (ok) s.steps.reserve(count);
   for (uint64_t i = 0; ok && i < count; ++i) {
@@ -234,15 +230,16 @@ bool DeserializeRankSummary(const std::string& bytes, RankSummary* out, std::str
                        &step.bubble_ns, &step.preparing_ns, &step.input_wait_ns}) {
       ok = ok && r.I64(v);
     }
+    ok = ok && r.U32(&step.loop);
   }
-  ok = ok && r.Count(116, &count);
+  ok = ok && r.Count(120, &count);
   if (ok) s.communication.reserve(count);
   for (uint64_t i = 0; ok && i < count; ++i) {
     CommOpTiming& op = s.communication.emplace_back();
     uint32_t kind = 0, type = 0, wait_source = 0, transport = 0;
     ok = r.I32(&op.rank) && r.Str(&op.name) && r.Str(&op.group) && r.U32(&kind) && r.U32(&type) &&
          r.U64(&op.sequence) && r.I32(&op.src_rank) && r.I32(&op.dst_rank) && r.I64(&op.step) &&
-         r.I64(&op.end_ns);
+         r.U32(&op.loop) && r.I64(&op.end_ns);
     for (int64_t* v : {&op.time.start_ns, &op.time.elapse_ns, &op.time.transit_ns, &op.time.wait_ns,
                        &op.time.synchronization_ns, &op.time.idle_ns, &op.bytes}) {
       ok = ok && r.I64(v);

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/analysis_set.h"
@@ -22,12 +23,20 @@ namespace aiprof::analysis::cluster {
 
 inline constexpr int64_t kNoStep = -1;  // an operation outside every step
 
-// One row of the rank's step_trace_time (step_breakdown.h), plus its input wait.
+// A step as the ranks share it: (loop ordinal, number) of model/steps.h.
+using StepKey = std::pair<uint32_t, int64_t>;
+template <typename Row>
+StepKey KeyOf(const Row& row) {
+  return {row.loop, row.step};
+}
+
+// One row of the rank's step_trace_time (step_breakdown.h). Ranks share steps by loop
+// ordinal and number (model/steps.h): rank r's loop k step n is every rank's.
 struct RankStep : StepParts {
   int64_t step = kNoStep;
+  uint32_t loop = 0;
   int64_t begin_ns = 0;
-  int64_t end_ns = 0;         // window end on the scope
-  int64_t input_wait_ns = 0;  // data_preparation.h: time the step waited for its input
+  int64_t end_ns = 0;  // window end on the scope
 };
 
 struct RankSummary {

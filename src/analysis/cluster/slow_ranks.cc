@@ -94,13 +94,14 @@ struct RankStepOwn {
   int64_t own_ns;
 };
 
-void FindDivergentSteps(const std::map<std::pair<int32_t, int64_t>, std::vector<RankStepOwn>>& owns,
+void FindDivergentSteps(const std::map<std::pair<int32_t, StepKey>, std::vector<RankStepOwn>>& owns,
                         SlowRankDiagnosis& result) {
   for (const auto& [stage_step, members] : owns) {
     if (members.size() < 2) continue;
     DivergentStep d;
     d.stage = stage_step.first;
-    d.step = stage_step.second;
+    d.loop = stage_step.second.first;
+    d.step = stage_step.second.second;
     double sum = 0;
     d.min_own_ns = INT64_MAX;
     d.max_own_ns = INT64_MIN;
@@ -132,9 +133,9 @@ SlowRankDiagnosis DiagnoseSlowRanks(const std::vector<RankSummary>& summaries,
                                     const ParallelLayout& layout) {
   SlowRankDiagnosis result;
   // (stage, step) -> each rank's own time: the divergent steps, within a stage.
-  std::map<std::pair<int32_t, int64_t>, std::vector<RankStepOwn>> owns;
+  std::map<std::pair<int32_t, StepKey>, std::vector<RankStepOwn>> owns;
   // stage -> step -> the maximum over the stage's ranks of each value.
-  std::map<int32_t, std::map<int64_t, StepValues>> stage_steps;
+  std::map<int32_t, std::map<StepKey, StepValues>> stage_steps;
   for (uint32_t i = 0; i < summaries.size(); ++i) {
     const RankSummary& s = summaries[i];
     RankVerdict& v = result.ranks.emplace_back();
@@ -143,12 +144,12 @@ SlowRankDiagnosis DiagnoseSlowRanks(const std::vector<RankSummary>& summaries,
     v.stage = StageOf(layout, s.rank);
     std::vector<StepValues> steps;
     for (const RankStep& step : s.steps) {
-      const auto found = waits[i].find(step.step);
+      const auto found = waits[i].find(KeyOf(step));
       const StepValues values = ValuesOf(step, found == waits[i].end() ? 0 : found->second);
       steps.push_back(values);
-      owns[{v.stage, step.step}].push_back({s.rank, values.own_ns});
+      owns[{v.stage, KeyOf(step)}].push_back({s.rank, values.own_ns});
       if (v.stage < 0) continue;
-      auto [it, first] = stage_steps[v.stage].try_emplace(step.step, values);
+      auto [it, first] = stage_steps[v.stage].try_emplace(KeyOf(step), values);
       if (first) continue;
       StepValues& most = it->second;
       for (auto field : {&StepValues::own_ns, &StepValues::computing_ns, &StepValues::preparing_ns,

@@ -28,7 +28,7 @@
 namespace aiprof::analysis::cluster {
 
 // Per rank and step, what the matched collectives made it wait.
-using WaitByStep = std::map<int64_t, int64_t>;
+using WaitByStep = std::map<StepKey, int64_t>;
 
 // The means per step a rank or a stage is judged on, and the verdict.
 struct StepVerdict {
@@ -59,6 +59,7 @@ struct StageVerdict : StepVerdict {
 
 struct DivergentStep {
   int64_t step = kNoStep;
+  uint32_t loop = 0;
   int32_t stage = -1;  // the stage whose ranks spread; -1: layout unknown (all ranks)
   int32_t slowest_rank = -1;
   int32_t fastest_rank = -1;

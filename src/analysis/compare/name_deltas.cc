@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analysis/compare/run_comparison.h"
 #include "analysis/op_statistics.h"
@@ -35,14 +36,6 @@ Window StepWindow(const AnalysisSet& set) {
     window.end = std::max(window.end, row.end_ns);
   }
   return window;
-}
-
-// Step ranges are the steps, not operators: every ProfilerStep#N, and the marker ranges
-// named like a step when the steps came from them.
-bool IsStepRange(std::string_view name, StepSource source) {
-  uint64_t step = 0;
-  if (ParseProfilerStepName(name, &step)) return true;
-  return source == StepSource::kMarkerRanges && ParseMarkerStepName(name, &step);
 }
 
 struct CallKey {
@@ -143,17 +136,13 @@ std::vector<NameCalls> CollectCalls(const model::Model& m, const AnalysisSet& se
     host_thread[t] = m.processes.device_id[m.ProcessOfThread(t)] < 0;
   }
   // Names that are step ranges, decided once per name.
-  std::unordered_map<StringId, bool> step_name;
-  auto is_step = [&](StringId name) {
-    auto [it, inserted] = step_name.try_emplace(name, false);
-    if (inserted) it->second = IsStepRange(m.Str(name), set.steps.source);
-    return it->second;
-  };
+  // Step ranges are the steps (the model's, selected or not), not operators.
+  std::unordered_set<uint32_t> step_slices(m.steps.slice.begin(), m.steps.slice.end());
 
   std::vector<uint32_t> rows;
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (!counted(s.category[row]) || !window.Contains(s.ts[row])) continue;
-    if (operators && (!host_thread[m.ThreadOfSlice(row)] || is_step(s.name[row]))) continue;
+    if (operators && (!host_thread[m.ThreadOfSlice(row)] || step_slices.contains(row))) continue;
     rows.push_back(row);
   }
   // Time of the slices nested directly in each operator (its self time is the rest).

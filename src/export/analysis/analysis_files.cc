@@ -30,7 +30,7 @@ void WriteStepTraceTime(const model::Model& m, const analysis::AnalysisSet& set,
   for (const analysis::StepBreakdownRow& r : rows) {
     w.Text(ScopeDeviceId(m, set.overlap.scopes[r.scope]));
     if (has_steps) {
-      w.Unsigned(r.step);
+      w.Step(r.step, r.loop, set.steps.several_loops);
     } else {
       w.NotApplicable();
     }

@@ -52,7 +52,7 @@ void PrintStepTable(const model::Model& m, const analysis::AnalysisSet& set, std
     for (size_t i = begin; i < end && i < begin + kReportStepRows; ++i) {
       const analysis::StepBreakdownRow& r = rows[i];
       int64_t time = r.end_ns - r.begin_ns;
-      std::string step = has_steps ? std::to_string(r.step) : "all";
+      std::string step = has_steps ? set.steps.Label(r.step, r.loop) : "all";
       out << Line("    %-8s %12.3f %9.1f%% %12.1f%% %9.1f%% %5.1f%% %9.3f ms\n", step.c_str(),
                   Ms(time), Percent(r.computing_ns, time),
                   Percent(r.communication_not_overlapped_ns, time),
@@ -82,8 +82,7 @@ void PrintTopOperators(const model::Model& m, std::ostream& out) {
       tasks.source == analysis::TaskSource::kDevice ? "device tasks" : "framework operators";
   if (rows.empty()) {
     what = "marker ranges";
-    std::vector<uint8_t> is_step(m.slices.size(), 0);
-    for (uint32_t slice : m.steps.slice) is_step[slice] = 1;
+    const std::vector<uint8_t> is_step = model::StepRangeMask(m);
     for (size_t i = 0; i < m.markers.size(); ++i) {
       if (!m.markers.is_instant[i] && !is_step[m.markers.row[i]]) rows.push_back(m.markers.row[i]);
     }

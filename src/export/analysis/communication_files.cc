@@ -9,6 +9,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "model/steps.h"
+
 namespace aiprof::exporter {
 namespace {
 
@@ -26,9 +28,23 @@ double Us(int64_t ns) {
   return static_cast<double>(ns) / 1e3;
 }
 
-std::string StepKey(int64_t step) {
-  return step >= 0 ? "step" + std::to_string(step) : "step";
+// msprof's step key: "step<N>", "step" outside every step; "step<L:N>" when the run has
+// several training loops (model/steps.h).
+template <typename Row>
+std::string StepKey(const Row& row, bool several_loops) {
+  return row.step >= 0 ? "step" + model::FormatStepLabel(several_loops, row.loop,
+                                                         static_cast<uint64_t>(row.step))
+                       : "step";
 }
+
+using StepId = std::pair<uint32_t, int64_t>;  // (loop, number)
+
+// A StepId as StepKey reads it.
+struct Keyed {
+  explicit Keyed(const StepId& id) : loop(id.first), step(id.second) {}
+  uint32_t loop;
+  int64_t step;
+};
 
 // msprof-analyze's op type words (the regex it reads the type with): receive, not recv.
 std::string TypeWord(model::CommOpType type) {
@@ -88,9 +104,9 @@ bool SeveralRanks(const analysis::CommunicationAnalysis& a) {
 }
 
 // Steps in ascending order ("step" without steps first), each with p2p before collective.
-std::vector<int64_t> StepsOf(const analysis::CommunicationAnalysis& a) {
-  std::set<int64_t> steps;
-  for (const CommOpTiming& op : a.ops) steps.insert(op.step);
+std::vector<StepId> StepsOf(const analysis::CommunicationAnalysis& a) {
+  std::set<StepId> steps;
+  for (const CommOpTiming& op : a.ops) steps.insert({op.loop, op.step});
   return {steps.begin(), steps.end()};
 }
 
@@ -234,7 +250,7 @@ std::string TableType(CommKind kind) {
 std::string CommunicationJson(const analysis::CommunicationAnalysis& a) {
   Json root = Json::object();
   const bool several = SeveralRanks(a);
-  for (int64_t step : StepsOf(a)) {
+  for (const StepId& step : StepsOf(a)) {
     Json step_json = Json::object();
     for (CommKind kind : {CommKind::kP2p, CommKind::kCollective}) {
       Json kind_json = Json::object();
@@ -242,7 +258,7 @@ std::string CommunicationJson(const analysis::CommunicationAnalysis& a) {
       std::map<analysis::TransportType, CommBandwidthInfo> total_bandwidth;
       bool all_measured = true;
       for (const CommOpTiming& op : a.ops) {
-        if (op.step != step || op.kind != kind) continue;
+        if (StepId{op.loop, op.step} != step || op.kind != kind) continue;
         std::map<analysis::TransportType, CommBandwidthInfo> bandwidth{
             {op.transport, op.bandwidth()}};
         kind_json[OpKey(op, several)] = {
@@ -261,7 +277,7 @@ std::string CommunicationJson(const analysis::CommunicationAnalysis& a) {
           {"Communication Bandwidth Info", BandwidthJson(total_bandwidth)}};
       step_json[std::string(analysis::CommKindName(kind))] = std::move(kind_json);
     }
-    root[StepKey(step)] = std::move(step_json);
+    root[StepKey(Keyed{step}, a.several_loops)] = std::move(step_json);
   }
   return root.dump(4);
 }
@@ -270,11 +286,12 @@ std::string CommunicationMatrixJson(const analysis::CommunicationAnalysis& a) {
   Json root = Json::object();
   // step -> kind -> (type word, group) -> operations in order of appearance.
   using TypeKey = std::pair<std::string, std::string>;
-  std::map<int64_t, std::map<CommKind, std::map<TypeKey, std::vector<MatrixOp>>>> grouped;
-  std::map<std::tuple<int64_t, std::string, std::string>, size_t> op_index;
+  std::map<StepId, std::map<CommKind, std::map<TypeKey, std::vector<MatrixOp>>>> grouped;
+  std::map<std::tuple<StepId, std::string, std::string>, size_t> op_index;
   for (const CommMatrixEntry& e : a.matrix) {
-    auto& ops = grouped[e.step][e.kind][{TypeWord(e.type), e.group}];
-    auto [it, inserted] = op_index.try_emplace({e.step, e.group, e.name}, ops.size());
+    const StepId step{e.loop, e.step};
+    auto& ops = grouped[step][e.kind][{TypeWord(e.type), e.group}];
+    auto [it, inserted] = op_index.try_emplace({step, e.group, e.name}, ops.size());
     if (inserted) ops.push_back(MatrixOp{e.name, {}});
     ops[it->second].links.push_back(&e);
   }
@@ -289,7 +306,7 @@ std::string CommunicationMatrixJson(const analysis::CommunicationAnalysis& a) {
       }
       step_json[std::string(analysis::CommKindName(kind))] = std::move(kind_json);
     }
-    root[StepKey(step)] = std::move(step_json);
+    root[StepKey(Keyed{step}, a.several_loops)] = std::move(step_json);
   }
   return root.dump(4);
 }
@@ -317,7 +334,7 @@ bool WriteCommunicationTables(sqlite3* db, const analysis::CommunicationAnalysis
              .Real(Ms(t.idle_ns))
              .Real(analysis::RoundedRatio(t.synchronization_ratio()))
              .Real(analysis::RoundedRatio(t.wait_ratio()))
-             .Text(StepKey(op.step))
+             .Text(StepKey(op, a.several_loops))
              .Text(TableType(op.kind))
              .Int(op.rank)
              .Text(WaitSourceText(op, a))
@@ -334,7 +351,7 @@ bool WriteCommunicationTables(sqlite3* db, const analysis::CommunicationAnalysis
                      .Real(static_cast<double>(bytes) / 1e6)
                      .Int(static_cast<int64_t>(entry.first))
                      .Real(Ms(entry.second))
-                     .Text(StepKey(op.step))
+                     .Text(StepKey(op, a.several_loops))
                      .Text(TableType(op.kind))
                      .Int(op.rank)
                      .Step();
@@ -352,7 +369,7 @@ bool WriteCommunicationTables(sqlite3* db, const analysis::CommunicationAnalysis
              .Real(static_cast<double>(e.bytes) / 1e6)
              .Real(Ms(e.transit_ns))
              .Real(e.bandwidth_gbps())
-             .Text(StepKey(e.step))
+             .Text(StepKey(e, a.several_loops))
              .Text(TableType(e.kind))
              .Text(e.name)
              .Int(rank_of_op[e.name + "@" + e.group])

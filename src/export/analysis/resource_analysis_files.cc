@@ -19,13 +19,14 @@ std::string Joined(const std::vector<std::string>& items) {
 void WriteDataPreparation(const model::Model& m, const analysis::DataPreparationResult& r,
                           const SummaryTarget& target) {
   if (r.steps.empty()) return;
+  const bool several_loops = model::HasSeveralLoops(m);
   {
     SummaryWriter w(target, "data_preparation",
                     {"Step", "Thread Id", "Step Time(us)", "Data Wait(us)", "Data Wait Ratio",
                      "Waits", "Loader Busy(us)", "Queue Empty"},
                     r.steps.size());
     for (const analysis::DataPreparationStep& s : r.steps) {
-      w.Unsigned(s.step).Unsigned(m.threads.tid[s.thread]).Micros(s.duration_ns());
+      w.Step(s.step, s.loop, several_loops).Unsigned(m.threads.tid[s.thread]).Micros(s.duration_ns());
       w.Micros(s.wait_ns).Real(Ratio(s.wait_ns, s.duration_ns())).Unsigned(s.waits);
       w.Micros(s.loader_busy_ns);
       if (r.has_queue_view) {
@@ -53,6 +54,7 @@ void WriteDataPreparation(const model::Model& m, const analysis::DataPreparation
 void WriteMemory(const model::Model& m, const analysis::MemoryAnalysis& r,
                  const SummaryTarget& target) {
   if (r.pools.empty() && r.transfers.empty()) return;
+  const bool several_loops = model::HasSeveralLoops(m);
   auto reserved = [](SummaryWriter& w, int64_t bytes) -> SummaryWriter& {
     return bytes < 0 ? w.NotApplicable() : w.Number(bytes);
   };
@@ -75,7 +77,7 @@ void WriteMemory(const model::Model& m, const analysis::MemoryAnalysis& r,
          "Peak Reserved(B)", "Allocations", "Allocated(B)", "Frees", "Freed(B)"},
         r.steps.size());
     for (const analysis::MemoryStepRow& s : r.steps) {
-      w.Unsigned(s.step).Text(r.pools[s.pool].name).Number(s.allocated_at_begin);
+      w.Step(s.step, s.loop, several_loops).Text(r.pools[s.pool].name).Number(s.allocated_at_begin);
       w.Number(s.allocated_at_end).Number(s.peak_allocated);
       reserved(w, s.peak_reserved).Unsigned(s.allocations).Number(s.allocated_bytes);
       w.Unsigned(s.frees).Number(s.freed_bytes).EndRow();
@@ -110,7 +112,7 @@ void WriteMemory(const model::Model& m, const analysis::MemoryAnalysis& r,
       if (t.whole_run) {
         w.PlainText("all");
       } else {
-        w.Unsigned(t.step);
+        w.Step(t.step, t.loop, several_loops);
       }
       w.Text(t.kind).Unsigned(t.count).Number(t.bytes).Micros(t.time_ns).EndRow();
     }

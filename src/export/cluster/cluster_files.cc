@@ -1,5 +1,7 @@
 #include "export/cluster/cluster_files.h"
 
+#include "model/steps.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -86,7 +88,7 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
     if (r.step == analysis::cluster::kNoStep) {
       w.NotApplicable();
     } else {
-      w.Number(r.step);
+      w.Step(static_cast<uint64_t>(r.step), r.loop, result.several_loops);
     }
     w.PlainText(r.type == ClusterStepRow::Type::kRank ? "rank" : "stage").Text(r.index);
     w.Micros(r.computing_ns).Micros(r.communication_not_overlapped_ns).Micros(r.overlapped_ns);
@@ -228,7 +230,9 @@ void WriteCommunication(const ClusterResult& result, const std::string& dir,
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     const CommOpTiming &x = result.comm_ops[a], &y = result.comm_ops[b];
-    if (x.step != y.step) return x.step < y.step;
+    if (analysis::cluster::KeyOf(x) != analysis::cluster::KeyOf(y)) {
+      return analysis::cluster::KeyOf(x) < analysis::cluster::KeyOf(y);
+    }
     return x.group < y.group;
   });
   const std::string path = dir + "/cluster_communication.json";
@@ -238,7 +242,8 @@ void WriteCommunication(const ClusterResult& result, const std::string& dir,
   CommunicationStream stream(out);
   for (uint32_t i : order) {
     const CommOpTiming& op = result.comm_ops[i];
-    stream.Add(ClusterStepKey(op.step), GroupKey(keys, op.group), op);
+    stream.Add(ClusterStepKey(op.step, op.loop, result.several_loops), GroupKey(keys, op.group),
+               op);
   }
   stream.Finish();
   if (!out.Close()) {
@@ -255,7 +260,7 @@ void WriteMatrix(const ClusterResult& result, const std::string& dir,
   nlohmann::json json = nlohmann::json::object();
   for (const CommMatrixEntry& e : result.matrix) {
     const std::string link = std::to_string(e.src_rank) + "-" + std::to_string(e.dst_rank);
-    json[ClusterStepKey(e.step)][GroupKey(keys, e.group)][e.name + "@" + e.group][link] = {
+    json[ClusterStepKey(e.step, e.loop, result.several_loops)][GroupKey(keys, e.group)][e.name + "@" + e.group][link] = {
         {"Transport Type", std::string(analysis::TransportTypeName(e.transport))},
         {"Transit Size(MB)", Round(static_cast<double>(e.bytes) / 1e6, 6)},
         {"Transit Time(ms)", Ms(e.transit_ns)},
@@ -357,8 +362,10 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
 
 }  // namespace
 
-std::string ClusterStepKey(int64_t step) {
-  return step == analysis::cluster::kNoStep ? "step" : "step" + std::to_string(step);
+std::string ClusterStepKey(int64_t step, uint32_t loop, bool several_loops) {
+  return step == analysis::cluster::kNoStep
+             ? "step"
+             : "step" + model::FormatStepLabel(several_loops, loop, static_cast<uint64_t>(step));
 }
 
 void WriteClusterOutputs(const ClusterResult& result, unsigned outputs, const std::string& dir,

@@ -25,7 +25,7 @@ enum class ClusterOutputs : unsigned {
 };
 
 // "step3", or "step" for operations outside every step (msprof-analyze's keys).
-std::string ClusterStepKey(int64_t step);
+std::string ClusterStepKey(int64_t step, uint32_t loop, bool several_loops);
 
 // Writes the selected files (and cluster.db with their tables) into `dir`, which must
 // exist. Paths written and errors are appended.

@@ -1,5 +1,7 @@
 #include "export/cluster/cluster_report.h"
 
+#include "model/steps.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -127,7 +129,9 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
       char line[200];
       const std::string step = d.step == analysis::cluster::kNoStep
                                    ? std::string("whole run (no steps)")
-                                   : "step " + std::to_string(d.step);
+                                   : "step " + model::FormatStepLabel(
+                                                   result.several_loops, d.loop,
+                                                   static_cast<uint64_t>(d.step));
       const std::string where = staged ? " (stage " + std::to_string(d.stage) + ")" : "";
       std::snprintf(line, sizeof line,
                     "  %s%s: rank %d %.3f ms vs rank %d %.3f ms (spread %.0f%%)\n", step.c_str(),

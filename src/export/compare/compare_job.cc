@@ -70,14 +70,13 @@ std::unique_ptr<LoadedRun> Load(const fs::path& dir, const char* side, unsigned 
 // The analyses of one side; false and a message when its --iteration-id matches no step.
 bool Analyse(const LoadedRun& run, const std::optional<model::StepRange>& steps, const char* side,
              analysis::AnalysisSet* set, std::ostream& err) {
-  *set = analysis::RunAnalyses(run.model, {steps});
-  if (steps && set->steps.steps.empty()) {
-    err << kCommand << ": " << side << " run: " << run.dir.string() << ": no step numbered "
-        << steps->first << (steps->last != steps->first ? "-" + std::to_string(steps->last) : "")
-        << " (steps come from " << analysis::StepSourceName(set->steps.source)
-        << "); list the steps with `aiprof analyze --output=" << run.dir.string() << "`\n";
+  std::vector<uint32_t> selected;
+  std::string error;
+  if (steps && !model::SelectSteps(run.model, *steps, &selected, &error)) {
+    err << kCommand << ": " << side << " run: " << run.dir.string() << ": " << error << "\n";
     return false;
   }
+  *set = analysis::RunAnalyses(run.model, {steps});
   return true;
 }
 

@@ -11,17 +11,19 @@ namespace aiprof::exporter {
 
 void WriteStepTraceSummary(const model::Model& m, const SummaryTarget& target) {
   const std::vector<analysis::StepTraceRow> computed =
-      target.analyses ? std::vector<analysis::StepTraceRow>{} : analysis::ComputeStepTrace(m);
+      target.analyses ? std::vector<analysis::StepTraceRow>{}
+               : analysis::ComputeStepTrace(m, analysis::StepsOf(m).steps);
   const std::vector<analysis::StepTraceRow>& rows =
       target.analyses ? target.analyses->step_breakdown.trace : computed;
   if (rows.empty()) return;
+  const bool several_loops = model::HasSeveralLoops(m);
   SummaryWriter w(target, "step_trace",
                   {"Device_id", "Iteration ID", "FP Start(us)", "BP End(us)", "Iteration End(us)",
                    "Iteration Time(us)", "FP to BP Time(us)", "Iteration Refresh(us)",
                    "Data Aug Bound(us)", "Model ID"},
                   rows.size());
   for (const auto& r : rows) {
-    w.Text("host").Unsigned(r.step).Micros(r.fp_start_ns).Micros(r.bp_end_ns);
+    w.Text("host").Step(r.step, r.loop, several_loops).Micros(r.fp_start_ns).Micros(r.bp_end_ns);
     w.Micros(r.iteration_end_ns).Micros(r.iteration_time_ns()).Micros(r.fp_to_bp_ns());
     w.Micros(r.refresh_ns());
     if (r.has_data_aug_bound) {

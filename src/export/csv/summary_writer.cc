@@ -1,5 +1,7 @@
 #include "export/csv/summary_writer.h"
 
+#include "model/steps.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -91,6 +93,10 @@ SummaryWriter& SummaryWriter::Unsigned(uint64_t value) {
   BeginCell(true);
   out_->UInt(value);
   return *this;
+}
+
+SummaryWriter& SummaryWriter::Step(uint64_t step, uint32_t loop, bool several_loops) {
+  return several_loops ? PlainText(model::FormatStepLabel(true, loop, step)) : Unsigned(step);
 }
 
 SummaryWriter& SummaryWriter::Real(double value) {

@@ -61,6 +61,9 @@ class SummaryWriter {
   // `decimals` fixed decimals ("87.500"), a number in JSON too; N/A when not finite.
   SummaryWriter& Fixed(double value, int decimals);
   SummaryWriter& NotApplicable() { return PlainText("N/A"); }
+  // A step as the user names it (model/steps.h): its number, or the text "loop:number"
+  // when the run has several training loops.
+  SummaryWriter& Step(uint64_t step, uint32_t loop, bool several_loops);
   void EndRow();
   bool Finish();
 

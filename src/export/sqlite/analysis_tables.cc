@@ -19,7 +19,7 @@ CREATE TABLE StepTraceTime(deviceId INTEGER, step INTEGER, computing REAL,
                            communication REAL, free REAL, stage REAL, bubble REAL,
                            communication_not_overlapped_and_exclude_receive REAL,
                            preparing REAL, startNs INTEGER, endNs INTEGER, rankId INTEGER,
-                           globalPid INTEGER);
+                           globalPid INTEGER, loop INTEGER, inputWait REAL);
 CREATE TABLE ANALYSIS_INPUTS(name TEXT, value TEXT);
 )sql";
 
@@ -65,7 +65,7 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
   bool has_steps = set.step_breakdown.step_source != analysis::StepSource::kNone;
   size_t next = 0;
   ok = ok && rows.InsertAll(
-                 db, "StepTraceTime", 15,
+                 db, "StepTraceTime", 17,
                  [&](Row& row) {
                    if (next == steps.size()) return false;
                    const analysis::StepBreakdownRow& r = steps[next++];
@@ -86,6 +86,12 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
                        .Real(Micros(r.preparing_ns));
                    row.Int(r.begin_ns).Int(r.end_ns).Int(r.rank);
                    row.Int(GlobalPid(m, scopes[r.scope].process));
+                   if (has_steps) {
+                     row.Int(r.loop);
+                   } else {
+                     row.Null();
+                   }
+                   row.Real(Micros(r.input_wait_ns));
                    return true;
                  },
                  error);

@@ -6,20 +6,20 @@ namespace {
 const char* const kSchema = R"sql(
 CREATE TABLE DATA_PREPARATION(step INTEGER, tid INTEGER, startNs INTEGER, endNs INTEGER,
                               dataWaitNs INTEGER, waits INTEGER, loaderBusyNs INTEGER,
-                              queueEmpty INTEGER);
+                              queueEmpty INTEGER, loop INTEGER);
 CREATE TABLE MEMORY_POOL(id INTEGER PRIMARY KEY, name TEXT, source TEXT, deviceId INTEGER,
                          globalPid INTEGER, peakAllocated INTEGER, peakAllocatedNs INTEGER,
                          peakReserved INTEGER);
 CREATE TABLE MEMORY_STEP(step INTEGER, poolId INTEGER, startNs INTEGER, endNs INTEGER,
                          allocatedAtBegin INTEGER, allocatedAtEnd INTEGER, peakAllocated INTEGER,
                          peakReserved INTEGER, allocations INTEGER, allocatedBytes INTEGER,
-                         frees INTEGER, freedBytes INTEGER);
+                         frees INTEGER, freedBytes INTEGER, loop INTEGER);
 CREATE TABLE OPERATOR_MEMORY_TOP(name TEXT, poolId INTEGER, allocations INTEGER,
                                  allocatedBytes INTEGER, maxAllocation INTEGER,
                                  freedBytes INTEGER);
 CREATE TABLE MEMORY_CATEGORY(poolId INTEGER, category TEXT, timestampNs INTEGER, bytes INTEGER);
 CREATE TABLE MEMORY_TRANSFER(step INTEGER, kind TEXT, count INTEGER, bytes INTEGER,
-                             durationNs INTEGER);
+                             durationNs INTEGER, loop INTEGER);
 CREATE TABLE TEMPORAL_BREAKDOWN(deviceId INTEGER, globalPid INTEGER, input TEXT,
                                 idleNs INTEGER, computeNs INTEGER, nonComputeNs INTEGER,
                                 kernelNs INTEGER);
@@ -98,7 +98,7 @@ bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Mode
     return bytes < 0 ? row.Null() : row.Int(bytes);
   };
   return InsertEach(
-             db, rows, "DATA_PREPARATION", 8, prep.steps,
+             db, rows, "DATA_PREPARATION", 9, prep.steps,
              [&](Row& row, const analysis::DataPreparationStep& s) {
                row.Int(static_cast<int64_t>(s.step)).Int(m.threads.tid[s.thread]);
                row.Int(s.begin_ns).Int(s.end_ns).Int(s.wait_ns).Int(s.waits);
@@ -108,6 +108,7 @@ bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Mode
                } else {
                  row.Null();
                }
+               row.Int(s.loop);
              },
              error) &&
          InsertEach(
@@ -119,12 +120,13 @@ bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Mode
              },
              error) &&
          InsertEach(
-             db, rows, "MEMORY_STEP", 12, memory.steps,
+             db, rows, "MEMORY_STEP", 13, memory.steps,
              [&](Row& row, const analysis::MemoryStepRow& s) {
                row.Int(static_cast<int64_t>(s.step)).Int(s.pool).Int(s.begin_ns).Int(s.end_ns);
                row.Int(s.allocated_at_begin).Int(s.allocated_at_end).Int(s.peak_allocated);
                reserved(row, s.peak_reserved).Int(static_cast<int64_t>(s.allocations));
                row.Int(s.allocated_bytes).Int(static_cast<int64_t>(s.frees)).Int(s.freed_bytes);
+               row.Int(s.loop);
              },
              error) &&
          InsertEach(
@@ -135,7 +137,7 @@ bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Mode
              },
              error) &&
          InsertEach(
-             db, rows, "MEMORY_TRANSFER", 5, memory.transfers,
+             db, rows, "MEMORY_TRANSFER", 6, memory.transfers,
              [&](Row& row, const analysis::MemoryTransferRow& t) {
                if (t.whole_run) {
                  row.Null();
@@ -143,6 +145,11 @@ bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Mode
                  row.Int(static_cast<int64_t>(t.step));
                }
                row.Text(t.kind).Int(static_cast<int64_t>(t.count)).Int(t.bytes).Int(t.time_ns);
+               if (t.whole_run) {
+                 row.Null();
+               } else {
+                 row.Int(t.loop);
+               }
              },
              error) &&
          InsertEach(

@@ -54,7 +54,7 @@ CREATE TABLE COUNTER_SERIES(id INTEGER PRIMARY KEY, name INTEGER, globalPid INTE
 CREATE TABLE COUNTERS(seriesId INTEGER, timestampNs INTEGER, value REAL);
 CREATE TABLE FLOWS(id INTEGER, category INTEGER, fromEventId INTEGER, toEventId INTEGER);
 CREATE TABLE STEP_TIME(id INTEGER, startNs INTEGER, endNs INTEGER, globalTid INTEGER,
-                       fpStartNs INTEGER, bpEndNs INTEGER, eventId INTEGER);
+                       fpStartNs INTEGER, bpEndNs INTEGER, eventId INTEGER, loop INTEGER);
 CREATE TABLE DROPS(globalTid INTEGER, recordKind INTEGER, count INTEGER);
 )sql";
 
@@ -182,7 +182,7 @@ bool WriteSliceTables(const model::Model& m, Db& db,
     if (!m.markers.is_instant[i] && !kind[m.markers.row[i]]) kind[m.markers.row[i]] = 2;
   }
   for (uint32_t slice : m.steps.slice) {
-    if (!kind[slice]) kind[slice] = 2;
+    if (slice != model::kNoRow && !kind[slice]) kind[slice] = 2;
   }
   const model::ArgTable& a = m.args;
   model::StringId input_dims = m.strings.Find("Input Dims");
@@ -332,13 +332,21 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
     db.Insert(flows, m.flows.id[i], m.flows.category[i], m.flows.from_slice[i],
               m.flows.to_slice[i]);
   }
-  auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?)");
+  auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?,?)");
   // The analyses already hold the step trace; compute it only without them.
   const std::vector<analysis::StepTraceRow> computed =
-      analyses ? std::vector<analysis::StepTraceRow>{} : analysis::ComputeStepTrace(m);
+      analyses ? std::vector<analysis::StepTraceRow>{}
+               : analysis::ComputeStepTrace(m, analysis::StepsOf(m).steps);
   for (const auto& r : analyses ? analyses->step_breakdown.trace : computed) {
-    db.Insert(steps, r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread), r.fp_start_ns,
-              r.bp_end_ns);
+    // eventId: the step's range (its slice row is its event id); none for steps bounded by
+    // Optimizer.step.
+    if (r.slice == model::kNoRow) {
+      db.Insert(steps, r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread),
+                r.fp_start_ns, r.bp_end_ns, nullptr, r.loop);
+    } else {
+      db.Insert(steps, r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread),
+                r.fp_start_ns, r.bp_end_ns, r.slice, r.loop);
+    }
   }
   auto* drops = db.Prepare("INSERT INTO DROPS VALUES(?,?,?)");
   for (size_t i = 0; i < m.drops.size(); ++i) {

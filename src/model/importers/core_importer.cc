@@ -93,11 +93,8 @@ class CoreImporter : public RecordImporter {
         std::string name = "ProfilerStep#" + std::to_string(h.arg);
         uint32_t row =
             context.AddSlice(context.track(), h.ts, kOpenEnd, context.Intern(name), step_category_);
-        StepTable& steps = context.model().steps;
+        RecordedStepTable& steps = context.model().recorded_steps;
         steps.step.push_back(h.arg);
-        steps.ts.push_back(0);
-        steps.end.push_back(0);
-        steps.thread.push_back(context.thread());
         steps.slice.push_back(row);
         open_steps_[context.thread()].push_back(row);
         break;

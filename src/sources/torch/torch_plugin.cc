@@ -20,6 +20,7 @@
 #endif
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -556,6 +557,20 @@ void OnOpExit(const at::RecordFunction& fn, at::ObserverContext*) {
 std::mutex g_window_mutex;
 at::CallbackHandle g_callback = 0;
 
+// At exit glibc destroys the main thread's thread_local objects (c10's ThreadLocalDebugInfo
+// stack that holds the memory reporter, RecordFunction's thread-local callback manager)
+// before it runs any exit handler, and the runtime's handler, registered when it was
+// preloaded, runs after libtorch's static destructors. A window closed by that handler
+// must not pop the reporter or remove the callback: both read torch state that is already
+// freed (it corrupted the job's heap, and glog printed "Requested callback is not found").
+// The handler registered here, after libtorch was loaded, runs before both; from then on
+// the plugin only switches itself off, through the flags its callbacks already read.
+std::atomic<bool> g_process_exiting{false};
+
+void NoteProcessExit() {
+  g_process_exiting.store(true, std::memory_order_relaxed);
+}
+
 void OnStart(void*) {
   const Settings settings = ReadSettings();
   ResolveCudaAttribution();
@@ -573,6 +588,7 @@ void OnStart(void*) {
 void OnStop(void*) {
   std::lock_guard<std::mutex> lock(g_window_mutex);
   g_memory_enabled.store(false, std::memory_order_relaxed);
+  if (g_process_exiting.load(std::memory_order_relaxed)) return;
   PopMemoryReporterOnThisThread();
   if (g_callback == 0) return;
   at::removeCallback(g_callback);
@@ -595,6 +611,9 @@ const aiprof_source kSource = {
 // The library must never be unloaded: operators that began in a window call OnOpExit
 // later, through the pointer the RecordFunction captured.
 extern "C" __attribute__((visibility("default"))) int aiprof_torch_attach(void) {
-  static const int result = aiprof_register_source(&aiprof::torch_source::kSource);
+  static const int result = [] {
+    std::atexit(aiprof::torch_source::NoteProcessExit);
+    return aiprof_register_source(&aiprof::torch_source::kSource);
+  }();
   return result;
 }

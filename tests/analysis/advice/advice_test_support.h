@@ -39,6 +39,7 @@ class HandBuiltProfiles {
     int64_t at = 0;
     for (size_t i = 0; i < durations.size(); ++i) {
       StepBreakdownRow row;
+      row.step_id = static_cast<uint32_t>(i);
       row.step = i;
       row.device_id = device;
       row.begin_ns = at;
@@ -48,7 +49,7 @@ class HandBuiltProfiles {
       row.free_ns = durations[i] - row.computing_ns;
       row.has_tasks = true;
       set.step_breakdown.rows.push_back(row);
-      set.steps.steps.push_back({i, 0, 0, at, at + durations[i]});
+      set.steps.steps.push_back({static_cast<uint32_t>(i), i, 0, 0, 0, at, at + durations[i]});
       at += durations[i];
     }
     set.steps.source = StepSource::kStepRecords;

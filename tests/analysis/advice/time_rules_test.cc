@@ -154,14 +154,8 @@ TEST(HostBoundRule, InputWaitIsNotAHostGap) {
   // Gaps 40% and short operators 20%: triggered, unless 10% of the gaps is input wait.
   EXPECT_EQ(Evaluate(CpuDispatch(400, 400).input(), "host_bound").status, RuleStatus::kTriggered);
   HandBuiltProfiles b = CpuDispatch(400, 400);
-  DataPreparationResult& data = b.Set(0).data_preparation;
-  data.inputs = {"DataLoader operators"};
-  for (uint64_t step = 0; step < 2; ++step) {
-    DataPreparationStep row;
-    row.step = step;
-    row.wait_ns = 100;
-    data.steps.push_back(row);
-  }
+  // The step breakdown's input wait: the part of Free the step spent waiting for input.
+  for (StepBreakdownRow& row : b.Set(0).step_breakdown.rows) row.input_wait_ns = 100;
   EXPECT_EQ(Evaluate(b.input(), "host_bound").status, RuleStatus::kPassed);
 }
 

@@ -112,7 +112,7 @@ TEST(SlowRanksTest, TheReceiveBubbleIsNoTransitAndTheWaitIsNoOwnTime) {
   // the others', so it is not slow, and its transit is its 2 ms of other communication.
   std::vector<RankSummary> ranks = {Rank(0, 10, 2), Rank(1, 10, 13, 8), Rank(2, 10, 2)};
   std::vector<WaitByStep> waits(3);
-  waits[1] = {{0, 3 * kMs}, {1, 3 * kMs}};
+  waits[1] = {{{0, 0}, 3 * kMs}, {{0, 1}, 3 * kMs}};
   const SlowRankDiagnosis d = DiagnoseSlowRanks(ranks, waits, {});
   for (const RankVerdict& v : d.ranks) {
     EXPECT_FALSE(v.slow) << v.rank;

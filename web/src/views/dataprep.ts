@@ -10,7 +10,8 @@ interface DataPrep {
   total_wait: number;
   total_step: number;
   empty_queue_steps: number;
-  steps: [number, number, number, number, number, number, boolean][];
+  // [step id, label, tid, duration, wait, waits, loader busy, queue empty]
+  steps: [number, string, number, number, number, number, number, boolean][];
 }
 
 export async function renderDataPreparation(root: HTMLElement): Promise<void> {
@@ -33,22 +34,24 @@ export async function renderDataPreparation(root: HTMLElement): Promise<void> {
   );
   const chart = el("div", { class: "chart" });
   root.append(chart);
+  // x is the step id (unique in the run); the axis and legend show the step's label.
+  const labels = new Map(data.steps.map((s) => [s[0], s[1]]));
   new uPlot(
     {
       title: "Wait for data per step (% of the step)",
       width: Math.min(root.clientWidth - 20, 1400),
       height: 220,
       scales: { x: { time: false } },
-      axes: [{ label: "step" }, { label: "%", size: 60 }],
-      series: [{ label: "step" }, { label: "wait", stroke: "#c44b4b", fill: "rgba(196,75,75,0.25)", paths: uPlot.paths.bars!({ size: [0.8, 30] }), points: { show: false } }],
+      axes: [{ label: "step", values: (_u, ticks) => ticks.map((t) => labels.get(t) ?? "") }, { label: "%", size: 60 }],
+      series: [{ label: "step", value: (_u, v) => labels.get(v) ?? "" }, { label: "wait", stroke: "#c44b4b", fill: "rgba(196,75,75,0.25)", paths: uPlot.paths.bars!({ size: [0.8, 30] }), points: { show: false } }],
     },
-    [data.steps.map((s) => s[0]), data.steps.map((s) => (s[2] > 0 ? (100 * s[3]) / s[2] : 0))],
+    [data.steps.map((s) => s[0]), data.steps.map((s) => (s[3] > 0 ? (100 * s[4]) / s[3] : 0))],
     chart,
   );
   const table = el("table", { class: "data", id: "dataprep-table" });
   table.append(el("tr", {}, ...["Step", "Thread", "Step Time(us)", "Wait Time(us)", "Waits", "Loader Busy(us)", "Queue Empty"].map((h) => el("th", {}, h))));
-  for (const [step, tid, duration, wait, waits, busy, empty] of data.steps.slice(0, 500)) {
-    table.append(el("tr", {}, el("td", {}, String(step)), el("td", {}, String(tid)), el("td", { class: "num" }, micros(duration)), el("td", { class: "num" }, micros(wait)), el("td", { class: "num" }, String(waits)), el("td", { class: "num" }, micros(busy)), el("td", {}, data.has_queue_view ? (empty ? "yes" : "no") : "n/a")));
+  for (const [, label, tid, duration, wait, waits, busy, empty] of data.steps.slice(0, 500)) {
+    table.append(el("tr", {}, el("td", {}, label), el("td", {}, String(tid)), el("td", { class: "num" }, micros(duration)), el("td", { class: "num" }, micros(wait)), el("td", { class: "num" }, String(waits)), el("td", { class: "num" }, micros(busy)), el("td", {}, data.has_queue_view ? (empty ? "yes" : "no") : "n/a")));
   }
   root.append(el("div", { class: "table-wrap", style: "max-height:400px" }, table));
 }

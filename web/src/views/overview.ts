@@ -33,11 +33,12 @@ function topTable(data: TableData, limit: number): HTMLElement {
 }
 
 export async function renderOverview(root: HTMLElement): Promise<void> {
-  const [info, summary, operators, kernels] = await Promise.all([
+  const [info, summary, operators, kernels, dataprep] = await Promise.all([
     run(),
     analysis(),
     getJson<TableData>("/api/table/operators"),
     getJson<TableData>("/api/table/kernels"),
+    getJson<{ total_wait: number; total_step: number; steps: unknown[] }>("/api/dataprep"),
   ]);
   const hosts = new Set(info.processes.map((p) => p.host));
   const devices = info.processes.filter((p) => p.device >= 0).length;
@@ -72,38 +73,64 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
 
   root.append(el("div", { class: "hint", id: "analysis-inputs" }, `Analysed: ${summary.inputs}`));
   const breakdown = summary.step_breakdown.filter((r) => r.scope === summary.step_breakdown[0]?.scope);
+  if (dataprep.steps.length && dataprep.total_step > 0) {
+    // The data preparation analysis's figure, as the Data preparation view and the advice read it.
+    const share = dataprep.total_wait / dataprep.total_step;
+    cards.append(card("Input wait", `${formatNs(dataprep.total_wait)} (${(100 * share).toFixed(1)} % of ${formatNs(dataprep.total_step)} in steps)`, share > 0.1));
+  }
   if (breakdown.length > 1 || (breakdown.length === 1 && info.steps.length === 1)) {
     root.append(el("h2", {}, "Step time breakdown (µs per step)"));
+    root.append(
+      el("div", { class: "hint" }, "Each bar is the step's time on the scope (msprof's step_trace_time: Computing + Communication(Not Overlapped) + Free); Free is split into the time spent waiting for input and the rest (idle). Preparing, the time before the step's first task, is a part of Free and is listed in the table below."),
+    );
     const chart = el("div", { class: "chart", id: "breakdown-chart" });
     root.append(chart);
-    // Stacked from the bottom: preparing, computing, communication not overlapped, free.
-    const layers = [
-      ["preparing", "#e88f8f", (r: (typeof breakdown)[0]) => r.preparing],
-      ["computing", "#7fb3e8", (r: (typeof breakdown)[0]) => r.computing],
-      ["communication (not overlapped)", "#b38fe8", (r: (typeof breakdown)[0]) => r.communication_not_overlapped],
-      ["free", "#c9d1e0", (r: (typeof breakdown)[0]) => r.free],
-    ] as const;
+    // Stacked from the bottom; the parts add up to the step's time.
+    type Row = (typeof breakdown)[0];
+    const layers: [string, string, (r: Row) => number][] = [
+      ["computing", "#7fb3e8", (r) => r.computing],
+      ["communication (not overlapped)", "#b38fe8", (r) => r.communication_not_overlapped],
+      ["input wait", "#e88f8f", (r) => r.input_wait],
+      ["idle", "#c9d1e0", (r) => r.idle],
+    ];
+    const raw = layers.map(([, , value]) => breakdown.map((r) => value(r) / 1e3));
     const cumulative: number[][] = [];
     let running = breakdown.map(() => 0);
-    for (const [, , value] of layers) {
-      running = running.map((sum, i) => sum + value(breakdown[i]) / 1e3);
+    for (const values of raw) {
+      running = running.map((sum, i) => sum + values[i]);
       cumulative.push(running);
     }
     const bars = uPlot.paths.bars!({ size: [0.8, 40] });
+    const index = breakdown.map((_, i) => i);
+    // The legend shows each part of the hovered step, not the running sums the bars are drawn from.
+    const part = (layer: number) => (_u: uPlot, _v: number, _s: number, i: number | null) => (i === null ? "" : raw[layer][i].toFixed(3));
     new uPlot(
       {
         width: Math.min(root.clientWidth - 20, 1400),
         height: 240,
         scales: { x: { time: false } },
-        axes: [{ label: "step" }, { label: "µs", size: 70 }],
+        axes: [{ label: "step", values: (_u, ticks) => ticks.map((t) => breakdown[t]?.label ?? "") }, { label: "µs", size: 70 }],
         series: [
-          { label: "step" },
-          ...[...layers].reverse().map(([label, color]) => ({ label, fill: color, stroke: color, paths: bars, points: { show: false } })),
+          { label: "step", value: (_u, v) => breakdown[v]?.label ?? "" },
+          ...[...layers].map((layer, i) => [layer, i] as const).reverse().map(([[label, color], i]) => ({ label, fill: color, stroke: color, paths: bars, points: { show: false }, value: part(i) })),
         ],
       },
-      [breakdown.map((r) => r.step), ...[...cumulative].reverse()],
+      [index, ...[...cumulative].reverse()],
       chart,
     );
+    const table = el("table", { class: "data", id: "breakdown-table" });
+    table.append(el("tr", {}, ...["Step", "Step Time(us)", "Computing(us)", "Communication(Not Overlapped)(us)", "Free(us)", "Input Wait(us)", "Preparing(us)"].map((h) => el("th", {}, h))));
+    for (const r of breakdown.slice(0, 200)) {
+      table.append(
+        el(
+          "tr",
+          {},
+          el("td", {}, r.label),
+          ...[r.duration, r.computing, r.communication_not_overlapped, r.free, r.input_wait, r.preparing].map((v) => el("td", { class: "num" }, micros(v))),
+        ),
+      );
+    }
+    root.append(el("div", { class: "table-wrap", style: "max-height:300px" }, table));
   }
   root.append(el("h2", {}, "Step trace (µs per step)"));
   const trace = summary.step_trace;
@@ -112,7 +139,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
   } else {
     const chart = el("div", { class: "chart", id: "step-chart" });
     root.append(chart);
-    const steps = trace.map((r) => r.step);
+    const steps = trace.map((_, i) => i);
     // Stacked so that the bars add up to the iteration time: step start → FP start (data
     // wait, set-up), FP to BP, refresh (BP end → iteration end).
     const beforeFp = trace.map((r) => Math.max(r.iteration - r.fp_to_bp - r.refresh, 0) / 1e3);
@@ -124,9 +151,9 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
         width: Math.min(root.clientWidth - 20, 1400),
         height: 240,
         scales: { x: { time: false } },
-        axes: [{ label: "step" }, { label: "µs", size: 70 }],
+        axes: [{ label: "step", values: (_u, ticks) => ticks.map((t) => trace[t]?.label ?? "") }, { label: "µs", size: 70 }],
         series: [
-          { label: "step" },
+          { label: "step", value: (_u, v) => trace[v]?.label ?? "" },
           { label: "refresh (BP end → iteration end)", fill: "#f2b880", stroke: "#d98b3a", paths: bars, points: { show: false } },
           { label: "FP to BP", fill: "#7fb3e8", stroke: "#3d7fc4", paths: bars, points: { show: false } },
           { label: "step start → FP start", fill: "#e88f8f", stroke: "#c44b4b", paths: bars, points: { show: false } },
@@ -142,7 +169,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
         el(
           "tr",
           {},
-          el("td", {}, String(r.step)),
+          el("td", {}, r.label),
           el("td", { class: "num" }, micros(r.iteration)),
           el("td", { class: "num" }, micros(r.fp_to_bp)),
           el("td", { class: "num" }, micros(r.refresh)),

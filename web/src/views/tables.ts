@@ -25,8 +25,8 @@ export async function renderTable(root: HTMLElement, name: "operators" | "kernel
   const filter = el("input", { placeholder: "filter by name", id: "table-filter" });
   const coreType = el("select", { id: "table-core-type" });
   const step = el("select", { id: "table-step" });
-  step.append(el("option", { value: "0" }, "all steps"));
-  for (const [number] of info.steps) step.append(el("option", { value: String(number) }, `step ${number}`));
+  step.append(el("option", { value: "-1" }, "all steps"));
+  for (const [id, , , label] of info.steps) step.append(el("option", { value: String(id) }, `step ${label}`));
   const count = el("span", { class: "hint" });
   root.append(el("div", { class: "toolbar" }, filter, coreType, step, count));
   const table = el("table", { class: "data", id: `${name}-table` });

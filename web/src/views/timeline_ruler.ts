@@ -1,4 +1,5 @@
 // The timeline's ruler: the steps as bands (every other one tinted) and time ticks.
+import type { StepSpan } from "../api";
 import { formatTickNs } from "../format";
 
 export const LABEL_W = 210;
@@ -9,14 +10,14 @@ export const RULER_H = 30;
 // thousands before it (the steps of several threads may overlap, so the ends alone are not
 // sorted).
 export class StepTable {
-  readonly step: Float64Array;
+  readonly label: string[];
   readonly begin: Float64Array;
   readonly end: Float64Array;
   private readonly endsBefore: Float64Array;
 
-  constructor(steps: [number, number, number][]) {
+  constructor(steps: StepSpan[]) {
     const sorted = [...steps].sort((a, b) => a[1] - b[1]);
-    this.step = Float64Array.from(sorted, (s) => s[0]);
+    this.label = sorted.map((s) => s[3]);
     this.begin = Float64Array.from(sorted, (s) => s[1]);
     this.end = Float64Array.from(sorted, (s) => s[2]);
     this.endsBefore = new Float64Array(sorted.length);
@@ -64,13 +65,13 @@ export function drawRuler(ctx: CanvasRenderingContext2D, steps: StepTable, v0: n
       denseLeft = -1;
     }
     if (x0 > width) break;
-    if (steps.step[i] % 2 === 0) {
+    if (i % 2 === 0) {
       ctx.fillStyle = "rgba(91,156,246,0.18)";
       ctx.fillRect(x0, 16, x1 - x0, RULER_H - 16);
     }
     if (x1 - x0 > 40) {
       ctx.fillStyle = "#3d5a80";
-      ctx.fillText(`step ${steps.step[i]}`, x0 + 2, RULER_H - 3);
+      ctx.fillText(`step ${steps.label[i]}`, x0 + 2, RULER_H - 3);
     }
   }
   // About one tick per 100 px, at 1, 2 or 5 times a power of ten.
