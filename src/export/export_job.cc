@@ -15,8 +15,8 @@
 #include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
 #include "export/export_lock.h"
-#include "export/progress.h"
 #include "export/iteration_selection.h"
+#include "export/progress.h"
 #include "export/read_problems.h"
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/pftrace.h"
@@ -151,7 +151,10 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
   ExportLocks locks;
   locks.Acquire(dirs, err);
   std::string timestamp = options.timestamp.empty() ? LocalTimestamp() : options.timestamp;
-  for (int waited = 0; waited < 30 && timestamp <= locks.previous_timestamp(); ++waited) {
+  // A timestamp of its own choosing must not be the previous export's (seconds resolution).
+  for (int waited = 0;
+       options.timestamp.empty() && waited < 30 && timestamp <= locks.previous_timestamp();
+       ++waited) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     timestamp = LocalTimestamp();
   }

@@ -46,7 +46,7 @@ struct ChoiceOption {
 
 inline constexpr ChoiceOption kChoiceOptions[] = {
     {"mode", "", {"launch", "dynamic", "api"}},
-    {"task_time", "--task-time", {"off", "l0", "l1", "l2"}},
+    {"task_time", "--task-time", {"off", "on", "l0", "l1", "l2"}},  // on: l1
     {"aic_mode", "--aic-mode", {"task-based", "sample-based"}},
     {"cpu_sampling.call_graph", "--sys-cpu-call-graph", {"fp", "dwarf"}},
 };
