@@ -23,9 +23,11 @@ elseif(NOT AIPROF_SANITIZE STREQUAL "")
   message(FATAL_ERROR "AIPROF_SANITIZE must be '', 'address' or 'thread', got '${AIPROF_SANITIZE}'")
 endif()
 
-if(AIPROF_FUZZ)
-  # Coverage feedback from every library a fuzzer reaches (the parser's decoders and importers),
-  # not only from the fuzzer's own file; the test executables of this tree get the sanitizer
-  # runtime's default coverage callbacks.
-  add_compile_options(-fsanitize=fuzzer-no-link)
-endif()
+# Coverage feedback for the fuzzers from the libraries they exercise (the reader, the parser's
+# decoders and importers), not only from the fuzzer's own file. Other executables linking
+# these libraries get the sanitizer runtime's default coverage callbacks.
+function(aiprof_fuzz_coverage target)
+  if(AIPROF_FUZZ)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
+endfunction()
