@@ -6,6 +6,7 @@
 #include "analysis/analysis_set.h"
 #include "export/analysis/analysis_files.h"
 #include "export/analysis/analysis_report.h"
+#include "export/export_lock.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "export/run_inputs.h"
@@ -30,6 +31,11 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     result.exit_code = kExitUsage;
     return result;
   }
+  // It writes analysis files where exports do: one at a time (export_lock.h).
+  std::vector<std::string> lock_dirs;
+  for (const model::RunInput& run : runs) lock_dirs.push_back(ExportLockDir(run));
+  ExportLocks locks;
+  locks.Acquire(lock_dirs, err);
   size_t analysed = 0;
   bool failed = false, usage_error = false;
   CommunicationOutputs communication;

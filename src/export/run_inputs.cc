@@ -1,5 +1,6 @@
 #include "export/run_inputs.h"
 
+#include <filesystem>
 #include <ostream>
 
 namespace aiprof::exporter {
@@ -21,6 +22,13 @@ std::string NoDataMessage(const model::RunInput& run) {
   return run.path +
          " holds no raw data (expected host/data/*.data); is the collection still running or "
          "was the directory copied incompletely?";
+}
+
+std::string ExportLockDir(const model::RunInput& run) {
+  if (run.kind == model::RunKind::kRaw) return run.path;
+  std::error_code ec;
+  std::filesystem::create_directories(run.output_dir, ec);  // unwritable: no lock, no output
+  return run.output_dir;
 }
 
 }  // namespace aiprof::exporter

@@ -19,4 +19,9 @@ bool FindRuns(const std::vector<std::string>& paths, std::string_view command, s
 // "<PROF_*> holds no raw data (expected host/data/*.data); ..." for a run without files.
 std::string NoDataMessage(const model::RunInput& run);
 
+// Where exports of a run are locked (export_lock.h) and their leftovers removed: its PROF_*
+// directory, or a trace's output folder (created here), never the user's folder the trace lies
+// in, which other runs and files share.
+std::string ExportLockDir(const model::RunInput& run);
+
 }  // namespace aiprof::exporter

@@ -130,6 +130,11 @@ TEST_F(HandlerFolder, EveryCommandReadsTheFolder) {
   EXPECT_EQ(exporter::RunExport(export_options, out, err).exit_code, 0) << err.str();
   EXPECT_TRUE(fs::exists(tb_ / "aiprof_output" / "w1.1764325810999000000.pt.trace" /
                          "trace_view_20261128000000.json"));
+  // A trace's exports are locked in its output folder (export_lock.h), not in the user's
+  // folder the trace lies in.
+  EXPECT_TRUE(
+      fs::exists(tb_ / "aiprof_output" / "w1.1764325810999000000.pt.trace" / ".export.lock"));
+  EXPECT_FALSE(fs::exists(tb_ / ".export.lock"));
 }
 
 // Ranks in folders of their own (node/tensorboard folder/window folder/PROF_*) are a
