@@ -9,6 +9,7 @@
 #include "export/advice/advice_writers.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
+#include "export/run_inputs.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -47,27 +48,20 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
     result.exit_code = kExitUsage;
     return result;
   }
-  std::vector<std::string> dirs;
-  for (const std::string& output : options.outputs) {
-    std::vector<std::string> found = model::FindProfDirs(output, &error);
-    if (found.empty()) {
-      err << kCommand << ": " << error << "\n";
-      result.exit_code = kExitUsage;
-      return result;
-    }
-    dirs.insert(dirs.end(), found.begin(), found.end());
+  std::vector<model::RunInput> runs;
+  if (!FindRuns(options.outputs, kCommand, err, &runs)) {
+    result.exit_code = kExitUsage;
+    return result;
   }
   // Each profile's analyses stay alive for the rules; its model is freed once its facts are
   // read, so memory holds one model at a time.
   std::vector<std::unique_ptr<analysis::AnalysisSet>> sets;
   analysis::advice::AdviceInput input;
-  for (const std::string& dir : dirs) {
-    const fs::path prof(dir);
-    std::vector<std::string> files = model::ListRawFiles(prof.string());
+  for (const model::RunInput& run : runs) {
+    const fs::path prof(run.path);
+    const std::vector<std::string>& files = run.files;
     if (files.empty()) {
-      err << kCommand << ": " << prof.string()
-          << " holds no raw data (expected host/data/*.data); is the collection still running"
-             " or was the directory copied incompletely?\n";
+      err << kCommand << ": " << NoDataMessage(run) << "\n";
       result.exit_code = kExitUsage;
       return result;
     }
@@ -97,9 +91,19 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
   const analysis::advice::AdviceReport report = analysis::advice::RunAdvice(input, thresholds);
   PrintAdviceReport(report, out, {options.color, 5});
 
-  const fs::path report_dir = options.report_dir.empty()
-                                  ? CommonParent(options.outputs) / "aiprof_output" / "analysis"
-                                  : fs::path(options.report_dir);
+  // Beside the data: a trace's own output folder, else <common parent>/aiprof_output.
+  fs::path report_dir(options.report_dir);
+  if (report_dir.empty() && runs.size() == 1 && runs[0].kind == model::RunKind::kTrace) {
+    report_dir = fs::path(runs[0].output_dir) / "analysis";
+  } else if (report_dir.empty()) {
+    std::vector<std::string> folders;
+    for (const std::string& output : options.outputs) {
+      std::error_code ec;
+      folders.push_back(fs::is_regular_file(output, ec) ? fs::path(output).parent_path().string()
+                                                        : output);
+    }
+    report_dir = CommonParent(folders) / "aiprof_output" / "analysis";
+  }
   std::error_code ec;
   fs::create_directories(report_dir, ec);
   if (ec) {

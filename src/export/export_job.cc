@@ -18,6 +18,7 @@
 #include "export/iteration_selection.h"
 #include "export/progress.h"
 #include "export/read_problems.h"
+#include "export/run_inputs.h"
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/pftrace.h"
 #include "export/timeline/trace_json.h"
@@ -72,8 +73,13 @@ size_t CountProfDirs(const fs::path& dir) {
 }
 
 // Fixed names need one PROF_* per result folder, or the files of two would overwrite each
-// other: a folder holding several keeps msprof's per-PROF_* layout.
-OutputPlace PlaceOutputs(const fs::path& prof, const std::optional<FileNaming>& requested) {
+// other: a folder holding several keeps msprof's per-PROF_* layout. An imported trace's
+// outputs go to <its folder>/aiprof_output/<its name>/ (model::RunInput::output_dir).
+OutputPlace PlaceOutputs(const model::RunInput& run, const std::optional<FileNaming>& requested) {
+  if (run.kind == model::RunKind::kTrace) {
+    return {fs::path(run.output_dir), requested.value_or(FileNaming::kTimestamped)};
+  }
+  const fs::path prof(run.path);
   const fs::path parent = prof.parent_path();
   const bool single_in_pt_folder = IsPtResultFolder(parent) && CountProfDirs(parent) == 1;
   const FileNaming naming =
@@ -135,21 +141,18 @@ std::string LocalTimestamp() {
 ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ostream& err) {
   ExportResult result;
   std::string error;
-  std::vector<std::string> dirs = model::FindProfDirs(options.output, &error);
-  for (const std::string& more : options.more_outputs) {
-    std::string more_error;
-    std::vector<std::string> found = model::FindProfDirs(more, &more_error);
-    if (found.empty()) error = more_error;
-    dirs.insert(dirs.end(), found.begin(), found.end());
-  }
-  if (dirs.empty()) {
-    err << "aiprof export: " << error << "\n";
+  std::vector<std::string> inputs = {options.output};
+  inputs.insert(inputs.end(), options.more_outputs.begin(), options.more_outputs.end());
+  std::vector<model::RunInput> runs;
+  if (!FindRuns(inputs, "aiprof export", err, &runs)) {
     result.exit_code = kExitUsage;
     return result;
   }
   // One export per directory at a time (export_lock.h), and never the names of the last one.
+  std::vector<std::string> lock_dirs;
+  for (const model::RunInput& run : runs) lock_dirs.push_back(ExportLockDir(run));
   ExportLocks locks;
-  locks.Acquire(dirs, err);
+  locks.Acquire(lock_dirs, err);
   std::string timestamp = options.timestamp.empty() ? LocalTimestamp() : options.timestamp;
   // A timestamp of its own choosing must not be the previous export's (seconds resolution).
   for (int waited = 0;
@@ -159,26 +162,25 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
     timestamp = LocalTimestamp();
   }
   std::vector<std::string> output_dirs;
-  for (const std::string& dir : dirs) {
-    output_dirs.push_back(dir);
-    output_dirs.push_back(PlaceOutputs(dir, options.naming).dir.string());
+  for (const model::RunInput& run : runs) {
+    output_dirs.push_back(ExportLockDir(run));
+    output_dirs.push_back(PlaceOutputs(run, options.naming).dir.string());
   }
   locks.Record(timestamp, output_dirs);
   Progress progress(options.progress_lines);
   size_t exported = 0;
   bool failed = false, usage_error = false;
   CommunicationOutputs communication;
-  for (size_t d = 0; d < dirs.size(); ++d) {
-    fs::path prof(dirs[d]);
+  for (size_t d = 0; d < runs.size(); ++d) {
+    const model::RunInput& run = runs[d];
+    fs::path prof(run.path);
     auto step = [&](double within, const std::string& label) {
-      progress.Update((static_cast<double>(d) + within) / static_cast<double>(dirs.size()),
+      progress.Update((static_cast<double>(d) + within) / static_cast<double>(runs.size()),
                       prof.filename().string() + ": " + label);
     };
-    std::vector<std::string> files = model::ListRawFiles(prof.string());
+    const std::vector<std::string>& files = run.files;
     if (files.empty()) {
-      err << "aiprof export: " << prof.string()
-          << " holds no raw data (expected host/data/*.data); is the collection still running"
-             " or was the directory copied incompletely?\n";
+      err << "aiprof export: " << NoDataMessage(run) << "\n";
       usage_error = true;
       continue;
     }
@@ -196,9 +198,9 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       continue;
     }
     const model::Model* m = &selection.model();
-    const OutputPlace place = PlaceOutputs(prof, options.naming);
+    const OutputPlace place = PlaceOutputs(run, options.naming);
     if (options.clear) {
-      ClearOutputs(prof);
+      if (run.kind == model::RunKind::kRaw) ClearOutputs(prof);
       std::error_code ec;
       fs::remove_all(place.dir, ec);
     }
@@ -211,7 +213,11 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       step(0.4, "database");
       // msprof keeps the database beside the data; torch_npu in its output folder.
       std::string path = (prof / ("aiprof_" + timestamp + ".db")).string();
-      if (place.naming == FileNaming::kFixed) {
+      if (run.kind == model::RunKind::kTrace) {
+        std::error_code ec;
+        fs::create_directories(place.dir, ec);
+        path = (place.dir / ("aiprof_" + timestamp + ".db")).string();
+      } else if (place.naming == FileNaming::kFixed) {
         std::error_code ec;
         fs::create_directories(place.dir, ec);
         path = (place.dir / "aiprof_pytorch_profiler.db").string();

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "model/communication.h"
+#include "model/file_importer.h"
 #include "model/file_parser.h"
 #include "model/merge.h"
 #include "model/steps.h"
@@ -44,6 +45,14 @@ void AddDataFiles(const fs::path& dir, std::vector<std::string>& files) {
       files.push_back(entry.path().string());
     }
   }
+}
+
+// aiprof raw data (*.data) or a file a file importer reads (a Kineto JSON trace).
+Fragment ParseFile(const std::string& path) {
+  if (!path.ends_with(".data")) {
+    if (const FileImporter* importer = FileImporterFor(path)) return importer->parse(path);
+  }
+  return ParseRawFile(path);
 }
 
 }  // namespace
@@ -97,7 +106,7 @@ Model ParseFiles(const std::vector<std::string>& files, const ParseOptions& opti
   std::vector<Fragment> fragments(files.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) fragments[i] = ParseRawFile(files[i]);
+    for (size_t i = next++; i < files.size(); i = next++) fragments[i] = ParseFile(files[i]);
   };
   unsigned workers = std::max(1u, std::min<unsigned>(options.threads, files.size()));
   std::vector<std::thread> pool;

@@ -145,7 +145,9 @@ std::vector<ProcessCandidates> FindCandidates(const Model& model) {
     }
     switch (names.Of(model, s.name[row])) {
       case NameKind::kProfilerStep:
-        if (!recorded[row]) {
+        // Kineto repeats each ProfilerStep range on the GPU streams it launched work on
+        // (gpu_user_annotation): the step is the host's range.
+        if (!recorded[row] && model.processes.device_id[model.ProcessOfThread(thread)] < 0) {
           add(StepSource::kProfilerStepRanges,
               {names.number[s.name[row]], thread, row, s.ts[row], s.end[row]});
         }
