@@ -142,6 +142,9 @@ std::string UiApi::Memory(int64_t pixels) const {
     AppendJsonString(out, pool.name);
     out += ",\"source\":";
     AppendJsonString(out, analysis::MemoryPoolSourceName(pool.source));
+    out += ",\"process\":" + std::to_string(pool.process) +
+           ",\"pid\":" + std::to_string(model_.processes.pid[pool.process]) + ",\"role\":";
+    AppendJsonString(out, role_labels_[pool.process]);
     out += ",\"peak_allocated\":" + std::to_string(pool.peak_allocated) +
            ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns()) +
            ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) +
