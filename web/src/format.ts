@@ -7,6 +7,22 @@ export function formatNs(ns: number): string {
   return `${ns} ns`;
 }
 
+// The unit a chart's time axis reads best in, from the largest time it shows (ns since the
+// run's start): its scale (ns per unit) and its axis label.
+export function timeAxisUnit(maxNs: number): [number, string] {
+  if (maxNs >= 1e9) return [1e9, "s since start"];
+  if (maxNs >= 1e6) return [1e6, "ms since start"];
+  if (maxNs >= 1e3) return [1e3, "µs since start"];
+  return [1, "ns since start"];
+}
+
+// A time in three significant digits, for narrow columns: "51.2 ms", "866 µs", "1.25 s".
+export function formatNsShort(ns: number): string {
+  const abs = Math.abs(ns);
+  const [scale, unit] = abs >= 1e9 ? [1e9, "s"] : abs >= 1e6 ? [1e6, "ms"] : abs >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+  return scale === 1 ? `${Math.round(ns)} ns` : `${Number((ns / scale).toPrecision(3))} ${unit}`;
+}
+
 // A time to the nanosecond, in the largest unit it reaches: "800.836331 ms", "1.234567891 s",
 // "12.345 µs", "17 ns" (the ruler's and tables' rounded forms hide what the data has).
 export function formatNsExact(ns: number): string {

@@ -4,7 +4,7 @@
 // its largest value fits (B, KiB, MiB, GiB).
 import uPlot from "uplot";
 import { getJson } from "../api";
-import { el, formatBytes, formatNs } from "../format";
+import { el, formatBytes, formatNs, timeAxisUnit } from "../format";
 
 interface MemoryData {
   inputs: string[];
@@ -36,15 +36,16 @@ function lineChart(title: string, series: { label: string; points: [number, numb
   const times = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
   const index = new Map(times.map((t, i) => [t, i]));
   const [scale, unit] = byteUnit(Math.max(0, ...series.flatMap((s) => s.points.map((p) => p[1]))));
+  const [timeScale, timeLabel] = timeAxisUnit(times.length ? times[times.length - 1] : 0);
   const columns = series.map((s) => {
     const column: (number | null)[] = times.map(() => null);
     for (const [t, v] of s.points) column[index.get(t)!] = v / scale;
     return column;
   });
-  const chart = el("div", { class: "chart" });
+  const chart = el("div", { class: "chart", "data-unit": unit, "data-time-unit": timeLabel });
   const peakLine = (u: uPlot) => {
     if (peakTs === undefined) return;
-    const x = u.valToPos(peakTs / 1e9, "x", true);
+    const x = u.valToPos(peakTs / timeScale, "x", true);
     u.ctx.save();
     u.ctx.strokeStyle = "#c44b4b";
     u.ctx.setLineDash([4, 3]);
@@ -60,11 +61,11 @@ function lineChart(title: string, series: { label: string; points: [number, numb
       width,
       height: 220,
       scales: { x: { time: false } },
-      axes: [{ label: "s since start" }, { label: unit, size: 80 }],
-      series: [{ label: "s" }, ...series.map((s, k) => ({ label: s.label, stroke: `hsl(${(k * 97 + 210) % 360} 60% 45%)`, spanGaps: true }))],
+      axes: [{ label: timeLabel }, { label: unit, size: 80 }],
+      series: [{ label: timeLabel.split(" ")[0] }, ...series.map((s, k) => ({ label: s.label, stroke: `hsl(${(k * 97 + 210) % 360} 60% 45%)`, spanGaps: true }))],
       hooks: { draw: [peakLine] },
     },
-    [times.map((t) => t / 1e9), ...columns] as uPlot.AlignedData,
+    [times.map((t) => t / timeScale), ...columns] as uPlot.AlignedData,
     chart,
   );
   return chart;

@@ -116,7 +116,11 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
   }
 
   root.append(el("div", { class: "hint", id: "analysis-inputs" }, `Analysed: ${summary.inputs}`));
-  const breakdown = summary.step_breakdown.filter((r) => r.scope === summary.step_breakdown[0]?.scope);
+  // The breakdown of the first scope that ran steps (a DataLoader worker's scope has one
+  // whole-run row, and may come first).
+  const scope = (summary.step_breakdown.find((r) => r.id !== null) ?? summary.step_breakdown[0])?.scope;
+  const breakdown = summary.step_breakdown.filter((r) => r.scope === scope);
+  const scopeProcess = scope === undefined ? undefined : info.processes[summary.scopes[scope]?.process];
   if (dataprep.steps.length && dataprep.total_step > 0) {
     // The data preparation analysis's figure, as the Data preparation view and the advice read it.
     const share = dataprep.total_wait / dataprep.total_step;
@@ -125,7 +129,7 @@ export async function renderOverview(root: HTMLElement): Promise<void> {
   const slowest = slowestStep(breakdown);
   if (slowest) root.append(slowest);
   if (breakdown.length > 1 || (breakdown.length === 1 && info.steps.length === 1)) {
-    root.append(el("h2", {}, "Step time breakdown (µs per step)"));
+    root.append(el("h2", {}, `Step time breakdown (µs per step)${scopeProcess ? ` of ${scopeProcess.role_label} · pid ${scopeProcess.pid}` : ""}`));
     root.append(
       el("div", { class: "hint" }, "Each bar is the step's time on the scope (msprof's step_trace_time: Computing + Communication(Not Overlapped) + Free); Free is split into the time spent waiting for input and the rest (idle). Preparing, the time before the step's first task, is a part of Free and is listed in the table below."),
     );

@@ -5,7 +5,7 @@
 // recorded in KB shown in KiB/MiB/GiB), with the steps drawn as bands.
 import uPlot from "uplot";
 import { counters, run, tracks } from "../api";
-import { el, formatValue } from "../format";
+import { el, formatValue, timeAxisUnit } from "../format";
 import { byteUnit } from "./memory";
 import { counterSubject } from "./timeline_lanes";
 
@@ -38,14 +38,15 @@ export async function renderResources(root: HTMLElement): Promise<() => void> {
   const result = await counters(all.map((s) => s.id), 0, info.end, pixels);
   const points = new Map(result.series.map((s) => [s.id, s.points]));
   const charts: uPlot[] = [];
+  const [timeScale, timeLabel] = timeAxisUnit(info.end);
   const stepBands = (u: uPlot) => {
     const ctx = u.ctx;
     ctx.save();
     ctx.fillStyle = "rgba(91,156,246,0.08)";
     info.steps.forEach(([, begin, end], i) => {
       if (i % 2) return;
-      const x0 = u.valToPos(begin / 1e9, "x", true);
-      const x1 = u.valToPos(end / 1e9, "x", true);
+      const x0 = u.valToPos(begin / timeScale, "x", true);
+      const x1 = u.valToPos(end / timeScale, "x", true);
       ctx.fillRect(x0, u.bbox.top, Math.max(x1 - x0, 1), u.bbox.height);
     });
     ctx.restore();
@@ -62,7 +63,7 @@ export async function renderResources(root: HTMLElement): Promise<() => void> {
     seriesList.forEach((s, k) => {
       for (const [t, , value] of points.get(s.id) ?? []) columns[k][index.get(t)!] = value * unit.factor;
     });
-    const chart = el("div", { class: "chart", "data-counter": name });
+    const chart = el("div", { class: "chart", "data-counter": name, "data-unit": unit.label });
     list.append(chart);
     charts.push(
       new uPlot(
@@ -71,9 +72,9 @@ export async function renderResources(root: HTMLElement): Promise<() => void> {
           width,
           height: 150,
           scales: { x: { time: false } },
-          axes: [{ label: "s since start" }, { size: 90, label: unit.label, values: (_u, ticks) => ticks.map((v) => formatValue(v)) }],
+          axes: [{ label: timeLabel }, { size: 90, label: unit.label, values: (_u, ticks) => ticks.map((v) => formatValue(v)) }],
           series: [
-            { label: "s" },
+            { label: timeLabel.split(" ")[0] },
             ...seriesList.map((s, k) => ({
               label: s.subject,
               stroke: `hsl(${(k * 67) % 360} 60% 45%)`,
@@ -84,7 +85,7 @@ export async function renderResources(root: HTMLElement): Promise<() => void> {
           ],
           hooks: { drawClear: [stepBands] },
         },
-        [times.map((t) => t / 1e9), ...columns] as uPlot.AlignedData,
+        [times.map((t) => t / timeScale), ...columns] as uPlot.AlignedData,
         chart,
       ),
     );

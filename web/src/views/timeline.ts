@@ -53,7 +53,7 @@ interface TimelineHandle {
   // Screen positions for the tests: a drawn slice's centre, an instant's, a lane's top.
   sliceCenter: (slice: number) => { x: number; y: number } | null;
   instantCenter: (instant: number) => { x: number; y: number } | null;
-  lane: (kind: string, id: number) => { y: number; h: number; collapsed: boolean; pinned: boolean } | null;
+  lane: (kind: string, id: number) => { y: number; h: number; collapsed: boolean; pinned: boolean; label: string; slicesTop: number } | null;
   flowEnds: () => { from: number; to: number; xb: number; yb: number }[];
 }
 
@@ -148,7 +148,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     },
     lane: (kind, id) => {
       const l = lanes.lanes.find((x) => x.kind === kind && x.id === id);
-      return l ? { y: laneTop(l), h: l.h, collapsed: l.collapsed, pinned: l.pinned } : null;
+      return l ? { y: laneTop(l), h: l.h, collapsed: l.collapsed, pinned: l.pinned, label: l.label, slicesTop: slicesTop(l, laneTop(l)) } : null;
     },
     flowEnds: () => {
       const ends = [];
@@ -515,6 +515,8 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   // ---- selection, details and the address ------------------------------------------
   async function selectSlice(slice: number, merged = 1): Promise<SliceDetail> {
     const d = await getJson<SliceDetail>(`/api/slice?id=${slice}`);
+    area = null;  // one selection at a time, as in Perfetto; the area's statistics stay listed
+    handle.area = null;
     selection = { kind: "slice", id: slice, track: d.track };
     handle.selected = slice;
     handle.selectedInstant = -1;
@@ -526,6 +528,8 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
 
   async function selectInstant(row: number): Promise<InstantDetail> {
     const d = await getJson<InstantDetail>(`/api/instant?id=${row}`);
+    area = null;
+    handle.area = null;
     selection = { kind: "instant", id: row, track: d.track, ts: d.ts };
     handle.selected = -1;
     handle.selectedInstant = row;
@@ -549,6 +553,9 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   async function selectArea(next: Area): Promise<void> {
     area = next;
     handle.area = next;
+    selection = null;
+    handle.selected = -1;
+    handle.selectedInstant = -1;
     draw();
     scheduleAddress();
     const t0 = Math.floor(Math.min(next.t0, next.t1));

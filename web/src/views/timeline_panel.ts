@@ -3,7 +3,7 @@
 // end), the statistics of an area selection (sortable by any column; a row selects the
 // longest slice of that name), and the search with next/previous and the match count.
 import { getJson } from "../api";
-import { el, formatNs, formatNsExact } from "../format";
+import { el, formatNs, formatNsExact, formatNsShort } from "../format";
 import { sortable, numberColumn } from "./sortable_table";
 
 export interface SliceDetail {
@@ -124,9 +124,9 @@ export function areaStatistics(stats: AreaStatistics, t0: number, t1: number, pi
     [
       { title: "Name", numeric: false, value: (r) => r[0], cell: nameCell },
       numberColumn("Count", (r) => r[1], (v) => v.toLocaleString("en-US")),
-      numberColumn("Total", (r) => r[2], formatNs),
-      numberColumn("Avg", (r) => r[4], formatNs),
-      numberColumn("Max", (r) => r[3], formatNs),
+      numberColumn("Total", (r) => r[2], formatNsShort),
+      numberColumn("Avg", (r) => r[4], formatNsShort),
+      numberColumn("Max", (r) => r[3], formatNsShort),
     ],
     stats.rows,
   );
