@@ -36,3 +36,16 @@ if [[ -d tests/dynamic && -d src/runtime ]]; then
   cmake --build "$tsan_dir" -j "$jobs" --target dynamic_unit_test
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_dir/bin/dynamic_unit_test"
 fi
+
+# The collect-option matrix (tests/torch/test_collect_option_matrix.py) once more with the
+# ASan build of the launcher, runtime, plugins and Python package, the job running with
+# clang's ASan runtime preloaded first: a heap error of aiprof's inside a real torch job
+# with DataLoader workers aborts it.
+if [[ -d src/sources/torch ]] && [[ -x /usr/bin/python3 ]] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  cmake --build "$asan_dir" -j "$jobs" --target aiprof_cli aiprof aiprof_torch aiprof_cpusampling \
+    aiprof_osrt aiprof_python
+  asan_runtime=$(clang -print-file-name=libclang_rt.asan-x86_64.so)
+  asan_build=$(cd "$asan_dir" && pwd)
+  (cd tests/torch && AIPROF_BUILD_DIR="$asan_build" AIPROF_MATRIX_ASAN_RUNTIME="$asan_runtime" \
+    OMP_NUM_THREADS=1 /usr/bin/python3 -m unittest -v test_collect_option_matrix)
+fi

@@ -52,6 +52,52 @@ std::string SelfDir() {
   return ec ? std::string() : self.parent_path().string();
 }
 
+// LD_PRELOAD's list: separated by spaces or colons.
+std::vector<std::string> SplitPreload(const std::string& text) {
+  std::vector<std::string> libraries;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const size_t end = text.find_first_of(" :", begin);
+    const std::string library = text.substr(begin, end == std::string::npos ? end : end - begin);
+    if (!library.empty()) libraries.push_back(library);
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return libraries;
+}
+
+// A sanitizer's runtime must be the first library of the process.
+bool IsSanitizerRuntime(const std::string& library) {
+  const std::string name = std::filesystem::path(library).filename().string();
+  for (const char* prefix : {"libclang_rt.", "libasan", "libtsan", "libubsan", "liblsan"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// The app's LD_PRELOAD: aiprof's runtime (and the plugins that must be in the process from
+// its first instruction, docs/cpu-sampling.md), then the user's own preloads (from
+// --environment, else the environment), except that a sanitizer runtime among them goes
+// first.
+std::string AppPreload(const CollectConfig& config, const std::string& lib_dir) {
+  std::string user;
+  if (const char* existing = getenv("LD_PRELOAD")) user = existing;
+  for (const std::string& entry : config.environment) {
+    if (entry.rfind("LD_PRELOAD=", 0) == 0) user = entry.substr(std::strlen("LD_PRELOAD="));
+  }
+  std::vector<std::string> first, last;
+  for (const std::string& library : SplitPreload(user)) {
+    (IsSanitizerRuntime(library) ? first : last).push_back(library);
+  }
+  first.push_back(lib_dir + "/libaiprof.so");
+  if (config.cpu_sampling_hz > 0) first.push_back(lib_dir + "/libaiprof_cpusampling.so");
+  if (config.osrt) first.push_back(lib_dir + "/libaiprof_osrt.so");
+  first.insert(first.end(), last.begin(), last.end());
+  std::string preload;
+  for (const std::string& library : first) preload += (preload.empty() ? "" : " ") + library;
+  return preload;
+}
+
 std::vector<std::string> AppEnvironment(const CollectConfig& config, const std::string& lib_dir,
                                         const std::string& options_json) {
   std::vector<std::string> env;
@@ -59,18 +105,11 @@ std::vector<std::string> AppEnvironment(const CollectConfig& config, const std::
   for (const std::string& entry : config.environment) {
     replaced.insert(entry.substr(0, entry.find('=')));
   }
-  std::string preload = lib_dir + "/libaiprof.so";
-  // Plugins that must be in the process from its first instruction (docs/cpu-sampling.md).
-  if (config.cpu_sampling_hz > 0) preload += " " + lib_dir + "/libaiprof_cpusampling.so";
-  if (config.osrt) preload += " " + lib_dir + "/libaiprof_osrt.so";
-  if (const char* existing = getenv("LD_PRELOAD"); existing && *existing) {
-    preload += std::string(" ") + existing;
-  }
   for (char** entry = environ; *entry; ++entry) {
     std::string text = *entry;
     if (!replaced.count(text.substr(0, text.find('=')))) env.push_back(text);
   }
-  env.push_back("LD_PRELOAD=" + preload);
+  env.push_back("LD_PRELOAD=" + AppPreload(config, lib_dir));
   env.push_back("AIPROF_OPTIONS=" + options_json);
   std::string cuda_plugin = lib_dir + "/libaiprof_cuda.so";
   if (access(cuda_plugin.c_str(), R_OK) == 0) {
@@ -78,7 +117,9 @@ std::vector<std::string> AppEnvironment(const CollectConfig& config, const std::
   } else if (const char* existing = getenv("CUDA_INJECTION64_PATH")) {
     env.push_back(std::string("CUDA_INJECTION64_PATH=") + existing);
   }
-  for (const std::string& entry : config.environment) env.push_back(entry);
+  for (const std::string& entry : config.environment) {
+    if (entry.rfind("LD_PRELOAD=", 0) != 0) env.push_back(entry);
+  }
   return env;
 }
 

@@ -73,9 +73,29 @@ nlohmann::json CommandLine() {
   return args;
 }
 
+// The environment variables kept with the data (the only list: the database's META_DATA
+// and the Python API's profiler_metadata.json read what is recorded here): the job's
+// place (ranks, launcher), and what affects performance (threads, allocator, collectives),
+// torch_npu's sampled variables (ASCEND_GLOBAL_LOG_LEVEL, HCCL_RDMA_TC/SL,
+// ACLNN_CACHE_LIMIT) among them.
 bool KeptEnvironmentName(const std::string& name) {
   static const char* const kNames[] = {"OMP_NUM_THREADS",
+                                       "MKL_NUM_THREADS",
                                        "CUDA_VISIBLE_DEVICES",
+                                       "CUDA_LAUNCH_BLOCKING",
+                                       "PYTORCH_CUDA_ALLOC_CONF",
+                                       "NCCL_DEBUG",
+                                       "NCCL_IB_DISABLE",
+                                       "NCCL_P2P_DISABLE",
+                                       "NCCL_SOCKET_IFNAME",
+                                       "NCCL_ALGO",
+                                       "NCCL_PROTO",
+                                       "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+                                       "TORCH_DISTRIBUTED_DEBUG",
+                                       "ASCEND_GLOBAL_LOG_LEVEL",
+                                       "HCCL_RDMA_TC",
+                                       "HCCL_RDMA_SL",
+                                       "ACLNN_CACHE_LIMIT",
                                        "RANK",
                                        "LOCAL_RANK",
                                        "WORLD_SIZE",

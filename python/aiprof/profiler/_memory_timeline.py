@@ -1,6 +1,6 @@
 """export_memory_timeline: allocator events of one device as a stacked timeline of memory
-categories, in torch.profiler's formats (.html plot, .json [times_us, sizes],
-.raw.json.gz events).
+categories, in torch.profiler's formats (.html plot with the pool's max memory allocated and
+reserved, .json [times_us, sizes], .raw.json.gz events).
 
 PyTorch classifies tensors by data-flow analysis of the operator graph; aiprof classifies
 each allocator block from what it can see without holding tensors: blocks that are the
@@ -57,6 +57,21 @@ def _device_matches(memory, device):
     return False
 
 
+def _pool_of(trace, device):
+    """The memory analysis' framework-allocator pool of `device` ("cpu", "cuda:N")."""
+    name = str(device)
+    if name in ("cpu", "CPU"):
+        wanted = "CPU"
+    elif name.startswith("cuda"):
+        wanted = "CUDA:%d" % (int(name.split(":", 1)[1]) if ":" in name else 0)
+    else:
+        return None
+    for pool in trace.memory_pools():
+        if pool["name"] == wanted and pool["source"] == "framework allocator events":
+            return pool
+    return None
+
+
 def recorded_devices(trace):
     """Names ("cpu", "cuda:N") of the devices with allocator events in `trace`."""
     names = set()
@@ -76,6 +91,10 @@ class MemoryTimeline:
                          if _device_matches(m, device) and not m[9]), key=lambda m: m[2])
         phases = _PhaseLookup(trace)
         self.allocator_totals = [(m[2], m[5]) for m in memory]  # what the allocator reported
+        # The pool's peaks as the memory analysis found them (src/analysis/memory.h).
+        pool = _pool_of(trace, device)
+        self.max_allocated = pool["peak_allocated"] if pool else 0
+        self.max_reserved = pool["peak_reserved"] if pool else -1
         # The first event tells how much was allocated before the window: PREEXISTING.
         self.baseline = memory[0][5] - memory[0][4] if memory else 0
         events = []  # [t_ns, action, bytes, category name or None, block key]
@@ -132,43 +151,71 @@ class MemoryTimeline:
             raise ValueError("memory timeline path must end in .html, .json, .json.gz or "
                              ".raw.json.gz: %s" % path)
 
-    def _html(self, width=1000, height=420):
+    def _html(self, width=1000, height=460):
         times, sizes = self.series()
         title = "Memory timeline (%s)" % self.device
         if not times:
             return "<html><body><h3>%s</h3><p>No allocator events.</p></body></html>" % title
         t0, t1 = times[0], max(times[-1], times[0] + 1e-3)
-        peak = max(sum(row) for row in sizes) or 1
-        left, bottom = 70, 40
+        stacked_peak = max(sum(row) for row in sizes)
+        allocated, reserved = self.max_allocated, self.max_reserved
+        # One unit for the axis and the maxima, chosen so a small model reads in KB, not
+        # "0.000 GB".
+        divisor, unit = _unit_for(max(stacked_peak, allocated, reserved, 1))
+        top = max(stacked_peak, 1)
+        left, bottom, upper = 90, 50, 20
 
         def x(t):
             return left + (t - t0) / (t1 - t0) * (width - left - 20)
 
         def y(value):
-            return height - bottom - value / peak * (height - bottom - 20)
+            return height - bottom - value / top * (height - bottom - upper)
 
         layers = []
         lower = [0] * len(times)
         for category in range(len(CATEGORIES)):
-            upper = [lower[i] + sizes[i][category + 1] for i in range(len(times))]
-            if any(upper[i] != lower[i] for i in range(len(times))):
-                top = " ".join("%.1f,%.1f" % (x(t), y(u)) for t, u in zip(times, upper))
+            upper_values = [lower[i] + sizes[i][category + 1] for i in range(len(times))]
+            if any(upper_values[i] != lower[i] for i in range(len(times))):
+                edge = " ".join("%.1f,%.1f" % (x(t), y(u)) for t, u in zip(times, upper_values))
                 base = " ".join("%.1f,%.1f" % (x(t), y(v)) for t, v in
                                 reversed(list(zip(times, lower))))
                 layers.append('<polygon points="%s %s" fill="%s" opacity="0.85">'
-                              '<title>%s</title></polygon>' % (top, base, COLORS[category],
+                              '<title>%s</title></polygon>' % (edge, base, COLORS[category],
                                                              CATEGORIES[category]))
-            lower = upper
+            lower = upper_values
+        ticks = []
+        for i in range(5):
+            value = top * i / 4
+            ticks.append("<line x1='%d' x2='%d' y1='%.1f' y2='%.1f' stroke='#ddd'/>"
+                         "<text x='5' y='%.1f'>%s</text>" % (
+                             left, width - 20, y(value), y(value), y(value) + 4,
+                             _format(value, divisor, unit)))
         legend = "".join('<span style="color:%s">&#9632; %s</span> ' % (c, n)
                          for n, c in zip(CATEGORIES, COLORS))
+        maxima = "Max memory allocated: %s<br>Max memory reserved: %s" % (
+            _format(allocated, divisor, unit),
+            _format(reserved, divisor, unit) if reserved >= 0 else "not reported")
         return ("<html><head><meta charset='utf-8'><title>{title}</title></head><body>"
-                "<h3>{title}</h3><svg width='{w}' height='{h}' style='border:1px solid #ccc'>"
-                "{layers}<text x='5' y='20'>{peak:.3f} GB</text>"
-                "<text x='5' y='{yb}'>0</text><text x='{xm}' y='{ht}'>time (ms), "
-                "{span:.3f} ms</text></svg><p>{legend}</p></body></html>").format(
-                    title=title, w=width, h=height, layers="".join(layers),
-                    peak=peak / 1e9, yb=height - bottom, xm=width // 2 - 60,
-                    ht=height - 10, span=(t1 - t0) / 1000.0, legend=legend)
+                "<h3>{title}</h3><p>{maxima}</p>"
+                "<svg width='{w}' height='{h}' style='border:1px solid #ccc'>{ticks}{layers}"
+                "<text x='5' y='14'>Memory ({unit})</text>"
+                "<text x='{xm}' y='{ht}'>Time (ms), {span:.3f} ms</text></svg>"
+                "<p>{legend}</p></body></html>").format(
+                    title=title, maxima=maxima, w=width, h=height, ticks="".join(ticks),
+                    layers="".join(layers), unit=unit, xm=width // 2 - 60, ht=height - 10,
+                    span=(t1 - t0) / 1000.0, legend=legend)
+
+
+def _unit_for(peak):
+    """(divisor, name) of the largest binary unit the peak reaches at least once."""
+    for divisor, name in ((1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")):
+        if peak >= divisor:
+            return divisor, name
+    return 1, "B"
+
+
+def _format(value, divisor, unit):
+    return ("%d %s" % (value, unit)) if divisor == 1 else ("%.2f %s" % (value / divisor, unit))
 
 
 def _classify(alloc_phase, free_phase, hint):
