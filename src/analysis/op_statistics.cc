@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "model/framework_operators.h"
+
 namespace aiprof::analysis {
 
 bool IsDeviceTaskCategory(std::string_view category) {
@@ -47,20 +49,20 @@ std::string_view TaskTypeOf(const model::Model& model, uint32_t slice) {
 std::vector<int64_t> TaskSelfTimes(const model::Model& model, const std::vector<uint32_t>& rows) {
   const model::SliceTable& s = model.slices;
   std::vector<int64_t> self(rows.size());
-  if (rows.empty()) return self;
-  // Per slice, its place in `rows` (kNoRow: not a task): 4 bytes a slice, no hashing.
-  std::vector<uint32_t> position(s.size(), model::kNoRow);
-  for (uint32_t i = 0; i < rows.size(); ++i) {
-    position[rows[i]] = i;
-    self[i] = s.dur(rows[i]);
+  for (size_t i = 0; i < rows.size(); ++i) self[i] = s.dur(rows[i]);
+  const model::StringId cpu_op = model.strings.Find("cpu_op");
+  const model::StringId annotation = model.strings.Find("user_annotation");
+  auto framework = [&](uint32_t row) {
+    return s.category[row] == cpu_op || s.category[row] == annotation;
+  };
+  if (std::none_of(rows.begin(), rows.end(), framework)) return self;  // kernels do not nest
+  // Framework operators: torch's self time, from the one nesting of the operators.
+  const model::FrameworkOperators operators = model::FindFrameworkOperators(model);
+  const std::vector<int64_t> operator_self = model::OperatorSelfTimes(model, operators);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const uint32_t index = operators.IndexOf(rows[i]);
+    if (index != model::kNoRow) self[i] = operator_self[index];
   }
-  for (uint32_t row : rows) {
-    const uint32_t parent = s.parent[row];
-    if (parent != model::kNoRow && position[parent] != model::kNoRow) {
-      self[position[parent]] -= s.dur(row);
-    }
-  }
-  for (int64_t& value : self) value = std::max<int64_t>(value, 0);
   return self;
 }
 

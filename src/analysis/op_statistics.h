@@ -51,10 +51,9 @@ double RatioOfSummedTotal(int64_t total_ns, int64_t summed_total_ns);
 std::string DeviceColumnOf(const model::Model& model, uint32_t slice);
 TaskGroups GroupByDeviceAndTaskType(const model::Model& model, const std::vector<uint32_t>& rows);
 
-// Per row of `rows` (compute tasks), its self time: its duration less that of the rows of
-// `rows` nested directly in it (aten::linear less its aten::addmm), never below 0. Kernels do
-// not nest, so theirs is their duration. The one self-time computation of the tables, the
-// UI and the advice's operator facts.
+// Per row of `rows` (compute tasks), its self time: a framework operator's is torch's
+// (model::OperatorSelfTimes: aten::linear less the aten::addmm it runs); a device task's is
+// its duration (kernels do not nest).
 std::vector<int64_t> TaskSelfTimes(const model::Model& model, const std::vector<uint32_t>& rows);
 
 // Groups `rows` by (slice name, groups[i]); sorted by total time, largest first. With

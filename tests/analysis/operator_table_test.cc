@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/hand_built_model.h"
+#include "model/framework_operators.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -64,6 +65,29 @@ TEST(OperatorTable, SelfTimeBesideTotalAndSharesOfTheWallTime) {
   EXPECT_DOUBLE_EQ(stack->ratio_pct, 100.0);
   EXPECT_EQ(stack->device, "host");
   EXPECT_EQ(stack->task_type, "CPU");
+}
+
+// Self time is torch's (model::OperatorSelfTimes): nesting by time on the thread, whatever
+// lane the model put a slice on, and only operators are taken from their parent: a Python
+// frame inside an operator is the operator's own time. The Python API reads the same figures.
+TEST(OperatorTable, SelfTimeIsTorchsFromTheOneNestingOfTheOperators) {
+  HandBuiltModel b;
+  const uint32_t thread = b.AddProcess(100);
+  b.AddSlice(thread, 0, 100, "aten::linear", "cpu_op");
+  b.AddSlice(thread, 10, 30, "train.py(12): forward", "python_function");  // not an operator
+  b.AddSlice(thread, 40, 60, "my_block", "user_annotation");  // record_function: an operator
+  b.AddSlice(thread, 45, 55, "aten::addmm", "cpu_op");        // no slice parent set: by time
+  const model::Model& m = b.model();
+  const OperatorTable table =
+      ComputeOperatorTable(m, OperatorTableKind::kOperators, ComputeRunExtent(m));
+  const OperatorTableRow* linear = Find(table, "aten::linear", 0, m);
+  ASSERT_NE(linear, nullptr);
+  EXPECT_EQ(linear->stats.self_ns, 80);  // less my_block, not less the Python frame
+  const OperatorTableRow* addmm = Find(table, "aten::addmm", 0, m);
+  ASSERT_NE(addmm, nullptr);
+  EXPECT_EQ(addmm->stats.self_ns, 10);
+  const model::FrameworkOperators operators = model::FindFrameworkOperators(m);
+  EXPECT_EQ(model::OperatorSelfTimes(m, operators), (std::vector<int64_t>{80, 10, 10}));
 }
 
 TEST(OperatorTable, AStepKeepsTheTasksStartingInsideItAndItsWallTime) {

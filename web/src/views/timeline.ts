@@ -89,7 +89,13 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   const flowsToggle = el("input", { type: "checkbox", id: "timeline-flows" });
   flowsToggle.checked = true;
   const stepPicker = el("select", { id: "timeline-step" }, el("option", { value: "" }, info.steps.length ? `steps (${info.steps.length})…` : "no steps in this run"));
-  for (const [id, begin, end, label] of info.steps) stepPicker.append(el("option", { value: String(id) }, `step ${label} · ${formatNs(end - begin)}`));
+  // Thousands of options cost the first layout hundreds of ms (a 10 M-range run has 5,000
+  // steps): they are added once the first frame is drawn.
+  const fillStepPicker = () => {
+    if (stepPicker.options.length > 1) return;
+    stepPicker.append(...info.steps.map(([id, begin, end, label]) => el("option", { value: String(id) }, `step ${label} · ${formatNs(end - begin)}`)));
+  };
+  stepPicker.addEventListener("focus", fillStepPicker);
   const fitButton = el("button", { id: "timeline-fit", title: "fit the selection (F)" }, "Fit (F)");
   const resetButton = el("button", { id: "timeline-reset", title: "the whole run (0)" }, "Whole run (0)");
   const details = el("div", { class: "panel", id: "timeline-details" }, el("div", { class: "hint" }, "Click a slice or an instant for its details."));
@@ -607,6 +613,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
       if (s) {
         if (s[4] >= 0) revealLane(s[4]);
         if (!hasWindow) fit(s[1], s[2], 0.03);
+        fillStepPicker();
         stepPicker.value = String(s[0]);
         await selectArea({ t0: s[1], t1: s[2], tracks: s[4] >= 0 ? [s[4]] : [] });
       }
@@ -813,6 +820,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     timelineRoot.style.visibility = "";
   }
   wrap.focus();
+  setTimeout(fillStepPicker, 0);
   if ([...params.keys()].some((k) => k !== "t0" && k !== "t1")) await navigate(params);
   void analysis().then((result: AnalysisSummary) => {
     if (!result.scopes.length || window.__aiprofTimeline !== handle) return;
