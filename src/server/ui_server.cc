@@ -1,13 +1,18 @@
 #include "server/ui_server.h"
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <sys/socket.h>
 
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <thread>
+
+#include "server/bounded_http_server.h"
 
 namespace aiprof::server {
 namespace {
@@ -153,7 +158,38 @@ void OfferOnlyGzip(const httplib::Request& req) {
   if (gzip) headers.emplace("Accept-Encoding", "gzip");
 }
 
+bool IsLiteralAddress(const std::string& name) {
+  unsigned char address[sizeof(in6_addr)];
+  return ::inet_pton(AF_INET, name.c_str(), address) == 1 ||
+         ::inet_pton(AF_INET6, name.c_str(), address) == 1;
+}
+
+std::string Lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 }  // namespace
+
+bool AllowedHost(std::string_view host_header, std::string_view bound_host) {
+  // "name", "name:port", "[v6]" or "[v6]:port".
+  std::string name;
+  if (host_header.starts_with('[')) {
+    const size_t close = host_header.find(']');
+    if (close == std::string_view::npos) return false;
+    name = host_header.substr(1, close - 1);
+  } else {
+    name = host_header.substr(0, host_header.find(':'));
+  }
+  name = Lowercase(name);
+  if (name.empty()) return false;
+  if (name == "localhost" || name == "127.0.0.1" || name == "::1") return true;
+  std::string bound = Lowercase(bound_host);
+  if (bound.starts_with('[') && bound.ends_with(']')) bound = bound.substr(1, bound.size() - 2);
+  if (name == bound) return true;
+  return (bound == "0.0.0.0" || bound == "::") && IsLiteralAddress(name);
+}
 
 std::string NewToken() {
   std::random_device random;
@@ -167,7 +203,9 @@ std::string NewToken() {
 }
 
 UiServer::UiServer(const UiApi& api, ServerOptions options)
-    : api_(api), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+    : api_(api),
+      options_(std::move(options)),
+      http_(std::make_unique<BoundedHttpServer>(options_.limits)) {
   if (options_.token.empty()) options_.token = NewToken();
   LoadStaticFiles();
   AddRoutes();
@@ -190,6 +228,12 @@ void UiServer::LoadStaticFiles() {
 }
 
 bool UiServer::Bind(std::string* error) {
+  if (!BindPort(error)) return false;
+  static_cast<BoundedHttpServer&>(*http_).WidenBacklog(SOMAXCONN);
+  return true;
+}
+
+bool UiServer::BindPort(std::string* error) {
   if (options_.port == 0) {
     port_ = http_->bind_to_any_port(options_.host);
     if (port_ < 0) {
@@ -236,6 +280,14 @@ void UiServer::AddRoutes() {
                             {"Referrer-Policy", "no-referrer"}});
   http.set_payload_max_length(64 * 1024);
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (!AllowedHost(req.get_header_value("Host"), options_.host)) {
+      res.status = 403;
+      res.set_content("refused: the Host header '" + req.get_header_value("Host") +
+                          "' does not name this server; open the URL that `aiprof ui` printed "
+                          "(127.0.0.1 or localhost)\n",
+                      "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (!SafePath(req.path)) {
       res.status = 400;
       res.set_content("refused: the path '" + req.path + "' is not one this server serves\n",
