@@ -38,6 +38,15 @@ async function withCommunicationFixture(page, flag, shot, checks) {
   }
 }
 
+// The timeline after a link was followed: its selected slice and the details' name.
+async function openedOnTimeline(page) {
+  await page.waitForSelector('#view[data-view="timeline"][data-ready="1"]', { timeout: 20000 }).catch(() => {});
+  await page.waitForFunction(() => (window.__aiprofTimeline?.selected ?? -1) >= 0, null, { timeout: 10000 }).catch(() => {});
+  const selected = await page.evaluate(() => window.__aiprofTimeline?.selected ?? -1);
+  const name = await page.textContent("#timeline-details-name").catch(() => "");
+  return { selected, name: name ?? "" };
+}
+
 // Ruler labels "<value> <unit>" read well when there are at least two, in one unit with the
 // same decimals (two at most), one step apart, and that step is 1, 2 or 5 of the last decimal
 // printed (a coarser step would not need it), or whole seconds.
@@ -84,6 +93,12 @@ async function checkTablesEqualCsvs(page) {
         row["Self Time(us)"] !== csv["Total Time(us)"];  // kernels do not nest
     });
     check("kernels numbers equal op_statistic CSV (self = total)", kernelMismatches.length === 0, JSON.stringify(kernelMismatches.slice(0, 2)));
+    // A kernel's name opens its longest call on the timeline, selected.
+    const kernelLink = await page.$("#kernels-table a[data-timeline-link]");
+    const kernelName = kernelLink ? await kernelLink.textContent() : "";
+    if (kernelLink) await kernelLink.click();
+    const openedKernel = await openedOnTimeline(page);
+    check("a kernel's name opens its longest call on the timeline", !!kernelLink && openedKernel.selected >= 0 && openedKernel.name === kernelName, JSON.stringify({ kernelName, openedKernel }));
     // Operators: the framework operators, api_statistic's Framework rows on a GPU run, with
     // self time beside total (aten::linear calls aten::addmm: its self is the rest).
     await open("operators");
@@ -186,6 +201,28 @@ async function checkCommunication(page) {
     check("communication heatmap: a cell per rank and step, drawn", heat.cells === 12 && heat.coloured > 0, JSON.stringify(heat));
     check("communication: the legend is shown", !!(await page.$("#communication-legend")));
     check("communication: no p2p, the matrix says so", !!(await page.$("#communication-matrix-missing")));
+    // An operation opens its slice on the timeline; a rank (a slow rank's row) scrolls the
+    // timeline to that rank's processes, their header in view.
+    const opLink = await page.$("#communication-ops a[data-timeline-link]");
+    const opName = opLink ? await opLink.textContent() : "";
+    if (opLink) await opLink.click();
+    const openedOp = await openedOnTimeline(page);
+    check("a communication operation opens on the timeline, selected", !!opLink && openedOp.selected >= 0 && openedOp.name.includes(opName), JSON.stringify({ opName, openedOp }));
+    await page.goBack();
+    await page.waitForSelector("#communication-ops", { timeout: 20000 });
+    const rankLinks = await page.$$("#communication-ops td:nth-child(3) a[data-timeline-link]");
+    const rankLink = rankLinks[rankLinks.length - 1];
+    const rank = rankLink ? Number(await rankLink.textContent()) : -1;
+    if (rankLink) await rankLink.click();
+    await page.waitForSelector('#view[data-view="timeline"][data-ready="1"]', { timeout: 20000 });
+    const header = await page.evaluate(async (r) => {
+      const tracks = await fetch("/api/tracks").then((x) => x.json());
+      const process = (tracks.processes ?? tracks).find((p) => p.rank === r);
+      const lane = process ? window.__aiprofTimeline.lane("process", process.id) : null;
+      const canvas = document.getElementById("timeline-canvas");
+      return { process: process?.id, lane, height: canvas?.clientHeight };
+    }, rank);
+    check("a rank opens the timeline at its processes", rank >= 0 && !!header.lane && header.lane.y >= 0 && header.lane.y < header.height, JSON.stringify({ rank, header }));
   });
 
   // The matrix: a 2-rank job with send/recv (ui_e2e_fixture --p2p). Every link of each rank's
