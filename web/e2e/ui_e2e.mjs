@@ -204,10 +204,11 @@ async function checkCommunication(page) {
     // An operation opens its slice on the timeline; a rank (a slow rank's row) scrolls the
     // timeline to that rank's processes, their header in view.
     const opLink = await page.$("#communication-ops a[data-timeline-link]");
-    const opName = opLink ? await opLink.textContent() : "";
+    const opHref = opLink ? await opLink.getAttribute("href") : "";
+    const opSlice = Number(opHref.match(/sel=s(\d+)/)?.[1] ?? -1);  // the operation's own range
     if (opLink) await opLink.click();
     const openedOp = await openedOnTimeline(page);
-    check("a communication operation opens on the timeline, selected", !!opLink && openedOp.selected >= 0 && openedOp.name.includes(opName), JSON.stringify({ opName, openedOp }));
+    check("a communication operation opens on the timeline, selected", opSlice >= 0 && openedOp.selected === opSlice && /all_?reduce/i.test(openedOp.name), JSON.stringify({ opHref, openedOp }));
     await page.goBack();
     await page.waitForSelector("#communication-ops", { timeout: 20000 });
     const rankLinks = await page.$$("#communication-ops td:nth-child(3) a[data-timeline-link]");
