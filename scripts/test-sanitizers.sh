@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Sanitizer test configurations: the runtime's tests under ThreadSanitizer, the format
-# reader, parser and exporters under ASan/UBSan, and a bounded libFuzzer run of the raw reader.
+# reader, parser and exporters under ASan/UBSan, and bounded libFuzzer runs of the raw reader
+# (framing) and of the parser (every payload decoder), the latter seeded with the hostile
+# files of tests/model/hostile_inputs.h.
 set -euo pipefail
 tsan_dir=$1 asan_dir=$2 fuzz_seconds=$3 jobs=$4
 
@@ -11,13 +13,22 @@ cmake --build "$asan_dir" -j "$jobs" --target format_test raw_reader_fuzzer
 # The parser and exporters on generated, corrupt and truncated data.
 if [[ -d src/model ]]; then
   cmake --build "$asan_dir" -j "$jobs" --target model_test export_test aiprof-export-testcli \
-    communication_test
+    communication_test hostile_files_test raw_parser_fuzzer hostile_fuzz_corpus
   (cd "$asan_dir" && ctest --output-on-failure -j "$jobs" \
-    -R 'ModelTest|ClockFit|TimelineTest|SummariesTest|SqliteTest|SqliteApiTest|ExportJobTest|GlooRankTest|NcclCommunication')
+    -R 'ModelTest|ClockFit|TimelineTest|SummariesTest|SqliteTest|SqliteApiTest|ExportJobTest|GlooRankTest|NcclCommunication|HostileFiles')
 fi
 mkdir -p "$asan_dir/fuzz-corpus"
 "$asan_dir/bin/raw_reader_fuzzer" -max_total_time="$fuzz_seconds" -max_len=65536 \
   -print_final_stats=1 "$asan_dir/fuzz-corpus" 2>&1 | tail -n 12
+if [[ -x "$asan_dir/bin/raw_parser_fuzzer" ]]; then
+  # A hostile input must cost time and memory in proportion to its size: 10 s and 2 GiB at
+  # most for a 64 KiB input.
+  mkdir -p "$asan_dir/parser-corpus" "$asan_dir/parser-seeds"
+  "$asan_dir/bin/hostile_fuzz_corpus" "$asan_dir/parser-seeds"
+  "$asan_dir/bin/raw_parser_fuzzer" -max_total_time="$fuzz_seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 "$asan_dir/parser-corpus" "$asan_dir/parser-seeds" \
+    2>&1 | tail -n 12
+fi
 
 if [[ -d src/runtime ]]; then
   cmake -S . -B "$tsan_dir" -G Ninja -DAIPROF_SANITIZE=thread -DAIPROF_BUILD_BENCH=OFF >/dev/null

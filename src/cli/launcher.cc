@@ -1,5 +1,6 @@
 #include "cli/launcher.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -193,6 +194,29 @@ nlohmann::json ExitStatusJson(int status) {
   return {{"code", WEXITSTATUS(status)}};
 }
 
+// Writes `text` to `path` through a temporary file renamed over it; false with `error` (and
+// the temporary file removed) when it cannot be written whole.
+bool ReplaceFile(const std::string& path, const std::string& text, std::string* error) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      *error = "cannot write " + temporary + ": " + std::strerror(errno);
+      out.close();
+      std::remove(temporary.c_str());
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    *error = "cannot replace " + path + ": " + std::strerror(errno);
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
 // The runtime writes info.json but cannot know how its process ended, nor about the
 // launcher's own file; both are added here once the app is gone. Written to a temporary
 // file and renamed so a reader never sees half a file.
@@ -219,19 +243,75 @@ void AddLaunchInfo(const std::string& prof_dir, const std::string& host_sys_file
   }
   info["exit_status"] = exit_status;
   info["launcher"] = {{"pid", getpid()}, {"app", config.app}, {"output", config.output_dir}};
-  std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << info.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "[aiprof] warning: cannot write " << temporary << "\n";
-      return;
-    }
+  const std::string text = info.dump(2) + "\n";
+  // On a full disk the space the runtime set aside for this (.reserve.launcher) is freed and
+  // the write tried again; no half-written or empty temporary file is left either way.
+  const std::string reserve = prof_dir + "/.reserve.launcher";
+  std::string error;
+  bool written = ReplaceFile(path, text, &error);
+  if (!written && unlink(reserve.c_str()) == 0) written = ReplaceFile(path, text, &error);
+  unlink(reserve.c_str());
+  if (!written) {
+    std::cerr << "[aiprof] warning: cannot add the exit status to " << path << ": " << error
+              << " (is the disk full?); the exit status is in the host_sys data only\n";
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::cerr << "[aiprof] warning: cannot replace " << path << ": " << std::strerror(errno)
-              << "\n";
+}
+
+// The program execvp runs for `name`: itself when it has a slash, else the first match on PATH.
+std::string ResolveProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = getenv("PATH");
+  std::string directories = path != nullptr ? path : "/usr/bin:/bin";
+  for (size_t begin = 0; begin <= directories.size();) {
+    size_t end = directories.find(':', begin);
+    if (end == std::string::npos) end = directories.size();
+    std::string candidate = directories.substr(begin, end - begin) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    begin = end + 1;
   }
+  return "";
+}
+
+// An ELF executable without a program interpreter is statically linked: LD_PRELOAD, and so
+// the runtime, never reaches it. Scripts and anything unreadable are not.
+bool IsStaticExecutable(const std::string& name) {
+  std::ifstream file(ResolveProgram(name), std::ios::binary);
+  Elf64_Ehdr header{};
+  if (!file.read(reinterpret_cast<char*>(&header), sizeof header) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 256) {
+    return false;
+  }
+  for (int index = 0; index < header.e_phnum; ++index) {
+    Elf64_Phdr program{};
+    file.seekg(static_cast<std::streamoff>(header.e_phoff + index * sizeof program));
+    if (!file.read(reinterpret_cast<char*>(&program), sizeof program)) return false;
+    if (program.p_type == PT_INTERP) return false;
+  }
+  return true;
+}
+
+// Why the app left no PROF_* directory, from what the launcher can check, and what to do.
+std::string NoDataReason(const CollectConfig& config, int status) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(config.output_dir, ec)) {
+    return "the output directory " + config.output_dir +
+           " was removed while the app ran, so nothing could be kept; give --output a "
+           "directory that stays until the app ends";
+  }
+  if (IsStaticExecutable(config.app[0])) {
+    return config.app[0] +
+           " is statically linked, so libaiprof.so could not be preloaded into it; profile a "
+           "dynamically linked build of it";
+  }
+  if (WIFSIGNALED(status)) {
+    return std::string("the app was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) +
+           ") before its first data was written (aiprof writes it about 50 ms after the app "
+           "starts)";
+  }
+  return "the app ended before its first data was written, or recorded nothing in the "
+         "collected window (check the collect options, and --delay/--duration)";
 }
 
 // The runtime counts marker calls made while --msproftx=off (info.json "markers_ignored").
@@ -414,10 +494,11 @@ int RunCollection(const CollectConfig& config) {
     std::cerr << "[aiprof] Data is saved in " << written.back() << "\n";
   }
   ReportIgnoredMarkers(written);
+  // Space the runtime set aside for the exit status (AddLaunchInfo) is not needed any more.
+  for (const std::string& dir : written) unlink((dir + "/.reserve.launcher").c_str());
   if (written.empty()) {
-    std::cerr << "[aiprof] no profiling data was written to " << config.output_dir
-              << " (the app ended before collection started, or it is statically linked so "
-                 "libaiprof.so could not be preloaded)\n";
+    std::cerr << "[aiprof] no profiling data was written to " << config.output_dir << ": "
+              << NoDataReason(config, status) << "\n";
   } else if (config.export_after) {
     ExportCollected(written, config);
   } else {

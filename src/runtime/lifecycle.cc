@@ -58,6 +58,7 @@ void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   if (previous.sa_handler == SIG_IGN) return;
   // Default action is to terminate: close the window, then die by the same signal.
   RequestStopFromSignal(signo, kSignalFlushTimeoutMs);
+  dynamic::RemoveControlSocketFromSignal();
   signal(signo, SIG_DFL);
   errno = saved_errno;
   raise(signo);

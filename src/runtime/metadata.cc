@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "runtime/owned_fd.h"
+
 extern char** environ;
 
 namespace aiprof::runtime {
@@ -256,24 +258,31 @@ bool CreateProfDir(const std::string& output, int64_t seq, std::string* dir, std
 
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string* error) {
   std::string temporary = path + ".tmp." + std::to_string(getpid());
-  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  OwnedFd file(open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!file.valid()) {
     *error = "cannot write '" + temporary + "': " + std::strerror(errno);
     return false;
   }
   size_t done = 0;
-  while (done < content.size()) {
-    ssize_t written = write(fd, content.data() + done, content.size() - done);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) {
-      *error = "cannot write '" + temporary + "': " + std::strerror(errno);
-      close(fd);
-      unlink(temporary.c_str());
-      return false;
+  int write_errno = 0;
+  bool ours = file.Use([&](int fd) {
+    while (done < content.size()) {
+      ssize_t written = write(fd, content.data() + done, content.size() - done);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) {
+        write_errno = written < 0 ? errno : ENOSPC;
+        return;
+      }
+      done += static_cast<size_t>(written);
     }
-    done += static_cast<size_t>(written);
+  });
+  file.Close();
+  if (!ours || done < content.size()) {
+    *error = "cannot write '" + temporary +
+             "': " + (ours ? std::strerror(write_errno) : "the program took its descriptor over");
+    unlink(temporary.c_str());
+    return false;
   }
-  close(fd);
   if (rename(temporary.c_str(), path.c_str()) != 0) {
     *error = "cannot rename '" + temporary + "' to '" + path + "': " + std::strerror(errno);
     unlink(temporary.c_str());

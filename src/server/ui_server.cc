@@ -1,9 +1,8 @@
 #include "server/ui_server.h"
 
-#include <arpa/inet.h>
 #include <httplib.h>
-#include <sys/socket.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <filesystem>
@@ -11,8 +10,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
-
-#include "server/bounded_http_server.h"
+#include <vector>
 
 namespace aiprof::server {
 namespace {
@@ -137,6 +135,21 @@ const char* ContentTypeOf(const std::string& name) {
   return "application/octet-stream";
 }
 
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool IsWildcard(const std::string& host) {
+  return host == "0.0.0.0" || host == "::" || host.empty();
+}
+
+// "[::1]" for an IPv6 address, as it appears in a Host header.
+std::string HostForm(const std::string& address) {
+  return address.find(':') != std::string::npos && address.front() != '[' ? "[" + address + "]"
+                                                                          : address;
+}
+
 bool SafePath(const std::string& path) {
   return path.find("..") == std::string::npos && path.find('\\') == std::string::npos &&
          path.find('\0') == std::string::npos && path.find("//") == std::string::npos;
@@ -158,38 +171,7 @@ void OfferOnlyGzip(const httplib::Request& req) {
   if (gzip) headers.emplace("Accept-Encoding", "gzip");
 }
 
-bool IsLiteralAddress(const std::string& name) {
-  unsigned char address[sizeof(in6_addr)];
-  return ::inet_pton(AF_INET, name.c_str(), address) == 1 ||
-         ::inet_pton(AF_INET6, name.c_str(), address) == 1;
-}
-
-std::string Lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
-
-bool AllowedHost(std::string_view host_header, std::string_view bound_host) {
-  // "name", "name:port", "[v6]" or "[v6]:port".
-  std::string name;
-  if (host_header.starts_with('[')) {
-    const size_t close = host_header.find(']');
-    if (close == std::string_view::npos) return false;
-    name = host_header.substr(1, close - 1);
-  } else {
-    name = host_header.substr(0, host_header.find(':'));
-  }
-  name = Lowercase(name);
-  if (name.empty()) return false;
-  if (name == "localhost" || name == "127.0.0.1" || name == "::1") return true;
-  std::string bound = Lowercase(bound_host);
-  if (bound.starts_with('[') && bound.ends_with(']')) bound = bound.substr(1, bound.size() - 2);
-  if (name == bound) return true;
-  return (bound == "0.0.0.0" || bound == "::") && IsLiteralAddress(name);
-}
 
 std::string NewToken() {
   std::random_device random;
@@ -203,9 +185,7 @@ std::string NewToken() {
 }
 
 UiServer::UiServer(const UiApi& api, ServerOptions options)
-    : api_(api),
-      options_(std::move(options)),
-      http_(std::make_unique<BoundedHttpServer>(options_.limits)) {
+    : api_(api), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
   if (options_.token.empty()) options_.token = NewToken();
   LoadStaticFiles();
   AddRoutes();
@@ -228,12 +208,6 @@ void UiServer::LoadStaticFiles() {
 }
 
 bool UiServer::Bind(std::string* error) {
-  if (!BindPort(error)) return false;
-  static_cast<BoundedHttpServer&>(*http_).WidenBacklog(SOMAXCONN);
-  return true;
-}
-
-bool UiServer::BindPort(std::string* error) {
   if (options_.port == 0) {
     port_ = http_->bind_to_any_port(options_.host);
     if (port_ < 0) {
@@ -273,20 +247,58 @@ void UiServer::Stop() {
   }
 }
 
+bool UiServer::HostIsThisServer(const httplib::Request& req) const {
+  const std::string host = Lower(req.get_header_value("Host"));
+  if (host.empty()) return false;
+  // name[:port]; an IPv6 name is bracketed, so its colons are inside the brackets.
+  const size_t bracket = host.rfind(']');
+  const size_t colon = host.rfind(':');
+  std::string name = host;
+  if (colon != std::string::npos && (bracket == std::string::npos || colon > bracket)) {
+    name = host.substr(0, colon);
+    // A port, when given, is this server's (a bare name is what a client without one sends).
+    if (host.substr(colon + 1) != std::to_string(port_)) return false;
+  }
+  std::vector<std::string> names = {"localhost", "127.0.0.1", "[::1]"};
+  if (IsWildcard(options_.host)) {
+    char machine[256] = {};
+    if (gethostname(machine, sizeof machine - 1) == 0) names.push_back(Lower(machine));
+    if (!req.local_addr.empty()) names.push_back(Lower(HostForm(req.local_addr)));
+  } else {
+    names.push_back(Lower(HostForm(options_.host)));
+  }
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 void UiServer::AddRoutes() {
   httplib::Server& http = *http_;
+  const ConnectionLimits limits = options_.limits;
+  http.new_task_queue = [this, limits] { return new ConnectionGuard(port_, limits); };
+  http.set_logger([](const httplib::Request&, const httplib::Response&) {
+    ConnectionGuard::NoteResponseDone();
+  });
   http.set_default_headers({{"Cache-Control", "no-store"},
                             {"X-Content-Type-Options", "nosniff"},
                             {"Referrer-Policy", "no-referrer"}});
   http.set_payload_max_length(64 * 1024);
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (!AllowedHost(req.get_header_value("Host"), options_.host)) {
+    ConnectionGuard::NoteRequestHead();
+    if (!HostIsThisServer(req)) {
       res.status = 403;
-      res.set_content("refused: the Host header '" + req.get_header_value("Host") +
-                          "' does not name this server; open the URL that `aiprof ui` printed "
-                          "(127.0.0.1 or localhost)\n",
+      res.set_content("aiprof ui: refused: Host '" + req.get_header_value("Host") +
+                          "' is not this server's address (a page under another name cannot "
+                          "use it). Open the address that `aiprof ui` printed instead.\n",
                       "text/plain");
       return httplib::Server::HandlerResponse::Handled;
+    }
+    // Every route is a GET without a body: a body would only be read slowly.
+    if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+      const std::string length = req.get_header_value("Content-Length");
+      if (!(length.empty() || length == "0") || req.has_header("Transfer-Encoding")) {
+        res.status = 413;
+        res.set_content("aiprof ui: requests carry no body here\n", "text/plain");
+        return httplib::Server::HandlerResponse::Handled;
+      }
     }
     if (!SafePath(req.path)) {
       res.status = 400;

@@ -1,10 +1,7 @@
 // The HTTP side of `aiprof ui` (cpp-httplib): serves the front-end bundle and the JSON API
 // of UiApi. Every request must carry the per-launch token (query `token=`, the cookie set
 // after the first request, or `Authorization: token ...`), as Jupyter does, because a GPU
-// server is shared by many users; the default address is 127.0.0.1. A request whose `Host`
-// names another machine is refused (DNS rebinding: a page of evil.example whose name now
-// resolves to 127.0.0.1 would otherwise reach the server as same-origin), and no connection
-// holds a worker thread for long (ConnectionLimits).
+// server is shared by many users; the default address is 127.0.0.1.
 #pragma once
 
 #include <atomic>
@@ -12,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "server/connection_limits.h"
+#include "server/connection_guard.h"
 #include "server/ui_api.h"
 
 namespace httplib {
@@ -28,11 +25,6 @@ struct ServerOptions {
   std::string token;    // empty: a new random one
   ConnectionLimits limits;
 };
-
-// Whether a request's `Host` header names this server: localhost, a loopback address, the
-// address it is bound to, or, bound to every address (0.0.0.0, ::), any literal IP address;
-// never a DNS name of someone else's. Any port: an ssh tunnel's local port may differ.
-bool AllowedHost(std::string_view host_header, std::string_view bound_host);
 
 // 32 hex digits from the system's random source.
 std::string NewToken();
@@ -57,9 +49,12 @@ class UiServer {
     std::string content_type;
     std::string body;
   };
-  bool BindPort(std::string* error);
   void LoadStaticFiles();
   void AddRoutes();
+  // Whether the request's Host header names this server: localhost, 127.0.0.1, [::1], the
+  // bound address, or (bound to every address) this machine's name or the address the
+  // request came in on; with this server's port when it names one.
+  bool HostIsThisServer(const httplib::Request& req) const;
 
   const UiApi& api_;
   ServerOptions options_;

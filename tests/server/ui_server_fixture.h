@@ -34,7 +34,6 @@ class UiServerTest : public ::testing::Test {
     std::ofstream(web_ + "/app.js") << "console.log('aiprof')";
     ServerOptions options;
     options.web_dir = web_;
-    options.limits = limits_;
     server_ = std::make_unique<UiServer>(*api_, options);
     std::string error;
     ASSERT_TRUE(server_->Bind(&error)) << error;
@@ -73,7 +72,6 @@ class UiServerTest : public ::testing::Test {
     return reply.substr(0, reply.find("\r\n"));
   }
 
-  ConnectionLimits limits_;
   testing::TempDir dir_;
   std::string web_;
   std::unique_ptr<UiApi> api_;

@@ -86,6 +86,18 @@ class CollectOptionMatrixTest(unittest.TestCase):
     def test_all_options_together(self):
         self.check(self.run_collect(ALL), "all")
 
+    def test_profiling_mode_environment(self):
+        # torch_npu's PROFILING_MODE=true with the runtime preloaded (no launcher): the
+        # window closes at exit, where "Requested callback is not found" was printed.
+        env = dict(self.env)
+        runtime = os.path.join(BUILD_DIR, "lib", "libaiprof.so")
+        env["LD_PRELOAD"] = (ASAN_RUNTIME + " " + runtime) if ASAN_RUNTIME else runtime
+        env["PROFILING_MODE"] = "true"
+        env["PROFILING_OPTIONS"] = '{"output": "%s"}' % self.out
+        result = subprocess.run(JOB, capture_output=True, text=True, timeout=300, env=env,
+                                cwd=self._tmp.name)
+        self.check(result, "PROFILING_MODE=true")
+
     def test_dynamic_start_and_stop(self):
         # Launch mode with dynamic control: a window (with allocator events) started and
         # stopped while the job runs.
