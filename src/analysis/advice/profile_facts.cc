@@ -76,19 +76,13 @@ void CollectOperators(const model::Model& model, ProfileFacts* facts) {
   const model::SliceTable& s = model.slices;
   ComputeTasks tasks = SelectComputeTasks(model);
   facts->device_operators = tasks.source == TaskSource::kDevice;
-  std::vector<uint8_t> is_task(s.size(), 0);
-  for (uint32_t row : tasks.rows) is_task[row] = 1;
-  std::vector<int64_t> self(s.size(), 0);
-  for (uint32_t row : tasks.rows) self[row] += s.dur(row);
-  for (uint32_t row : tasks.rows) {
-    const uint32_t parent = s.parent[row];
-    if (parent != model::kNoRow && is_task[parent]) self[parent] -= s.dur(row);
-  }
+  const std::vector<int64_t> self = TaskSelfTimes(model, tasks.rows);
   std::unordered_map<model::StringId, OperatorTime> by_name;
-  for (uint32_t row : tasks.rows) {
+  for (size_t i = 0; i < tasks.rows.size(); ++i) {
+    const uint32_t row = tasks.rows[i];
     OperatorTime& op = by_name[s.name[row]];
     ++op.count;
-    op.self_ns += std::max<int64_t>(self[row], 0);
+    op.self_ns += self[i];
     op.mean_ns += static_cast<double>(s.dur(row));  // a sum until divided below
   }
   facts->operators.reserve(by_name.size());

@@ -34,9 +34,7 @@ void WriteStatistics(const model::Model& m, const SummaryTarget& target, const c
     } else {
       w.Text(m.Str(st.name)).Text(group.substr(tab + 1)).Unsigned(st.count).Micros(st.total_ns);
       w.Micros(st.min_ns).Micros(static_cast<int64_t>(st.mean_ns + 0.5)).Micros(st.max_ns);
-      w.Real(grand_total > 0
-                 ? 100.0 * static_cast<double>(st.total_ns) / static_cast<double>(grand_total)
-                 : 0.0);
+      w.Real(analysis::RatioOfSummedTotal(st.total_ns, grand_total));
     }
     w.EndRow();
   }
