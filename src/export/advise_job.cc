@@ -9,6 +9,7 @@
 #include "export/advice/advice_writers.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
+#include "format/output_layout.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -97,9 +98,10 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
   const analysis::advice::AdviceReport report = analysis::advice::RunAdvice(input, thresholds);
   PrintAdviceReport(report, out, {options.color, 5});
 
-  const fs::path report_dir = options.report_dir.empty()
-                                  ? CommonParent(options.outputs) / "aiprof_output" / "analysis"
-                                  : fs::path(options.report_dir);
+  const fs::path report_dir =
+      options.report_dir.empty()
+          ? CommonParent(options.outputs) / format::kExportDir / format::kAnalysisDir
+          : fs::path(options.report_dir);
   std::error_code ec;
   fs::create_directories(report_dir, ec);
   if (ec) {

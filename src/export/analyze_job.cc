@@ -9,6 +9,7 @@
 #include "export/export_lock.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
+#include "format/output_layout.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -19,7 +20,6 @@ namespace {
 // As src/cli/command.h (the CLI depends on this module, not the other way round).
 constexpr int kExitFailure = 1, kExitUsage = 2;
 constexpr const char* kCommand = "aiprof analyze";
-constexpr const char* kOutputDir = "aiprof_output";
 
 }  // namespace
 
@@ -63,9 +63,9 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     const model::Model* m = &selection.model();
     analysis::AnalysisSet set = analysis::RunAnalyses(*m, {options.iterations});
     std::vector<std::string> written, errors;
-    WriteAnalysisOutputs(*m, set, (prof / kOutputDir).string(), options.type == ExportType::kDb,
-                         options.summary_format, &written, &errors, FileNaming::kTimestamped,
-                         &communication);
+    WriteAnalysisOutputs(*m, set, (prof / format::kExportDir).string(),
+                         options.type == ExportType::kDb, options.summary_format, &written, &errors,
+                         FileNaming::kTimestamped, &communication);
     out << prof.string() << ": analysis of " << m->slices.size() << " slices, " << m->drops.total()
         << " dropped events\n";
     PrintAnalysisReport(*m, set, out);

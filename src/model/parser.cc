@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "format/output_layout.h"
 #include "model/communication.h"
 #include "model/file_parser.h"
 #include "model/merge.h"
@@ -18,7 +19,8 @@ namespace {
 
 bool IsProfDir(const fs::path& path) {
   std::error_code ec;
-  return path.filename().string().rfind("PROF_", 0) == 0 && fs::is_directory(path, ec);
+  return path.filename().string().rfind(format::kProfDirPrefix, 0) == 0 &&
+         fs::is_directory(path, ec);
 }
 
 // Folders msprof skips while scanning, plus our own outputs.
@@ -32,7 +34,7 @@ bool IsFilteredDir(const std::string& name) {
                                                   "analyze",
                                                   "mindstudio_profiler_log",
                                                   "mindstudio_profiler_output",
-                                                  "aiprof_output"};
+                                                  format::kExportDir};
   return kFiltered.count(name) > 0;
 }
 
@@ -62,7 +64,7 @@ std::vector<std::string> FindProfDirs(const std::string& path, std::string* erro
   }
   fs::path normalized = fs::absolute(root, ec).lexically_normal();
   if (!normalized.has_filename()) normalized = normalized.parent_path();
-  if (normalized.filename().string().rfind("PROF_", 0) == 0) {
+  if (normalized.filename().string().rfind(format::kProfDirPrefix, 0) == 0) {
     dirs.push_back(root.string());
     return dirs;
   }
@@ -82,7 +84,7 @@ std::vector<std::string> FindProfDirs(const std::string& path, std::string* erro
 std::vector<std::string> ListRawFiles(const std::string& prof_dir) {
   std::vector<std::string> files;
   fs::path root(prof_dir);
-  AddDataFiles(root / "host" / "data", files);
+  AddDataFiles(root / format::kHostDataDir, files);
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     if (entry.is_directory(ec) && entry.path().filename().string().rfind("device_", 0) == 0) {

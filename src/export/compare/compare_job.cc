@@ -8,6 +8,7 @@
 #include "export/compare/compare_files.h"
 #include "export/compare/compare_report.h"
 #include "export/read_problems.h"
+#include "format/output_layout.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -23,10 +24,11 @@ constexpr const char* kCommand = "aiprof compare";
 fs::path RunDirOf(const std::string& given) {
   fs::path path = fs::path(given).lexically_normal();
   if (!path.has_filename()) path = path.parent_path();
-  if (path.filename() == "analysis" && path.parent_path().filename() == "aiprof_output") {
+  if (path.filename() == format::kAnalysisDir &&
+      path.parent_path().filename() == format::kExportDir) {
     path = path.parent_path();
   }
-  if (path.filename() == "aiprof_output") path = path.parent_path();
+  if (path.filename() == format::kExportDir) path = path.parent_path();
   return path.empty() ? fs::path(".") : path;
 }
 
@@ -118,7 +120,7 @@ ExportResult RunCompare(const CompareJobOptions& options, std::ostream& out, std
   PrintCompareReport(compared, TerminalStyle(options.colour), out);
 
   const fs::path output_dir = options.output_dir.empty()
-                                  ? comparison_dir / "aiprof_output" / "compare"
+                                  ? comparison_dir / format::kExportDir / format::kCompareDir
                                   : fs::path(options.output_dir);
   fs::create_directories(output_dir, ec);
   if (ec) {
