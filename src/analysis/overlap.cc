@@ -165,9 +165,10 @@ std::vector<uint8_t> InsideInputWait(const model::Model& model) {
   return inside;
 }
 
-}  // namespace
-
-OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm) {
+// What each slice counts as (kDeviceTask, kFrameworkOp, kMarkerRange or kOther), and
+// whether the run has device tasks at all.
+std::vector<uint8_t> ClassifySlices(const model::Model& model,
+                                    const std::vector<model::CommOp>& comm, bool* device_run_out) {
   const model::SliceTable& s = model.slices;
   std::vector<uint8_t> category_kind(model.strings.size(), kOther);
   for (model::StringId id = 0; id < model.strings.size(); ++id) {
@@ -193,7 +194,8 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
   // Per slice: what it counts as. Communication and step slices are never compute.
   std::vector<uint8_t> slice_kind;
   model::ReserveOnHugePages(slice_kind, s.size());
-  bool device_run = false;
+  bool& device_run = *device_run_out;
+  device_run = false;
   for (uint32_t row = 0; row < s.size(); ++row) {
     uint8_t kind = category_kind[s.category[row]];
     device_run |= kind == kDeviceTask;
@@ -212,6 +214,52 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     if (row != model::kNoRow) slice_kind[row] = kOther;
   }
   for (const model::CommOp& op : comm) slice_kind[op.slice] = kOther;
+
+  return slice_kind;
+}
+
+// The scopes with something in them: lanes merged, compute input named, time span set.
+OverlapResult FinishScopes(std::vector<ScopeBuilder>& builders, bool device_run,
+                           const model::ProcessTable& processes) {
+  OverlapResult result;
+  result.device_run = device_run;
+  for (uint32_t process = 0; process < builders.size(); ++process) {
+    ScopeBuilder& b = builders[process];
+    OverlapScope& scope = b.scope;
+    if (scope.compute_tasks > 0) {
+      scope.compute_input = device_run ? ComputeInput::kDeviceTasks : ComputeInput::kFrameworkOps;
+    } else if (b.marker_count > 0) {
+      scope.compute_input = ComputeInput::kMarkerRanges;
+      scope.compute_tasks = b.marker_count;
+      scope.computing = std::move(b.markers);
+    }
+    std::vector<Interval>().swap(b.markers);
+    MergeInPlace(scope.computing);
+    MergeInPlace(scope.communication);
+    std::sort(scope.receive.begin(), scope.receive.end(),
+              [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
+    if (scope.empty()) continue;
+    scope.process = process;
+    scope.device_id = processes.device_id[process];
+    scope.rank = processes.rank[process];
+    scope.first_ns = INT64_MAX;
+    scope.last_ns = INT64_MIN;
+    for (const std::vector<Interval>* lane : {&scope.computing, &scope.communication}) {
+      if (lane->empty()) continue;
+      scope.first_ns = std::min(scope.first_ns, lane->front().begin);
+      scope.last_ns = std::max(scope.last_ns, lane->back().end);
+    }
+    result.scopes.push_back(std::move(scope));
+  }
+  return result;
+}
+
+}  // namespace
+
+OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm) {
+  const model::SliceTable& s = model.slices;
+  bool device_run = false;
+  const std::vector<uint8_t> slice_kind = ClassifySlices(model, comm, &device_run);
 
   const model::ProcessTable& processes = model.processes;
   auto in_scope = [&](uint32_t process) {
@@ -263,37 +311,7 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     if (op.type == model::CommOpType::kRecv) scope.receive.push_back(interval);
   }
 
-  OverlapResult result;
-  result.device_run = device_run;
-  for (uint32_t process = 0; process < builders.size(); ++process) {
-    ScopeBuilder& b = builders[process];
-    OverlapScope& scope = b.scope;
-    if (scope.compute_tasks > 0) {
-      scope.compute_input = device_run ? ComputeInput::kDeviceTasks : ComputeInput::kFrameworkOps;
-    } else if (b.marker_count > 0) {
-      scope.compute_input = ComputeInput::kMarkerRanges;
-      scope.compute_tasks = b.marker_count;
-      scope.computing = std::move(b.markers);
-    }
-    std::vector<Interval>().swap(b.markers);
-    MergeInPlace(scope.computing);
-    MergeInPlace(scope.communication);
-    std::sort(scope.receive.begin(), scope.receive.end(),
-              [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
-    if (scope.empty()) continue;
-    scope.process = process;
-    scope.device_id = processes.device_id[process];
-    scope.rank = processes.rank[process];
-    scope.first_ns = INT64_MAX;
-    scope.last_ns = INT64_MIN;
-    for (const std::vector<Interval>* lane : {&scope.computing, &scope.communication}) {
-      if (lane->empty()) continue;
-      scope.first_ns = std::min(scope.first_ns, lane->front().begin);
-      scope.last_ns = std::max(scope.last_ns, lane->back().end);
-    }
-    result.scopes.push_back(std::move(scope));
-  }
-  return result;
+  return FinishScopes(builders, device_run, processes);
 }
 
 }  // namespace aiprof::analysis

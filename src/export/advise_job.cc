@@ -10,6 +10,7 @@
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "export/run_inputs.h"
+#include "format/output_layout.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -94,7 +95,7 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
   // Beside the data: a trace's own output folder, else <common parent>/aiprof_output.
   fs::path report_dir(options.report_dir);
   if (report_dir.empty() && runs.size() == 1 && runs[0].kind == model::RunKind::kTrace) {
-    report_dir = fs::path(runs[0].output_dir) / "analysis";
+    report_dir = fs::path(runs[0].output_dir) / format::kAnalysisDir;
   } else if (report_dir.empty()) {
     std::vector<std::string> folders;
     for (const std::string& output : options.outputs) {
@@ -102,7 +103,7 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
       folders.push_back(fs::is_regular_file(output, ec) ? fs::path(output).parent_path().string()
                                                         : output);
     }
-    report_dir = CommonParent(folders) / "aiprof_output" / "analysis";
+    report_dir = CommonParent(folders) / format::kExportDir / format::kAnalysisDir;
   }
   std::error_code ec;
   fs::create_directories(report_dir, ec);

@@ -10,6 +10,7 @@
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "export/run_inputs.h"
+#include "format/output_layout.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {

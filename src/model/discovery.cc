@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "format/output_layout.h"
 #include "model/file_importer.h"
 #include "model/file_input.h"
 #include "model/parser.h"
@@ -30,8 +31,8 @@ bool IsSkippedDir(const std::string& name) {
                                                  "analyze",
                                                  "mindstudio_profiler_log",
                                                  "mindstudio_profiler_output",
-                                                 "aiprof_output",
-                                                 "cluster_analysis_output",
+                                                 format::kExportDir,
+                                                 format::kClusterOutputDir,
                                                  "node_modules",
                                                  ".git"};
   return kSkipped.count(name) > 0;
@@ -143,7 +144,7 @@ class Walker {
     run.kind = RunKind::kRaw;
     run.path = dir.string();
     run.files = ListRawFiles(run.path);
-    run.output_dir = (dir / "aiprof_output").string();
+    run.output_dir = (dir / format::kExportDir).string();
     std::error_code ec;
     const fs::path info = dir / "info.json";
     if (fs::exists(info, ec)) {
@@ -171,7 +172,7 @@ class Walker {
     run.path = path.string();
     run.files = {run.path};
     const std::string name = path.filename().string();
-    run.output_dir = (path.parent_path() / "aiprof_output" / TraceStem(name)).string();
+    run.output_dir = (path.parent_path() / format::kExportDir / TraceStem(name)).string();
     run.rank = RankInHead(head);
     if (run.rank < 0) run.rank = RankInHead(ReadPlainTail(path, kSniffBytes));
     run.worker = WorkerOfTraceFile(name);

@@ -25,16 +25,6 @@ class Merger {
  public:
   explicit Merger(Model* out) : out_(*out) {}
 
-  void IndexExisting() {
-    for (uint32_t row = 0; row < out_.processes.size(); ++row) {
-      process_index_.emplace(ProcessKey(out_, row), row);
-    }
-    for (uint32_t row = 0; row < out_.threads.size(); ++row) {
-      thread_index_.emplace((uint64_t{out_.threads.process[row]} << 32) | out_.threads.tid[row],
-                            row);
-    }
-  }
-
   Remap Add(Model& in) {
     Remap r;
     r.strings.resize(in.strings.size());

@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 
+#include "format/output_layout.h"
 #include "model/communication.h"
 #include "model/file_importer.h"
 #include "model/file_parser.h"
@@ -19,7 +20,8 @@ namespace {
 
 bool IsProfDir(const fs::path& path) {
   std::error_code ec;
-  return path.filename().string().rfind("PROF_", 0) == 0 && fs::is_directory(path, ec);
+  return path.filename().string().rfind(format::kProfDirPrefix, 0) == 0 &&
+         fs::is_directory(path, ec);
 }
 
 // Folders msprof skips while scanning, plus our own outputs.
@@ -33,7 +35,7 @@ bool IsFilteredDir(const std::string& name) {
                                                   "analyze",
                                                   "mindstudio_profiler_log",
                                                   "mindstudio_profiler_output",
-                                                  "aiprof_output"};
+                                                  format::kExportDir};
   return kFiltered.count(name) > 0;
 }
 
@@ -71,7 +73,7 @@ std::vector<std::string> FindProfDirs(const std::string& path, std::string* erro
   }
   fs::path normalized = fs::absolute(root, ec).lexically_normal();
   if (!normalized.has_filename()) normalized = normalized.parent_path();
-  if (normalized.filename().string().rfind("PROF_", 0) == 0) {
+  if (normalized.filename().string().rfind(format::kProfDirPrefix, 0) == 0) {
     dirs.push_back(root.string());
     return dirs;
   }
@@ -91,7 +93,7 @@ std::vector<std::string> FindProfDirs(const std::string& path, std::string* erro
 std::vector<std::string> ListRawFiles(const std::string& prof_dir) {
   std::vector<std::string> files;
   fs::path root(prof_dir);
-  AddDataFiles(root / "host" / "data", files);
+  AddDataFiles(root / format::kHostDataDir, files);
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     if (entry.is_directory(ec) && entry.path().filename().string().rfind("device_", 0) == 0) {

@@ -49,16 +49,6 @@ struct CallKeyHash {
   }
 };
 
-StringId InputDimsOf(const model::Model& m, uint32_t set, StringId key) {
-  for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
-    if (m.args.key[i] == key &&
-        (m.args.type[i] == model::ArgType::kString || m.args.type[i] == model::ArgType::kJson)) {
-      return static_cast<StringId>(m.args.value[i]);
-    }
-  }
-  return kNoString;
-}
-
 }  // namespace
 
 void CallStatistics::Add(int64_t duration_ns, int64_t self_duration_ns) {
@@ -154,7 +144,7 @@ std::vector<NameCalls> CollectCalls(const model::Model& m, const AnalysisSet& se
   for (size_t i = 0; i < rows.size(); ++i) {
     const uint32_t row = rows[i];
     const CallKey key{s.category[row], s.name[row],
-                      dims_key == kNoString ? kNoString : InputDimsOf(m, s.args[row], dims_key)};
+                      m.args.Text(s.args[row], dims_key).value_or(kNoString)};
     auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(keys.size()));
     if (inserted) {
       keys.push_back(key);

@@ -8,6 +8,7 @@
 #include "export/compare/compare_files.h"
 #include "export/compare/compare_report.h"
 #include "export/read_problems.h"
+#include "format/output_layout.h"
 #include "model/discovery.h"
 #include "model/parser.h"
 
@@ -24,10 +25,11 @@ constexpr const char* kCommand = "aiprof compare";
 fs::path RunDirOf(const std::string& given) {
   fs::path path = fs::path(given).lexically_normal();
   if (!path.has_filename()) path = path.parent_path();
-  if (path.filename() == "analysis" && path.parent_path().filename() == "aiprof_output") {
+  if (path.filename() == format::kAnalysisDir &&
+      path.parent_path().filename() == format::kExportDir) {
     path = path.parent_path();
   }
-  if (path.filename() == "aiprof_output") path = path.parent_path();
+  if (path.filename() == format::kExportDir) path = path.parent_path();
   return path.empty() ? fs::path(".") : path;
 }
 
@@ -62,7 +64,7 @@ std::unique_ptr<LoadedRun> Load(const fs::path& dir, const char* side, unsigned 
   run->dir = dir;
   run->outputs = found.runs.size() == 1 && found.runs[0].kind == model::RunKind::kTrace
                      ? fs::path(found.runs[0].output_dir)
-                     : dir / "aiprof_output";
+                     : dir / format::kExportDir;
   run->model = model::ParseFiles(files, {threads});
   ReportReadProblems(run->model, kCommand, err);
   if (run->model.records == 0) {
@@ -124,7 +126,7 @@ ExportResult RunCompare(const CompareJobOptions& options, std::ostream& out, std
   PrintCompareReport(compared, TerminalStyle(options.colour), out);
 
   const fs::path output_dir =
-      options.output_dir.empty() ? comparison.outputs / "compare" : fs::path(options.output_dir);
+      options.output_dir.empty() ? comparison.outputs / format::kCompareDir : fs::path(options.output_dir);
   fs::create_directories(output_dir, ec);
   if (ec) {
     err << kCommand << ": cannot create " << output_dir.string() << ": " << ec.message()
