@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <filesystem>
 #include <map>
 #include <string>
 
 #include "analysis/steps.h"
 #include "kineto/trace_files.h"
+#include "model/discovery.h"
 #include "model/file_importer.h"
 #include "model/importers/kineto/event_reader.h"
 #include "model/importers/kineto/trace_scanner.h"
@@ -320,6 +322,41 @@ TEST(KinetoImport, LegacyProfilerArray) {
   }
   EXPECT_TRUE(said_relative);
   EXPECT_TRUE(said_lone_flow) << "the legacy profiler writes flow starts only";
+}
+
+// torch_npu's ASCEND_PROFILER_OUTPUT/trace_view.json: an array, times as strings of µs with
+// three decimals, the framework layer on process "Python" labelled CPU, ProfilerStep#N as
+// cpu_op. Found below its *_ascend_pt folder, read to the nanosecond, its steps found.
+TEST(KinetoImport, TorchNpuTraceViewInItsResultFolder) {
+  TempDir dir("kineto_import_torch_npu");
+  const auto output = dir.path() / "worker_123_20261128101010_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+  std::filesystem::create_directories(output);
+  testing::WriteTextFile(
+      output / "trace_view.json",
+      R"([{"ph": "M", "name": "process_name", "pid": 1001, "tid": 0, "args": {"name": "Python"}}, )"
+      R"({"ph": "M", "name": "process_labels", "pid": 1001, "tid": 0, "args": {"labels": "CPU"}}, )"
+      R"({"ph": "M", "name": "thread_name", "pid": 1001, "tid": 7, "args": {"name": "Thread 7"}}, )"
+      R"({"ph": "X", "name": "ProfilerStep#1", "pid": 1001, "tid": 7, "ts": "1700000000000000.000", "dur": "900.000", "cat": "cpu_op", "args": {}}, )"
+      R"({"ph": "X", "name": "aten::addmm", "pid": 1001, "tid": 7, "ts": "1700000000000100.125", "dur": "300.500", "cat": "cpu_op", "args": {"Sequence number": 0, "Input Dims": "[[64], [64, 32], [32, 64]]"}}, )"
+      R"({"ph": "X", "name": "ProfilerStep#2", "pid": 1001, "tid": 7, "ts": "1700000000001000.000", "dur": "900.000", "cat": "cpu_op", "args": {}}, )"
+      R"({"ph": "X", "name": "aten::relu", "pid": 1001, "tid": 7, "ts": "1700000000001450.250", "dur": "100.250", "cat": "cpu_op", "args": {}}])");
+  const InputDiscovery found = DiscoverRuns({dir.path().string()});
+  const std::vector<RunInput>& runs = found.runs;
+  ASSERT_EQ(runs.size(), 1u) << found.error;
+  EXPECT_EQ(runs[0].kind, RunKind::kTrace);
+  ASSERT_EQ(runs[0].files.size(), 1u);
+  const Model m = ParseFiles(runs[0].files);
+  ASSERT_EQ(m.files.size(), 1u);
+  EXPECT_TRUE(m.files[0].report.clean()) << m.files[0].report.Summary();
+  ASSERT_EQ(m.processes.size(), 1u);
+  EXPECT_EQ(m.Str(m.processes.name[0]), "Python");
+  ASSERT_EQ(m.slices.size(), 4u);
+  const uint32_t addmm = OnlySlice(m, "aten::addmm");
+  EXPECT_EQ(m.slices.ts[addmm], 1'700'000'000'000'100'125);
+  EXPECT_EQ(m.slices.dur(addmm), 300'500);
+  ASSERT_EQ(m.steps.size(), 2u);
+  EXPECT_EQ(m.steps.step[0], 1u);
+  EXPECT_EQ(m.steps.step[1], 2u);
 }
 
 TEST(KinetoImport, MalformedEventsAreSkippedCountedAndTheRestIsUsed) {
