@@ -24,6 +24,7 @@ class TextWriter {
   const std::string& error() const { return error_; }
 
   TextWriter& Raw(std::string_view text) {
+    if (text.empty()) return *this;  // an empty view may have no data (memcpy's null)
     if (text.size() > kBufferSize - used_) Drain();
     if (text.size() >= kBufferSize) {
       WriteDirect(text);
