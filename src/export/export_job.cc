@@ -289,8 +289,8 @@ DirectoryOutcome ExportDirectory(const ExportOptions& options, const model::RunI
   const analysis::AnalysisSet analyses = analysis::RunAnalyses(m, {options.iterations});
   std::vector<std::string> errors;
   const size_t written_before = result.written.size();
-  const DirectoryExport job{options,   run,      prof,          place,          timestamp,
-                            m,         analyses, communication, result.written, errors};
+  const DirectoryExport job{options, run,      prof,          place,          timestamp,
+                            m,       analyses, communication, result.written, errors};
   if (options.type == ExportType::kDb) {
     step(0.4, "database");
     WriteDatabase(job);
@@ -344,8 +344,8 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       progress.Update((static_cast<double>(d) + within) / static_cast<double>(runs.size()),
                       prof.filename().string() + ": " + label);
     };
-    switch (ExportDirectory(options, run, timestamp, step, communication, result, progress, out,
-                            err)) {
+    switch (
+        ExportDirectory(options, run, timestamp, step, communication, result, progress, out, err)) {
       case DirectoryOutcome::kExported:
         ++exported;
         break;

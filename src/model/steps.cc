@@ -307,10 +307,9 @@ bool ParseStepRange(const std::string& text, StepRange* range, std::string* erro
     all = all.substr(colon + 1);
   }
   size_t dash = all.find('-');
-  ok = ok && (dash == std::string_view::npos
-                  ? parse(all, &range->first)
-                  : parse(all.substr(0, dash), &range->first) &&
-                        parse(all.substr(dash + 1), &range->last));
+  ok = ok && (dash == std::string_view::npos ? parse(all, &range->first)
+                                             : parse(all.substr(0, dash), &range->first) &&
+                                                   parse(all.substr(dash + 1), &range->last));
   if (dash == std::string_view::npos) range->last = range->first;
   if (!ok || range->first > range->last) {
     *error = "invalid --iteration-id '" + text +

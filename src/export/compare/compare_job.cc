@@ -125,8 +125,8 @@ ExportResult RunCompare(const CompareJobOptions& options, std::ostream& out, std
   compared.comparison.label = comparison_dir.string();
   PrintCompareReport(compared, TerminalStyle(options.colour), out);
 
-  const fs::path output_dir =
-      options.output_dir.empty() ? comparison.outputs / format::kCompareDir : fs::path(options.output_dir);
+  const fs::path output_dir = options.output_dir.empty() ? comparison.outputs / format::kCompareDir
+                                                         : fs::path(options.output_dir);
   fs::create_directories(output_dir, ec);
   if (ec) {
     err << kCommand << ": cannot create " << output_dir.string() << ": " << ec.message()
