@@ -20,24 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Folders that hold outputs, logs or caches, never runs (msprof's skip list and ours).
-bool IsSkippedDir(const std::string& name) {
-  static const std::set<std::string> kSkipped = {".profiler",
-                                                 "HCCL_PROF",
-                                                 "timeline",
-                                                 "query",
-                                                 "sqlite",
-                                                 "log",
-                                                 "analyze",
-                                                 "mindstudio_profiler_log",
-                                                 "mindstudio_profiler_output",
-                                                 format::kExportDir,
-                                                 format::kClusterOutputDir,
-                                                 "node_modules",
-                                                 ".git"};
-  return kSkipped.count(name) > 0;
-}
-
 // JSON files aiprof and torch_npu write beside runs that are no traces.
 bool IsKnownNonTrace(const std::string& name) {
   static const std::set<std::string> kNames = {"info.json", "profiler_info.json",

@@ -24,21 +24,6 @@ bool IsProfDir(const fs::path& path) {
          fs::is_directory(path, ec);
 }
 
-// Folders msprof skips while scanning, plus our own outputs.
-bool IsFilteredDir(const std::string& name) {
-  static const std::set<std::string> kFiltered = {".profiler",
-                                                  "HCCL_PROF",
-                                                  "timeline",
-                                                  "query",
-                                                  "sqlite",
-                                                  "log",
-                                                  "analyze",
-                                                  "mindstudio_profiler_log",
-                                                  "mindstudio_profiler_output",
-                                                  format::kExportDir};
-  return kFiltered.count(name) > 0;
-}
-
 void AddDataFiles(const fs::path& dir, std::vector<std::string>& files) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return;
@@ -58,6 +43,23 @@ Fragment ParseFile(const std::string& path) {
 }
 
 }  // namespace
+
+bool IsSkippedDir(const std::string& name) {
+  static const std::set<std::string> kSkipped = {".profiler",
+                                                 "HCCL_PROF",
+                                                 "timeline",
+                                                 "query",
+                                                 "sqlite",
+                                                 "log",
+                                                 "analyze",
+                                                 "mindstudio_profiler_log",
+                                                 "mindstudio_profiler_output",
+                                                 format::kExportDir,
+                                                 format::kClusterOutputDir,
+                                                 "node_modules",
+                                                 ".git"};
+  return kSkipped.count(name) > 0;
+}
 
 std::vector<std::string> FindProfDirs(const std::string& path, std::string* error) {
   std::vector<std::string> dirs;
@@ -79,7 +81,7 @@ std::vector<std::string> FindProfDirs(const std::string& path, std::string* erro
   }
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     std::string name = entry.path().filename().string();
-    if (IsFilteredDir(name)) continue;
+    if (IsSkippedDir(name)) continue;
     if (IsProfDir(entry.path())) dirs.push_back(entry.path().string());
   }
   std::sort(dirs.begin(), dirs.end());
