@@ -84,13 +84,17 @@ export_all() {
   normalise_names "$out"
   local db
   find "$out" -name '*.db' | while read -r db; do
-    sqlite3 "$db" .dump >"$db.dump"
+    # A CREATE TABLE's text as one line: a schema generated from a column description
+    # differs from a hand-written one only in its line breaks.
+    sqlite3 "$db" .dump | perl -0pe 's/\n[ \t]+/ /g' >"$db.dump"
     rm "$db"
   done
   # Contents that name an export run's file (traceName) or time the run (the cluster's
   # progress lines, printed as ranks finish).
   find "$out" -type f ! -name '*.dump' -exec sed -i -E 's/_20[0-9]{12}\././g' {} +
   find "$out" -type f -name '*.dump' -exec sed -i -E 's/_20[0-9]{12}\.json/.json/g' {} +
+  # The rank summary cache's first line keys it to the aiprof binary that wrote it.
+  find "$out" -name cluster_rank_summary.bin -exec sed -i 1d {} +
   sed -i -E '/^  rank [0-9]+: [0-9]+ events/d' "$out/cluster/cluster_report.txt" 2>/dev/null || true
 }
 

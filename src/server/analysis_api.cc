@@ -1,6 +1,7 @@
 // The analysis part of the UI's API: answers built from the one AnalysisSet (the same results
 // `aiprof analyze` and the exporters write), so the UI shows the files' numbers.
 #include <algorithm>
+#include <type_traits>
 
 #include "server/json_text.h"
 #include "server/ui_api.h"
@@ -57,6 +58,18 @@ void AppendDownsampled(std::string& out, const std::vector<Point>& points, int64
   out += ']';
 }
 
+// The UI's columns of a described result (analysis/result_columns.h) as `,"key":value`.
+template <typename Row>
+void AppendColumns(std::string& out, analysis::Columns<Row> columns,
+                   const std::type_identity_t<Row>& row) {
+  for (const analysis::Column<Row>& column : columns) {
+    if (!column.WrittenBy(analysis::kUi)) continue;
+    out += ",\"";
+    out += column.key;
+    out += "\":" + std::to_string(column.value(row));
+  }
+}
+
 }  // namespace
 
 const analysis::AnalysisSet& UiApi::Analyses() const {
@@ -89,19 +102,11 @@ std::string UiApi::AnalysisSummary() const {
            (r.step_id == model::kNoRow ? std::string("null") : std::to_string(r.step_id)) +
            ",\"label\":";
     AppendJsonString(out, r.step_id == model::kNoRow ? "all" : a.steps.Label(r.step, r.loop));
-    out +=
-        ",\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
-        ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
-        ",\"duration\":" + std::to_string(r.end_ns - r.begin_ns) +
-        ",\"computing\":" + std::to_string(r.computing_ns) +
-        ",\"communication_not_overlapped\":" + std::to_string(r.communication_not_overlapped_ns) +
-        ",\"overlapped\":" + std::to_string(r.overlapped_ns()) +
-        ",\"free\":" + std::to_string(r.free_ns) +
-        ",\"preparing\":" + std::to_string(r.preparing_ns) +
-        ",\"input_wait\":" + std::to_string(r.input_wait_ns) +
-        ",\"idle\":" + std::to_string(r.idle_ns()) +
-        ",\"bubble\":" + std::to_string(r.bubble_ns) +
-        ",\"stage\":" + std::to_string(r.stage_ns()) + "}";
+    out += ",\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
+           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
+           ",\"duration\":" + std::to_string(r.end_ns - r.begin_ns);
+    AppendColumns<analysis::StepParts>(out, analysis::kStepTraceTimeColumns, r);
+    out += '}';
   }
   // msprof's step_trace per step: the rows `aiprof export` writes to step_trace_*.csv.
   out += "],\"step_trace\":[";

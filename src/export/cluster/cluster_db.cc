@@ -41,6 +41,10 @@ class Insert {
     sqlite3_bind_null(stmt_, ++column_);
     return *this;
   }
+  Insert& Value(analysis::ColumnUnit unit, int64_t value) {
+    return unit == analysis::ColumnUnit::kNanoseconds ? Real(analysis::MicrosValue(value))
+                                                      : Int(value);
+  }
   // A step number; NULL for operations outside every step.
   Insert& Step(int64_t step) { return step == analysis::cluster::kNoStep ? Null() : Int(step); }
 
@@ -109,32 +113,33 @@ double Ms(int64_t ns) {
   return Round(static_cast<double>(ns) / 1e6, 6);
 }
 
+// msprof-analyze's table holds its file's columns (analysis::kStepTraceTimeColumns).
 bool StepTraceTable(Database& db, const ClusterResult& result) {
-  return db.Table(
-      "ClusterStepTraceTime",
-      {"step INTEGER", "type TEXT", "\"index\" TEXT", "computing REAL",
-       "communication_not_overlapped REAL", "overlapped REAL", "communication REAL", "free REAL",
-       "stage REAL", "bubble REAL", "communication_not_overlapped_and_exclude_receive REAL",
-       "preparing REAL", "dp_index INTEGER", "pp_index INTEGER", "tp_index INTEGER"},
-      [&](Insert& insert) {
-        using Type = analysis::cluster::ClusterStepRow::Type;
-        for (const analysis::cluster::ClusterStepRow& r : result.step_rows) {
-          insert.Step(r.step).Text(r.type == Type::kRank ? "rank" : "stage").Text(r.index);
-          insert.Real(Us(r.computing_ns)).Real(Us(r.communication_not_overlapped_ns));
-          insert.Real(Us(r.overlapped_ns)).Real(Us(r.communication_ns)).Real(Us(r.free_ns));
-          insert.Real(Us(r.stage_ns)).Real(Us(r.bubble_ns));
-          insert.Real(Us(r.communication_not_overlapped_exclude_receive_ns));
-          insert.Real(Us(r.preparing_ns));
-          for (int32_t index : {r.position.dp_index, r.position.pp_index, r.position.tp_index}) {
-            if (index < 0) {
-              insert.Null();  // a stage row, or an index the data does not tell
-            } else {
-              insert.Int(index);
-            }
-          }
-          insert.Row();
+  std::vector<std::string> columns = {"step INTEGER", "type TEXT", "\"index\" TEXT"};
+  for (const auto& column : analysis::kStepTraceTimeColumns) {
+    if (column.WrittenBy(analysis::kFiles))
+      columns.push_back(std::string(column.DatabaseName()) + " " +
+                        std::string(column.DatabaseType()));
+  }
+  columns.insert(columns.end(), {"dp_index INTEGER", "pp_index INTEGER", "tp_index INTEGER"});
+  return db.Table("ClusterStepTraceTime", columns, [&](Insert& insert) {
+    using Type = analysis::cluster::ClusterStepRow::Type;
+    for (const analysis::cluster::ClusterStepRow& r : result.step_rows) {
+      insert.Step(r.step).Text(r.type == Type::kRank ? "rank" : "stage").Text(r.index);
+      for (size_t c = 0; c < analysis::kStepTraceTimeColumnCount; ++c) {
+        const auto& column = analysis::kStepTraceTimeColumns[c];
+        if (column.WrittenBy(analysis::kFiles)) insert.Value(column.unit, r.times[c]);
+      }
+      for (int32_t index : {r.position.dp_index, r.position.pp_index, r.position.tp_index}) {
+        if (index < 0) {
+          insert.Null();  // a stage row, or an index the data does not tell
+        } else {
+          insert.Int(index);
         }
-      });
+      }
+      insert.Row();
+    }
+  });
 }
 
 bool CommunicationTables(Database& db, const ClusterResult& result) {
