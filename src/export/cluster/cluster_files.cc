@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "export/cluster/cluster_db.h"
+#include "export/sqlite/cluster_db.h"
 #include "export/csv/summary_writer.h"
 #include "export/text_writer.h"
 

@@ -1,8 +1,11 @@
 #include "export/sqlite/analysis_tables.h"
+#include "export/sqlite/database.h"
+
+#include "export/sqlite/process_key.h"
 
 #include <filesystem>
 
-#include "export/analysis/communication_files.h"
+#include "export/sqlite/communication_analysis_tables.h"
 #include "export/sqlite/column_sql.h"
 #include "export/sqlite/resource_analysis_tables.h"
 
@@ -18,11 +21,6 @@ CREATE TABLE OVERLAP_ANALYSIS(id INTEGER PRIMARY KEY, deviceId INTEGER, startNs 
 )sql";
 const char* const kInputsSchema = "CREATE TABLE ANALYSIS_INPUTS(name TEXT, value TEXT);";
 
-// As sqlite_exporter.cc: device processes get bit 31 set so they never collide with a pid.
-int64_t GlobalPid(const model::Model& m, uint32_t process) {
-  int32_t device = m.processes.device_id[process];
-  return device >= 0 ? (int64_t{1} << 31) | device : m.processes.pid[process];
-}
 
 // StepTraceTime: the step, msprof's step_trace_time columns, the step's place, then
 // aiprof's further parts (analysis::kStepTraceTimeColumns).
@@ -45,8 +43,10 @@ std::string StepTraceTimeSchema() {
 
 }  // namespace
 
-bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
+bool WriteAnalysisTables(Database& database, const model::Model& m,
                          const analysis::AnalysisSet& set, std::string* error) {
+  sqlite3* db = database.handle();
+  RowSource& rows = database.rows();
   const std::string schema = kAnalysisSchema + StepTraceTimeSchema() + ";\n" + kInputsSchema;
   if (sqlite3_exec(db, schema.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("analysis tables: ") + sqlite3_errmsg(db);
@@ -126,28 +126,22 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
                return true;
              },
              error) &&
-         WriteResourceAnalysisTables(db, rows, m, set, error) &&
-         WriteCommunicationTables(db, set.communication_analysis, error);
+         WriteResourceAnalysisTables(database, m, set, error) &&
+         WriteCommunicationTables(database, set.communication_analysis, error);
 }
 
 bool WriteAnalysisDb(const model::Model& model, const analysis::AnalysisSet& set,
                      const std::string& path, std::string* error) {
   std::error_code ec;
   std::filesystem::remove(path, ec);
-  sqlite3* db = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  RowSource rows;
   std::string detail;
-  bool ok = sqlite3_open_v2(path.c_str(), &db, flags, nullptr) == SQLITE_OK &&
-            sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN", nullptr,
-                         nullptr, nullptr) == SQLITE_OK;
-  if (!ok) detail = db ? sqlite3_errmsg(db) : "out of memory";
-  ok = ok && rows.Register(db, &detail) && WriteAnalysisTables(db, rows, model, set, &detail);
-  if (ok && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    detail = sqlite3_errmsg(db);
-    ok = false;
+  bool ok;
+  {
+    Database db;
+    ok = db.Open(path) && db.Begin() && WriteAnalysisTables(db, model, set, &detail) &&
+         db.Commit();
+    if (detail.empty()) detail = db.error();
   }
-  sqlite3_close(db);
   if (!ok) {
     *error = "cannot write database '" + path + "': " + detail;
     std::filesystem::remove(path, ec);

@@ -1,4 +1,7 @@
 #include "export/sqlite/resource_analysis_tables.h"
+#include "export/sqlite/database.h"
+
+#include "export/sqlite/process_key.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -38,10 +41,6 @@ CREATE TABLE CUDA_LAUNCH_OUTLIER(launchName TEXT, kernelName TEXT, launchStartNs
                                  gpuDurationNs INTEGER, launchDelayNs INTEGER);
 )sql";
 
-int64_t GlobalPid(const model::Model& m, uint32_t process) {
-  int32_t device = m.processes.device_id[process];
-  return device >= 0 ? (int64_t{1} << 31) | device : m.processes.pid[process];
-}
 
 Row& Process(Row& row, const model::Model& m, uint32_t process) {
   return row.Int(m.processes.device_id[process]).Int(GlobalPid(m, process));
@@ -84,8 +83,10 @@ bool WriteCategoryRows(sqlite3* db, RowSource& rows, const analysis::MemoryAnaly
 
 }  // namespace
 
-bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
+bool WriteResourceAnalysisTables(Database& database, const model::Model& m,
                                  const analysis::AnalysisSet& set, std::string* error) {
+  sqlite3* db = database.handle();
+  RowSource& rows = database.rows();
   if (sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("analysis tables: ") + sqlite3_errmsg(db);
     return false;
