@@ -63,11 +63,13 @@ bool Database::Open(const std::string& path, Mode mode) {
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) return Fail("open");
   // A fresh file written once: no journal, no syncs, no zeroing of freed pages (Debian
   // builds SQLite with SECURE_DELETE). An 8 MB cache was faster than 32 MB here (the index
-  // sorter sizes itself from it) and keeps the export's peak memory down.
+  // sorter sizes itself from it) and keeps the export's peak memory down. threads=2 lets
+  // the sorter of the index builds merge on a second core.
   const char* pragmas =
       mode == Mode::kCreate
           ? "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-            "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; PRAGMA secure_delete=OFF;"
+            "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; PRAGMA secure_delete=OFF; "
+            "PRAGMA threads=2;"
           : "PRAGMA secure_delete=OFF;";
   return Exec(pragmas) && rows_.Register(db_, &error_);
 }

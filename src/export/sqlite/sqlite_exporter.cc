@@ -195,7 +195,7 @@ bool WriteSliceTables(const model::Model& m, Database& db,
                             }));
 }
 
-bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSet* analyses) {
+bool WriteTables(const model::Model& m, Database& db, const AnalysesWhenReady& analyses_ready) {
   if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
   // Ids used only by this writer (task types, metadata) are appended after the model's.
   std::vector<std::string> extra;
@@ -276,6 +276,8 @@ bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSe
               m.flows.to_slice[i]);
   }
   auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?,?)");
+  // The tables above need the model only; the ones below read the analyses.
+  const analysis::AnalysisSet* analyses = analyses_ready ? analyses_ready() : nullptr;
   // The analyses already hold the step trace; compute it only without them.
   const std::vector<analysis::StepTraceRow> computed =
       analyses ? std::vector<analysis::StepTraceRow>{}
@@ -329,6 +331,11 @@ bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSe
 
 bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
                  const analysis::AnalysisSet* analyses) {
+  return WriteSqlite(model, path, error, AnalysesWhenReady([analyses] { return analyses; }));
+}
+
+bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
+                 const AnalysesWhenReady& analyses) {
   std::string temporary = path + ".tmp";
   std::error_code ec;
   std::filesystem::remove(temporary, ec);
