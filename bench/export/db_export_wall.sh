@@ -23,9 +23,14 @@ prof=$(find "$work/data" -maxdepth 1 -name 'PROF_*' | head -1)
 
 one_export() {  # aiprof → "wall cpu"
   rm -rf "$work/copy"
-  cp -a "$prof" "$work/copy"
-  /usr/bin/time -f "%e %U %S" -o "$work/time" "$1" export --output="$work/copy" --type=db \
-    >/dev/null 2>&1
+  mkdir "$work/copy"
+  cp -a "$prof" "$work/copy/"
+  if ! /usr/bin/time -f "%e %U %S" -o "$work/time" "$1" export --output="$work/copy" --type=db \
+    >"$work/log" 2>&1; then
+    echo "db_export_wall: $1 export failed:" >&2
+    cat "$work/log" >&2
+    exit 1
+  fi
   awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$work/time"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

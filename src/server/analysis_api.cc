@@ -1,10 +1,8 @@
-// The analysis part of the UI's API: answers built from the one AnalysisSet (the same results
-// `aiprof analyze` and the exporters write), so the UI shows the files' numbers.
 #include <algorithm>
 #include <type_traits>
 
 #include "server/json_text.h"
-#include "server/ui_api.h"
+#include "server/analysis_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -72,12 +70,11 @@ void AppendColumns(std::string& out, analysis::Columns<Row> columns,
 
 }  // namespace
 
-const analysis::AnalysisSet& UiApi::Analyses() const {
-  std::call_once(analyses_once_, [this] { analyses_ = analysis::RunAnalyses(model_); });
-  return analyses_;
+const analysis::AnalysisSet& AnalysisApi::Analyses() const {
+  return analyses_.Get([this] { return analysis::RunAnalyses(model_); });
 }
 
-std::string UiApi::AnalysisSummary() const {
+std::string AnalysisApi::Summary() const {
   const analysis::AnalysisSet& a = Analyses();
   std::string out = "{\"inputs\":";
   AppendJsonString(out, a.inputs.Describe());
@@ -103,7 +100,7 @@ std::string UiApi::AnalysisSummary() const {
            ",\"label\":";
     AppendJsonString(out, r.step_id == model::kNoRow ? "all" : a.steps.Label(r.step, r.loop));
     out += ",\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
-           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
+           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns_) +
            ",\"duration\":" + std::to_string(r.end_ns - r.begin_ns);
     AppendColumns<analysis::StepParts>(out, analysis::kStepTraceTimeColumns, r);
     out += '}';
@@ -117,7 +114,7 @@ std::string UiApi::AnalysisSummary() const {
     out += "{\"id\":" + std::to_string(r.step_id) + ",\"label\":";
     AppendJsonString(out, a.steps.Label(r.step, r.loop));
     out += ",\"step\":" + std::to_string(r.step) +
-           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
+           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns_) +
            ",\"iteration\":" + std::to_string(r.iteration_time_ns()) +
            ",\"fp_to_bp\":" + std::to_string(r.fp_to_bp_ns()) +
            ",\"refresh\":" + std::to_string(r.refresh_ns()) + ",\"data_aug_bound\":" +
@@ -127,7 +124,7 @@ std::string UiApi::AnalysisSummary() const {
   return out;
 }
 
-std::string UiApi::Memory(int64_t pixels) const {
+std::string AnalysisApi::Memory(int64_t pixels) const {
   const analysis::MemoryAnalysis& m = Analyses().memory;
   std::string out = "{\"inputs\":";
   AppendStrings(out, m.inputs);
@@ -140,17 +137,17 @@ std::string UiApi::Memory(int64_t pixels) const {
     out += ",\"source\":";
     AppendJsonString(out, analysis::MemoryPoolSourceName(pool.source));
     out += ",\"peak_allocated\":" + std::to_string(pool.peak_allocated) +
-           ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns()) +
+           ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns_) +
            ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) +
            ",\"capacity\":" + std::to_string(pool.capacity) + ",\"allocated\":";
     AppendDownsampled(
-        out, pool.samples, origin_ns(), pixels,
+        out, pool.samples, origin_ns_, pixels,
         [](const analysis::MemorySample& s) { return s.ts; },
         [](const analysis::MemorySample& s) { return static_cast<double>(s.allocated); });
     out += ",\"reserved\":";
     if (pool.peak_reserved >= 0) {
       AppendDownsampled(
-          out, pool.samples, origin_ns(), pixels,
+          out, pool.samples, origin_ns_, pixels,
           [](const analysis::MemorySample& s) { return s.ts; },
           [](const analysis::MemorySample& s) { return static_cast<double>(s.reserved); });
     } else {
@@ -166,7 +163,7 @@ std::string UiApi::Memory(int64_t pixels) const {
     AppendJsonString(out, analysis::MemoryCategoryName(track.category));
     out += ",\"peak\":" + std::to_string(track.peak) + ",\"points\":";
     AppendDownsampled(
-        out, track.points, origin_ns(), pixels, [](const auto& p) { return p.first; },
+        out, track.points, origin_ns_, pixels, [](const auto& p) { return p.first; },
         [](const auto& p) { return static_cast<double>(p.second); });
     out += '}';
   }
@@ -184,7 +181,7 @@ std::string UiApi::Memory(int64_t pixels) const {
   return out;
 }
 
-std::string UiApi::DataPreparation() const {
+std::string AnalysisApi::DataPreparation() const {
   const analysis::DataPreparationResult& d = Analyses().data_preparation;
   std::string out = "{\"inputs\":";
   AppendStrings(out, d.inputs);
@@ -207,10 +204,10 @@ std::string UiApi::DataPreparation() const {
   return out;
 }
 
-std::string UiApi::Overlap(const TimeWindow& window) const {
+std::string AnalysisApi::Overlap(const TimeWindow& window) const {
   const analysis::OverlapResult& overlap = Analyses().overlap;
-  const int64_t t0 = window.t0 + origin_ns();
-  const int64_t t1 = window.t1 + origin_ns();
+  const int64_t t0 = window.t0 + origin_ns_;
+  const int64_t t1 = window.t1 + origin_ns_;
   const int64_t ns_per_px = std::max<int64_t>((window.t1 - window.t0) / window.pixels, 1);
   std::string out = "{\"scopes\":[";
   for (size_t i = 0; i < overlap.scopes.size(); ++i) {
@@ -228,7 +225,7 @@ std::string UiApi::Overlap(const TimeWindow& window) const {
       if (pending_end < 0) return;
       if (!first) out += ',';
       first = false;
-      out += '[' + std::to_string(pending_begin - origin_ns()) + ',' +
+      out += '[' + std::to_string(pending_begin - origin_ns_) + ',' +
              std::to_string(pending_end - pending_begin) + ']';
       pending_end = -1;
     };

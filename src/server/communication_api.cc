@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "server/json_text.h"
-#include "server/ui_api.h"
+#include "server/communication_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -29,8 +29,8 @@ std::string MissingText(const analysis::CommunicationAnalysis& c, size_t ranks) 
 
 }  // namespace
 
-std::string UiApi::Communication() const {
-  const analysis::CommunicationAnalysis& c = Analyses().communication_analysis;
+std::string CommunicationApi::Answer() const {
+  const analysis::CommunicationAnalysis& c = analyses_.Analyses().communication_analysis;
   // The heatmap: per rank and step, the operations' summed wait and elapse (ns).
   std::map<std::pair<int32_t, int64_t>, std::pair<int64_t, int64_t>> cells;
   std::set<int32_t> ranks;
@@ -67,7 +67,7 @@ std::string UiApi::Communication() const {
     out += ',';
     AppendJsonString(out, model::CommOpTypeName(op.type));
     out += ',' + std::to_string(op.rank) + ',' + std::to_string(op.step) + ',' +
-           std::to_string(op.time.start_ns - origin_ns()) + ',' +
+           std::to_string(op.time.start_ns - origin_ns_) + ',' +
            std::to_string(op.time.elapse_ns) + ',' + std::to_string(op.time.transit_ns) + ',' +
            std::to_string(op.time.wait_ns) + ',' + std::to_string(op.time.synchronization_ns) +
            ',' + std::to_string(op.time.idle_ns) + ',';

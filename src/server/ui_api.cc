@@ -131,9 +131,16 @@ void CheckTracks(const model::Model& m, const std::vector<uint32_t>& tracks) {
 }  // namespace
 
 UiApi::UiApi(model::Model model, std::vector<std::string> prof_dirs)
-    : model_(std::move(model)), prof_dirs_(std::move(prof_dirs)), index_(model_) {
-  origin_ns_ = RunOrigin(model_);
-  end_ns_ = RunEnd(model_);
+    : model_(std::move(model)),
+      prof_dirs_(std::move(prof_dirs)),
+      index_(model_),
+      origin_ns_(RunOrigin(model_)),
+      end_ns_(RunEnd(model_)),
+      analysis_(model_, origin_ns_),
+      communication_(analysis_, origin_ns_),
+      cpu_profile_(model_),
+      advice_(model_, analysis_, prof_dirs_),
+      comparison_(model_, analysis_, prof_dirs_) {
   // Both are small and cheap (no walk over the slices): built before the server answers, so
   // the first page never waits for them.
   run_json_ = BuildRun();

@@ -1,39 +1,27 @@
-// The UI's JSON API over the one model: what `aiprof ui` answers under /api/. Every answer
-// is computed from the model (and the analysis library) when asked; the timeline answers go
-// through the level-of-detail index so their size follows the pixels, not the events.
+// The UI's JSON API over the one model: what `aiprof ui` answers under /api/. UiApi holds
+// the model and answers the timeline itself (run, tracks, slices, counters, flows, search,
+// tables: through the level-of-detail index, so their size follows the pixels, not the
+// events); each view over once-computed results is a class of its own that it holds
+// (analysis_api.h, communication_api.h, cpu_profile_api.h, advice_api.h, compare_api.h).
 // Times in answers are ns since `origin_ns` (the run's start), to stay exact in a double.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <memory>
-#include <mutex>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "analysis/analysis_set.h"
 #include "model/model.h"
+#include "server/advice_api.h"
+#include "server/analysis_api.h"
+#include "server/api_types.h"
+#include "server/communication_api.h"
+#include "server/compare_api.h"
+#include "server/cpu_profile_api.h"
 #include "server/timeline_index.h"
 
 namespace aiprof::server {
-
-// A request the API cannot answer: bad parameters (status 400) or unknown rows (404).
-struct ApiError : std::runtime_error {
-  ApiError(int status_code, const std::string& message)
-      : std::runtime_error(message), status(status_code) {}
-  int status;
-};
-
-// Receives a response piece by piece; returns false when the client went away.
-using JsonSink = std::function<bool(std::string_view)>;
-
-struct TimeWindow {
-  int64_t t0 = 0;  // relative to origin, ns
-  int64_t t1 = 0;
-  int64_t pixels = 1000;
-};
 
 class UiApi {
  public:
@@ -64,41 +52,16 @@ class UiApi {
   // keeps the tasks that start inside that step, model::kNoRow keeps all.
   void Table(std::string_view name, uint32_t step_id, const JsonSink& out) const;
 
-  // Analysis results (analysis/analysis_set.h), computed once on first use (analysis_api.cc):
-  // what the run had, the step breakdown; memory curves, peaks and top operators; data
-  // preparation per step; the Overlap Analysis lanes over a window, merged to pixels.
-  const analysis::AnalysisSet& Analyses() const;
-  std::string AnalysisSummary() const;
-  std::string Memory(int64_t pixels) const;
-  std::string DataPreparation() const;
-  std::string Overlap(const TimeWindow& window) const;
-  // The Communication view (communication_api.cc): every operation's time split, the wait per
-  // rank × step, the p2p matrix, and what is missing (no operations, one rank).
-  std::string Communication() const;
-  // The CPU view (cpu_profile_api.cc): the on-CPU (samples) or off-CPU (µs blocked) flame
-  // graph as a flat pruned tree, or what is missing, of the threads `filter` selects. The
-  // samples are symbolised once, on first use; the graphs of every thread are kept, those of
-  // a selection built per request. Rows that are not in the model are refused (400).
-  struct CpuThreadFilter {
-    std::vector<uint32_t> threads;    // ThreadTable rows
-    std::vector<uint32_t> processes;  // ProcessTable rows: all their threads
-    bool empty() const { return threads.empty() && processes.empty(); }
-  };
-  std::string CpuFlameGraph(bool off_cpu, const CpuThreadFilter& filter = {}) const;
-  // The threads that have on-CPU samples or blocking stacks, with their weight in each
-  // graph, most on-CPU samples first. Computed once.
-  const std::string& CpuThreads() const;
-
-  // The advice rules (analysis/advice) over this run's AnalysisSet: advice.json's text, the
-  // same as `aiprof export` writes (advice_api.cc). Computed once.
-  const std::string& Advice() const;
-
-  // `aiprof ui NEW --compare BASE`: the base run's model, compared with this one by
-  // analysis::CompareRuns (compare_api.cc). Call before serving.
-  void SetComparisonBase(model::Model base, std::vector<std::string> base_dirs);
-  // The comparison (base → this run, top regressions first), or what is missing. Computed
-  // once; the base model is released afterwards.
-  const std::string& Comparison() const;
+  // The views over the analyses and the other once-computed answers, one class each.
+  const AnalysisApi& analysis() const { return analysis_; }
+  const CommunicationApi& communication() const { return communication_; }
+  const CpuProfileApi& cpu_profile() const { return cpu_profile_; }
+  const AdviceApi& advice() const { return advice_; }
+  const CompareApi& comparison() const { return comparison_; }
+  // `aiprof ui NEW --compare BASE`: the base run's model. Call before serving.
+  void SetComparisonBase(model::Model base, std::vector<std::string> base_dirs) {
+    comparison_.SetBase(std::move(base), std::move(base_dirs));
+  }
 
  private:
   std::string BuildRun() const;
@@ -109,16 +72,12 @@ class UiApi {
   TimelineIndex index_;
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
-  mutable std::once_flag analyses_once_, advice_once_, comparison_once_, cpu_profile_once_,
-      cpu_threads_once_;
-  mutable std::unique_ptr<model::Model> base_model_;
-  std::vector<std::string> base_dirs_;
-  mutable std::string advice_json_, comparison_json_;
-  mutable analysis::CpuProfile cpu_profile_;  // the symbolised samples, for selections
-  mutable std::string cpu_flame_json_[2];     // on-CPU, off-CPU, every thread
-  mutable std::string cpu_threads_json_;
-  mutable analysis::AnalysisSet analyses_;
   std::string run_json_, tracks_json_;
+  AnalysisApi analysis_;
+  CommunicationApi communication_;
+  CpuProfileApi cpu_profile_;
+  AdviceApi advice_;
+  CompareApi comparison_;
 };
 
 }  // namespace aiprof::server
