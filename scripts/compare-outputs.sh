@@ -5,7 +5,7 @@
 #   scripts/compare-outputs.sh record <build_dir> <raw_dir>
 #       Profiles three jobs once with <build_dir>'s aiprof and keeps their raw data in
 #       <raw_dir>: `make demo`'s C++ training job, the PyTorch example (examples/pytorch/
-#       train.py) and a 4-rank gloo job (examples/pytorch/distributed_gloo.py).
+#       train.py; once more with --task-memory=on) and a 4-rank gloo job (examples/pytorch/distributed_gloo.py).
 #   scripts/compare-outputs.sh export <build_dir> <raw_dir> <out_dir>
 #       Exports a copy of <raw_dir> with <build_dir>'s aiprof (export --type=text, --type=db,
 #       --summary-format=json; aiprof cluster) into <out_dir>: every file with its export
@@ -29,6 +29,9 @@ record() {
     >/dev/null
   env -u PYTHONPATH "$aiprof" --output="$raw/torch" --export=off --task-time=on \
     "$torch_python" "$repo/examples/pytorch/train.py" --steps=5 --model=both >/dev/null
+  env -u PYTHONPATH "$aiprof" --output="$raw/torch_memory" --export=off --task-time=on \
+    --task-memory=on "$torch_python" "$repo/examples/pytorch/train.py" --steps=4 --model=mlp \
+    >/dev/null
   env -u PYTHONPATH "$aiprof" --output="$raw/cluster" --export=off --task-time=on \
     "$torch_python" "$repo/examples/pytorch/distributed_gloo.py" --world-size=4 --steps=3 \
     --slow-rank=3 --extra-compute-ms=50 >/dev/null
@@ -52,7 +55,7 @@ export_all() {
   mkdir -p "$work"
   cp -a "$raw/." "$work/"
   local set prof
-  for set in demo torch cluster; do
+  for set in demo torch torch_memory cluster; do
     [[ -d $work/$set ]] || continue
     # One export per folder: the runs' files would share names once the timestamps go.
     local kind
@@ -73,7 +76,7 @@ export_all() {
   fi
   rm -rf "$out"
   mkdir -p "$out"
-  for set in demo torch cluster; do
+  for set in demo torch torch_memory cluster; do
     [[ -d $work/$set ]] || continue
     mkdir -p "$out/$set"
     # PROF_* names hold the recording's time, the same in both exports; keep them.

@@ -90,7 +90,9 @@ int main(int argc, char** argv) {
                              std::to_string(threads[i]["on_samples"].get<uint64_t>()) + " samples)";
     for (bool off_cpu : {false, true}) {
       const std::string what = "thread " + name + (off_cpu ? ", off-CPU" : ", on-CPU");
-      Report(what.c_str(), runs, [&] { return api.cpu_profile().FlameGraph(off_cpu, {{row}, {}}); });
+      Report(what.c_str(), runs, [&] {
+        return api.cpu_profile().FlameGraph(off_cpu, {{row}, {}});
+      });
     }
   }
   return 0;

@@ -16,6 +16,7 @@ namespace aiprof::analysis {
 enum class ColumnUnit : uint8_t {
   kNanoseconds,  // files: µs, 3 decimals; database: REAL µs; UI: integer ns
   kCount,        // an integer everywhere
+  kBytes,        // an integer everywhere
 };
 
 // Which writers show a column: msprof's files and tables keep their published columns, the
@@ -29,12 +30,16 @@ enum ColumnWriter : uint8_t {
 
 template <typename Row>
 struct Column {
-  std::string_view header;    // summary file header: msprof's name ("Communication(Not ...)")
-  std::string_view key;       // UI API key, and the database column unless `db_name` is set
-  std::string_view db_name;   // the database column where msprof's table spells it otherwise
+  std::string_view header;   // summary file header: msprof's name ("Communication(Not ...)")
+  std::string_view key;      // UI API key, and the database column unless `db_name` is set
+  std::string_view db_name;  // the database column where msprof's table spells it otherwise
   ColumnUnit unit = ColumnUnit::kNanoseconds;
   uint8_t writers = kEveryWriter;
   int64_t (*value)(const Row&) = nullptr;
+  // A negative value means "not known": N/A in the files, NULL in the tables and the UI.
+  bool null_when_negative = false;
+
+  bool IsNull(int64_t v) const { return null_when_negative && v < 0; }
 
   bool WrittenBy(ColumnWriter writer) const { return (writers & writer) != 0; }
   std::string_view DatabaseName() const { return db_name.empty() ? key : db_name; }

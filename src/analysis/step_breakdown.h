@@ -62,9 +62,8 @@ struct StepParts {
 inline constexpr Column<StepParts> kStepTraceTimeColumns[] = {
     {"Computing", "computing", "", ColumnUnit::kNanoseconds, kEveryWriter,
      [](const StepParts& p) { return p.computing_ns; }},
-    {"Communication(Not Overlapped)", "communication_not_overlapped", "",
-     ColumnUnit::kNanoseconds, kEveryWriter,
-     [](const StepParts& p) { return p.communication_not_overlapped_ns; }},
+    {"Communication(Not Overlapped)", "communication_not_overlapped", "", ColumnUnit::kNanoseconds,
+     kEveryWriter, [](const StepParts& p) { return p.communication_not_overlapped_ns; }},
     {"Overlapped", "overlapped", "", ColumnUnit::kNanoseconds, kEveryWriter,
      [](const StepParts& p) { return p.overlapped_ns(); }},
     {"Communication", "communication", "", ColumnUnit::kNanoseconds, kEveryWriter,
@@ -76,8 +75,7 @@ inline constexpr Column<StepParts> kStepTraceTimeColumns[] = {
     {"Bubble", "bubble", "", ColumnUnit::kNanoseconds, kEveryWriter,
      [](const StepParts& p) { return p.bubble_ns; }},
     {"Communication(Not Overlapped and Exclude Receive)",
-     "communication_not_overlapped_and_exclude_receive", "", ColumnUnit::kNanoseconds,
-     kEveryWriter,
+     "communication_not_overlapped_and_exclude_receive", "", ColumnUnit::kNanoseconds, kEveryWriter,
      [](const StepParts& p) { return p.communication_not_overlapped_exclude_receive_ns(); }},
     {"Preparing", "preparing", "", ColumnUnit::kNanoseconds, kEveryWriter,
      [](const StepParts& p) { return p.preparing_ns; }},
@@ -103,7 +101,7 @@ struct StepBreakdownRow : StepParts {
   uint32_t step_id = model::kNoRow;  // model::StepTable row; kNoRow: the run has no steps
   uint64_t step = 0;                 // the user's number
   uint32_t loop = 0;                 // loop ordinal (model/steps.h)
-  uint32_t scope = 0;  // OverlapResult::scopes index
+  uint32_t scope = 0;                // OverlapResult::scopes index
   int32_t device_id = -1;
   int32_t rank = -1;
   int64_t begin_ns = 0;     // step begin (host)

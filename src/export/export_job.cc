@@ -203,19 +203,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       fs::remove_all(place.dir, ec);
     }
     step(0.2, "analyses");
-    // The database's model tables need no analysis: there the analyses run beside them.
-    analysis::AnalysisSet analyses;
-    std::jthread analyses_thread;
-    auto run_analyses = [&] { analyses = analysis::RunAnalyses(*m, {options.iterations}); };
-    if (options.type == ExportType::kDb && options.threads > 1) {
-      analyses_thread = std::jthread(run_analyses);
-    } else {
-      run_analyses();
-    }
-    auto analyses_ready = [&]() -> const analysis::AnalysisSet* {
-      if (analyses_thread.joinable()) analyses_thread.join();
-      return &analyses;
-    };
+    const analysis::AnalysisSet analyses = analysis::RunAnalyses(*m, {options.iterations});
     std::vector<std::string> errors;
     std::vector<std::string>& written = result.written;
     size_t written_before = written.size();
@@ -228,9 +216,7 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
         fs::create_directories(place.dir, ec);
         path = (place.dir / "aiprof_pytorch_profiler.db").string();
       }
-      const bool ok = WriteSqlite(*m, path, &error, analyses_ready);
-      analyses_ready();
-      if (ok) {
+      if (WriteSqlite(*m, path, &error, &analyses)) {
         written.push_back(path);
         communication.Add(analyses.communication_analysis, "", path);
       } else {

@@ -1,10 +1,11 @@
 // /api/advice: the tuning advice over the one AnalysisSet, as advice.json (the export's writer,
 // so the UI and `aiprof export` show the same findings in the same order).
+#include "server/advice_api.h"
+
 #include <filesystem>
 
 #include "analysis/advice/engine.h"
 #include "export/advice/advice_writers.h"
-#include "server/advice_api.h"
 
 namespace aiprof::server {
 

@@ -1,8 +1,9 @@
+#include "server/analysis_api.h"
+
 #include <algorithm>
 #include <type_traits>
 
 #include "server/json_text.h"
-#include "server/analysis_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -64,7 +65,8 @@ void AppendColumns(std::string& out, analysis::Columns<Row> columns,
     if (!column.WrittenBy(analysis::kUi)) continue;
     out += ",\"";
     out += column.key;
-    out += "\":" + std::to_string(column.value(row));
+    const int64_t value = column.value(row);
+    out += "\":" + (column.IsNull(value) ? std::string("null") : std::to_string(value));
   }
 }
 
@@ -141,8 +143,7 @@ std::string AnalysisApi::Memory(int64_t pixels) const {
            ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) +
            ",\"capacity\":" + std::to_string(pool.capacity) + ",\"allocated\":";
     AppendDownsampled(
-        out, pool.samples, origin_ns_, pixels,
-        [](const analysis::MemorySample& s) { return s.ts; },
+        out, pool.samples, origin_ns_, pixels, [](const analysis::MemorySample& s) { return s.ts; },
         [](const analysis::MemorySample& s) { return static_cast<double>(s.allocated); });
     out += ",\"reserved\":";
     if (pool.peak_reserved >= 0) {

@@ -9,14 +9,15 @@
 
 #include "analysis/analysis_set.h"
 #include "model/model.h"
-#include "server/computed_once.h"
 #include "server/api_types.h"
+#include "server/computed_once.h"
 
 namespace aiprof::server {
 
 class AnalysisApi {
  public:
-  AnalysisApi(const model::Model& model, int64_t origin_ns) : model_(model), origin_ns_(origin_ns) {}
+  AnalysisApi(const model::Model& model, int64_t origin_ns)
+      : model_(model), origin_ns_(origin_ns) {}
 
   const analysis::AnalysisSet& Analyses() const;
   // What the run had, the scopes, the step breakdown (analysis::kStepTraceTimeColumns'

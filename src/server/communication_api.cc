@@ -3,12 +3,13 @@
 // communication_matrix.json): every operation's time split, the communication wait per rank
 // and step (the heatmap), the point-to-point matrix, and what is missing when the run has no
 // communication or one rank only.
+#include "server/communication_api.h"
+
 #include <map>
 #include <set>
 #include <utility>
 
 #include "server/json_text.h"
-#include "server/communication_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -67,10 +68,9 @@ std::string CommunicationApi::Answer() const {
     out += ',';
     AppendJsonString(out, model::CommOpTypeName(op.type));
     out += ',' + std::to_string(op.rank) + ',' + std::to_string(op.step) + ',' +
-           std::to_string(op.time.start_ns - origin_ns_) + ',' +
-           std::to_string(op.time.elapse_ns) + ',' + std::to_string(op.time.transit_ns) + ',' +
-           std::to_string(op.time.wait_ns) + ',' + std::to_string(op.time.synchronization_ns) +
-           ',' + std::to_string(op.time.idle_ns) + ',';
+           std::to_string(op.time.start_ns - origin_ns_) + ',' + std::to_string(op.time.elapse_ns) +
+           ',' + std::to_string(op.time.transit_ns) + ',' + std::to_string(op.time.wait_ns) + ',' +
+           std::to_string(op.time.synchronization_ns) + ',' + std::to_string(op.time.idle_ns) + ',';
     AppendJsonNumber(out, analysis::RoundedRatio(op.time.wait_ratio()));
     out += ',' + std::to_string(op.bytes) + ',';
     AppendJsonNumber(out, op.bandwidth().bandwidth_gbps());

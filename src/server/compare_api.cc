@@ -1,12 +1,13 @@
 // /api/compare: `aiprof ui NEW --compare BASE` shows analysis::CompareRuns' result (the
 // numbers behind `aiprof compare`'s report and CSVs): the top regressions of operators and
 // kernels and the step figures of both runs.
+#include "server/compare_api.h"
+
 #include <algorithm>
 #include <cmath>
 
 #include "analysis/compare/run_comparison.h"
 #include "server/json_text.h"
-#include "server/compare_api.h"
 
 namespace aiprof::server {
 namespace {

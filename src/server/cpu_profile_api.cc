@@ -2,14 +2,15 @@
 // `aiprof export` writes to cpu_stacks.folded (on-CPU, in samples) and offcpu_stacks.folded
 // (off-CPU, in µs blocked), as a flat pruned tree (server/flame_tree.h), or what is missing
 // when the run has no CPU sampling data; and the threads those graphs can be narrowed to.
+#include "server/cpu_profile_api.h"
+
 #include <algorithm>
 
 #include "analysis/cpu_profile/cpu_profile.h"
 #include "format/records_cpu.h"
+#include "server/api_types.h"
 #include "server/flame_tree.h"
 #include "server/json_text.h"
-#include "server/api_types.h"
-#include "server/cpu_profile_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -78,7 +79,8 @@ std::string FlameJson(const model::Model& m, const analysis::CpuProfile& profile
 }
 
 // The filter as one flag per ThreadTable row; rows the model does not have are refused.
-std::vector<uint8_t> SelectedThreads(const model::Model& m, const CpuProfileApi::ThreadFilter& filter) {
+std::vector<uint8_t> SelectedThreads(const model::Model& m,
+                                     const CpuProfileApi::ThreadFilter& filter) {
   std::vector<uint8_t> selected(m.threads.size(), 0);
   for (uint32_t t : filter.threads) {
     if (t >= m.threads.size()) {

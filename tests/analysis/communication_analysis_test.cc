@@ -330,7 +330,6 @@ TEST(CommunicationFilesTest, MatrixJsonAndTables) {
   EXPECT_EQ(count("SELECT CAST(elapse_time * 1e6 AS INTEGER) FROM CommAnalyzerTime "
                   "WHERE hccl_op_name = 'gloo_send_1'"),
             1000);
-
 }
 
 TEST(RankIdentityTest, TorchDistributedWinsAndDevicesTakeTheirHostsIdentity) {

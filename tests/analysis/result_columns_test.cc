@@ -24,11 +24,11 @@ std::vector<std::string> Headers(ColumnWriter writer) {
 }
 
 TEST(ResultColumnsTest, StepTraceTimeFilesKeepMsprofsColumnsInOrder) {
-  EXPECT_EQ(Headers(kFiles),
-            (std::vector<std::string>{"Computing", "Communication(Not Overlapped)", "Overlapped",
-                                      "Communication", "Free", "Stage", "Bubble",
-                                      "Communication(Not Overlapped and Exclude Receive)",
-                                      "Preparing"}));
+  EXPECT_EQ(
+      Headers(kFiles),
+      (std::vector<std::string>{"Computing", "Communication(Not Overlapped)", "Overlapped",
+                                "Communication", "Free", "Stage", "Bubble",
+                                "Communication(Not Overlapped and Exclude Receive)", "Preparing"}));
 }
 
 TEST(ResultColumnsTest, DerivedColumnsComeFromTheParts) {

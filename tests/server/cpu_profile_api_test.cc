@@ -145,12 +145,15 @@ TEST(CpuProfileApi, AThreadFilterKeepsThoseThreadsSamples) {
   EXPECT_EQ(Total(api.cpu_profile().FlameGraph(true, {{main_row}, {}})), 6);
   EXPECT_EQ(Total(api.cpu_profile().FlameGraph(false, {{loader_row}, {}})), 8);
   EXPECT_EQ(Total(api.cpu_profile().FlameGraph(false, {{main_row, loader_row}, {}})), 50);
-  EXPECT_EQ(Total(api.cpu_profile().FlameGraph(false, {{}, {api.model().threads.process[main_row]}})), 50)
+  EXPECT_EQ(
+      Total(api.cpu_profile().FlameGraph(false, {{}, {api.model().threads.process[main_row]}})), 50)
       << "a process selects all its threads";
   // The loader's graph has its own frames only: 8 samples through each of its 2 frames.
-  const nlohmann::json loader = nlohmann::json::parse(api.cpu_profile().FlameGraph(false, {{loader_row}, {}}));
+  const nlohmann::json loader =
+      nlohmann::json::parse(api.cpu_profile().FlameGraph(false, {{loader_row}, {}}));
   EXPECT_EQ(loader["nodes"].size(), 9u) << loader;
-  const nlohmann::json blocked = nlohmann::json::parse(api.cpu_profile().FlameGraph(true, {{loader_row}, {}}));
+  const nlohmann::json blocked =
+      nlohmann::json::parse(api.cpu_profile().FlameGraph(true, {{loader_row}, {}}));
   EXPECT_EQ(blocked["total"], 0);
   EXPECT_NE(blocked["missing"].get<std::string>().find("selected threads"), std::string::npos);
   // Every thread's graph is still the one kept.

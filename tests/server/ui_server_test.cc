@@ -221,7 +221,8 @@ TEST_F(UiServerTest, SearchDetailsRangeAndCounters) {
 TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
   const nlohmann::json summary = GetJson("/api/analysis");
   EXPECT_EQ(summary["inputs"], api_->analysis().Analyses().inputs.Describe());
-  EXPECT_EQ(summary["step_breakdown"].size(), api_->analysis().Analyses().step_breakdown.rows.size());
+  EXPECT_EQ(summary["step_breakdown"].size(),
+            api_->analysis().Analyses().step_breakdown.rows.size());
   // The step trace is the set's, the rows step_trace_*.csv holds.
   const auto& trace = api_->analysis().Analyses().step_breakdown.trace;
   ASSERT_EQ(summary["step_trace"].size(), trace.size());

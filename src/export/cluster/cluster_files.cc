@@ -1,7 +1,5 @@
 #include "export/cluster/cluster_files.h"
 
-#include "model/steps.h"
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -9,9 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "export/sqlite/cluster_db.h"
 #include "export/csv/summary_writer.h"
+#include "export/sqlite/cluster_db.h"
 #include "export/text_writer.h"
+#include "model/steps.h"
 
 namespace aiprof::exporter {
 
@@ -251,11 +250,12 @@ void WriteMatrix(const ClusterResult& result, const std::string& dir,
   nlohmann::json json = nlohmann::json::object();
   for (const CommMatrixEntry& e : result.matrix) {
     const std::string link = std::to_string(e.src_rank) + "-" + std::to_string(e.dst_rank);
-    json[ClusterStepKey(e.step, e.loop, result.several_loops)][GroupKey(keys, e.group)][e.name + "@" + e.group][link] = {
-        {"Transport Type", std::string(analysis::TransportTypeName(e.transport))},
-        {"Transit Size(MB)", Round(static_cast<double>(e.bytes) / 1e6, 6)},
-        {"Transit Time(ms)", Ms(e.transit_ns)},
-        {"Bandwidth(GB/s)", Round(e.bandwidth_gbps(), 4)}};
+    json[ClusterStepKey(e.step, e.loop, result.several_loops)][GroupKey(keys, e.group)]
+        [e.name + "@" + e.group][link] = {
+            {"Transport Type", std::string(analysis::TransportTypeName(e.transport))},
+            {"Transit Size(MB)", Round(static_cast<double>(e.bytes) / 1e6, 6)},
+            {"Transit Time(ms)", Ms(e.transit_ns)},
+            {"Bandwidth(GB/s)", Round(e.bandwidth_gbps(), 4)}};
   }
   WriteJson(json, dir + "/cluster_communication_matrix.json", written, errors);
 }

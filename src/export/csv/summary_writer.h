@@ -82,7 +82,13 @@ class SummaryWriter {
   template <typename Row>
   SummaryWriter& Cells(analysis::Columns<Row> columns, const std::type_identity_t<Row>& row) {
     for (const analysis::Column<Row>& column : columns) {
-      if (column.WrittenBy(analysis::kFiles)) Value(column.unit, column.value(row));
+      if (!column.WrittenBy(analysis::kFiles)) continue;
+      const int64_t value = column.value(row);
+      if (column.IsNull(value)) {
+        NotApplicable();
+      } else {
+        Value(column.unit, value);
+      }
     }
     return *this;
   }

@@ -1,12 +1,11 @@
 #include "export/sqlite/analysis_tables.h"
-#include "export/sqlite/database.h"
-
-#include "export/sqlite/process_key.h"
 
 #include <filesystem>
 
-#include "export/sqlite/communication_analysis_tables.h"
 #include "export/sqlite/column_sql.h"
+#include "export/sqlite/communication_analysis_tables.h"
+#include "export/sqlite/database.h"
+#include "export/sqlite/process_key.h"
 #include "export/sqlite/resource_analysis_tables.h"
 
 namespace aiprof::exporter {
@@ -21,7 +20,6 @@ CREATE TABLE OVERLAP_ANALYSIS(id INTEGER PRIMARY KEY, deviceId INTEGER, startNs 
 )sql";
 const char* const kInputsSchema = "CREATE TABLE ANALYSIS_INPUTS(name TEXT, value TEXT);";
 
-
 // StepTraceTime: the step, msprof's step_trace_time columns, the step's place, then
 // aiprof's further parts (analysis::kStepTraceTimeColumns).
 bool IsMsprofColumn(const analysis::Column<analysis::StepParts>& column) {
@@ -34,10 +32,10 @@ bool IsAiprofColumn(const analysis::Column<analysis::StepParts>& column) {
 std::string StepTraceTimeSchema() {
   std::string sql = "CREATE TABLE StepTraceTime(deviceId INTEGER, step INTEGER";
   AppendColumnDefinitions<analysis::StepParts>(sql, analysis::kStepTraceTimeColumns,
-                                                IsMsprofColumn);
+                                               IsMsprofColumn);
   sql += ", startNs INTEGER, endNs INTEGER, rankId INTEGER, globalPid INTEGER, loop INTEGER";
   AppendColumnDefinitions<analysis::StepParts>(sql, analysis::kStepTraceTimeColumns,
-                                                IsAiprofColumn);
+                                               IsAiprofColumn);
   return sql + ")";
 }
 
@@ -138,8 +136,7 @@ bool WriteAnalysisDb(const model::Model& model, const analysis::AnalysisSet& set
   bool ok;
   {
     Database db;
-    ok = db.Open(path) && db.Begin() && WriteAnalysisTables(db, model, set, &detail) &&
-         db.Commit();
+    ok = db.Open(path) && db.Begin() && WriteAnalysisTables(db, model, set, &detail) && db.Commit();
     if (detail.empty()) detail = db.error();
   }
   if (!ok) {

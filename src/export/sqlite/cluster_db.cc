@@ -71,7 +71,9 @@ bool CommunicationTables(Database& db, const ClusterResult& result) {
                   [&](Statement& insert) {
                     for (const CommOpTiming& op : result.comm_ops) {
                       const analysis::CommTimeInfo& t = op.time;
-                      insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops)).Int(op.rank).Text(op.name);
+                      insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops))
+                          .Int(op.rank)
+                          .Text(op.name);
                       insert.Text(op.group).Real(Us(t.start_ns)).Real(Ms(t.elapse_ns));
                       insert.Real(Ms(t.transit_ns)).Real(Ms(t.wait_ns));
                       insert.Real(Ms(t.synchronization_ns)).Real(Ms(t.idle_ns));
@@ -88,7 +90,9 @@ bool CommunicationTables(Database& db, const ClusterResult& result) {
                     for (const CommOpTiming& op : result.comm_ops) {
                       const analysis::CommBandwidthInfo b = op.bandwidth();
                       for (const auto& [bytes, entry] : b.size_distribution) {
-                        insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops)).Int(op.rank).Text(op.name);
+                        insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops))
+                            .Int(op.rank)
+                            .Text(op.name);
                         insert.Text(op.group).Text(analysis::TransportTypeName(op.transport));
                         insert.Real(Round(b.size_mb(), 6)).Real(Ms(b.transit_ns));
                         insert.Real(Round(b.bandwidth_gbps(), 4));
@@ -108,7 +112,9 @@ bool MatrixTable(Database& db, const ClusterResult& result) {
                    "transport_type TEXT", "op_name TEXT"},
                   [&](Statement& insert) {
                     for (const analysis::CommMatrixEntry& e : result.matrix) {
-                      insert.Text(ClusterStepKey(e.step, e.loop, result.several_loops)).Text(e.name).Text(e.group);
+                      insert.Text(ClusterStepKey(e.step, e.loop, result.several_loops))
+                          .Text(e.name)
+                          .Text(e.group);
                       insert.Int(e.src_rank).Int(e.dst_rank);
                       insert.Real(Round(static_cast<double>(e.bytes) / 1e6, 6));
                       insert.Real(Ms(e.transit_ns)).Real(Round(e.bandwidth_gbps(), 4));

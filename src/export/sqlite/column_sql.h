@@ -35,7 +35,13 @@ template <typename Row, typename Select>
 void AppendCells(exporter::Row& out, analysis::Columns<Row> columns,
                  const std::type_identity_t<Row>& row, Select select) {
   for (const analysis::Column<Row>& column : columns) {
-    if (select(column)) out.Value(column.unit, column.value(row));
+    if (!select(column)) continue;
+    const int64_t value = column.value(row);
+    if (column.IsNull(value)) {
+      out.Null();
+    } else {
+      out.Value(column.unit, value);
+    }
   }
 }
 

@@ -116,8 +116,7 @@ bool WriteCommunicationTables(Database& database, const analysis::CommunicationA
 }
 
 bool WriteCommunicationTables(const std::string& path,
-                              const analysis::CommunicationAnalysis& analysis,
-                              std::string* error) {
+                              const analysis::CommunicationAnalysis& analysis, std::string* error) {
   Database db;
   const bool ok = db.Open(path, Database::Mode::kUpdate) && db.Begin() &&
                   WriteCommunicationTables(db, analysis, error) && db.Commit();

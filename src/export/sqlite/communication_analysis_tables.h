@@ -17,7 +17,6 @@ bool WriteCommunicationTables(Database& db, const analysis::CommunicationAnalysi
                               std::string* error);
 // The same tables written into the existing database at `path` (one transaction).
 bool WriteCommunicationTables(const std::string& path,
-                              const analysis::CommunicationAnalysis& analysis,
-                              std::string* error);
+                              const analysis::CommunicationAnalysis& analysis, std::string* error);
 
 }  // namespace aiprof::exporter

@@ -1,6 +1,6 @@
 #include "export/sqlite/communication_table.h"
-#include "export/sqlite/database.h"
 
+#include "export/sqlite/database.h"
 #include "export/sqlite/process_key.h"
 #include "model/communication.h"
 

@@ -1,12 +1,11 @@
 #include "export/sqlite/cpu_sampling_tables.h"
-#include "export/sqlite/database.h"
-
-#include "export/sqlite/process_key.h"
 
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "export/sqlite/database.h"
+#include "export/sqlite/process_key.h"
 #include "format/records_cpu.h"
 
 namespace aiprof::exporter {
@@ -24,7 +23,6 @@ CREATE TABLE THREAD_STATES(startNs INTEGER, endNs INTEGER, globalTid INTEGER, st
                            stackId INTEGER);
 CREATE TABLE CPU_SAMPLING(globalPid INTEGER, mode TEXT, reason TEXT, frequencyHz INTEGER);
 )sql";
-
 
 const char* ModeName(uint16_t mode) {
   switch (static_cast<format::CpuSamplingMode>(mode)) {

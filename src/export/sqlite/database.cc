@@ -63,13 +63,11 @@ bool Database::Open(const std::string& path, Mode mode) {
   if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) return Fail("open");
   // A fresh file written once: no journal, no syncs, no zeroing of freed pages (Debian
   // builds SQLite with SECURE_DELETE). An 8 MB cache was faster than 32 MB here (the index
-  // sorter sizes itself from it) and keeps the export's peak memory down. threads=2 lets
-  // the sorter of the index builds merge on a second core.
+  // sorter sizes itself from it) and keeps the export's peak memory down.
   const char* pragmas =
       mode == Mode::kCreate
           ? "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-            "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; PRAGMA secure_delete=OFF; "
-            "PRAGMA threads=2;"
+            "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; PRAGMA secure_delete=OFF;"
           : "PRAGMA secure_delete=OFF;";
   return Exec(pragmas) && rows_.Register(db_, &error_);
 }
@@ -93,7 +91,8 @@ bool Database::InsertAll(const char* table, int columns, const RowGenerator& gen
 }
 
 bool Database::Fail(const std::string& what) {
-  if (error_.empty()) error_ = what + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory");
+  if (error_.empty())
+    error_ = what + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory");
   return false;
 }
 

@@ -90,7 +90,8 @@ class Database {
   // runs each row.
   template <typename Fill>
   bool Table(const std::string& table, const std::vector<std::string>& columns, Fill fill) {
-    std::string create = "CREATE TABLE " + table + " (", insert = "INSERT INTO " + table + " VALUES (";
+    std::string create = "CREATE TABLE " + table + " (",
+                insert = "INSERT INTO " + table + " VALUES (";
     for (size_t i = 0; i < columns.size(); ++i) {
       create += (i ? ", " : "") + columns[i];
       insert += i ? ", ?" : "?";

@@ -1,7 +1,5 @@
 #include "export/sqlite/sqlite_exporter.h"
 
-#include "export/sqlite/process_key.h"
-
 #include <algorithm>
 #include <bit>
 #include <filesystem>
@@ -15,6 +13,7 @@
 #include "export/sqlite/communication_table.h"
 #include "export/sqlite/cpu_sampling_tables.h"
 #include "export/sqlite/database.h"
+#include "export/sqlite/process_key.h"
 #include "export/sqlite/row_source.h"
 #include "model/communication.h"
 #include "model/huge_pages.h"
@@ -195,7 +194,7 @@ bool WriteSliceTables(const model::Model& m, Database& db,
                             }));
 }
 
-bool WriteTables(const model::Model& m, Database& db, const AnalysesWhenReady& analyses_ready) {
+bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSet* analyses) {
   if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
   // Ids used only by this writer (task types, metadata) are appended after the model's.
   std::vector<std::string> extra;
@@ -228,7 +227,7 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWhenReady& a
   for (const auto& [key, json] : recorded.user) {
     const auto value = nlohmann::json::parse(json, nullptr, false);
     meta->Insert(std::string_view(key),
-              value.is_string() ? value.get<std::string>() : std::string(json));
+                 value.is_string() ? value.get<std::string>() : std::string(json));
   }
   db.Prepare("INSERT INTO SESSION_TIME_INFO VALUES(?,?)")->Insert(m.start_ns, m.end_ns);
 
@@ -242,28 +241,28 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWhenReady& a
       hosts->Insert(m.Str(host), m.Str(host));
     }
     processes->Insert(GlobalPid(m, p), m.processes.pid[p], m.processes.name[p],
-              m.processes.label[p], m.processes.device_id[p], m.processes.rank[p], host);
+                      m.processes.label[p], m.processes.device_id[p], m.processes.rank[p], host);
   }
   auto* gpus = db.Prepare("INSERT INTO TARGET_INFO_GPU VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   for (const model::DeviceProperties& d : m.devices) {
     gpus->Insert(m.processes.device_id[d.process], GlobalPid(m, d.process), d.name,
-              static_cast<int64_t>(d.total_memory), d.sm_count, d.compute_major, d.compute_minor,
-              d.warp_size, d.max_warps_per_sm, d.max_blocks_per_sm, d.max_threads_per_block,
-              d.registers_per_block, d.registers_per_sm, d.shared_memory_per_block,
-              d.shared_memory_per_sm);
+                 static_cast<int64_t>(d.total_memory), d.sm_count, d.compute_major, d.compute_minor,
+                 d.warp_size, d.max_warps_per_sm, d.max_blocks_per_sm, d.max_threads_per_block,
+                 d.registers_per_block, d.registers_per_sm, d.shared_memory_per_block,
+                 d.shared_memory_per_sm);
   }
   auto* threads = db.Prepare("INSERT OR IGNORE INTO THREADS VALUES(?,?,?,?)");
   for (uint32_t t = 0; t < m.threads.size(); ++t) {
     threads->Insert(GlobalTid(m, t), GlobalPid(m, m.threads.process[t]), m.threads.tid[t],
-              m.threads.name[t]);
+                    m.threads.name[t]);
   }
   if (!WriteSliceTables(m, db, extra_id)) return false;
 
   auto* series = db.Prepare("INSERT INTO COUNTER_SERIES VALUES(?,?,?,?,?,?)");
   for (uint32_t i = 0; i < m.counter_series.size(); ++i) {
-    series->Insert(int64_t{i}, m.counter_series.name[i],
-              GlobalPid(m, m.counter_series.process[i]), uint32_t{m.counter_series.scope[i]},
-              m.counter_series.instance[i], m.counter_series.unit[i]);
+    series->Insert(int64_t{i}, m.counter_series.name[i], GlobalPid(m, m.counter_series.process[i]),
+                   uint32_t{m.counter_series.scope[i]}, m.counter_series.instance[i],
+                   m.counter_series.unit[i]);
   }
   const model::CounterTable& c = m.counters;
   db.InsertAll("COUNTERS", 3, EachRow(c.size(), [&](size_t i, Row& r) {
@@ -272,12 +271,9 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWhenReady& a
                }));
   auto* flows = db.Prepare("INSERT INTO FLOWS VALUES(?,?,?,?)");
   for (size_t i = 0; i < m.flows.size(); ++i) {
-    flows->Insert(m.flows.id[i], m.flows.category[i], m.flows.from_slice[i],
-              m.flows.to_slice[i]);
+    flows->Insert(m.flows.id[i], m.flows.category[i], m.flows.from_slice[i], m.flows.to_slice[i]);
   }
   auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?,?)");
-  // The tables above need the model only; the ones below read the analyses.
-  const analysis::AnalysisSet* analyses = analyses_ready ? analyses_ready() : nullptr;
   // The analyses already hold the step trace; compute it only without them.
   const std::vector<analysis::StepTraceRow> computed =
       analyses ? std::vector<analysis::StepTraceRow>{}
@@ -286,11 +282,11 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWhenReady& a
     // eventId: the step's range (its slice row is its event id); none for steps bounded by
     // Optimizer.step.
     if (r.slice == model::kNoRow) {
-      steps->Insert(r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread),
-                r.fp_start_ns, r.bp_end_ns, nullptr, r.loop);
+      steps->Insert(r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread), r.fp_start_ns,
+                    r.bp_end_ns, nullptr, r.loop);
     } else {
-      steps->Insert(r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread),
-                r.fp_start_ns, r.bp_end_ns, r.slice, r.loop);
+      steps->Insert(r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread), r.fp_start_ns,
+                    r.bp_end_ns, r.slice, r.loop);
     }
   }
   auto* drops = db.Prepare("INSERT INTO DROPS VALUES(?,?,?)");
@@ -301,23 +297,20 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWhenReady& a
   // Likewise the communication classification.
   const model::CommunicationOps classified =
       analyses ? model::CommunicationOps{} : model::ClassifyCommunication(m);
-  if (!WriteCommunicationOpTable(db, m,
-                                 (analyses ? analyses->communication : classified).ops, extra_id,
-                                 &communication_error)) {
+  if (!WriteCommunicationOpTable(db, m, (analyses ? analyses->communication : classified).ops,
+                                 extra_id, &communication_error)) {
     return db.Fail(communication_error);
   }
   // The analyses' one symbolisation of the CPU samples; without them, this writer's own.
   analysis::CpuProfile own_profile;
   if (analyses == nullptr && !m.cpu.empty()) own_profile = analysis::SymbolizeCpuProfile(m);
   std::string cpu_error;
-  if (!WriteCpuSamplingTables(db, m,
-                              analyses != nullptr ? analyses->cpu_profile : own_profile,
+  if (!WriteCpuSamplingTables(db, m, analyses != nullptr ? analyses->cpu_profile : own_profile,
                               &cpu_error)) {
     return db.Fail(cpu_error);
   }
   std::string analysis_error;
-  if (analyses != nullptr &&
-      !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
+  if (analyses != nullptr && !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
     return db.Fail(analysis_error);
   }
   auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
@@ -331,11 +324,6 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWhenReady& a
 
 bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
                  const analysis::AnalysisSet* analyses) {
-  return WriteSqlite(model, path, error, AnalysesWhenReady([analyses] { return analyses; }));
-}
-
-bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
-                 const AnalysesWhenReady& analyses) {
   std::string temporary = path + ".tmp";
   std::error_code ec;
   std::filesystem::remove(temporary, ec);

@@ -3,7 +3,6 @@
 // transaction, large tables through row_source.h, indexes built after the inserts.
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "analysis/analysis_set.h"
@@ -16,11 +15,5 @@ inline constexpr const char* kDbSchemaVersion = "1.0.0";
 // With `analyses`, their tables too (export/sqlite/analysis_tables.h).
 bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
                  const analysis::AnalysisSet* analyses = nullptr);
-// The same, with analyses that may still be running: `analyses()` is called (and may wait
-// for them) only once the model's own tables, the largest, are written, so the analyses
-// run beside those inserts on a second core.
-using AnalysesWhenReady = std::function<const analysis::AnalysisSet*()>;
-bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
-                 const AnalysesWhenReady& analyses);
 
 }  // namespace aiprof::exporter
