@@ -110,6 +110,7 @@ py::dict ToPython(const MemoryColumns& memory) {
       std::vector<bool>(memory.out_of_memory.begin(), memory.out_of_memory.end());
   columns["outside_operators"] =
       std::vector<bool>(memory.outside_operators.begin(), memory.outside_operators.end());
+  columns["category"] = memory.category;
   return columns;
 }
 

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 
 #include "analysis/analysis_set.h"
 #include "export/timeline/trace_json.h"
@@ -208,6 +209,13 @@ MemoryColumns RecordedModel::Memory() const {
   const model::StringId out_of_memory = Id(m, "[OutOfMemory]");
   const model::StringId category = Id(m, "cpu_instant_event");
   const std::vector<uint32_t>& outside = Analyses().memory.events_outside_operators;
+  std::unordered_map<uint32_t, int8_t> category_of_event;  // InstantTable row → category
+  for (const analysis::MemoryBlock& block : Analyses().memory.blocks) {
+    category_of_event[block.allocation] = static_cast<int8_t>(block.category);
+    if (block.release != model::kNoRow) {
+      category_of_event[block.release] = static_cast<int8_t>(block.category);
+    }
+  }
   MemoryColumns out;
   for (uint32_t row = 0; row < in.size(); ++row) {
     if (in.category[row] != category || (in.name[row] != memory && in.name[row] != out_of_memory)) {
@@ -219,6 +227,8 @@ MemoryColumns RecordedModel::Memory() const {
     out.ts_ns.push_back(in.ts[row]);
     out.out_of_memory.push_back(in.name[row] == out_of_memory);
     out.outside_operators.push_back(std::binary_search(outside.begin(), outside.end(), row));
+    const auto category_found = category_of_event.find(row);
+    out.category.push_back(category_found == category_of_event.end() ? -1 : category_found->second);
     uint64_t address = 0;
     int64_t bytes = 0, allocated = 0, reserved = 0, device_type = 0, device_index = -1;
     ForEachArg(m.args, in.args[row], [&](model::StringId key, uint32_t a) {

@@ -52,6 +52,10 @@ struct MemoryColumns {
   // The memory analysis found no framework operator around it on its thread (torch lists
   // such an event as a "[memory]" event of its own).
   std::vector<uint8_t> outside_operators;
+  // The memory analysis' category (analysis::MemoryCategory, torch's memory timeline order)
+  // of the block the event allocates or frees; -1: a free of a block allocated before the
+  // data starts, or an out-of-memory event.
+  std::vector<int8_t> category;
   size_t size() const { return pid.size(); }
 };
 

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -11,6 +12,7 @@
 #include "analysis/intervals.h"
 #include "format/records_host.h"
 #include "model/framework_operators.h"
+#include "model/recorded_metadata.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -328,39 +330,11 @@ class MemoryAnalyzer {
     std::map<OperatorKey, OperatorMemoryRow> operators;
     // Per pool and category: (ts, ±bytes) changes.
     std::map<std::pair<uint32_t, MemoryCategory>, std::vector<std::pair<int64_t, int64_t>>> changes;
-    const model::SliceTable& s = model_.slices;
     for (size_t i = 0; i < events_.size(); ++i) {
       const AllocatorEvent& event = events_[i];
       if (event.bytes <= 0) continue;
-      AddBlock(event, operator_of_event[i]);
-      const uint32_t innermost = enclosing.Innermost(event.track, event.ts);
-      // The outermost range of each context kind around the allocation, and its end.
-      uint8_t flags = 0;
-      int64_t context_end[9] = {};
-      for (uint32_t row = innermost; row != model::kNoRow; row = s.parent[row]) {
-        int16_t& context = context_of[s.name[row]];
-        if (context < 0) context = ContextOf(model_.Str(s.name[row]));
-        flags |= static_cast<uint8_t>(context);
-        if (context != 0) context_end[context] = s.end[row];
-      }
-      MemoryCategory category = MemoryCategory::kUnknown;
-      const bool freed_in_op = innermost != model::kNoRow && event.freed_at <= s.end[innermost];
-      if (flags & kInputContext) {
-        category = MemoryCategory::kInput;
-      } else if (freed_in_op) {
-        category = MemoryCategory::kTemporary;
-      } else if (flags & kOptimizerContext) {
-        category = event.freed_at > context_end[kOptimizerContext] ? MemoryCategory::kOptimizerState
-                                                                   : MemoryCategory::kTemporary;
-      } else if (flags & kBackwardContext) {
-        category = event.freed_at > context_end[kBackwardContext] ? MemoryCategory::kGradient
-                                                                  : MemoryCategory::kAutograd;
-      } else if (flags & kForwardContext) {
-        category = MemoryCategory::kActivation;
-      } else if (event.freed_at == INT64_MAX &&
-                 !InsideStep(steps_of_process, event.track, event.ts)) {
-        category = MemoryCategory::kParameter;
-      }
+      const MemoryCategory category = Categorize(event, enclosing, steps_of_process, context_of);
+      AddBlock(event, operator_of_event[i], category);
       auto& track = changes[{event.pool, category}];
       track.emplace_back(event.ts, event.bytes);
       if (event.freed_at != INT64_MAX) track.emplace_back(event.freed_at, -event.bytes);
@@ -422,8 +396,85 @@ class MemoryAnalyzer {
     return std::move(attribution.operator_of_event);
   }
 
-  void AddBlock(const AllocatorEvent& allocation, uint32_t op) {
+  // Where on its thread a time falls: the innermost slice, the context kinds of the ranges
+  // around it and the end of the outermost range of each kind.
+  struct Context {
+    uint32_t innermost = model::kNoRow;
+    uint8_t flags = 0;
+    int64_t end[9] = {};
+  };
+  Context ContextAt(uint32_t track, int64_t ts, const EnclosingSlices& enclosing,
+                    std::vector<int16_t>& context_of) const {
+    const model::SliceTable& s = model_.slices;
+    Context at;
+    at.innermost = enclosing.Innermost(track, ts);
+    for (uint32_t row = at.innermost; row != model::kNoRow; row = s.parent[row]) {
+      int16_t& context = context_of[s.name[row]];
+      if (context < 0) context = ContextOf(model_.Str(s.name[row]));
+      at.flags |= static_cast<uint8_t>(context);
+      if (context != 0) at.end[context] = s.end[row];
+    }
+    return at;
+  }
+
+  // The category of the block `allocation` starts (the rules in memory.h, in order).
+  MemoryCategory Categorize(const AllocatorEvent& allocation, const EnclosingSlices& enclosing,
+                            const std::vector<std::vector<Interval>>& steps_of_process,
+                            std::vector<int16_t>& context_of) {
+    if (allocation.freed_at == INT64_MAX) {
+      if (auto role = RecordedRole(allocation)) return *role;
+    }
+    const Context at = ContextAt(allocation.track, allocation.ts, enclosing, context_of);
+    const int64_t freed_at = allocation.freed_at;
+    if (at.flags & kInputContext) return MemoryCategory::kInput;
+    if (at.innermost != model::kNoRow && freed_at <= model_.slices.end[at.innermost]) {
+      return MemoryCategory::kTemporary;
+    }
+    if (at.flags & kOptimizerContext) {
+      return freed_at > at.end[kOptimizerContext] ? MemoryCategory::kOptimizerState
+                                                  : MemoryCategory::kTemporary;
+    }
+    if (at.flags & kBackwardContext) {
+      return freed_at > at.end[kBackwardContext] ? MemoryCategory::kGradient
+                                                 : MemoryCategory::kAutograd;
+    }
+    if (at.flags & kForwardContext) return MemoryCategory::kActivation;
+    if (at.innermost != model::kNoRow && allocation.freed_by != SIZE_MAX) {
+      // An operator outside backward and the optimizer is the forward pass, named or not.
+      const AllocatorEvent& free = events_[allocation.freed_by];
+      const Context freed = ContextAt(free.track, free.ts, enclosing, context_of);
+      return (freed.flags & kBackwardContext) ? MemoryCategory::kActivation
+                                              : MemoryCategory::kTemporary;
+    }
+    if (freed_at == INT64_MAX && !InsideStep(steps_of_process, allocation.track, allocation.ts)) {
+      return MemoryCategory::kParameter;
+    }
+    return MemoryCategory::kUnknown;
+  }
+
+  // The role the program recorded for the block's address when its window stopped.
+  std::optional<MemoryCategory> RecordedRole(const AllocatorEvent& allocation) {
+    const uint32_t process = model_.ProcessOfThread(model_.tracks.thread[allocation.track]);
+    auto [found, added] = roles_of_process_.try_emplace(process);
+    if (added) found->second = model::ReadTensorRoles(model_, process);
+    const std::vector<model::TensorRoleAt>& roles = found->second;
+    auto role =
+        std::lower_bound(roles.begin(), roles.end(), model::TensorRoleAt{allocation.addr, {}});
+    if (role == roles.end() || role->address != allocation.addr) return std::nullopt;
+    switch (role->role) {
+      case model::TensorRole::kParameter:
+        return MemoryCategory::kParameter;
+      case model::TensorRole::kGradient:
+        return MemoryCategory::kGradient;
+      case model::TensorRole::kOptimizerState:
+        return MemoryCategory::kOptimizerState;
+    }
+    return std::nullopt;
+  }
+
+  void AddBlock(const AllocatorEvent& allocation, uint32_t op, MemoryCategory category) {
     MemoryBlock block;
+    block.category = category;
     block.pool = allocation.pool;
     block.allocation = allocation.instant;
     block.op = op;
@@ -533,6 +584,7 @@ class MemoryAnalyzer {
   std::vector<AllocatorEvent> events_;
   model::FrameworkOperators operators_;
   std::unordered_set<uint32_t> step_slices_;
+  std::unordered_map<uint32_t, std::vector<model::TensorRoleAt>> roles_of_process_;
   MemoryAnalysis result_;
 };
 

@@ -22,16 +22,23 @@
 // Categories. torch's memory timeline follows tensor ids through the autograd graph; the
 // allocator events here carry no tensor ids, so the category is read from where and for how
 // long a block lived (first rule that holds):
+//   Parameter, Gradient, Optimizer state
+//                   still allocated at the end, at an address the program recorded as a
+//                   parameter's, a gradient's or optimizer state's storage when its window
+//                   stopped (the Python API; model/recorded_metadata.h: TensorRoleAt)
 //   Input           allocated inside an input-wait range (analysis/input_wait.h)
 //   Temporary       freed before the innermost operator around its allocation ended
 //   Optimizer state allocated inside an optimizer range and alive after it
 //   Gradient        allocated inside a backward range and alive after it
 //   Autograd        allocated inside a backward range and freed within it
-//   Activation      allocated inside a forward range
+//   Activation      allocated inside a forward range, or inside another operator (outside
+//                   backward and optimizer ranges: the forward pass, named or not) and
+//                   freed inside a backward range
+//   Temporary       allocated inside such an operator and freed elsewhere
 //   Parameter       allocated outside every step and never freed
 //   Unknown         the rest
 // Ranges are matched by name (case-insensitive "optimizer", "backward"/"autograd::engine",
-// "forward") on the allocating thread.
+// "forward") on the allocating thread (on the freeing thread for the rule above).
 #pragma once
 
 #include <cstdint>
@@ -131,6 +138,7 @@ struct MemoryBlock {
   uint32_t release = model::kNoRow;     // of the free; kNoRow: still allocated at the end
   uint32_t op = model::kNoRow;          // innermost framework operator at the allocation
   int64_t bytes = 0;
+  MemoryCategory category = MemoryCategory::kUnknown;
 };
 
 struct OperatorMemoryRow {

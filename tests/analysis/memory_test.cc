@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "analysis/analysis_set.h"
 #include "analysis/hand_built_model.h"
 #include "model/framework_operators.h"
@@ -160,6 +162,33 @@ TEST(Memory, CategoryTimeline) {
     EXPECT_EQ(tracks[i].points, expected[i].second) << MemoryCategoryName(tracks[i].category);
     EXPECT_EQ(tracks[i].peak, expected[i].second[0].second);
   }
+}
+
+// The roles the Python API records when a window stops come first for blocks still
+// allocated at the end: D (never freed, in backward) recorded as a parameter's storage is a
+// parameter, A (outside every step) recorded as a gradient's is a gradient; B recorded as a
+// parameter's was freed, so the address was reused and its own rule holds (Activation).
+TEST(Memory, RecordedTensorRolesComeFirstForLiveBlocks) {
+  HandBuiltModel b = CpuMemoryModel();
+  b.mutable_model().processes.metadata[0] =
+      R"({"metadata": {"memory_roles": {"parameter": [64, 32], "gradient": [16, 64]}}})";
+  AnalysisSet set = RunAnalyses(b.model());
+  std::map<int64_t, MemoryCategory> category_by_bytes;
+  for (const MemoryBlock& block : set.memory.blocks)
+    category_by_bytes[block.bytes] = block.category;
+  EXPECT_EQ(category_by_bytes[300], MemoryCategory::kParameter);       // D: parameter listed first
+  EXPECT_EQ(category_by_bytes[1000], MemoryCategory::kGradient);       // A
+  EXPECT_EQ(category_by_bytes[400], MemoryCategory::kActivation);      // B: freed
+  EXPECT_EQ(category_by_bytes[200], MemoryCategory::kOptimizerState);  // F: its own rule
+  const auto& tracks = set.memory.category_tracks;
+  auto peak_of = [&](MemoryCategory category) {
+    for (const MemoryCategoryTrack& track : tracks) {
+      if (track.category == category) return track.peak;
+    }
+    return int64_t{-1};
+  };
+  EXPECT_EQ(peak_of(MemoryCategory::kParameter), 300);
+  EXPECT_EQ(peak_of(MemoryCategory::kGradient), 1000);
 }
 
 // Each event counts for the innermost framework operator around it on its thread (self)

@@ -124,7 +124,7 @@ def event_list(trace, with_flops=False, profile_memory=False, use_cuda=False):
                 event.self_device_memory)))
     for memory in trace.memory_events():
         (_pid, tid, ts_ns, _address, size, _allocated, _reserved, device_type, _index,
-         out_of_memory, outside_operators) = memory
+         out_of_memory, outside_operators, _category) = memory
         if not (outside_operators or out_of_memory):
             continue
         # torch lists each such event, and each out-of-memory report, as an event of its

@@ -2,16 +2,19 @@
 categories, in torch.profiler's formats (.html plot with the pool's max memory allocated and
 reserved, .json [times_us, sizes], .raw.json.gz events).
 
-PyTorch classifies tensors by data-flow analysis of the operator graph; aiprof classifies
-each allocator block from what it can see without holding tensors: blocks that are the
-storage of a parameter, gradient or optimizer state when the window ends (found from the
-live nn.Module and Optimizer objects), and otherwise from where the block was allocated
-and freed (forward pass, backward pass, optimizer step, outside any operator).
+PyTorch classifies tensors by data-flow analysis of the operator graph; aiprof's memory
+analysis (src/analysis/memory.h, the one classification every output reads) classifies each
+allocator block from what it can see without holding tensors: blocks that are the storage of
+a parameter, gradient or optimizer state when the window stops (found here from the live
+nn.Module and Optimizer objects and recorded in the window's metadata as "memory_roles"),
+and otherwise from where the block was allocated and freed (input wait, forward pass,
+backward pass, optimizer step, outside every step).
 """
 
 import gzip
 import json
 
+# torch's category names, in analysis::MemoryCategory's order (the memory_events() category).
 CATEGORIES = ["PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT",
               "AUTOGRAD_DETAIL", "UNKNOWN"]
 COLORS = ["darkgreen", "goldenrod", "black", "mediumpurple", "red", "mediumblue", "royalblue",
@@ -19,31 +22,31 @@ COLORS = ["darkgreen", "goldenrod", "black", "mediumpurple", "red", "mediumblue"
 INDEX = {name: i for i, name in enumerate(CATEGORIES)}
 PREEXISTING, CREATE, INCREMENT_VERSION, DESTROY = 1, 2, 3, 4
 
-_FORWARD, _BACKWARD, _OPTIMIZER, _OUTSIDE = "forward", "backward", "optimizer", "outside"
 
-
-def live_tensor_categories():
-    """data_ptr -> category for parameters, gradients and optimizer state alive now."""
+def live_tensor_roles():
+    """The storages of parameters, gradients and optimizer state alive now, as the window's
+    "memory_roles" metadata: {"parameter": [data_ptr...], "gradient": [...],
+    "optimizer_state": [...]} (model/recorded_metadata.h reads it)."""
     import gc
 
     import torch
 
-    hints = {}
+    roles = {"parameter": set(), "gradient": set(), "optimizer_state": set()}
     for obj in gc.get_objects():
         try:
             if isinstance(obj, torch.nn.Module):
                 for parameter in obj.parameters(recurse=False):
-                    hints[parameter.data_ptr()] = "PARAMETER"
+                    roles["parameter"].add(parameter.data_ptr())
                     if parameter.grad is not None:
-                        hints[parameter.grad.data_ptr()] = "GRADIENT"
+                        roles["gradient"].add(parameter.grad.data_ptr())
             elif isinstance(obj, torch.optim.Optimizer):
                 for state in obj.state.values():
                     for value in state.values():
                         if torch.is_tensor(value) and value.numel() > 0:
-                            hints.setdefault(value.data_ptr(), "OPTIMIZER_STATE")
+                            roles["optimizer_state"].add(value.data_ptr())
         except Exception:  # objects mid-construction or exotic modules: skip them
             continue
-    return hints
+    return {role: sorted(p for p in pointers if p) for role, pointers in roles.items()}
 
 
 def _device_matches(memory, device):
@@ -85,11 +88,10 @@ def recorded_devices(trace):
 
 
 class MemoryTimeline:
-    def __init__(self, trace, device, hints):
+    def __init__(self, trace, device):
         self.device = device
         memory = sorted((m for m in trace.memory_events()
                          if _device_matches(m, device) and not m[9]), key=lambda m: m[2])
-        phases = _PhaseLookup(trace)
         self.allocator_totals = [(m[2], m[5]) for m in memory]  # what the allocator reported
         # The pool's peaks as the memory analysis found them (src/analysis/memory.h).
         pool = _pool_of(trace, device)
@@ -97,29 +99,14 @@ class MemoryTimeline:
         self.max_reserved = pool["peak_reserved"] if pool else -1
         # The first event tells how much was allocated before the window: PREEXISTING.
         self.baseline = memory[0][5] - memory[0][4] if memory else 0
-        events = []  # [t_ns, action, bytes, category name or None, block key]
+        self.events = []  # (t_ns, action, bytes, category index)
         if self.baseline > 0:
-            events.append([memory[0][2], PREEXISTING, self.baseline, "UNKNOWN", None])
-        open_blocks = {}  # address -> (block key, size, allocation phase)
-        category_of = {}  # block key -> category, decided once the block's life is known
+            self.events.append((memory[0][2], PREEXISTING, self.baseline, INDEX["UNKNOWN"]))
         for m in memory:
-            tid, ts, address, size = m[1], m[2], m[3], m[4]
-            if size > 0:
-                key = (ts, address)
-                open_blocks[address] = (key, size, phases.at(tid, ts))
-                events.append([ts, CREATE, size, None, key])
-                continue
-            block = open_blocks.pop(address, None)
-            if block is None:  # allocated before the window
-                events.append([ts, DESTROY, size, "UNKNOWN", None])
-                continue
-            key, block_size, alloc_phase = block
-            category_of[key] = _classify(alloc_phase, phases.at(tid, ts), hints.get(address))
-            events.append([ts, DESTROY, -block_size, None, key])
-        for address, (key, _size, alloc_phase) in open_blocks.items():
-            category_of[key] = _classify(alloc_phase, None, hints.get(address))
-        self.events = [(ts, action, size, INDEX[category or category_of.get(key, "UNKNOWN")])
-                       for ts, action, size, category, key in events]
+            ts, size, category = m[2], m[4], m[11]
+            if category < 0:  # a free of a block allocated before the window
+                category = INDEX["UNKNOWN"]
+            self.events.append((ts, CREATE if size > 0 else DESTROY, size, category))
 
     def series(self):
         """(times_us, sizes): sizes[i] = [0, bytes per category...] after events at times[i]."""
@@ -216,66 +203,3 @@ def _unit_for(peak):
 
 def _format(value, divisor, unit):
     return ("%d %s" % (value, unit)) if divisor == 1 else ("%.2f %s" % (value / divisor, unit))
-
-
-def _classify(alloc_phase, free_phase, hint):
-    if hint is not None and free_phase is None:
-        return hint
-    if alloc_phase == _OUTSIDE:
-        return "INPUT"
-    if alloc_phase == _OPTIMIZER:
-        return "OPTIMIZER_STATE" if free_phase is None else "TEMPORARY"
-    if alloc_phase == _BACKWARD:
-        if free_phase is None or free_phase == _OPTIMIZER:
-            return "GRADIENT"
-        return "AUTOGRAD_DETAIL"
-    if alloc_phase == _FORWARD:
-        if free_phase == _BACKWARD:
-            return "ACTIVATION"
-        if free_phase in (_FORWARD, _OUTSIDE):
-            return "TEMPORARY"
-        return "UNKNOWN"
-    return "UNKNOWN"
-
-
-class _PhaseLookup:
-    """Which part of a training step a thread is in at a time, from its outermost ops."""
-
-    def __init__(self, trace):
-        self._threads = {}
-        # The step ranges of the model's steps are containers, not phases.
-        step_ranges = {(s["tid"], s["start_ns"], s["end_ns"]) for s in trace.steps()
-                       if s["has_range"]}
-
-        def is_step(event):
-            return (event.tid, event.start_ns, event.end_ns) in step_ranges
-
-        for event in trace.events:
-            if event.parent is not None:
-                continue
-            if is_step(event):
-                continue
-            self._threads.setdefault(event.tid, []).append(event)
-        for event in trace.events:
-            if event.parent is not None and is_step(event.parent):
-                self._threads.setdefault(event.tid, []).append(event)
-        for events in self._threads.values():
-            events.sort(key=lambda e: e.start_ns)
-        self._starts = {tid: [e.start_ns for e in events] for tid, events in self._threads.items()}
-
-    def at(self, tid, ts):
-        import bisect
-
-        events = self._threads.get(tid)
-        if not events:
-            return _OUTSIDE
-        i = bisect.bisect_right(self._starts[tid], ts) - 1
-        if i < 0 or events[i].end_ns < ts:
-            return _OUTSIDE
-        event = events[i]
-        if event.name.startswith("Optimizer."):
-            return _OPTIMIZER
-        if event.backward or event.name.startswith("autograd::engine") or \
-                "backward" in event.name.lower():
-            return _BACKWARD
-        return _FORWARD

@@ -22,7 +22,7 @@ from ._config import (
 )
 from ._distributed import watch_process_group
 from ._event_list import event_list, key_averages
-from ._memory_timeline import MemoryTimeline, live_tensor_categories, recorded_devices
+from ._memory_timeline import MemoryTimeline, live_tensor_roles, recorded_devices
 from ._python_hooks import GcDetector, ModuleHooks
 from ._schedule import ProfilerAction, _default_schedule_fn
 from ._recorded import RecordedWindow
@@ -87,7 +87,6 @@ class _KinetoProfile:
         self._prof_dir = None
         self._trace = None
         self._event_list = None
-        self._memory_hints = {}
         self._output_parent = None  # set by tensorboard_trace_handler for each cycle
         self._module_hooks = None
         self._gc_detector = None
@@ -212,6 +211,7 @@ class _KinetoProfile:
         if self._joined_launcher_window:
             # The launcher's window stays open; exports read what it has flushed so far.
             self._joined_launcher_window = False
+            self._record_memory_roles(native)
             self.end_time_ns = time.time_ns()
             self._prof_dir = native.current_dir() or None
             return
@@ -224,8 +224,7 @@ class _KinetoProfile:
             if hooks is not None:
                 hooks.remove()
         self._module_hooks = self._gc_detector = None
-        if self.profile_memory:
-            self._memory_hints = live_tensor_categories()
+        self._record_memory_roles(native)
         try:
             self._window.stop()
         finally:
@@ -234,6 +233,13 @@ class _KinetoProfile:
         self._prof_dir = native.current_dir()
         if self._temporary_output is not None and self._prof_dir:
             _unread_windows[self._prof_dir] = self._temporary_output
+
+    def _record_memory_roles(self, native):
+        """Which storages are parameters, gradients and optimizer state now, in the window's
+        metadata: the memory analysis categorises the blocks still allocated at the end by
+        them (src/analysis/memory.h)."""
+        if self.profile_memory:
+            native.add_metadata("memory_roles", json.dumps(live_tensor_roles()))
 
     def _adopt_window(self, directory):
         """Puts the last window's PROF_* directory into `directory` (a handler's folder) when
@@ -337,7 +343,7 @@ class _KinetoProfile:
         if device.startswith("npu"):
             device = "cuda" + device[3:]
         trace = self._trace_data()
-        timeline = MemoryTimeline(trace, device, self._memory_hints)
+        timeline = MemoryTimeline(trace, device)
         if not timeline.allocator_totals:
             recorded = recorded_devices(trace)
             raise ValueError(
@@ -348,7 +354,7 @@ class _KinetoProfile:
         timeline.export(output_path)
 
     def memory_timeline(self, device="cpu"):
-        return MemoryTimeline(self._trace_data(), device, self._memory_hints)
+        return MemoryTimeline(self._trace_data(), device)
 
     def add_metadata(self, key, value):
         """A string value (stored as given)."""

@@ -84,14 +84,16 @@ class RecordedWindow:
 
     def memory_events(self):
         """Allocator events as (pid, tid, ts_ns, address, bytes, total_allocated,
-        total_reserved, device_type, device_index, out_of_memory, outside_operators) tuples;
-        outside_operators: the memory analysis found no operator around it on its thread."""
+        total_reserved, device_type, device_index, out_of_memory, outside_operators,
+        category) tuples; outside_operators: the memory analysis found no operator around it
+        on its thread; category: the memory analysis' category of the event's block (index
+        into torch's memory timeline categories; -1: none, a block allocated earlier)."""
         if self._memory_events is None:
             c = self._model.memory()
             self._memory_events = list(zip(
                 c["pid"], c["tid"], c["ts_ns"], c["address"], c["bytes"], c["total_allocated"],
                 c["total_reserved"], c["device_type"], c["device_index"], c["out_of_memory"],
-                c["outside_operators"]))
+                c["outside_operators"], c["category"]))
         return self._memory_events
 
     def memory_pools(self):
