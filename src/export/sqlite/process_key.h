@@ -1,6 +1,7 @@
 // The database's process and thread keys (docs/db-schema.md), as msprof combines them:
 // globalTid = globalPid << 32 | tid. A device process's globalPid is its device id with
-// bit 31 set, so it never collides with a host pid. Every table of every database aiprof
+// bit 31 set, so it never collides with a host pid (its threads' keys have bit 63 set:
+// negative as SQLite's int64). Every table of every database aiprof
 // writes uses these two functions.
 #pragma once
 
