@@ -34,16 +34,7 @@ void FillRankRow(const RankSummary& s, const RankStep& step, ClusterStepRow& row
   row.loop = step.loop;
   row.type = ClusterStepRow::Type::kRank;
   row.index = std::to_string(s.rank);
-  row.computing_ns = step.computing_ns;
-  row.communication_not_overlapped_ns = step.communication_not_overlapped_ns;
-  row.overlapped_ns = step.overlapped_ns();
-  row.communication_ns = step.communication_ns;
-  row.free_ns = step.free_ns;
-  row.stage_ns = step.stage_ns();
-  row.bubble_ns = step.bubble_ns;
-  row.communication_not_overlapped_exclude_receive_ns =
-      step.communication_not_overlapped_exclude_receive_ns();
-  row.preparing_ns = step.preparing_ns;
+  row.times = StepTraceTimeValuesOf(step);
 }
 
 // Rank rows by step, within a step by rank (summaries are by rank), written straight into
@@ -80,18 +71,8 @@ std::vector<uint32_t> BuildRankRows(const std::vector<RankSummary>& summaries,
 }
 
 void TakeMax(ClusterStepRow& stage, const ClusterStepRow& row) {
-  stage.computing_ns = std::max(stage.computing_ns, row.computing_ns);
-  stage.communication_not_overlapped_ns =
-      std::max(stage.communication_not_overlapped_ns, row.communication_not_overlapped_ns);
-  stage.overlapped_ns = std::max(stage.overlapped_ns, row.overlapped_ns);
-  stage.communication_ns = std::max(stage.communication_ns, row.communication_ns);
-  stage.free_ns = std::max(stage.free_ns, row.free_ns);
-  stage.stage_ns = std::max(stage.stage_ns, row.stage_ns);
-  stage.bubble_ns = std::max(stage.bubble_ns, row.bubble_ns);
-  stage.communication_not_overlapped_exclude_receive_ns =
-      std::max(stage.communication_not_overlapped_exclude_receive_ns,
-               row.communication_not_overlapped_exclude_receive_ns);
-  stage.preparing_ns = std::max(stage.preparing_ns, row.preparing_ns);
+  for (size_t i = 0; i < stage.times.size(); ++i)
+    stage.times[i] = std::max(stage.times[i], row.times[i]);
 }
 
 // After each step's rank rows, one stage row per pipeline stage with ranks in the step (one

@@ -1,7 +1,5 @@
 #include "export/cluster/cluster_files.h"
 
-#include "model/steps.h"
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -9,9 +7,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "export/cluster/cluster_db.h"
 #include "export/csv/summary_writer.h"
+#include "export/sqlite/cluster_db.h"
 #include "export/text_writer.h"
+#include "model/steps.h"
 
 namespace aiprof::exporter {
 
@@ -67,18 +66,8 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
   target.dir = dir;
   target.written = written;
   target.errors = errors;
-  std::vector<std::string> headers = {"Step",
-                                      "Type",
-                                      "Index",
-                                      "Computing",
-                                      "Communication(Not Overlapped)",
-                                      "Overlapped",
-                                      "Communication",
-                                      "Free",
-                                      "Stage",
-                                      "Bubble",
-                                      "Communication(Not Overlapped and Exclude Receive)",
-                                      "Preparing"};
+  std::vector<std::string> headers = {"Step", "Type", "Index"};
+  AppendHeaders<analysis::StepParts>(headers, analysis::kStepTraceTimeColumns);
   // msprof-analyze adds the parallel indices only when it knows them: so does aiprof.
   const bool indices = result.layout.known;
   if (indices) headers.insert(headers.end(), {"DP Index", "PP Index", "TP Index"});
@@ -91,9 +80,10 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
       w.Step(static_cast<uint64_t>(r.step), r.loop, result.several_loops);
     }
     w.PlainText(r.type == ClusterStepRow::Type::kRank ? "rank" : "stage").Text(r.index);
-    w.Micros(r.computing_ns).Micros(r.communication_not_overlapped_ns).Micros(r.overlapped_ns);
-    w.Micros(r.communication_ns).Micros(r.free_ns).Micros(r.stage_ns).Micros(r.bubble_ns);
-    w.Micros(r.communication_not_overlapped_exclude_receive_ns).Micros(r.preparing_ns);
+    for (size_t c = 0; c < analysis::kStepTraceTimeColumnCount; ++c) {
+      const auto& column = analysis::kStepTraceTimeColumns[c];
+      if (column.WrittenBy(analysis::kFiles)) w.Value(column.unit, r.times[c]);
+    }
     if (indices) {
       for (int32_t index : {r.position.dp_index, r.position.pp_index, r.position.tp_index}) {
         if (index < 0) {
@@ -260,11 +250,12 @@ void WriteMatrix(const ClusterResult& result, const std::string& dir,
   nlohmann::json json = nlohmann::json::object();
   for (const CommMatrixEntry& e : result.matrix) {
     const std::string link = std::to_string(e.src_rank) + "-" + std::to_string(e.dst_rank);
-    json[ClusterStepKey(e.step, e.loop, result.several_loops)][GroupKey(keys, e.group)][e.name + "@" + e.group][link] = {
-        {"Transport Type", std::string(analysis::TransportTypeName(e.transport))},
-        {"Transit Size(MB)", Round(static_cast<double>(e.bytes) / 1e6, 6)},
-        {"Transit Time(ms)", Ms(e.transit_ns)},
-        {"Bandwidth(GB/s)", Round(e.bandwidth_gbps(), 4)}};
+    json[ClusterStepKey(e.step, e.loop, result.several_loops)][GroupKey(keys, e.group)]
+        [e.name + "@" + e.group][link] = {
+            {"Transport Type", std::string(analysis::TransportTypeName(e.transport))},
+            {"Transit Size(MB)", Round(static_cast<double>(e.bytes) / 1e6, 6)},
+            {"Transit Time(ms)", Ms(e.transit_ns)},
+            {"Bandwidth(GB/s)", Round(e.bandwidth_gbps(), 4)}};
   }
   WriteJson(json, dir + "/cluster_communication_matrix.json", written, errors);
 }

@@ -5,7 +5,7 @@
 //   cluster_communication_matrix.json  step → group → operation → "src-dst" → link figures
 //   cluster_base_info.json             ranks, hosts, sources, dropped records, clock check,
 //                                      diagnosis (what the terminal summary says)
-//   cluster.db                         the same tables (cluster_db.h)
+//   cluster.db                         the same tables (export/sqlite/cluster_db.h)
 #pragma once
 
 #include <string>
