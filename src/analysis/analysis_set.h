@@ -21,6 +21,7 @@
 
 #include "analysis/communication_analysis.h"
 #include "analysis/cpu_profile/cpu_profile.h"
+#include "analysis/critical_path/critical_path.h"
 #include "analysis/data_preparation.h"
 #include "analysis/device_activity.h"
 #include "analysis/idle_time.h"
@@ -75,6 +76,9 @@ struct AnalysisSet {
   // CPU samples symbolised (and DWARF-unwound) once; empty without samples.
   CpuProfile cpu_profile;
   CommunicationAnalysis communication_analysis;  // per-op time split, bandwidth, matrix
+  // The critical path of every step across threads, streams, loaders and ranks, with its
+  // attribution, slack and what-if projections (critical_path/critical_path.h).
+  CriticalPathResult critical_path;
 };
 
 AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options = {});
