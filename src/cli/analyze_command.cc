@@ -1,5 +1,5 @@
 // `aiprof analyze --output=<PROF dir or parent> [--type=text|db] [--iteration-id=N|N-M]
-//  [--summary-format=csv|json]`; msprof's `--analyze=on` form is rewritten to it (main.cc).
+//  [--summary-format=csv|json] [--critical-path]`; msprof's `--analyze=on` form is rewritten to it (main.cc).
 #include <iostream>
 #include <memory>
 
@@ -11,6 +11,7 @@ namespace aiprof::cli {
 void AddAnalyzeCommand(CLI::App& app) {
   struct Values {
     std::string output, type = "text", iteration, summary_format = "csv";
+    bool critical_path = false;
   };
   auto values = std::make_shared<Values>();
   CLI::App* sub = app.add_subcommand(
@@ -24,9 +25,14 @@ void AddAnalyzeCommand(CLI::App& app) {
   sub->add_option("--iteration-id", values->iteration, "analyse only step N or steps N-M");
   sub->add_option("--summary-format", values->summary_format, "csv or json (with --type=text)")
       ->check(CLI::IsMember({"csv", "json"}));
+  sub->add_flag("--critical-path", values->critical_path,
+                 "print each step's critical path across threads, streams, DataLoader workers "
+                 "and ranks, and what-if projections (several PROF_* directories: also parsed "
+                 "together as one run)");
   sub->callback([values] {
     exporter::AnalyzeOptions options;
     options.output = values->output;
+    options.critical_path = values->critical_path;
     options.type = values->type == "db" ? exporter::ExportType::kDb : exporter::ExportType::kText;
     options.summary_format = values->summary_format == "json" ? exporter::SummaryFormat::kJson
                                                               : exporter::SummaryFormat::kCsv;

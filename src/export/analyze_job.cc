@@ -6,6 +6,8 @@
 #include "analysis/analysis_set.h"
 #include "export/analysis/analysis_files.h"
 #include "export/analysis/analysis_report.h"
+#include "export/analysis/critical_path_report.h"
+#include "export/critical_path_job.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "model/parser.h"
@@ -65,6 +67,7 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     out << prof.string() << ": analysis of " << m->slices.size() << " slices, " << m->drops.total()
         << " dropped events\n";
     PrintAnalysisReport(*m, set, out);
+    if (options.critical_path && dirs.size() == 1) PrintCriticalPathReport(*m, set, out);
     for (const std::string& path : written) out << "  " << path << "\n";
     for (const std::string& e : errors) err << kCommand << ": " << e << "\n";
     if (!errors.empty()) failed = true;
@@ -80,6 +83,12 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
   }
   for (const auto& e : communication_errors) err << kCommand << ": " << e << "\n";
   failed |= !communication_errors.empty();
+  if (options.critical_path && dirs.size() > 1 && analysed > 0) {
+    std::vector<std::string> job_written;
+    failed |= !RunJobCriticalPath(dirs, options, out, err, &job_written);
+    for (const std::string& path : job_written) out << "  " << path << "\n";
+    result.written.insert(result.written.end(), job_written.begin(), job_written.end());
+  }
   if (failed) {
     result.exit_code = kExitFailure;
   } else if (usage_error) {

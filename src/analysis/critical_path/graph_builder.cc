@@ -274,30 +274,29 @@ void GraphBuilder::AddCommunicationEdges() {
     const PathChain& chain = g.chains[g.node_chain[work.start_node]];
     if (chain.kind != ChainKind::kCommWorker) continue;
     const int64_t start = g.time[work.start_node], finish = g.time[work.end_node];
-    // The dispatcher op of the same member open when the work started.
+    // The member's last dispatcher op that began before the work did issued it (the work is
+    // created inside the op and starts on the worker thread, possibly after the op ended).
     auto it = std::upper_bound(issues.begin(), issues.end(), start, [&](int64_t t, uint32_t issue) {
       return t < g.time[g.owners[issue].start_node];
     });
     uint32_t issue = model::kNoRow;
     while (it != issues.begin()) {
       --it;
-      const PathOwner& candidate = g.owners[*it];
-      const PathChain& issuer = g.chains[g.node_chain[candidate.start_node]];
-      if (issuer.member != chain.member || g.time[candidate.end_node] < start) continue;
+      if (g.chains[g.node_chain[g.owners[*it].start_node]].member != chain.member) continue;
       issue = *it;
       break;
     }
     if (issue == model::kNoRow) continue;
-    AddEdge(g.owners[issue].start_node, work.start_node, EdgeKind::kEnqueue,
-            PathCategory::kHostOverhead);
-    // The issuing thread blocked until the work ended: it recorded nothing from before the
-    // end and resumed right after it.
-    const PathChain& issuer = g.chains[g.node_chain[g.owners[issue].start_node]];
+    const PathOwner& issued_by = g.owners[issue];
+    AddEdge(issued_by.start_node, work.start_node, EdgeKind::kEnqueue, PathCategory::kHostOverhead);
+    // The issuing thread blocked until the work ended (torch's Work::wait() records nothing):
+    // it recorded nothing from the issue (or the work's start) until after the work's end.
+    const PathChain& issuer = g.chains[g.node_chain[issued_by.start_node]];
     const uint32_t resume = NodeAtOrAfter(issuer, finish);
     if (resume == model::kNoRow || resume == issuer.begin || g.owner[resume] != model::kNoRow) {
       continue;
     }
-    if (g.time[resume - 1] <= finish && g.time[resume] - finish <= kResumeToleranceNs) {
+    if (g.time[resume - 1] <= std::max(g.time[issued_by.end_node], start)) {
       AddEdge(work.end_node, resume, EdgeKind::kResume, PathCategory::kSync);
     }
   }
@@ -344,8 +343,18 @@ void GraphBuilder::AddHandOffEdges() {
     if ((index_.role(wait.slice) & kRoleInputWait) == 0) continue;
     const PathChain& chain = g.chains[g.node_chain[wait.start_node]];
     if (chain.kind != ChainKind::kStepThread) continue;
-    const int64_t begin = g.time[wait.start_node], end = g.time[wait.end_node];
-    // The loader work that finished last during the wait handed over the batch.
+    // The wait blocked in its longest stretch of self time (the batch it received is then
+    // unpacked by operators inside it): the end of that stretch is where the batch arrived.
+    uint32_t arrived = model::kNoRow;
+    int64_t longest = -1;
+    for (uint32_t v = wait.start_node + 1; v <= wait.end_node; ++v) {
+      if (g.owner[v] != o || g.time[v] - g.time[v - 1] <= longest) continue;
+      longest = g.time[v] - g.time[v - 1];
+      arrived = v;
+    }
+    if (arrived == model::kNoRow) continue;
+    const int64_t begin = g.time[wait.start_node], end = g.time[arrived];
+    // The loader work that finished last before then handed over the batch.
     uint32_t producer = model::kNoRow;
     for (const PathChain& loader : g.chains) {
       if (loader.kind != ChainKind::kLoader || loader.member != chain.member) continue;
@@ -357,7 +366,7 @@ void GraphBuilder::AddHandOffEdges() {
       if (g.time[busy_end] < begin) continue;
       if (producer == model::kNoRow || g.time[busy_end] > g.time[producer]) producer = busy_end;
     }
-    AddEdge(producer, wait.end_node, EdgeKind::kHandOff, PathCategory::kDataLoading);
+    AddEdge(producer, arrived, EdgeKind::kHandOff, PathCategory::kDataLoading);
   }
 }
 

@@ -9,10 +9,10 @@
 //               the call's end; every stream of the member's devices unless the CUDA sync
 //               record names one stream (a stream sync)
 //   enqueue     a c10d dispatcher op's start → the start of the backend work it issued on a
-//               communication thread (the work starts inside the op)
-//   resume      that work's end → the issuing thread's next event, when the thread had
-//               nothing recorded since before the end and resumed within
-//               kResumeToleranceNs (it was blocked in Work::wait())
+//               communication thread (the member's last such op that began before the work)
+//   resume      that work's end → the issuing thread's next event, when the thread
+//               recorded nothing from the issue (or the work's start) until after the work
+//               ended (it was blocked in Work::wait(), which records nothing)
 //   hand-off    the last work any loader of the member finished during an input wait →
 //               the wait's end (the batch it waited for)
 //   arrival /   each rank's start of one matched collective or send/recv → a virtual

@@ -29,10 +29,6 @@ enum SliceRole : uint8_t {
   kRoleDeviceTask = 1u << 7,  // a kernel, copy or set on a stream
 };
 
-// How long after a collective's end the thread that issued it may resume for the resume to
-// count as the end of its wait (torch's Work::wait() records nothing).
-inline constexpr int64_t kResumeToleranceNs = 1'000'000;
-
 class RunIndex {
  public:
   RunIndex(const model::Model& model, const AnalysisSet& set);

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "export/analysis/communication_files.h"
+#include "export/sqlite/critical_path_tables.h"
 #include "export/sqlite/resource_analysis_tables.h"
 
 namespace aiprof::exporter {
@@ -122,7 +123,8 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
              },
              error) &&
          WriteResourceAnalysisTables(db, rows, m, set, error) &&
-         WriteCommunicationTables(db, set.communication_analysis, error);
+         WriteCommunicationTables(db, set.communication_analysis, error) &&
+         WriteCriticalPathTables(db, rows, m, set, error);
 }
 
 bool WriteAnalysisDb(const model::Model& model, const analysis::AnalysisSet& set,

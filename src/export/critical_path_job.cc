@@ -1,0 +1,59 @@
+#include "export/critical_path_job.h"
+
+#include <filesystem>
+#include <ostream>
+
+#include "analysis/analysis_set.h"
+#include "export/analysis/critical_path_files.h"
+#include "export/analysis/critical_path_report.h"
+#include "export/iteration_selection.h"
+#include "export/read_problems.h"
+#include "export/sqlite/analysis_tables.h"
+#include "model/parser.h"
+
+namespace aiprof::exporter {
+
+bool RunJobCriticalPath(const std::vector<std::string>& dirs, const AnalyzeOptions& options,
+                        std::ostream& out, std::ostream& err, std::vector<std::string>* written) {
+  constexpr const char* kCommand = "aiprof analyze";
+  std::vector<std::string> files;
+  for (const std::string& dir : dirs) {
+    for (std::string& file : model::ListRawFiles(dir)) files.push_back(std::move(file));
+  }
+  model::Model parsed = model::ParseFiles(files, {options.threads});
+  ReportReadProblems(parsed, kCommand, err);
+  if (parsed.records == 0) {
+    err << kCommand << ": " << options.output << ": no readable records for the critical path\n";
+    return false;
+  }
+  IterationSelection selection;
+  if (!selection.Select(parsed, options.iterations, kCommand, options.output, err)) return false;
+  const model::Model& m = selection.model();
+  const analysis::AnalysisSet set = analysis::RunAnalyses(m, {options.iterations});
+  out << options.output << ": critical path of the run (" << dirs.size()
+      << " PROF_* directories parsed together: " << set.inputs.Describe() << ")\n";
+  PrintCriticalPathReport(m, set, out);
+  const std::filesystem::path dir =
+      std::filesystem::path(options.output) / "aiprof_output" / "analysis";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    err << kCommand << ": cannot create " << dir.string() << ": " << ec.message() << "\n";
+    return false;
+  }
+  std::vector<std::string> errors;
+  if (options.type == ExportType::kDb) {
+    std::string path = (dir / "critical_path.db").string(), error;
+    if (WriteAnalysisDb(m, set, path, &error)) {
+      written->push_back(path);
+    } else {
+      errors.push_back(error);
+    }
+  } else {
+    WriteCriticalPathFiles(m, set, SummaryTarget{dir.string(), "", options.summary_format, written, &errors});
+  }
+  for (const std::string& e : errors) err << kCommand << ": " << e << "\n";
+  return errors.empty();
+}
+
+}  // namespace aiprof::exporter
