@@ -13,8 +13,8 @@
 #include "export/cpu/cpu_outputs.h"
 #include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
-#include "export/progress.h"
 #include "export/iteration_selection.h"
+#include "export/progress.h"
 #include "export/read_problems.h"
 #include "export/sqlite/sqlite_exporter.h"
 #include "export/timeline/pftrace.h"
@@ -225,11 +225,12 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       bool timeline_ok = false;
       std::string timeline_error;
       auto write_timeline = [&] {
-        timeline_ok = perfetto
-                          ? WritePerfettoTrace(*m, timeline, &timeline_error, &analyses.overlap,
-                                               &analyses.memory, &analyses.cpu_profile)
-                          : WriteTraceJson(*m, timeline, &timeline_error, &analyses.overlap,
-                                           &analyses.memory, &analyses.cpu_profile);
+        timeline_ok =
+            perfetto
+                ? WritePerfettoTrace(*m, timeline, &timeline_error, &analyses.overlap,
+                                     &analyses.memory, &analyses.cpu_profile)
+                : WriteTraceJson(*m, timeline, &timeline_error, &analyses.overlap, &analyses.memory,
+                                 &analyses.cpu_profile, &analyses.critical_path);
       };
       // The exporters only read the model: the timeline runs beside the summaries.
       std::jthread timeline_thread;

@@ -26,7 +26,9 @@ const model::Model& Finish(HandBuiltModel& b) {
   return b.model();
 }
 
-int64_t Of(const CategoryTimes& times, PathCategory category) { return times[category]; }
+int64_t Of(const CategoryTimes& times, PathCategory category) {
+  return times[category];
+}
 
 int64_t Projected(const CriticalPathResult& r, size_t step, WhatIfKind kind) {
   for (size_t i = 0; i < r.what_ifs.size(); ++i) {
@@ -37,12 +39,14 @@ int64_t Projected(const CriticalPathResult& r, size_t step, WhatIfKind kind) {
 }
 
 // Every attribution adds up to its step; the graph reproduces the recording.
-void ExpectConsistent(const CriticalPathResult& r) {
+void ExpectConsistent(const model::Model& m, const CriticalPathResult& r) {
   for (const CriticalPathStep& step : r.steps) {
     EXPECT_EQ(step.attribution.total(), step.duration_ns()) << "step " << step.step;
     int64_t segments = 0;
     for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
-      segments += r.segments[i].end_ns - r.segments[i].begin_ns;
+      const CriticalPathSegment s = r.Segment(m, step, i);
+      EXPECT_GT(s.end_ns, s.begin_ns);
+      segments += s.end_ns - s.begin_ns;
     }
     EXPECT_EQ(segments, step.duration_ns());
     for (uint32_t i = step.first_rank; i < step.first_rank + step.rank_count; ++i) {
@@ -61,7 +65,7 @@ TEST(CriticalPathTest, OneThreadIsItsOwnPath) {
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
   ASSERT_EQ(r.steps.size(), 1u);
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kCompute), 70);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kIdle), 30);
   // The top operator (aten::add, 40) 50% faster: 20 saved; nothing else applies.
@@ -98,11 +102,12 @@ TEST(CriticalPathTest, DataLoaderHandOffRunsThroughTheWorker) {
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
   ASSERT_EQ(r.steps.size(), 1u);
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kDataLoading), 60);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kCompute), 40);
   bool through_worker = false;
-  for (const CriticalPathSegment& s : r.segments) {
+  for (uint32_t i = 0; i < r.segments.size(); ++i) {
+    const CriticalPathSegment s = r.Segment(b.model(), r.steps[0], i);
     through_worker |= s.thread == 1 && s.slice != model::kNoRow &&
                       b.model().Str(b.model().slices.name[s.slice]) == "aten::stack";
   }
@@ -123,7 +128,7 @@ TEST(CriticalPathTest, WaitWithoutItsLoaderIsDataLoading) {
   b.AddSlice(main, 60, 100, "aten::mm", "cpu_op");
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kDataLoading), 60);
   EXPECT_EQ(Projected(r, 0, WhatIfKind::kDataLoadingFree), 40);
 }
@@ -152,7 +157,7 @@ TEST(CriticalPathTest, SyncWaitsForTheKernelItLaunched) {
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
   ASSERT_EQ(r.steps.size(), 1u);
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   const CategoryTimes& a = r.steps[0].attribution;
   EXPECT_EQ(Of(a, PathCategory::kIdle), 25);          // 10 before the launch, 15 after
   EXPECT_EQ(Of(a, PathCategory::kHostOverhead), 10);  // launch call start → kernel start
@@ -160,8 +165,8 @@ TEST(CriticalPathTest, SyncWaitsForTheKernelItLaunched) {
   EXPECT_EQ(Of(a, PathCategory::kSync), 5);  // the sync's return after the kernel
   // The kernel 50% faster: it ends at 50, the sync at 55, the step at 70.
   EXPECT_EQ(Projected(r, 0, WhatIfKind::kOperatorFaster), 70);
-  std::vector<int64_t> compute_faster =
-      ProjectSteps(b.model(), set, {{WhatIfKind::kCategoryFaster, "", PathCategory::kCompute, 0.5}});
+  std::vector<int64_t> compute_faster = ProjectSteps(
+      b.model(), set, {{WhatIfKind::kCategoryFaster, "", PathCategory::kCompute, 0.5}});
   EXPECT_EQ(compute_faster, std::vector<int64_t>{70});
 }
 
@@ -169,7 +174,7 @@ TEST(CriticalPathTest, SyncOnAnIdleDeviceIsHostTime) {
   HandBuiltModel b = LaunchAndSync(20, 30, 50, 60);
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   const CategoryTimes& a = r.steps[0].attribution;
   EXPECT_EQ(Of(a, PathCategory::kSync), 10);
   EXPECT_EQ(Of(a, PathCategory::kCompute), 0);
@@ -200,12 +205,12 @@ TEST(CriticalPathTest, MultiStreamJoinTakesTheLaterStream) {
   }
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kCompute), 80);  // gemm_b
   EXPECT_EQ(r.steps[0].critical_thread, stream_b);
   // gemm_b 50% faster: it ends at 50, but gemm_a ends at 60: the sync returns at 65.
-  std::vector<int64_t> faster =
-      ProjectSteps(b.model(), set, {{WhatIfKind::kOperatorFaster, "gemm_b", PathCategory::kCompute, 0.5}});
+  std::vector<int64_t> faster = ProjectSteps(
+      b.model(), set, {{WhatIfKind::kOperatorFaster, "gemm_b", PathCategory::kCompute, 0.5}});
   EXPECT_EQ(faster, std::vector<int64_t>{70});
   EXPECT_EQ(r.slice_slack[ka], 30);  // gemm_a could end 30 later
 }
@@ -230,7 +235,7 @@ TEST(CriticalPathTest, TiedInputsGiveOnePath) {
   }
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kCompute), 80);
   EXPECT_EQ(r.steps[0].critical_thread, stream_a);  // the first-listed input wins a tie
   EXPECT_EQ(r.slice_slack[ka], 0);
@@ -246,9 +251,9 @@ HandBuiltModel LateRank() {
   const int64_t arrive[] = {20, 70};
   for (int32_t rank = 0; rank < 2; ++rank) {
     const uint32_t t = b.AddProcess(100 + rank, -1, rank);
-    b.mutable_model().processes.metadata[rank] =
-        R"({"hostname":"node1","rank":)" + std::to_string(rank) +
-        R"(,"world_size":2,"local_world_size":2})";
+    b.mutable_model().processes.metadata[rank] = R"({"hostname":"node1","rank":)" +
+                                                 std::to_string(rank) +
+                                                 R"(,"world_size":2,"local_world_size":2})";
     b.AddStep(t, 1, 0, 100);
     b.AddSlice(t, 0, arrive[rank], "aten::mm", "cpu_op");
     b.AddSlice(t, arrive[rank], 80, "gloo:all_reduce", "cpu_op");
@@ -262,7 +267,7 @@ TEST(CriticalPathTest, CollectiveGatedByTheLateRank) {
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
   ASSERT_EQ(r.steps.size(), 1u);  // one job step of two ranks
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   const CriticalPathStep& step = r.steps[0];
   EXPECT_EQ(step.critical_rank, 1);
   EXPECT_EQ(Of(step.attribution, PathCategory::kCompute), 90);      // rank 1's 70 + 20 after
@@ -288,7 +293,7 @@ TEST(CriticalPathTest, OverlappedDeviceWorkIsOffThePath) {
   b.AddSlice(0, 16, 19, "aten::add", "cpu_op");
   const AnalysisSet set = RunAnalyses(Finish(b));
   const CriticalPathResult& r = set.critical_path;
-  ExpectConsistent(r);
+  ExpectConsistent(b.model(), r);
   // The sync began at 20 and the kernel ended at 30: the device gated it from 30; after, 55
   // of the sync's own time (nothing recorded on the device) is synchronisation.
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kSync), 55);

@@ -1,6 +1,7 @@
 #include "analysis/critical_path/critical_path.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -101,7 +102,8 @@ std::string TopComputeName(const model::Model& model, const RunIndex& index) {
 std::vector<WhatIfSpec> StandardWhatIfs(const std::string& top_name) {
   std::vector<WhatIfSpec> specs;
   specs.push_back({WhatIfKind::kDataLoadingFree, "", PathCategory::kDataLoading, 1.0});
-  if (!top_name.empty()) specs.push_back({WhatIfKind::kOperatorFaster, top_name, PathCategory::kCompute, 0.5});
+  if (!top_name.empty())
+    specs.push_back({WhatIfKind::kOperatorFaster, top_name, PathCategory::kCompute, 0.5});
   specs.push_back({WhatIfKind::kRankAtMedian, "", PathCategory::kCompute, 0.0});
   specs.push_back({WhatIfKind::kCommunicationOverlapped, "", PathCategory::kCommTransit, 1.0});
   return specs;
@@ -158,7 +160,8 @@ class StepSolver {
     const PathWeights recorded;
     SolveForward(graph_, recorded, false, &pass_);
     std::vector<CategoryTimes> own;
-    for (uint32_t m = 0; m < graph_.members.size(); ++m) own.push_back(Attribute(WalkMemberPath(graph_, pass_, m)));
+    for (uint32_t m = 0; m < graph_.members.size(); ++m)
+      own.push_back(Attribute(WalkMemberPath(graph_, pass_, m)));
     std::vector<uint8_t> selected;
     PathWeights weights;
     if (!WeightsFor(graph_, model_, specs, BusyOf(own), &selected, &weights)) {
@@ -171,17 +174,18 @@ class StepSolver {
  private:
   static CategoryTimes Attribute(const std::vector<WalkedSegment>& path) {
     CategoryTimes times;
-    for (const WalkedSegment& segment : path) times[segment.category] += segment.end_ns - segment.begin_ns;
+    for (const WalkedSegment& segment : path)
+      times[segment.category] += segment.end_ns - segment.begin_ns;
     return times;
   }
 
   void RecordSlack(const PathWeights& recorded) {
     const std::vector<int64_t> latest = SolveLatest(graph_, recorded, pass_);
-    std::vector<int64_t>& slack = result_->slice_slack;
+    std::vector<float>& slack = result_->slice_slack;
     for (const PathOwner& owner : graph_.owners) {
       if (owner.end_node == model::kNoRow || latest[owner.end_node] == kUnboundedSlack) continue;
-      slack[owner.slice] =
-          std::min(slack[owner.slice], latest[owner.end_node] - pass_.earliest[owner.end_node]);
+      const float ns = static_cast<float>(latest[owner.end_node] - pass_.earliest[owner.end_node]);
+      slack[owner.slice] = std::min(slack[owner.slice], ns);
     }
   }
 
@@ -193,21 +197,21 @@ class StepSolver {
     std::map<uint32_t, int64_t> by_thread;
     for (const WalkedSegment& w : path) {
       const PathChain& chain = graph_.chains[w.chain];
-      CriticalPathSegment segment;
-      segment.begin_ns = w.begin_ns;
-      segment.end_ns = w.end_ns;
-      segment.category = w.category;
-      segment.slice = w.owner == model::kNoRow ? model::kNoRow : graph_.owners[w.owner].slice;
-      segment.thread = chain.thread;
-      segment.rank = chain.member == kNoMember ? -1 : graph_.members[chain.member].rank;
-      segment.latency = w.latency;
-      result_->segments.push_back(segment);
+      const uint32_t slice =
+          w.owner == model::kNoRow ? model::kNoRow : graph_.owners[w.owner].slice;
+      CriticalPathSegments& out = result_->segments;
+      out.begin_ns.push_back(w.begin_ns);
+      const bool self = slice != model::kNoRow && !w.latency;
+      out.ref.push_back(self ? slice : chain.thread);
+      out.kind.push_back(static_cast<uint8_t>(
+          static_cast<uint8_t>(w.category) |
+          (w.latency ? CriticalPathSegments::kLatency : (self ? 0 : CriticalPathSegments::kGap))));
       const int64_t length = w.end_ns - w.begin_ns;
       step->attribution[w.category] += length;
       if (chain.member != kNoMember) on_path_[chain.member] += length;
       if (chain.thread != model::kNoRow) by_thread[chain.thread] += length;
-      if (segment.slice != model::kNoRow && w.category != PathCategory::kIdle) {
-        auto& entry = by_name[model_.slices.name[segment.slice]];
+      if (slice != model::kNoRow && w.category != PathCategory::kIdle) {
+        auto& entry = by_name[model_.slices.name[slice]];
         entry.first = w.category;
         entry.second += length;
       }
@@ -282,6 +286,24 @@ class StepSolver {
 
 }  // namespace
 
+CriticalPathSegment CriticalPathResult::Segment(const model::Model& model,
+                                                const CriticalPathStep& step, uint32_t i) const {
+  CriticalPathSegment segment;
+  segment.begin_ns = segments.begin_ns[i];
+  segment.end_ns =
+      i + 1 < step.first_segment + step.segment_count ? segments.begin_ns[i + 1] : step.end_ns;
+  const uint8_t kind = segments.kind[i];
+  segment.category = static_cast<PathCategory>(kind & 0x3f);
+  segment.latency = (kind & CriticalPathSegments::kLatency) != 0;
+  const bool self = (kind & (CriticalPathSegments::kLatency | CriticalPathSegments::kGap)) == 0;
+  segment.slice = self ? segments.ref[i] : model::kNoRow;
+  segment.thread = self ? model.ThreadOfSlice(segments.ref[i]) : segments.ref[i];
+  segment.rank = segment.thread == model::kNoRow
+                     ? -1
+                     : model.processes.rank[model.ProcessOfThread(segment.thread)];
+  return segment;
+}
+
 const WhatIfSummary* CriticalPathResult::Find(WhatIfKind kind) const {
   for (const WhatIfSummary& summary : what_ifs) {
     if (summary.spec.kind == kind) return &summary;
@@ -295,7 +317,8 @@ CriticalPathResult ComputeCriticalPath(const model::Model& model, const Analysis
   const std::vector<StepGroup> groups = GroupsOf(model, so_far, index, &result.whole_run);
   const std::vector<WhatIfSpec> what_ifs = StandardWhatIfs(TopComputeName(model, index));
   for (const WhatIfSpec& spec : what_ifs) result.what_ifs.push_back({spec});
-  model::AssignOnHugePages(result.slice_slack, model.slices.size(), kUnboundedSlack);
+  model::AssignOnHugePages(result.slice_slack, model.slices.size(),
+                           std::numeric_limits<float>::infinity());
   StepSolver solver(model, index, &result);
   for (const StepGroup& group : groups) solver.Solve(group, what_ifs);
   return result;

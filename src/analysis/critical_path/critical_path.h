@@ -33,7 +33,7 @@ namespace aiprof::analysis {
 
 struct AnalysisSet;
 
-// A piece of the job's critical path.
+// A piece of the job's critical path, as CriticalPathResult::Segment gives it.
 struct CriticalPathSegment {
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
@@ -50,7 +50,7 @@ struct CriticalPathRank {
   uint32_t step_id = model::kNoRow;
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
-  CategoryTimes own;        // its own path: sums to end − begin
+  CategoryTimes own;           // its own path: sums to end − begin
   int64_t on_job_path_ns = 0;  // the job's path on this rank's threads, streams and loaders
 };
 
@@ -68,9 +68,9 @@ struct CriticalPathStep {
   int64_t begin_ns = 0;  // the earliest rank's begin
   int64_t end_ns = 0;    // the last rank's end
   int32_t critical_rank = -1;
-  uint32_t critical_thread = model::kNoRow;  // where the path spends most time
-  CategoryTimes attribution;                 // the job's path: sums to end − begin
-  uint32_t first_segment = 0, segment_count = 0;  // CriticalPathResult::segments
+  uint32_t critical_thread = model::kNoRow;       // where the path spends most time
+  CategoryTimes attribution;                      // the job's path: sums to end − begin
+  uint32_t first_segment = 0, segment_count = 0;  // CriticalPathResult::segments rows
   uint32_t first_rank = 0, rank_count = 0;        // CriticalPathResult::ranks
   std::vector<CriticalPathItem> top_items;        // the longest names on the path
   std::vector<int64_t> projected_ns;  // per CriticalPathResult::what_ifs: projected time
@@ -90,20 +90,36 @@ struct WhatIfSummary {
   }
 };
 
+// The job's paths piece by piece, 13 bytes a piece (a path holds about one piece per event on
+// it): a piece ends where the next begins, a step's last where the step ends; the rank is its
+// thread's process's.
+struct CriticalPathSegments {
+  static constexpr uint8_t kGap = 0x40;      // nothing recorded: `ref` is the thread
+  static constexpr uint8_t kLatency = 0x80;  // an edge's latency: `ref` is the thread
+  std::vector<int64_t> begin_ns;
+  std::vector<uint32_t> ref;  // slice row of the self time, or ThreadTable row
+  std::vector<uint8_t> kind;  // PathCategory | kGap | kLatency
+  size_t size() const { return begin_ns.size(); }
+};
+
 struct CriticalPathResult {
   bool whole_run = false;  // no steps: each process's recorded span is one "step"
   std::vector<CriticalPathStep> steps;
-  std::vector<CriticalPathSegment> segments;  // per step, in time order
-  std::vector<CriticalPathRank> ranks;        // per step, by rank
-  std::vector<WhatIfSummary> what_ifs;        // the standard projections over all steps
-  CategoryTimes attribution;                  // Σ over the steps
-  int64_t step_ns = 0;                        // Σ step time
+  CriticalPathSegments segments;        // per step, in time order
+  std::vector<CriticalPathRank> ranks;  // per step, by rank
+  std::vector<WhatIfSummary> what_ifs;  // the standard projections over all steps
+  CategoryTimes attribution;            // Σ over the steps
+  int64_t step_ns = 0;                  // Σ step time
   uint64_t dropped_edges = 0;
-  // Per slice: how long its end could slip without delaying its step's end (latest − earliest
-  // finish); kUnboundedSlack for slices that gate no step's end or lie outside every step.
-  std::vector<int64_t> slice_slack;
+  // Per slice: how long (ns) its end could slip without delaying its step's end (latest −
+  // earliest finish; a float: 4 bytes a slice, ~1e-7 relative); +infinity for slices that
+  // gate no step's end or lie outside every step.
+  std::vector<float> slice_slack;
 
   const WhatIfSummary* Find(WhatIfKind kind) const;
+  // Piece `i` (an index into `segments`) of `step`'s path.
+  CriticalPathSegment Segment(const model::Model& model, const CriticalPathStep& step,
+                              uint32_t i) const;
 };
 
 CriticalPathResult ComputeCriticalPath(const model::Model& model, const AnalysisSet& so_far);

@@ -19,6 +19,7 @@ void GraphBuilder::Build(const std::vector<GraphMemberSpec>& members, PathGraph*
   owner_category_.clear();
   owner_waits_.clear();
   owner_inside_wait_.clear();
+  owner_task_.clear();
   chain_scratch_.clear();
   if (members.empty()) return;
   g_->begin_ns = members.front().begin_ns;
@@ -94,6 +95,7 @@ uint32_t GraphBuilder::AddNode(int64_t time, uint32_t owner, uint32_t chain) {
   g.category.push_back(gap ? static_cast<uint8_t>(gap_category) : owner_category_[owner]);
   g.flags.push_back(gap || owner_waits_[owner] ? kNodeWaitSegment : 0);
   g.node_chain.push_back(chain);
+  g.node_join.push_back(model::kNoRow);
   return node;
 }
 
@@ -120,6 +122,7 @@ uint32_t GraphBuilder::PushOwner(uint32_t slice, uint32_t parent, ChainKind kind
   owner_category_.push_back(static_cast<uint8_t>(category));
   owner_waits_.push_back((role & (kRoleStep | kRoleSync | kRoleComm | kRoleInputWait)) != 0);
   owner_inside_wait_.push_back(inside_wait);
+  owner_task_.push_back({model::kNoRow, model::kNoRow});
   return owner;
 }
 
@@ -179,11 +182,10 @@ void GraphBuilder::AddChain(uint32_t track, ChainKind kind, uint32_t member, int
     g.owners[owner].start_node = start;
     stack_.push_back(owner);
     if (device && (index_.role(row) & kRoleDeviceTask)) {
-      // Enqueued when its launch call began (the earliest flow into it), else when it began.
-      int64_t launched = s.ts[row];
-      auto [from, to] = index_.FlowsInto(row);
-      for (; from != to; ++from) launched = std::min(launched, s.ts[*from]);
-      chain_scratch_.back().tasks.push_back({launched, owner});
+      // Enqueued when it began, or when the call that launched it began (the flows, later).
+      std::vector<DeviceTask>& tasks = chain_scratch_.back().tasks;
+      owner_task_[owner] = {chain, static_cast<uint32_t>(tasks.size())};
+      tasks.push_back({s.ts[row], owner});
     }
   }
   while (!stack_.empty()) close_top();
@@ -206,23 +208,31 @@ uint32_t GraphBuilder::NodeAtOrAfter(const PathChain& chain, int64_t time) const
 
 void GraphBuilder::AddLaunchAndFlowEdges() {
   const model::SliceTable& s = index_.model().slices;
+  const model::FlowTable& f = index_.model().flows;
   PathGraph& g = *g_;
-  for (uint32_t o = 0; o < g.owners.size(); ++o) {
-    const PathOwner target = g.owners[o];
-    const ChainKind kind = g.chains[g.node_chain[target.start_node]].kind;
-    auto [from, to] = index_.FlowsInto(target.slice);
-    for (; from != to; ++from) {
-      const uint32_t source = OwnerOf(*from);
-      if (source == model::kNoRow) continue;
-      const PathOwner& src = g.owners[source];
-      const bool src_device = g.chains[g.node_chain[src.start_node]].kind == ChainKind::kDeviceStream;
-      if (kind == ChainKind::kDeviceStream && !src_device) {
-        AddEdge(src.start_node, target.start_node, EdgeKind::kLaunch, PathCategory::kHostOverhead);
-      } else {
-        const bool after_end = s.end[*from] <= s.ts[target.slice];
-        AddEdge(after_end ? src.end_node : src.start_node, target.start_node, EdgeKind::kFlow,
-                PathCategory::kHostOverhead);
+  // A target that began before the window has its source before it too: not in the graph.
+  auto [flow, flows_end] = index_.FlowsInto(g.begin_ns, g.end_ns);
+  for (; flow != flows_end; ++flow) {
+    const uint32_t to_slice = f.to_slice[*flow], from_slice = f.from_slice[*flow];
+    const uint32_t target = OwnerOf(to_slice);
+    const uint32_t source = OwnerOf(from_slice);
+    if (target == model::kNoRow || source == model::kNoRow) continue;
+    const PathOwner& dst = g.owners[target];
+    const PathOwner& src = g.owners[source];
+    const bool to_device = g.chains[g.node_chain[dst.start_node]].kind == ChainKind::kDeviceStream;
+    const bool from_device =
+        g.chains[g.node_chain[src.start_node]].kind == ChainKind::kDeviceStream;
+    if (to_device && !from_device) {
+      AddEdge(src.start_node, dst.start_node, EdgeKind::kLaunch, PathCategory::kHostOverhead);
+      const auto [chain, task] = owner_task_[target];
+      if (chain != model::kNoRow) {
+        int64_t& launched = chain_scratch_[chain].tasks[task].launch_ns;
+        launched = std::min(launched, s.ts[from_slice]);
       }
+    } else {
+      const bool after_end = s.end[from_slice] <= s.ts[to_slice];
+      AddEdge(after_end ? src.end_node : src.start_node, dst.start_node, EdgeKind::kFlow,
+              PathCategory::kHostOverhead);
     }
   }
 }
@@ -243,8 +253,9 @@ void GraphBuilder::AddSyncEdges() {
       if (sync_kind == 3 && chain.thread != sync_thread) continue;  // a stream sync
       const std::vector<DeviceTask>& tasks = chain_scratch_[c].tasks;
       // The last task enqueued before the call began: the stream finishes it last.
-      auto last = std::upper_bound(tasks.begin(), tasks.end(), s.ts[call.slice],
-                                   [](int64_t t, const DeviceTask& task) { return t < task.launch_ns; });
+      auto last =
+          std::upper_bound(tasks.begin(), tasks.end(), s.ts[call.slice],
+                           [](int64_t t, const DeviceTask& task) { return t < task.launch_ns; });
       if (last == tasks.begin()) continue;
       AddEdge(g.owners[std::prev(last)->owner].end_node, call.end_node, EdgeKind::kSync,
               PathCategory::kSync);
@@ -310,7 +321,8 @@ void GraphBuilder::AddCommunicationEdges() {
       const PathOwner& op = g.owners[matched[j].second];
       last_arrival = std::max(last_arrival, g.time[op.start_node]);
       const uint32_t member = g.chains[g.node_chain[op.start_node]].member;
-      if (std::find(members.begin(), members.end(), member) == members.end()) members.push_back(member);
+      if (std::find(members.begin(), members.end(), member) == members.end())
+        members.push_back(member);
     }
     if (members.size() >= 2) {
       PathChain all_arrived;
@@ -326,6 +338,7 @@ void GraphBuilder::AddCommunicationEdges() {
       g.category.push_back(static_cast<uint8_t>(PathCategory::kCommWait));
       g.flags.push_back(0);
       g.node_chain.push_back(chain);
+      g.node_join.push_back(model::kNoRow);
       for (size_t k = i; k < j; ++k) {
         const PathOwner& op = g.owners[matched[k].second];
         AddEdge(op.start_node, all_arrived.begin, EdgeKind::kArrival, PathCategory::kCommWait);
@@ -382,7 +395,8 @@ void GraphBuilder::FinishJoins() {
       ++g.dropped_edges;
       continue;
     }
-    if (kept > 0 && g.edges[kept - 1].to == edge.to && g.edges[kept - 1].from == edge.from) continue;
+    if (kept > 0 && g.edges[kept - 1].to == edge.to && g.edges[kept - 1].from == edge.from)
+      continue;
     g.edges[kept++] = edge;
   }
   g.edges.resize(kept);
@@ -399,7 +413,9 @@ void GraphBuilder::FinishJoins() {
       const bool waits = first || (g.flags[v] & kNodeWaitSegment) != 0;
       latest = std::max(latest, first ? g.begin_ns : (waits ? g.time[v - 1] : g.time[v]));
     }
-    g.joins.push_back({v, static_cast<uint32_t>(i), static_cast<uint32_t>(j - i), g.time[v] - latest});
+    g.node_join[v] = static_cast<uint32_t>(g.joins.size());
+    g.joins.push_back(
+        {v, static_cast<uint32_t>(i), static_cast<uint32_t>(j - i), g.time[v] - latest});
     g.flags[v] |= kNodeJoin;
     i = j;
   }

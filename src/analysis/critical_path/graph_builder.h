@@ -58,7 +58,8 @@ class GraphBuilder {
 
   void AddMemberChains(uint32_t member, const GraphMemberSpec& spec,
                        std::vector<uint8_t>* device_taken);
-  void AddChain(uint32_t track, ChainKind kind, uint32_t member, int64_t cut_begin, int64_t cut_end);
+  void AddChain(uint32_t track, ChainKind kind, uint32_t member, int64_t cut_begin,
+                int64_t cut_end);
   uint32_t AddNode(int64_t time, uint32_t owner, uint32_t chain);
   uint32_t PushOwner(uint32_t slice, uint32_t parent, ChainKind kind);
   uint32_t OwnerOf(uint32_t slice) const;
@@ -75,6 +76,8 @@ class GraphBuilder {
   PathGraph* g_ = nullptr;
   std::vector<uint32_t> owner_of_slice_;  // per slice; valid only when OwnerOf confirms it
   std::vector<uint8_t> owner_category_, owner_waits_, owner_inside_wait_;
+  // Per owner: its place among its stream's tasks (chain, index), kNoRow when no task.
+  std::vector<std::pair<uint32_t, uint32_t>> owner_task_;
   std::vector<ChainScratch> chain_scratch_;
   std::vector<uint32_t> window_;
   std::vector<uint32_t> stack_;

@@ -53,10 +53,10 @@ enum class EdgeKind : uint8_t {
 };
 
 struct PathChain {
-  uint32_t begin = 0;              // first node
-  uint32_t end = 0;                // one past the last node
+  uint32_t begin = 0;               // first node
+  uint32_t end = 0;                 // one past the last node
   uint32_t thread = model::kNoRow;  // ThreadTable row; kNoRow for a virtual node
-  uint32_t member = 0;  // PathGraph::members index; kNoMember for a virtual node
+  uint32_t member = 0;              // PathGraph::members index; kNoMember for a virtual node
   ChainKind kind = ChainKind::kHostThread;
   // The category of the time from the window's begin to the first node (a gap).
   PathCategory lead = PathCategory::kIdle;
@@ -98,23 +98,26 @@ struct PathMember {
 };
 
 struct PathGraph {
-  int64_t begin_ns = 0;  // the window: the earliest member's begin
-  int64_t end_ns = 0;    // the latest member's end
-  std::vector<int64_t> time;      // per node: recorded time
-  std::vector<uint32_t> owner;    // per node: PathOwner of the segment ending here; kNoRow: gap
-  std::vector<uint8_t> category;  // per node: PathCategory of that segment
-  std::vector<uint8_t> flags;     // per node: PathNodeFlags
+  int64_t begin_ns = 0;              // the window: the earliest member's begin
+  int64_t end_ns = 0;                // the latest member's end
+  std::vector<int64_t> time;         // per node: recorded time
+  std::vector<uint32_t> owner;       // per node: PathOwner of the segment ending here; kNoRow: gap
+  std::vector<uint8_t> category;     // per node: PathCategory of that segment
+  std::vector<uint8_t> flags;        // per node: PathNodeFlags
   std::vector<uint32_t> node_chain;  // per node: its PathChain
-  std::vector<PathChain> chains;  // contiguous node ranges, by begin
-  std::vector<PathEdge> edges;    // by `to`
-  std::vector<PathJoin> joins;    // by node
-  std::vector<PathOwner> owners;  // a parent before its children
+  std::vector<uint32_t> node_join;   // per node: its PathJoin, kNoRow when none
+  std::vector<PathChain> chains;     // contiguous node ranges, by begin
+  std::vector<PathEdge> edges;       // by `to`
+  std::vector<PathJoin> joins;       // by node
+  std::vector<PathOwner> owners;     // a parent before its children
   std::vector<PathMember> members;
   uint64_t dropped_edges = 0;  // dependencies the recording contradicts (clock skew)
 
   size_t nodes() const { return time.size(); }
-  // The join of a node flagged kNodeJoin (binary search); null for any other node.
-  const PathJoin* JoinOf(uint32_t node) const;
+  // The join of a node flagged kNodeJoin; null for any other node.
+  const PathJoin* JoinOf(uint32_t node) const {
+    return node_join[node] == model::kNoRow ? nullptr : &joins[node_join[node]];
+  }
   // The member whose step ends last: the job step's end.
   uint32_t LastMember() const;
 };

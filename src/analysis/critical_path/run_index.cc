@@ -15,13 +15,24 @@ namespace {
 
 // Runtime and driver calls that return only once the device work they wait for is done.
 bool IsDeviceSyncCall(std::string_view name) {
-  static constexpr std::string_view kNames[] = {
-      "cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-      "cudaThreadSynchronize", "cuCtxSynchronize",      "cuStreamSynchronize",
-      "cuEventSynchronize",    "cudaMemcpy",            "cudaMemcpy2D",
-      "cudaMemcpy3D",          "cudaMemcpyToSymbol",    "cudaMemcpyFromSymbol",
-      "cuMemcpy",              "cuMemcpyDtoH",          "cuMemcpyHtoD",
-      "cuMemcpyDtoH_v2",       "cuMemcpyHtoD_v2",       "cuMemcpyDtoD_v2"};
+  static constexpr std::string_view kNames[] = {"cudaDeviceSynchronize",
+                                                "cudaStreamSynchronize",
+                                                "cudaEventSynchronize",
+                                                "cudaThreadSynchronize",
+                                                "cuCtxSynchronize",
+                                                "cuStreamSynchronize",
+                                                "cuEventSynchronize",
+                                                "cudaMemcpy",
+                                                "cudaMemcpy2D",
+                                                "cudaMemcpy3D",
+                                                "cudaMemcpyToSymbol",
+                                                "cudaMemcpyFromSymbol",
+                                                "cuMemcpy",
+                                                "cuMemcpyDtoH",
+                                                "cuMemcpyHtoD",
+                                                "cuMemcpyDtoH_v2",
+                                                "cuMemcpyHtoD_v2",
+                                                "cuMemcpyDtoD_v2"};
   return std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames);
 }
 
@@ -105,10 +116,11 @@ void RunIndex::ClassifySlices(const AnalysisSet& set) {
   for (uint32_t row = 0; row < s.size(); ++row) {
     uint8_t role = name_role[s.name[row]] | category_role[s.category[row]];
     const uint8_t kind = compute.kind[row];
-    if (compute.device_run ? kind == kComputeDeviceTask
-                           : kind == kComputeFrameworkOp ||
-                                 (kind == kComputeMarkerRange &&
-                                  markers_compute[model_.ProcessOfThread(model_.ThreadOfSlice(row))])) {
+    if (compute.device_run
+            ? kind == kComputeDeviceTask
+            : kind == kComputeFrameworkOp ||
+                  (kind == kComputeMarkerRange &&
+                   markers_compute[model_.ProcessOfThread(model_.ThreadOfSlice(row))])) {
       role |= kRoleCompute;
     }
     slice_role_.push_back(role);
@@ -132,26 +144,33 @@ void RunIndex::ClassifySlices(const AnalysisSet& set) {
 
 void RunIndex::IndexFlows() {
   const model::FlowTable& f = model_.flows;
-  const size_t slices = model_.slices.size();
-  model::AssignOnHugePages(flow_first_, slices + 1, uint32_t{0});
-  for (uint32_t row = 0; row < f.size(); ++row) {
-    if (f.to_slice[row] < slices && f.from_slice[row] < slices) ++flow_first_[f.to_slice[row] + 1];
-  }
-  for (size_t i = 0; i < slices; ++i) flow_first_[i + 1] += flow_first_[i];
-  flow_from_.resize(flow_first_[slices]);
-  std::vector<uint32_t> next(flow_first_.begin(), flow_first_.end() - 1);
+  const model::SliceTable& s = model_.slices;
+  const size_t slices = s.size();
   const model::StringId sync_kind = model_.strings.Find("cuda_sync_kind");
+  model::ReserveOnHugePages(flows_, f.size());
   for (uint32_t row = 0; row < f.size(); ++row) {
     const uint32_t from = f.from_slice[row], to = f.to_slice[row];
     if (to >= slices || from >= slices) continue;
-    flow_from_[next[to]++] = from;
+    flows_.push_back(row);
     if (slice_role_[to] & kRoleSkip) {  // a CUDA sync record: what the call waited for
-      const uint32_t kind =
-          static_cast<uint32_t>(ArgValue(model_, model_.slices.args[to], sync_kind, 0));
-      sync_targets_.push_back({from, {kind, model_.slices.track[to]}});
+      const uint32_t kind = static_cast<uint32_t>(ArgValue(model_, s.args[to], sync_kind, 0));
+      sync_targets_.push_back({from, {kind, s.track[to]}});
     }
   }
+  // Flows are paired in record order, mostly by the target's start already.
+  StableSortRuns(flows_,
+                 [&](uint32_t a, uint32_t b) { return s.ts[f.to_slice[a]] < s.ts[f.to_slice[b]]; });
   std::sort(sync_targets_.begin(), sync_targets_.end());
+}
+
+std::pair<const uint32_t*, const uint32_t*> RunIndex::FlowsInto(int64_t begin, int64_t end) const {
+  const model::SliceTable& s = model_.slices;
+  const model::FlowTable& f = model_.flows;
+  const auto first = std::partition_point(
+      flows_.begin(), flows_.end(), [&](uint32_t row) { return s.ts[f.to_slice[row]] < begin; });
+  const auto last = std::partition_point(first, flows_.end(),
+                                         [&](uint32_t row) { return s.ts[f.to_slice[row]] < end; });
+  return {flows_.data() + (first - flows_.begin()), flows_.data() + (last - flows_.begin())};
 }
 
 void RunIndex::FindProcessLinks(const AnalysisSet& set) {
@@ -246,9 +265,9 @@ uint32_t RunIndex::CommTimingOf(uint32_t slice) const {
 }
 
 std::pair<uint32_t, uint32_t> RunIndex::SyncTargetOf(uint32_t call) const {
-  auto found = std::lower_bound(
-      sync_targets_.begin(), sync_targets_.end(), call,
-      [](const std::pair<uint32_t, std::pair<uint32_t, uint32_t>>& e, uint32_t c) { return e.first < c; });
+  auto found = std::lower_bound(sync_targets_.begin(), sync_targets_.end(), call,
+                                [](const std::pair<uint32_t, std::pair<uint32_t, uint32_t>>& e,
+                                   uint32_t c) { return e.first < c; });
   if (found == sync_targets_.end() || found->first != call) return {0, model::kNoRow};
   return found->second;
 }

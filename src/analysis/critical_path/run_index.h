@@ -19,13 +19,13 @@ namespace aiprof::analysis {
 struct AnalysisSet;
 
 enum SliceRole : uint8_t {
-  kRoleCompute = 1u << 0,    // counts as compute (overlap.h's classification)
-  kRoleInputWait = 1u << 1,  // named like an input wait (input_wait.h)
-  kRoleSync = 1u << 2,       // a host call that blocks until the device is done
-  kRoleComm = 1u << 3,       // a communication operation (model/communication.h)
-  kRoleStep = 1u << 4,       // a step's own range (model/steps.h)
-  kRoleIssue = 1u << 5,      // a c10d dispatcher op, which issues backend work
-  kRoleSkip = 1u << 6,       // not work of its track: CUDA sync records on a stream
+  kRoleCompute = 1u << 0,     // counts as compute (overlap.h's classification)
+  kRoleInputWait = 1u << 1,   // named like an input wait (input_wait.h)
+  kRoleSync = 1u << 2,        // a host call that blocks until the device is done
+  kRoleComm = 1u << 3,        // a communication operation (model/communication.h)
+  kRoleStep = 1u << 4,        // a step's own range (model/steps.h)
+  kRoleIssue = 1u << 5,       // a c10d dispatcher op, which issues backend work
+  kRoleSkip = 1u << 6,        // not work of its track: CUDA sync records on a stream
   kRoleDeviceTask = 1u << 7,  // a kernel, copy or set on a stream
 };
 
@@ -39,10 +39,8 @@ class RunIndex {
   // The track's slices that overlap [begin, end) in (start, longest first) order: those open
   // at `begin`, outermost first, then those starting inside.
   void WindowSlices(uint32_t track, int64_t begin, int64_t end, std::vector<uint32_t>* out) const;
-  // Flows into `slice`: their source slices.
-  std::pair<const uint32_t*, const uint32_t*> FlowsInto(uint32_t slice) const {
-    return {flow_from_.data() + flow_first_[slice], flow_from_.data() + flow_first_[slice + 1]};
-  }
+  // The flows (FlowTable rows) whose target starts in [begin, end), by target start.
+  std::pair<const uint32_t*, const uint32_t*> FlowsInto(int64_t begin, int64_t end) const;
   const std::vector<uint32_t>& tracks_of_thread(uint32_t thread) const {
     return thread_tracks_[thread];
   }
@@ -58,7 +56,9 @@ class RunIndex {
   // The communication analysis row of a kRoleComm slice (model::kNoRow: none), and the
   // matched operation (MatchPeerOperations' group) that row belongs to (kNoRow: no peer).
   uint32_t CommTimingOf(uint32_t slice) const;
-  uint32_t MatchOf(uint32_t timing) const { return timing < match_.size() ? match_[timing] : model::kNoRow; }
+  uint32_t MatchOf(uint32_t timing) const {
+    return timing < match_.size() ? match_[timing] : model::kNoRow;
+  }
   // A synchronising host call's recorded sync kind (CUPTI: 1 event, 2 stream wait event,
   // 3 stream, 4 context) and the stream track it names; {0, kNoRow} when not recorded.
   std::pair<uint32_t, uint32_t> SyncTargetOf(uint32_t call) const;
@@ -75,7 +75,7 @@ class RunIndex {
   std::vector<ChainKind> thread_kind_;
   std::vector<uint32_t> track_first_, track_rows_;  // per track, by start (longest first)
   std::vector<std::vector<uint32_t>> thread_tracks_, process_threads_;
-  std::vector<uint32_t> flow_first_, flow_from_;  // CSR: flows into each slice
+  std::vector<uint32_t> flows_;  // FlowTable rows between two slices, by the target's start
   std::vector<std::vector<uint32_t>> loaders_, devices_;
   std::vector<std::pair<uint32_t, uint32_t>> comm_of_slice_;  // (slice, timing), by slice
   std::vector<uint32_t> match_;                               // per timing

@@ -27,7 +27,8 @@ using analysis::PathCategory;
 std::vector<std::string> CategoryHeaders(const std::string& suffix) {
   std::vector<std::string> headers;
   for (int c = 0; c < kPathCategoryCount; ++c) {
-    headers.push_back(std::string(analysis::PathCategoryName(static_cast<PathCategory>(c))) + suffix);
+    headers.push_back(std::string(analysis::PathCategoryName(static_cast<PathCategory>(c))) +
+                      suffix);
   }
   return headers;
 }
@@ -36,10 +37,11 @@ void Categories(SummaryWriter& w, const CategoryTimes& times) {
   for (int64_t ns : times.ns) w.Micros(ns);
 }
 
-void WriteSteps(const model::Model& m, const analysis::AnalysisSet& set, const SummaryTarget& target) {
+void WriteSteps(const model::Model& m, const analysis::AnalysisSet& set,
+                const SummaryTarget& target) {
   const analysis::CriticalPathResult& r = set.critical_path;
-  std::vector<std::string> headers = {"Step", "Ranks", "Begin(us)", "Step Time(us)",
-                                      "Critical Rank", "Critical Thread"};
+  std::vector<std::string> headers = {"Step",          "Ranks",         "Begin(us)",
+                                      "Step Time(us)", "Critical Rank", "Critical Thread"};
   for (const std::string& h : CategoryHeaders("(us)")) headers.push_back(h);
   for (const analysis::WhatIfSummary& w : r.what_ifs) {
     headers.push_back("Projected: " + w.spec.Describe() + "(us)");
@@ -84,13 +86,13 @@ void WriteRanks(const analysis::AnalysisSet& set, const SummaryTarget& target) {
 void WriteSegments(const model::Model& m, const analysis::AnalysisSet& set,
                    const SummaryTarget& target) {
   const analysis::CriticalPathResult& r = set.critical_path;
-  SummaryWriter w(target, "critical_path_segments",
-                  {"Step", "Begin(us)", "Duration(us)", "Category", "Name", "Kind", "Thread",
-                   "Rank"},
-                  r.segments.size());
+  SummaryWriter w(
+      target, "critical_path_segments",
+      {"Step", "Begin(us)", "Duration(us)", "Category", "Name", "Kind", "Thread", "Rank"},
+      r.segments.size());
   for (const analysis::CriticalPathStep& step : r.steps) {
     for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
-      const analysis::CriticalPathSegment& s = r.segments[i];
+      const analysis::CriticalPathSegment s = r.Segment(m, step, i);
       if (r.whole_run) {
         w.NotApplicable();
       } else {

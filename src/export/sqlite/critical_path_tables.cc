@@ -29,7 +29,8 @@ CREATE TABLE CRITICAL_PATH_WHAT_IF(stepId INTEGER, step INTEGER, loop INTEGER, w
 )sql";
 
 // A step row's id column: the StepTable row, NULL for a whole-run span.
-void StepColumns(Row& row, const analysis::CriticalPathResult& r, const analysis::CriticalPathStep& step) {
+void StepColumns(Row& row, const analysis::CriticalPathResult& r,
+                 const analysis::CriticalPathStep& step) {
   if (r.whole_run) {
     row.Null().Null().Null();
   } else {
@@ -60,7 +61,8 @@ bool WriteCriticalPathTables(sqlite3* db, RowSource& rows, const model::Model& m
       db, "ENUM_CRITICAL_PATH_CATEGORY", 2,
       [&](Row& row) {
         if (category == analysis::kPathCategoryCount) return false;
-        row.Int(category).Text(analysis::PathCategoryName(static_cast<analysis::PathCategory>(category)));
+        row.Int(category).Text(
+            analysis::PathCategoryName(static_cast<analysis::PathCategory>(category)));
         ++category;
         return true;
       },
@@ -102,28 +104,30 @@ bool WriteCriticalPathTables(sqlite3* db, RowSource& rows, const model::Model& m
                  error);
   step_index = 0;
   size_t segment = 0;
-  ok = ok && rows.InsertAll(
-                 db, "CRITICAL_PATH_SEGMENT", 8,
-                 [&](Row& row) {
-                   while (step_index < r.steps.size() && segment == r.steps[step_index].segment_count) {
-                     ++step_index;
-                     segment = 0;
-                   }
-                   if (step_index == r.steps.size()) return false;
-                   const analysis::CriticalPathStep& step = r.steps[step_index];
-                   const analysis::CriticalPathSegment& s = r.segments[step.first_segment + segment++];
-                   if (r.whole_run) {
-                     row.Null();
-                   } else {
-                     row.Int(step.step_id);
-                   }
-                   row.Int(s.begin_ns).Int(s.end_ns).Int(static_cast<int64_t>(s.category));
-                   row.Text(s.slice == model::kNoRow ? "" : m.Str(m.slices.name[s.slice]));
-                   row.Text(s.latency ? "latency" : (s.slice == model::kNoRow ? "gap" : "self"));
-                   row.Text(label(s.thread)).Int(s.rank);
-                   return true;
-                 },
-                 error);
+  ok = ok &&
+       rows.InsertAll(
+           db, "CRITICAL_PATH_SEGMENT", 8,
+           [&](Row& row) {
+             while (step_index < r.steps.size() && segment == r.steps[step_index].segment_count) {
+               ++step_index;
+               segment = 0;
+             }
+             if (step_index == r.steps.size()) return false;
+             const analysis::CriticalPathStep& step = r.steps[step_index];
+             const analysis::CriticalPathSegment s =
+                 r.Segment(m, step, step.first_segment + segment++);
+             if (r.whole_run) {
+               row.Null();
+             } else {
+               row.Int(step.step_id);
+             }
+             row.Int(s.begin_ns).Int(s.end_ns).Int(static_cast<int64_t>(s.category));
+             row.Text(s.slice == model::kNoRow ? "" : m.Str(m.slices.name[s.slice]));
+             row.Text(s.latency ? "latency" : (s.slice == model::kNoRow ? "gap" : "self"));
+             row.Text(label(s.thread)).Int(s.rank);
+             return true;
+           },
+           error);
   step_index = 0;
   size_t what_if = 0;
   ok = ok && rows.InsertAll(
@@ -137,7 +141,9 @@ bool WriteCriticalPathTables(sqlite3* db, RowSource& rows, const model::Model& m
                    const analysis::CriticalPathStep& step = r.steps[step_index];
                    const analysis::WhatIfSpec& spec = r.what_ifs[what_if].spec;
                    StepColumns(row, r, step);
-                   row.Text(descriptions[what_if]).Text(analysis::WhatIfKindKey(spec.kind)).Text(spec.name);
+                   row.Text(descriptions[what_if])
+                       .Text(analysis::WhatIfKindKey(spec.kind))
+                       .Text(spec.name);
                    row.Int(step.duration_ns()).Int(step.projected_ns[what_if++]);
                    return true;
                  },
