@@ -7,6 +7,7 @@
 #include "analysis/advice/engine.h"
 #include "analysis/analysis_set.h"
 #include "export/advice/advice_writers.h"
+#include "export/critical_path_job.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "model/parser.h"
@@ -94,6 +95,13 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
   std::vector<analysis::CommunicationAnalysis*> ranks;
   for (auto& set : sets) ranks.push_back(&set->communication_analysis);
   analysis::DerivePeerWaitAcrossRanks(ranks);
+  // The findings' projected savings: with several directories, from the job's critical path
+  // (the directories parsed together once more).
+  std::vector<analysis::WhatIfSummary> job_what_ifs;
+  if (dirs.size() > 1 &&
+      JobWhatIfs(dirs, options.iterations, options.threads, kCommand, err, &job_what_ifs)) {
+    input.job_what_ifs = &job_what_ifs;
+  }
   const analysis::advice::AdviceReport report = analysis::advice::RunAdvice(input, thresholds);
   PrintAdviceReport(report, out, {options.color, 5});
 

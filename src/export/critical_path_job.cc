@@ -13,15 +13,39 @@
 
 namespace aiprof::exporter {
 
-bool RunJobCriticalPath(const std::vector<std::string>& dirs, const AnalyzeOptions& options,
-                        std::ostream& out, std::ostream& err, std::vector<std::string>* written) {
-  constexpr const char* kCommand = "aiprof analyze";
+namespace {
+
+// The raw files of every directory, parsed into one model.
+model::Model ParseTogether(const std::vector<std::string>& dirs, unsigned threads,
+                           std::string_view command, std::ostream& err) {
   std::vector<std::string> files;
   for (const std::string& dir : dirs) {
     for (std::string& file : model::ListRawFiles(dir)) files.push_back(std::move(file));
   }
-  model::Model parsed = model::ParseFiles(files, {options.threads});
-  ReportReadProblems(parsed, kCommand, err);
+  model::Model parsed = model::ParseFiles(files, {threads});
+  ReportReadProblems(parsed, command, err);
+  return parsed;
+}
+
+}  // namespace
+
+bool JobWhatIfs(const std::vector<std::string>& dirs,
+                const std::optional<model::StepRange>& iterations, unsigned threads,
+                std::string_view command, std::ostream& err,
+                std::vector<analysis::WhatIfSummary>* what_ifs) {
+  const model::Model parsed = ParseTogether(dirs, threads, command, err);
+  if (parsed.records == 0) return false;
+  IterationSelection selection;
+  if (!selection.Select(parsed, iterations, command, "the run", err)) return false;
+  const analysis::AnalysisSet set = analysis::RunAnalyses(selection.model(), {iterations});
+  *what_ifs = set.critical_path.what_ifs;
+  return true;
+}
+
+bool RunJobCriticalPath(const std::vector<std::string>& dirs, const AnalyzeOptions& options,
+                        std::ostream& out, std::ostream& err, std::vector<std::string>* written) {
+  constexpr const char* kCommand = "aiprof analyze";
+  const model::Model parsed = ParseTogether(dirs, options.threads, kCommand, err);
   if (parsed.records == 0) {
     err << kCommand << ": " << options.output << ": no readable records for the critical path\n";
     return false;
@@ -50,7 +74,8 @@ bool RunJobCriticalPath(const std::vector<std::string>& dirs, const AnalyzeOptio
       errors.push_back(error);
     }
   } else {
-    WriteCriticalPathFiles(m, set, SummaryTarget{dir.string(), "", options.summary_format, written, &errors});
+    WriteCriticalPathFiles(
+        m, set, SummaryTarget{dir.string(), "", options.summary_format, written, &errors});
   }
   for (const std::string& e : errors) err << kCommand << ": " << e << "\n";
   return errors.empty();

@@ -9,9 +9,20 @@
 #include <string>
 #include <vector>
 
+#include "analysis/critical_path/critical_path.h"
 #include "export/analyze_job.h"
 
 namespace aiprof::exporter {
+
+// The standard what-if projections of `dirs` parsed together as one run, re-solved on the
+// job's critical path (which crosses ranks and processes, so "the slowest rank at the median
+// rank's speed" applies, and a waiting rank's communication is not counted as the job's):
+// what `aiprof advise` ranks its findings by when given several PROF_* directories. False,
+// with a message on `err`, when the run has no readable records or the selection no step.
+bool JobWhatIfs(const std::vector<std::string>& dirs,
+                const std::optional<model::StepRange>& iterations, unsigned threads,
+                std::string_view command, std::ostream& err,
+                std::vector<analysis::WhatIfSummary>* what_ifs);
 
 // False when nothing could be analysed (errors on `err`); `written` gets the paths.
 bool RunJobCriticalPath(const std::vector<std::string>& dirs, const AnalyzeOptions& options,

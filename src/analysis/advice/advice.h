@@ -98,6 +98,10 @@ struct ProfileInput {
 
 struct AdviceInput {
   std::vector<ProfileInput> profiles;  // one per PROF_* directory given
+  // Several profiles of one job (its ranks, a process and its DataLoader workers): the
+  // what-if projections of the job's critical path, the profiles parsed together
+  // (export/critical_path_job.h). Null with one profile, whose own projections are the job's.
+  const std::vector<WhatIfSummary>* job_what_ifs = nullptr;
 };
 
 struct RuleDefinition {

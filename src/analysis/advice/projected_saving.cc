@@ -19,12 +19,20 @@ void AddProjectedSaving(const AdviceInput& input, Finding* finding) {
   if (finding->status != RuleStatus::kTriggered) return;
   const std::optional<WhatIfKind> kind = ProjectionOf(finding->rule);
   if (!kind) return;
+  auto consider = [&](const WhatIfSummary& summary) {
+    if (summary.spec.kind != *kind || !summary.applicable) return;
+    if (summary.saving_share() > finding->projected_saving) {
+      finding->projected_saving = summary.saving_share();
+      finding->projection = summary.spec.Describe();
+    }
+  };
+  if (input.job_what_ifs != nullptr) {
+    for (const WhatIfSummary& summary : *input.job_what_ifs) consider(summary);
+    return;
+  }
   for (const ProfileInput& profile : input.profiles) {
-    const WhatIfSummary* summary = profile.analyses->critical_path.Find(*kind);
-    if (summary == nullptr || !summary->applicable) continue;
-    if (summary->saving_share() > finding->projected_saving) {
-      finding->projected_saving = summary->saving_share();
-      finding->projection = summary->spec.Describe();
+    for (const WhatIfSummary& summary : profile.analyses->critical_path.what_ifs) {
+      consider(summary);
     }
   }
 }
