@@ -83,7 +83,10 @@ std::string TopComputeName(const model::Model& model, const RunIndex& index) {
   std::unordered_map<model::StringId, int64_t> total;
   const model::SliceTable& s = model.slices;
   for (uint32_t row = 0; row < s.size(); ++row) {
-    if ((index.role(row) & kRoleCompute) == 0) continue;
+    // A c10d dispatcher op (kRoleIssue) is a framework op around communication, not compute.
+    if ((index.role(row) & kRoleCompute) == 0 || (index.role(row) & (kRoleIssue | kRoleComm))) {
+      continue;
+    }
     const uint32_t parent = s.parent[row];
     if (parent != model::kNoRow && (index.role(parent) & kRoleCompute)) continue;
     total[s.name[row]] += s.dur(row);
