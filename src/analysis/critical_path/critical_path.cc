@@ -322,6 +322,13 @@ CriticalPathResult ComputeCriticalPath(const model::Model& model, const Analysis
   for (const WhatIfSpec& spec : what_ifs) result.what_ifs.push_back({spec});
   model::AssignOnHugePages(result.slice_slack, model.slices.size(),
                            std::numeric_limits<float>::infinity());
+  // A path holds about one piece per event on it, so rarely more pieces than the run has
+  // slices: reserved once, the columns never double past it (a doubling held the old and the
+  // new column at once, most of this analysis's peak), and pages never written cost nothing.
+  CriticalPathSegments& segments = result.segments;
+  model::ReserveOnHugePages(segments.begin_ns, model.slices.size());
+  model::ReserveOnHugePages(segments.ref, model.slices.size());
+  model::ReserveOnHugePages(segments.kind, model.slices.size());
   StepSolver solver(model, index, &result);
   for (const StepGroup& group : groups) solver.Solve(group, what_ifs);
   return result;
