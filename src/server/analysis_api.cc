@@ -70,6 +70,7 @@ std::string UiApi::AnalysisSummary() const {
   AppendJsonString(out, a.inputs.Describe());
   out += ",\"step_source\":";
   AppendJsonString(out, analysis::StepSourceName(a.step_breakdown.step_source));
+  out += ",\"critical_path_steps\":" + std::to_string(a.critical_path.steps.size());
   out += ",\"scopes\":[";
   for (size_t i = 0; i < a.overlap.scopes.size(); ++i) {
     const analysis::OverlapScope& scope = a.overlap.scopes[i];
@@ -99,8 +100,7 @@ std::string UiApi::AnalysisSummary() const {
         ",\"free\":" + std::to_string(r.free_ns) +
         ",\"preparing\":" + std::to_string(r.preparing_ns) +
         ",\"input_wait\":" + std::to_string(r.input_wait_ns) +
-        ",\"idle\":" + std::to_string(r.idle_ns()) +
-        ",\"bubble\":" + std::to_string(r.bubble_ns) +
+        ",\"idle\":" + std::to_string(r.idle_ns()) + ",\"bubble\":" + std::to_string(r.bubble_ns) +
         ",\"stage\":" + std::to_string(r.stage_ns()) + "}";
   }
   // msprof's step_trace per step: the rows `aiprof export` writes to step_trace_*.csv.

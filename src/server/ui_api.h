@@ -4,6 +4,7 @@
 // Times in answers are ns since `origin_ns` (the run's start), to stay exact in a double.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -88,6 +89,23 @@ class UiApi {
   // The threads that have on-CPU samples or blocking stacks, with their weight in each
   // graph, most on-CPU samples first. Computed once.
   const std::string& CpuThreads() const;
+
+  // The Critical path view (critical_path_api.cc): per step the path's attribution, critical
+  // rank and thread and the standard projections; one step's path piece by piece (its index
+  // in that list; 400 when there is none); the path as a timeline lane over a window, pieces
+  // merged to pixels; and a what-if combination re-solved on every step's graph.
+  struct WhatIfQuery {
+    bool data_loading_free = false;
+    bool communication_overlapped = false;
+    bool rank_at_median = false;
+    std::string operator_name;  // with operator_speedup > 0: that operator or kernel faster
+    double operator_speedup = 0;
+    std::array<double, analysis::kPathCategoryCount> category_speedup{};  // share removed
+  };
+  std::string CriticalPath() const;
+  std::string CriticalPathSegments(size_t step_index) const;
+  std::string CriticalPathLane(const TimeWindow& window) const;
+  std::string WhatIf(const WhatIfQuery& query) const;
 
   // The advice rules (analysis/advice) over this run's AnalysisSet: advice.json's text, the
   // same as `aiprof export` writes (advice_api.cc). Computed once.

@@ -5,7 +5,7 @@
 //   W/S zoom in/out, A/D pan, ctrl+wheel zoom, wheel scroll, drag pan,
 //   shift+drag select a range (statistics), click a slice (details), search by name.
 import { analysis, counters, getJson, run, tracks, AnalysisSummary } from "../api";
-import { el, formatNs, formatValue } from "../format";
+import { CRITICAL_COLORS, el, formatNs, formatValue } from "../format";
 import { buildLanes, DEPTH_H, Lane } from "./timeline_lanes";
 import { drawRuler, LABEL_W, RULER_H, StepTable } from "./timeline_ruler";
 import {
@@ -25,9 +25,11 @@ interface Cache {
   counters: Map<number, CounterPoints>;
   flows: Flow[];
   overlap: Map<number, Float64Array[]>;  // per scope: Computing, Communication, ...
+  critical: Float64Array | null;  // the critical path: [begin, end, category] per piece
 }
 
 const OVERLAP_COLORS = ["#7fb3e8", "#b38fe8", "#e88f8f", "#c9d1e0"];
+
 
 interface TimelineHandle {
   window: () => [number, number];
@@ -134,7 +136,8 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       (l) =>
         (l.kind === "track" && !cache!.tracks.has(l.id)) ||
         (l.kind === "counter" && !cache!.counters.has(l.id)) ||
-        (l.kind === "overlap" && !cache!.overlap.has(l.id)),
+        (l.kind === "overlap" && !cache!.overlap.has(l.id)) ||
+        (l.kind === "critical" && !cache!.critical),
     );
   }
 
@@ -153,7 +156,8 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     const counterIds = shown.filter((l) => l.kind === "counter").map((l) => l.id);
     try {
       const wantOverlap = shown.some((l) => l.kind === "overlap");
-      const [slices, counterData, flows, overlap] = await Promise.all([
+      const wantCritical = shown.some((l) => l.kind === "critical");
+      const [slices, counterData, flows, overlap, critical] = await Promise.all([
         trackIds.length
           ? getJson<{ tracks: { id: number; spans: Span[]; instants: Instant[] }[]; names: string[] }>(
               `/api/slices?t0=${t0}&t1=${t1}&px=${px}&tracks=${trackIds.join(",")}`,
@@ -164,6 +168,9 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
         wantOverlap
           ? getJson<{ scopes: { lanes: [number, number][][] }[]; lanes: string[] }>(`/api/overlap?t0=${t0}&t1=${t1}&px=${px}`)
           : Promise.resolve({ scopes: [], lanes: [] }),
+        wantCritical
+          ? getJson<{ pieces: [number, number, number][] }>(`/api/critical_path/lane?t0=${t0}&t1=${t1}&px=${px}`)
+          : Promise.resolve(null),
       ]);
       overlapLaneNames = overlap.lanes;
       if (!handle.fetches) performance.mark("aiprof:timeline-data");
@@ -178,6 +185,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
         counters: new Map(counterData.series.map((s) => [s.id, decodeCounter(s.points)])),
         flows: flows.flows,
         overlap: new Map(overlap.scopes.map((s, i) => [i, decodeIntervals(s.lanes)])),
+        critical: critical ? Float64Array.from(critical.pieces.flatMap(([ts, dur, category]) => [ts, ts + dur, category])) : null,
       };
     } finally {
       pending = false;
@@ -259,6 +267,19 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     }
   }
 
+  // The job's critical path: one row, each piece in its category's colour.
+  function drawCritical(pieces: Float64Array | null, y: number): void {
+    if (!pieces) return;
+    const scale = 1 / nsPerPx();
+    for (let i = 0; i < pieces.length; i += 3) {
+      const x0 = Math.max(LABEL_W + (pieces[i] - v0) * scale, LABEL_W);
+      const x1 = Math.min(LABEL_W + (pieces[i + 1] - v0) * scale, width);
+      if (x1 < LABEL_W || x0 > width) continue;
+      ctx.fillStyle = CRITICAL_COLORS[pieces[i + 2]] ?? "#999";
+      ctx.fillRect(x0, y + 2, Math.max(x1 - x0, 1), DEPTH_H - 1);
+    }
+  }
+
   function drawCounter(points: CounterPoints | undefined, lane: Lane, y: number): void {
     const max = points?.max ?? 0;
     ctx.strokeStyle = "#2f7d5b";
@@ -315,6 +336,8 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
         }
       } else if (lane.kind === "overlap") {
         drawOverlap(cache?.overlap.get(lane.id) ?? [], y);
+      } else if (lane.kind === "critical") {
+        drawCritical(cache?.critical ?? null, y);
       } else {
         drawCounter(cache?.counters.get(lane.id), lane, y);
       }
@@ -554,7 +577,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   }
   wrap.focus();
   void analysis().then((summary: AnalysisSummary) => {
-    if (!summary.scopes.length || window.__aiprofTimeline !== handle) return;
+    if ((!summary.scopes.length && !summary.critical_path_steps) || window.__aiprofTimeline !== handle) return;
     lanes = buildLanes(layout.processes, summary);
     laneOfTrack = tracksOf(lanes);
     contentHeight = heightOf(lanes);

@@ -1,5 +1,6 @@
-// The timeline's lanes: one per process header, track (a thread's slices, one row per
-// nesting depth), Overlap Analysis scope and counter, stacked top to bottom.
+// The timeline's lanes: the job's critical path (when the run has one), then one per process
+// header, track (a thread's slices, one row per nesting depth), Overlap Analysis scope and
+// counter, stacked top to bottom.
 import { AnalysisSummary, ProcessTracks } from "../api";
 
 export const DEPTH_H = 16;
@@ -7,7 +8,7 @@ const COUNTER_H = 36;
 const PROCESS_H = 20;
 
 export interface Lane {
-  kind: "process" | "track" | "counter" | "overlap";
+  kind: "process" | "track" | "counter" | "overlap" | "critical";
   label: string;
   id: number;
   y: number;
@@ -22,6 +23,10 @@ export function buildLanes(processes: ProcessTracks[], summary: AnalysisSummary)
   let y = 0;
   const hasSlices = (p: ProcessTracks) => p.threads.some((t) => t.tracks.some((k) => k.rows > 0));
   const ordered = [...processes.filter(hasSlices), ...processes.filter((p) => !hasSlices(p))];
+  if (summary.critical_path_steps) {
+    lanes.push({ kind: "critical", label: "Critical path", id: 0, y, h: DEPTH_H + 4, depths: 1 });
+    y += DEPTH_H + 4;
+  }
   for (const p of ordered) {
     lanes.push({ kind: "process", label: `${p.name || "process"} (${p.label || p.pid})`, id: p.id, y, h: PROCESS_H, depths: 0 });
     y += PROCESS_H;
