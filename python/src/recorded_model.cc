@@ -77,8 +77,8 @@ RecordedModel::RecordedModel(const std::vector<std::string>& prof_dirs) {
 
 void RecordedModel::WriteChromeTrace(const std::string& path, const std::string& trace_name) const {
   std::string error;
-  // The same analyses `aiprof export` runs, so the Overlap Analysis and critical path lanes
-  // and memory counters match its trace event for event.
+  // The same analyses `aiprof export` runs, so the Overlap Analysis lanes and memory counters
+  // match its trace event for event (the critical path only with --critical-path=on there).
   const analysis::AnalysisSet analyses = analysis::RunAnalyses(model_);
   if (!exporter::WriteTraceJson(model_, path, trace_name, &error, &analyses.overlap,
                                 &analyses.memory, &analyses.cpu_profile, &analyses.critical_path)) {

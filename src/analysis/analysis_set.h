@@ -39,6 +39,11 @@ namespace aiprof::analysis {
 struct AnalysisOptions {
   // --iteration-id: analyse only the steps it selects (model::SelectSteps); none: all.
   std::optional<model::StepRange> iterations;
+  // The critical path and its projections (critical_path/critical_path.h): only when asked
+  // (`aiprof analyze --critical-path`, `aiprof export --critical-path=on`, `aiprof advise`,
+  // the UI's Critical path view): it costs more than every other analysis together, and its
+  // per-piece outputs are as large as the timeline (docs/PERFORMANCE.md).
+  bool critical_path = false;
 };
 
 // What the run had, decided once for every analysis.

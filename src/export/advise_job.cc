@@ -85,8 +85,8 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
       return result;
     }
     const model::Model* m = &selection.model();
-    sets.push_back(
-        std::make_unique<analysis::AnalysisSet>(analysis::RunAnalyses(*m, {options.iterations})));
+    sets.push_back(std::make_unique<analysis::AnalysisSet>(
+        analysis::RunAnalyses(*m, {options.iterations, true})));
     input.profiles.push_back(
         analysis::advice::MakeProfileInput(*m, *sets.back(), prof.filename().string()));
   }

@@ -59,7 +59,8 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
       continue;
     }
     const model::Model* m = &selection.model();
-    analysis::AnalysisSet set = analysis::RunAnalyses(*m, {options.iterations});
+    analysis::AnalysisSet set =
+        analysis::RunAnalyses(*m, {options.iterations, options.critical_path});
     std::vector<std::string> written, errors;
     WriteAnalysisOutputs(*m, set, (prof / kOutputDir).string(), options.type == ExportType::kDb,
                          options.summary_format, &written, &errors, FileNaming::kTimestamped,

@@ -37,7 +37,7 @@ bool JobWhatIfs(const std::vector<std::string>& dirs,
   if (parsed.records == 0) return false;
   IterationSelection selection;
   if (!selection.Select(parsed, iterations, command, "the run", err)) return false;
-  const analysis::AnalysisSet set = analysis::RunAnalyses(selection.model(), {iterations});
+  const analysis::AnalysisSet set = analysis::RunAnalyses(selection.model(), {iterations, true});
   *what_ifs = set.critical_path.what_ifs;
   return true;
 }
@@ -53,7 +53,7 @@ bool RunJobCriticalPath(const std::vector<std::string>& dirs, const AnalyzeOptio
   IterationSelection selection;
   if (!selection.Select(parsed, options.iterations, kCommand, options.output, err)) return false;
   const model::Model& m = selection.model();
-  const analysis::AnalysisSet set = analysis::RunAnalyses(m, {options.iterations});
+  const analysis::AnalysisSet set = analysis::RunAnalyses(m, {options.iterations, true});
   out << options.output << ": critical path of the run (" << dirs.size()
       << " PROF_* directories parsed together: " << set.inputs.Describe() << ")\n";
   PrintCriticalPathReport(m, set, out);

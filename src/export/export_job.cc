@@ -185,7 +185,8 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
       fs::remove_all(place.dir, ec);
     }
     step(0.2, "analyses");
-    const analysis::AnalysisSet analyses = analysis::RunAnalyses(*m, {options.iterations});
+    const analysis::AnalysisSet analyses =
+        analysis::RunAnalyses(*m, {options.iterations, options.critical_path});
     std::vector<std::string> errors;
     std::vector<std::string>& written = result.written;
     size_t written_before = written.size();

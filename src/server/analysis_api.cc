@@ -70,7 +70,7 @@ std::string UiApi::AnalysisSummary() const {
   AppendJsonString(out, a.inputs.Describe());
   out += ",\"step_source\":";
   AppendJsonString(out, analysis::StepSourceName(a.step_breakdown.step_source));
-  out += ",\"critical_path_steps\":" + std::to_string(a.critical_path.steps.size());
+  out += ",\"critical_path_steps\":" + std::to_string(PathResult().steps.size());
   out += ",\"scopes\":[";
   for (size_t i = 0; i < a.overlap.scopes.size(); ++i) {
     const analysis::OverlapScope& scope = a.overlap.scopes[i];

@@ -22,8 +22,14 @@ std::string StepLabel(const model::Model& m, const analysis::CriticalPathResult&
 
 }  // namespace
 
+const analysis::CriticalPathResult& UiApi::PathResult() const {
+  std::call_once(critical_path_once_,
+                 [this] { critical_path_ = analysis::ComputeCriticalPath(model_, Analyses()); });
+  return critical_path_;
+}
+
 std::string UiApi::CriticalPath() const {
-  const analysis::CriticalPathResult& r = Analyses().critical_path;
+  const analysis::CriticalPathResult& r = PathResult();
   std::string out = "{\"whole_run\":";
   out += r.whole_run ? "true" : "false";
   out += ",\"categories\":[";
@@ -76,7 +82,7 @@ std::string UiApi::CriticalPath() const {
 }
 
 std::string UiApi::CriticalPathSegments(size_t step_index) const {
-  const analysis::CriticalPathResult& r = Analyses().critical_path;
+  const analysis::CriticalPathResult& r = PathResult();
   if (step_index >= r.steps.size()) throw ApiError(400, "parameter step: no such step");
   const analysis::CriticalPathStep& step = r.steps[step_index];
   // [begin (origin-relative), duration, category, name, kind, thread, rank, slice or -1]
@@ -101,7 +107,7 @@ std::string UiApi::CriticalPathSegments(size_t step_index) const {
 }
 
 std::string UiApi::CriticalPathLane(const TimeWindow& window) const {
-  const analysis::CriticalPathResult& r = Analyses().critical_path;
+  const analysis::CriticalPathResult& r = PathResult();
   const int64_t t0 = window.t0 + origin_ns(), t1 = window.t1 + origin_ns();
   const int64_t ns_per_px = std::max<int64_t>((window.t1 - window.t0) / window.pixels, 1);
   // [begin, duration, category] per piece in the window; pieces narrower than a pixel are
@@ -147,7 +153,7 @@ std::string UiApi::CriticalPathLane(const TimeWindow& window) const {
 
 std::string UiApi::WhatIf(const WhatIfQuery& query) const {
   const analysis::AnalysisSet& set = Analyses();
-  const analysis::CriticalPathResult& r = set.critical_path;
+  const analysis::CriticalPathResult& r = PathResult();
   std::vector<analysis::WhatIfSpec> specs;
   auto add = [&](analysis::WhatIfKind kind) {
     analysis::WhatIfSpec spec;

@@ -102,6 +102,9 @@ class UiApi {
     double operator_speedup = 0;
     std::array<double, analysis::kPathCategoryCount> category_speedup{};  // share removed
   };
+  // The run's critical path, computed once on first use: not part of Analyses(), which is
+  // the AnalysisSet `aiprof export` computes by default (AnalysisOptions::critical_path).
+  const analysis::CriticalPathResult& PathResult() const;
   std::string CriticalPath() const;
   std::string CriticalPathSegments(size_t step_index) const;
   std::string CriticalPathLane(const TimeWindow& window) const;
@@ -128,7 +131,8 @@ class UiApi {
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
   mutable std::once_flag analyses_once_, advice_once_, comparison_once_, cpu_profile_once_,
-      cpu_threads_once_;
+      cpu_threads_once_, critical_path_once_;
+  mutable analysis::CriticalPathResult critical_path_;
   mutable std::unique_ptr<model::Model> base_model_;
   std::vector<std::string> base_dirs_;
   mutable std::string advice_json_, comparison_json_;

@@ -62,7 +62,7 @@ TEST(CriticalPathTest, OneThreadIsItsOwnPath) {
   b.AddStep(t, 1, 0, 100);
   b.AddSlice(t, 10, 40, "aten::mm", "cpu_op");
   b.AddSlice(t, 50, 90, "aten::add", "cpu_op");
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ASSERT_EQ(r.steps.size(), 1u);
   ExpectConsistent(b.model(), r);
@@ -99,7 +99,7 @@ HandBuiltModel LoaderBound() {
 
 TEST(CriticalPathTest, DataLoaderHandOffRunsThroughTheWorker) {
   HandBuiltModel b = LoaderBound();
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ASSERT_EQ(r.steps.size(), 1u);
   ExpectConsistent(b.model(), r);
@@ -126,7 +126,7 @@ TEST(CriticalPathTest, WaitWithoutItsLoaderIsDataLoading) {
              "user_annotation");
   b.AddSlice(main, 10, 50, "aten::randn", "cpu_op");  // loading inside the wait
   b.AddSlice(main, 60, 100, "aten::mm", "cpu_op");
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ExpectConsistent(b.model(), r);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kDataLoading), 60);
@@ -154,7 +154,7 @@ HandBuiltModel LaunchAndSync(int64_t kernel_begin, int64_t kernel_end, int64_t s
 
 TEST(CriticalPathTest, SyncWaitsForTheKernelItLaunched) {
   HandBuiltModel b = LaunchAndSync(20, 80, 20, 85);
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ASSERT_EQ(r.steps.size(), 1u);
   ExpectConsistent(b.model(), r);
@@ -172,7 +172,7 @@ TEST(CriticalPathTest, SyncWaitsForTheKernelItLaunched) {
 
 TEST(CriticalPathTest, SyncOnAnIdleDeviceIsHostTime) {
   HandBuiltModel b = LaunchAndSync(20, 30, 50, 60);
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ExpectConsistent(b.model(), r);
   const CategoryTimes& a = r.steps[0].attribution;
@@ -203,7 +203,7 @@ TEST(CriticalPathTest, MultiStreamJoinTakesTheLaterStream) {
     f.to_slice.push_back(to);
     f.category.push_back(b.mutable_model().strings.Intern("ac2g"));
   }
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ExpectConsistent(b.model(), r);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kCompute), 80);  // gemm_b
@@ -233,7 +233,7 @@ TEST(CriticalPathTest, TiedInputsGiveOnePath) {
     f.to_slice.push_back(to);
     f.category.push_back(b.mutable_model().strings.Intern("ac2g"));
   }
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ExpectConsistent(b.model(), r);
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kCompute), 80);
@@ -264,7 +264,7 @@ HandBuiltModel LateRank() {
 
 TEST(CriticalPathTest, CollectiveGatedByTheLateRank) {
   HandBuiltModel b = LateRank();
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ASSERT_EQ(r.steps.size(), 1u);  // one job step of two ranks
   ExpectConsistent(b.model(), r);
@@ -291,7 +291,7 @@ TEST(CriticalPathTest, CollectiveGatedByTheLateRank) {
 TEST(CriticalPathTest, OverlappedDeviceWorkIsOffThePath) {
   HandBuiltModel b = LaunchAndSync(20, 30, 20, 85);
   b.AddSlice(0, 16, 19, "aten::add", "cpu_op");
-  const AnalysisSet set = RunAnalyses(Finish(b));
+  const AnalysisSet set = RunAnalyses(Finish(b), {std::nullopt, true});
   const CriticalPathResult& r = set.critical_path;
   ExpectConsistent(b.model(), r);
   // The sync began at 20 and the kernel ended at 30: the device gated it from 30; after, 55

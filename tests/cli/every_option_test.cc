@@ -295,6 +295,13 @@ TEST_F(ExportOptions, EachChangesTheFilesWritten) {
       {"--iteration-id", [&] { EXPECT_NE(Export("--iteration-id=2"), plain); }},
       {"--summary-format", [&] { EXPECT_NE(Export("--summary-format=json"), plain); }},
       {"--timeline-format", [&] { EXPECT_NE(Export("--timeline-format=perfetto"), plain); }},
+      {"--critical-path",
+       [&] {
+         const auto without = Export("");
+         EXPECT_NE(Export("--critical-path=on"), without);
+         EXPECT_TRUE(fs::exists(fs::path(prof_) / "aiprof_output" / "analysis" /
+                                "critical_path_steps.csv"));
+       }},
       {"--clear",
        [&] {
          const fs::path stale = fs::path(prof_) / "aiprof_output" / "op_summary_1.csv";

@@ -29,6 +29,7 @@ class TimelineTest : public ExportFixture {
     ExportOptions options;
     options.output = root_.string();
     options.timestamp = "20260101000000";
+    options.critical_path = true;  // the timeline's Critical path lane
     if (!extra_iteration.empty()) {
       model::StepRange range;
       std::string error;

@@ -247,7 +247,7 @@ TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
 // a timeline lane, and what-if answers re-solved on the graph (the standard projections'
 // figures when the same projection is asked for).
 TEST_F(UiServerTest, CriticalPathAndWhatIfComeFromTheAnalysisSet) {
-  const analysis::CriticalPathResult& r = api_->Analyses().critical_path;
+  const analysis::CriticalPathResult& r = api_->PathResult();
   ASSERT_FALSE(r.steps.empty());
   const nlohmann::json path = GetJson("/api/critical_path");
   ASSERT_EQ(path["steps"].size(), r.steps.size());

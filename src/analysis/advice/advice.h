@@ -57,9 +57,10 @@ struct Finding {
   // What the advice is worth, for ranking among findings of one severity: the share of
   // step (or run) time the problem concerns, 0..1.
   double impact = 0;
-  // What fixing it would save, re-solved on the steps' critical path graphs
-  // (critical_path/what_if.h): the share of step time the matching projection removes, and
-  // which projection that is; -1 and "" when no projection models the finding.
+  // What fixing it would save (when the critical path was computed: AnalysisOptions), re-solved on
+  // the steps' critical path graphs (critical_path/what_if.h): the share of step time the matching
+  // projection removes, and which projection that is; -1 and "" when no projection models the
+  // finding.
   double projected_saving = -1;
   std::string projection;
   std::string detail;  // one line with the measured figures (or why not evaluated)

@@ -316,6 +316,7 @@ const WhatIfSummary* CriticalPathResult::Find(WhatIfKind kind) const {
 
 CriticalPathResult ComputeCriticalPath(const model::Model& model, const AnalysisSet& so_far) {
   CriticalPathResult result;
+  result.computed = true;
   const RunIndex index(model, so_far);
   const std::vector<StepGroup> groups = GroupsOf(model, so_far, index, &result.whole_run);
   const std::vector<WhatIfSpec> what_ifs = StandardWhatIfs(TopComputeName(model, index));

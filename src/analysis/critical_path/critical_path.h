@@ -103,6 +103,7 @@ struct CriticalPathSegments {
 };
 
 struct CriticalPathResult {
+  bool computed = false;   // AnalysisOptions::critical_path: nothing below otherwise
   bool whole_run = false;  // no steps: each process's recorded span is one "step"
   std::vector<CriticalPathStep> steps;
   CriticalPathSegments segments;        // per step, in time order

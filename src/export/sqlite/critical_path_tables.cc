@@ -42,6 +42,7 @@ void StepColumns(Row& row, const analysis::CriticalPathResult& r,
 
 bool WriteCriticalPathTables(sqlite3* db, RowSource& rows, const model::Model& m,
                              const analysis::AnalysisSet& set, std::string* error) {
+  if (!set.critical_path.computed) return true;  // not asked for (AnalysisOptions)
   if (sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("critical path tables: ") + sqlite3_errmsg(db);
     return false;

@@ -239,7 +239,7 @@ class TraceJsonWriter {
       int64_t sort = m_.threads.sort_index[m_.tracks.thread[t]] * 1000 + m_.tracks.lane[t];
       Metadata("thread_sort_index", pid, &tid, "sort_index", "", &sort);
     }
-    if (critical_path_ != nullptr && !critical_path_->steps.empty()) {
+    if (critical_path_ != nullptr && critical_path_->computed && !critical_path_->steps.empty()) {
       const uint32_t lane = 0;
       const int64_t sort = kCriticalPathSortIndex, lane_sort = 0;
       Metadata("process_name", kCriticalPathPid, nullptr, "name", kCriticalPathProcessName,
@@ -283,7 +283,7 @@ class TraceJsonWriter {
   }
 
   void WriteCriticalPathLane() {
-    if (critical_path_ == nullptr) return;
+    if (critical_path_ == nullptr || !critical_path_->computed) return;
     const analysis::CriticalPathResult& r = *critical_path_;
     std::string thread_label;
     uint32_t labelled = model::kNoRow;
