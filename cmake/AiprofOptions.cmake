@@ -22,3 +22,12 @@ elseif(AIPROF_SANITIZE STREQUAL "thread")
 elseif(NOT AIPROF_SANITIZE STREQUAL "")
   message(FATAL_ERROR "AIPROF_SANITIZE must be '', 'address' or 'thread', got '${AIPROF_SANITIZE}'")
 endif()
+
+# Coverage feedback for the fuzzers from the libraries they exercise (the reader, the parser's
+# decoders and importers), not only from the fuzzer's own file. Other executables linking
+# these libraries get the sanitizer runtime's default coverage callbacks.
+function(aiprof_fuzz_coverage target)
+  if(AIPROF_FUZZ)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
+endfunction()

@@ -73,6 +73,10 @@ py::dict ToPython(const OperatorColumns& ops) {
   columns["call_stack"] = ops.call_stack;
   columns["module_hierarchy"] = ops.module_hierarchy;
   columns["parent"] = ops.parent;
+  columns["self_cpu_memory"] = ops.self_cpu_memory;
+  columns["cpu_memory"] = ops.cpu_memory;
+  columns["self_device_memory"] = ops.self_device_memory;
+  columns["device_memory"] = ops.device_memory;
   return columns;
 }
 
@@ -104,6 +108,9 @@ py::dict ToPython(const MemoryColumns& memory) {
   columns["device_index"] = memory.device_index;
   columns["out_of_memory"] =
       std::vector<bool>(memory.out_of_memory.begin(), memory.out_of_memory.end());
+  columns["outside_operators"] =
+      std::vector<bool>(memory.outside_operators.begin(), memory.outside_operators.end());
+  columns["category"] = memory.category;
   return columns;
 }
 
@@ -198,6 +205,36 @@ PYBIND11_MODULE(_aiprof, m) {
              }
              return ToPython(columns);
            })
+      .def(
+          "memory_pools",
+          [](const RecordedModel& model) {
+            std::vector<MemoryPoolRow> rows;
+            {
+              py::gil_scoped_release release;
+              rows = model.MemoryPools();
+            }
+            py::list pools;
+            for (const MemoryPoolRow& row : rows) {
+              py::dict pool;
+              pool["name"] = row.name;
+              pool["source"] = row.source;
+              pool["device_index"] = row.device_index;
+              pool["peak_allocated"] = row.peak_allocated;
+              pool["peak_reserved"] = row.peak_reserved;
+              pools.append(pool);
+            }
+            return pools;
+          },
+          "The memory analysis' pools with their peaks (bytes; reserved -1: not reported).")
+      .def(
+          "environment",
+          [](const RecordedModel& model) {
+            py::dict variables;
+            for (const auto& [name, value] : model.Environment()) variables[py::str(name)] = value;
+            return variables;
+          },
+          "The environment variables the runtime sampled, as recorded.")
+      .def_property_readonly("start_ns", &RecordedModel::start_ns)
       .def("steps",
            [](const RecordedModel& model) {
              StepColumns columns;

@@ -5,10 +5,13 @@
 #include <numeric>
 #include <stdexcept>
 #include <thread>
+#include <unordered_map>
 
 #include "analysis/analysis_set.h"
 #include "export/timeline/trace_json.h"
+#include "model/framework_operators.h"
 #include "model/parser.h"
+#include "model/recorded_metadata.h"
 
 namespace aiprof::python {
 namespace {
@@ -75,11 +78,18 @@ RecordedModel::RecordedModel(const std::vector<std::string>& prof_dirs) {
   model_ = model::ParseFiles(files_, {threads});
 }
 
+const analysis::AnalysisSet& RecordedModel::Analyses() const {
+  std::call_once(analyses_once_, [this] {
+    analyses_ = std::make_unique<analysis::AnalysisSet>(analysis::RunAnalyses(model_));
+  });
+  return *analyses_;
+}
+
 void RecordedModel::WriteChromeTrace(const std::string& path, const std::string& trace_name) const {
   std::string error;
-  // The same analyses `aiprof export` runs, so the Overlap Analysis lanes and memory counters
-  // match its trace event for event (the critical path only with --critical-path=on there).
-  const analysis::AnalysisSet analyses = analysis::RunAnalyses(model_);
+  // The same analyses `aiprof export` runs, so the Overlap Analysis lanes, memory counters
+  // and operator memory match its trace event for event (the critical path only with --critical-path=on there).
+  const analysis::AnalysisSet& analyses = Analyses();
   if (!exporter::WriteTraceJson(model_, path, trace_name, &error, &analyses.overlap,
                                 &analyses.memory, &analyses.cpu_profile, &analyses.critical_path)) {
     throw std::runtime_error("cannot write the trace " + path + ": " + error);
@@ -109,33 +119,29 @@ OperatorColumns RecordedModel::Operators() const {
   const model::Model& m = model_;
   const model::SliceTable& s = m.slices;
   const ArgKeys keys(m);
-  const model::StringId cpu_op = Id(m, "cpu_op");
   const model::StringId user_annotation = Id(m, "user_annotation");
   const model::StringId fwdbwd = Id(m, "fwdbwd");
+  const analysis::MemoryAnalysis& memory = Analyses().memory;
 
-  // Torch operators are the cpu_op / user_annotation slices carrying Kineto's "External id"
-  // (mstx ranges share the user_annotation category but have no id).
-  std::vector<uint32_t> rows;
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    if (s.category[row] != cpu_op && s.category[row] != user_annotation) continue;
-    bool has_id = false;
-    ForEachArg(m.args, s.args[row],
-               [&](model::StringId key, uint32_t) { has_id |= key == keys.external_id; });
-    if (has_id) rows.push_back(row);
-  }
-  std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-    return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.end[a] > s.end[b];
+  // The operators and their nesting (per thread, as torch nests its events), listed by
+  // start time (outer first).
+  const model::FrameworkOperators operators = model::FindFrameworkOperators(m);
+  std::vector<uint32_t> order(operators.size());  // indexes into operators.rows
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    const uint32_t ra = operators.rows[a], rb = operators.rows[b];
+    return s.ts[ra] != s.ts[rb] ? s.ts[ra] < s.ts[rb] : s.end[ra] > s.end[rb];
   });
-  std::vector<int64_t> operator_of_slice(s.size(), -1);
-  for (size_t i = 0; i < rows.size(); ++i) operator_of_slice[rows[i]] = static_cast<int64_t>(i);
+  std::vector<int64_t> position(operators.size());  // index into rows → output row
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = static_cast<int64_t>(i);
   std::vector<uint8_t> backward_slice(s.size(), 0);
   for (size_t f = 0; f < m.flows.size(); ++f) {
     if (m.flows.category[f] == fwdbwd) backward_slice[m.flows.to_slice[f]] = 1;
   }
 
   OperatorColumns out;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const uint32_t row = rows[i];
+  for (size_t i = 0; i < order.size(); ++i) {
+    const uint32_t row = operators.rows[order[i]];
     const uint32_t thread = m.ThreadOfSlice(row);
     out.pid.push_back(m.processes.pid[m.ProcessOfThread(thread)]);
     out.tid.push_back(m.threads.tid[thread]);
@@ -179,16 +185,13 @@ OperatorColumns RecordedModel::Operators() const {
     out.concrete_inputs.push_back(std::move(concrete));
     out.call_stack.push_back(std::move(stack));
     out.module_hierarchy.push_back(std::move(modules));
-    // The enclosing operator: Python frames and module ranges nest between operators on
-    // the same track, so walk up past them.
-    int64_t parent = -1;
-    for (uint32_t up = s.parent[row]; up != model::kNoRow; up = s.parent[up]) {
-      if (operator_of_slice[up] >= 0) {
-        parent = operator_of_slice[up];
-        break;
-      }
-    }
-    out.parent.push_back(parent);
+    const uint32_t parent = operators.parent[order[i]];
+    out.parent.push_back(parent == model::kNoRow ? -1 : position[parent]);
+    const analysis::OperatorMemoryUsage* usage = memory.UsageOf(row);
+    out.self_cpu_memory.push_back(usage ? usage->self_host_bytes : 0);
+    out.cpu_memory.push_back(usage ? usage->host_bytes : 0);
+    out.self_device_memory.push_back(usage ? usage->self_device_bytes : 0);
+    out.device_memory.push_back(usage ? usage->device_bytes : 0);
   }
   for (size_t i = 0; i < out.size(); ++i) {
     if (out.parent[i] >= 0) {
@@ -205,6 +208,14 @@ MemoryColumns RecordedModel::Memory() const {
   const model::StringId memory = Id(m, "[memory]");
   const model::StringId out_of_memory = Id(m, "[OutOfMemory]");
   const model::StringId category = Id(m, "cpu_instant_event");
+  const std::vector<uint32_t>& outside = Analyses().memory.events_outside_operators;
+  std::unordered_map<uint32_t, int8_t> category_of_event;  // InstantTable row → category
+  for (const analysis::MemoryBlock& block : Analyses().memory.blocks) {
+    category_of_event[block.allocation] = static_cast<int8_t>(block.category);
+    if (block.release != model::kNoRow) {
+      category_of_event[block.release] = static_cast<int8_t>(block.category);
+    }
+  }
   MemoryColumns out;
   for (uint32_t row = 0; row < in.size(); ++row) {
     if (in.category[row] != category || (in.name[row] != memory && in.name[row] != out_of_memory)) {
@@ -215,6 +226,9 @@ MemoryColumns RecordedModel::Memory() const {
     out.tid.push_back(m.threads.tid[thread]);
     out.ts_ns.push_back(in.ts[row]);
     out.out_of_memory.push_back(in.name[row] == out_of_memory);
+    out.outside_operators.push_back(std::binary_search(outside.begin(), outside.end(), row));
+    const auto category_found = category_of_event.find(row);
+    out.category.push_back(category_found == category_of_event.end() ? -1 : category_found->second);
     uint64_t address = 0;
     int64_t bytes = 0, allocated = 0, reserved = 0, device_type = 0, device_index = -1;
     ForEachArg(m.args, in.args[row], [&](model::StringId key, uint32_t a) {
@@ -241,6 +255,24 @@ MemoryColumns RecordedModel::Memory() const {
     out.device_index.push_back(static_cast<int32_t>(device_index));
   }
   return out;
+}
+
+int64_t RecordedModel::start_ns() const {
+  if (model_.start_ns != 0) return model_.start_ns;
+  return exporter::TimelineBaseNs(model_);
+}
+
+std::vector<MemoryPoolRow> RecordedModel::MemoryPools() const {
+  std::vector<MemoryPoolRow> rows;
+  for (const analysis::MemoryPool& pool : Analyses().memory.pools) {
+    rows.push_back({pool.name, std::string(analysis::MemoryPoolSourceName(pool.source)),
+                    pool.device_index, pool.peak_allocated, pool.peak_reserved});
+  }
+  return rows;
+}
+
+std::vector<std::pair<std::string, std::string>> RecordedModel::Environment() const {
+  return model::ReadRecordedMetadata(model_).environment;
 }
 
 std::vector<std::string> RecordedModel::Problems() const {

@@ -5,14 +5,19 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "analysis/analysis_set.h"
 #include "model/model.h"
 
 namespace aiprof::python {
 
-// One torch operator (or record_function range) of the model, by column.
+// One framework operator (model/framework_operators.h: a torch operator or record_function
+// range) of the model, by column.
 struct OperatorColumns {
   std::vector<uint32_t> pid, tid;
   std::vector<int64_t> start_ns, end_ns, self_ns;
@@ -30,6 +35,9 @@ struct OperatorColumns {
   std::vector<std::string> call_stack;        // innermost frame first, ';' between frames
   std::vector<std::string> module_hierarchy;  // "Model.Linear_0"
   std::vector<int64_t> parent;                // index of the enclosing operator, -1: none
+  // The memory analysis' figures (analysis/memory.h), bytes: torch's Self CPU Mem, CPU Mem,
+  // Self CUDA Mem, CUDA Mem.
+  std::vector<int64_t> self_cpu_memory, cpu_memory, self_device_memory, device_memory;
   size_t size() const { return pid.size(); }
 };
 
@@ -41,14 +49,30 @@ struct MemoryColumns {
   std::vector<int64_t> bytes, total_allocated, total_reserved;
   std::vector<int32_t> device_type, device_index;  // device_index -1: none
   std::vector<uint8_t> out_of_memory;
+  // The memory analysis found no framework operator around it on its thread (torch lists
+  // such an event as a "[memory]" event of its own).
+  std::vector<uint8_t> outside_operators;
+  // The memory analysis' category (analysis::MemoryCategory, torch's memory timeline order)
+  // of the block the event allocates or frees; -1: a free of a block allocated before the
+  // data starts, or an out-of-memory event.
+  std::vector<int8_t> category;
   size_t size() const { return pid.size(); }
+};
+
+// One memory pool of the memory analysis (framework allocator, CUPTI, NVML).
+struct MemoryPoolRow {
+  std::string name;           // "CPU", "CUDA:0", "GPU 0 used (NVML)"
+  std::string source;         // analysis::MemoryPoolSourceName
+  int32_t device_index = -1;  // -1: host memory
+  int64_t peak_allocated = 0;
+  int64_t peak_reserved = -1;  // -1: not reported
 };
 
 // The steps of the model's step model (model/steps.h), by column, by step id.
 struct StepColumns {
   std::vector<uint32_t> id;
-  std::vector<uint64_t> step;  // the user's number
-  std::vector<uint32_t> loop;  // loop ordinal within its process
+  std::vector<uint64_t> step;      // the user's number
+  std::vector<uint32_t> loop;      // loop ordinal within its process
   std::vector<std::string> label;  // "3", or "1:3" when a process has several loops
   std::vector<uint32_t> pid, tid;
   std::vector<int64_t> start_ns, end_ns;
@@ -68,9 +92,18 @@ class RecordedModel {
 
   OperatorColumns Operators() const;
   MemoryColumns Memory() const;
+  std::vector<MemoryPoolRow> MemoryPools() const;
+  // The environment variables the runtime sampled (model/recorded_metadata.h), by name.
+  std::vector<std::pair<std::string, std::string>> Environment() const;
+
+  // The analyses `aiprof export` runs, computed once for this model on first use: the trace
+  // and the memory figures above read them.
+  const analysis::AnalysisSet& Analyses() const;
   StepColumns Steps() const;
 
   uint64_t dropped() const { return model_.drops.total(); }
+  // The collection window's start (realtime ns); without one, the second below its first event.
+  int64_t start_ns() const;
   // Files that could not be read or held corrupt chunks, one line each.
   std::vector<std::string> Problems() const;
   const std::vector<std::string>& files() const { return files_; }
@@ -79,6 +112,8 @@ class RecordedModel {
  private:
   std::vector<std::string> files_;
   model::Model model_;
+  mutable std::once_flag analyses_once_;
+  mutable std::unique_ptr<analysis::AnalysisSet> analyses_;
 };
 
 }  // namespace aiprof::python

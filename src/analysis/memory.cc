@@ -4,12 +4,15 @@
 #include <bit>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "analysis/input_wait.h"
 #include "analysis/intervals.h"
 #include "format/records_host.h"
+#include "model/framework_operators.h"
+#include "model/recorded_metadata.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -45,13 +48,6 @@ std::string DeviceName(int64_t device_type, int64_t device_index) {
                                         : "device" + std::to_string(device_type);
   if (device_index >= 0) name += ":" + std::to_string(device_index);
   return name;
-}
-
-// HTA's memory subtype: "Memset", else the first 11 characters ("Memcpy HtoD").
-std::string TransferKind(std::string_view name, std::string_view category) {
-  if (category == "gpu_memset" || name.starts_with("Memset")) return "Memset";
-  if (name.starts_with("Memcpy ") && name.size() >= 11) return std::string(name.substr(0, 11));
-  return "Memcpy Unknown";
 }
 
 class ArgReader {
@@ -121,20 +117,33 @@ class EnclosingSlices {
   std::unordered_set<uint32_t> step_slices_;
 };
 
+// torch's DeviceType values whose memory torch.profiler counts as CPU memory (CPU, MKLDNN,
+// IDEEP); every other device's is device memory (CUDA Mem).
+bool IsHostDeviceType(int64_t type) {
+  return type == 0 || type == 2 || type == 5;
+}
+
 struct AllocatorEvent {
   int64_t ts = 0;
   uint32_t pool = 0;
   uint32_t track = 0;
-  int64_t bytes = 0;  // > 0 allocation, < 0 free
+  uint32_t instant = 0;  // InstantTable row
+  bool device = false;   // device memory (CUDA Mem) rather than host memory (CPU Mem)
+  int64_t bytes = 0;     // > 0 allocation, < 0 free
   uint64_t addr = 0;
   int64_t freed_at = INT64_MAX;  // allocations: when the block was freed (INT64_MAX: never)
+  size_t freed_by = SIZE_MAX;    // allocations: index of the free event
 };
 
 class MemoryAnalyzer {
  public:
   MemoryAnalyzer(const model::Model& model, const StepList& steps,
                  const MemoryAnalysisOptions& options)
-      : model_(model), steps_(steps.steps), options_(options), args_(model) {}
+      : model_(model), steps_(steps.steps), options_(options), args_(model) {
+    for (const StepSpan& step : steps_) {
+      if (step.slice != model::kNoRow) step_slices_.insert(step.slice);
+    }
+  }
 
   MemoryAnalysis Run() {
     ReadAllocatorEvents();
@@ -145,7 +154,8 @@ class MemoryAnalyzer {
       AttributeAllocations();
     }
     AddStepRows();
-    AddTransfers();
+    result_.transfers = ComputeMemoryTransfers(model_, steps_);
+    if (!result_.transfers.empty()) result_.inputs.emplace_back("device copies");
     return std::move(result_);
   }
 
@@ -180,8 +190,15 @@ class MemoryAnalyzer {
         result_.pools.push_back(std::move(pool));
       }
       result_.pools[it->second].samples.push_back({in.ts[row], allocated, reserved});
-      events_.push_back(
-          {in.ts[row], it->second, in.track[row], bytes, static_cast<uint64_t>(addr)});
+      AllocatorEvent event;
+      event.ts = in.ts[row];
+      event.pool = it->second;
+      event.track = in.track[row];
+      event.instant = row;
+      event.device = !IsHostDeviceType(type);
+      event.bytes = bytes;
+      event.addr = static_cast<uint64_t>(addr);
+      events_.push_back(event);
     }
     if (!events_.empty()) result_.inputs.emplace_back("framework allocator events");
   }
@@ -282,17 +299,20 @@ class MemoryAnalyzer {
                      [](const AllocatorEvent& a, const AllocatorEvent& b) {
                        return a.pool != b.pool ? a.pool < b.pool : a.ts < b.ts;
                      });
-    std::unordered_map<uint64_t, size_t> live;  // (pool, addr) → allocation event
+    // Per pool: address → its allocation event.
+    std::vector<std::unordered_map<uint64_t, size_t>> live(result_.pools.size());
     for (size_t i = 0; i < events_.size(); ++i) {
       AllocatorEvent& event = events_[i];
-      const uint64_t key = event.addr * 31 + event.pool;
+      auto& pool_live = live[event.pool];
       if (event.bytes > 0) {
-        live[key] = i;
-      } else if (auto found = live.find(key); found != live.end()) {
+        pool_live[event.addr] = i;
+      } else if (auto found = pool_live.find(event.addr); found != pool_live.end()) {
         events_[found->second].freed_at = event.ts;
-        live.erase(found);
+        events_[found->second].freed_by = i;
+        pool_live.erase(found);
       }
     }
+    const std::vector<uint32_t> operator_of_event = AttributeEventsToOperators();
 
     std::vector<uint8_t> wanted_tracks(model_.tracks.size(), 0);
     for (const AllocatorEvent& event : events_) wanted_tracks[event.track] = 1;
@@ -310,42 +330,16 @@ class MemoryAnalyzer {
     std::map<OperatorKey, OperatorMemoryRow> operators;
     // Per pool and category: (ts, ±bytes) changes.
     std::map<std::pair<uint32_t, MemoryCategory>, std::vector<std::pair<int64_t, int64_t>>> changes;
-    const model::SliceTable& s = model_.slices;
-    for (const AllocatorEvent& event : events_) {
+    for (size_t i = 0; i < events_.size(); ++i) {
+      const AllocatorEvent& event = events_[i];
       if (event.bytes <= 0) continue;
-      const uint32_t innermost = enclosing.Innermost(event.track, event.ts);
-      // The outermost range of each context kind around the allocation, and its end.
-      uint8_t flags = 0;
-      int64_t context_end[9] = {};
-      for (uint32_t row = innermost; row != model::kNoRow; row = s.parent[row]) {
-        int16_t& context = context_of[s.name[row]];
-        if (context < 0) context = ContextOf(model_.Str(s.name[row]));
-        flags |= static_cast<uint8_t>(context);
-        if (context != 0) context_end[context] = s.end[row];
-      }
-      MemoryCategory category = MemoryCategory::kUnknown;
-      const bool freed_in_op = innermost != model::kNoRow && event.freed_at <= s.end[innermost];
-      if (flags & kInputContext) {
-        category = MemoryCategory::kInput;
-      } else if (freed_in_op) {
-        category = MemoryCategory::kTemporary;
-      } else if (flags & kOptimizerContext) {
-        category = event.freed_at > context_end[kOptimizerContext] ? MemoryCategory::kOptimizerState
-                                                                   : MemoryCategory::kTemporary;
-      } else if (flags & kBackwardContext) {
-        category = event.freed_at > context_end[kBackwardContext] ? MemoryCategory::kGradient
-                                                                  : MemoryCategory::kAutograd;
-      } else if (flags & kForwardContext) {
-        category = MemoryCategory::kActivation;
-      } else if (event.freed_at == INT64_MAX &&
-                 !InsideStep(steps_of_process, event.track, event.ts)) {
-        category = MemoryCategory::kParameter;
-      }
+      const MemoryCategory category = Categorize(event, enclosing, steps_of_process, context_of);
+      AddBlock(event, operator_of_event[i], category);
       auto& track = changes[{event.pool, category}];
       track.emplace_back(event.ts, event.bytes);
       if (event.freed_at != INT64_MAX) track.emplace_back(event.freed_at, -event.bytes);
 
-      OperatorMemoryRow& op = operators[{event.pool, OperatorName(innermost)}];
+      OperatorMemoryRow& op = operators[{event.pool, OperatorName(operator_of_event[i])}];
       ++op.allocations;
       op.allocated_bytes += event.bytes;
       op.max_allocation = std::max(op.max_allocation, event.bytes);
@@ -382,13 +376,126 @@ class MemoryAnalyzer {
     }
   }
 
-  std::string OperatorName(uint32_t innermost) const {
-    if (innermost == model::kNoRow) return "(no operator)";
+  // Each allocator event's innermost framework operator (kNoRow: none), and the operators'
+  // self and inclusive figures.
+  std::vector<uint32_t> AttributeEventsToOperators() {
+    operators_ = model::FindFrameworkOperators(model_);
+    std::vector<AttributedEvent> events;
+    events.reserve(events_.size());
+    for (const AllocatorEvent& event : events_) {
+      events.push_back({model_.tracks.thread[event.track], event.ts, event.bytes, event.device});
+    }
+    MemoryAttribution attribution = analysis::AttributeToOperators(model_, operators_, events);
+    result_.operator_usage = std::move(attribution.operators);
+    for (size_t i = 0; i < events_.size(); ++i) {
+      if (attribution.operator_of_event[i] == model::kNoRow) {
+        result_.events_outside_operators.push_back(events_[i].instant);
+      }
+    }
+    std::sort(result_.events_outside_operators.begin(), result_.events_outside_operators.end());
+    return std::move(attribution.operator_of_event);
+  }
+
+  // Where on its thread a time falls: the innermost slice, the context kinds of the ranges
+  // around it and the end of the outermost range of each kind.
+  struct Context {
+    uint32_t innermost = model::kNoRow;
+    uint8_t flags = 0;
+    int64_t end[9] = {};
+  };
+  Context ContextAt(uint32_t track, int64_t ts, const EnclosingSlices& enclosing,
+                    std::vector<int16_t>& context_of) const {
     const model::SliceTable& s = model_.slices;
-    std::string name(model_.Str(s.name[innermost]));
-    const uint32_t parent = s.parent[innermost];
-    if (name.starts_with("aten::empty") && parent != model::kNoRow) {
-      return std::string(model_.Str(s.name[parent])) + " (" + name + ")";
+    Context at;
+    at.innermost = enclosing.Innermost(track, ts);
+    for (uint32_t row = at.innermost; row != model::kNoRow; row = s.parent[row]) {
+      int16_t& context = context_of[s.name[row]];
+      if (context < 0) context = ContextOf(model_.Str(s.name[row]));
+      at.flags |= static_cast<uint8_t>(context);
+      if (context != 0) at.end[context] = s.end[row];
+    }
+    return at;
+  }
+
+  // The category of the block `allocation` starts (the rules in memory.h, in order).
+  MemoryCategory Categorize(const AllocatorEvent& allocation, const EnclosingSlices& enclosing,
+                            const std::vector<std::vector<Interval>>& steps_of_process,
+                            std::vector<int16_t>& context_of) {
+    if (allocation.freed_at == INT64_MAX) {
+      if (auto role = RecordedRole(allocation)) return *role;
+    }
+    const Context at = ContextAt(allocation.track, allocation.ts, enclosing, context_of);
+    const int64_t freed_at = allocation.freed_at;
+    if (at.flags & kInputContext) return MemoryCategory::kInput;
+    if (at.innermost != model::kNoRow && freed_at <= model_.slices.end[at.innermost]) {
+      return MemoryCategory::kTemporary;
+    }
+    if (at.flags & kOptimizerContext) {
+      return freed_at > at.end[kOptimizerContext] ? MemoryCategory::kOptimizerState
+                                                  : MemoryCategory::kTemporary;
+    }
+    if (at.flags & kBackwardContext) {
+      return freed_at > at.end[kBackwardContext] ? MemoryCategory::kGradient
+                                                 : MemoryCategory::kAutograd;
+    }
+    if (at.flags & kForwardContext) return MemoryCategory::kActivation;
+    if (at.innermost != model::kNoRow && allocation.freed_by != SIZE_MAX) {
+      // An operator outside backward and the optimizer is the forward pass, named or not.
+      const AllocatorEvent& free = events_[allocation.freed_by];
+      const Context freed = ContextAt(free.track, free.ts, enclosing, context_of);
+      return (freed.flags & kBackwardContext) ? MemoryCategory::kActivation
+                                              : MemoryCategory::kTemporary;
+    }
+    if (freed_at == INT64_MAX && !InsideStep(steps_of_process, allocation.track, allocation.ts)) {
+      return MemoryCategory::kParameter;
+    }
+    return MemoryCategory::kUnknown;
+  }
+
+  // The role the program recorded for the block's address when its window stopped.
+  std::optional<MemoryCategory> RecordedRole(const AllocatorEvent& allocation) {
+    const uint32_t process = model_.ProcessOfThread(model_.tracks.thread[allocation.track]);
+    auto [found, added] = roles_of_process_.try_emplace(process);
+    if (added) found->second = model::ReadTensorRoles(model_, process);
+    const std::vector<model::TensorRoleAt>& roles = found->second;
+    auto role =
+        std::lower_bound(roles.begin(), roles.end(), model::TensorRoleAt{allocation.addr, {}});
+    if (role == roles.end() || role->address != allocation.addr) return std::nullopt;
+    switch (role->role) {
+      case model::TensorRole::kParameter:
+        return MemoryCategory::kParameter;
+      case model::TensorRole::kGradient:
+        return MemoryCategory::kGradient;
+      case model::TensorRole::kOptimizerState:
+        return MemoryCategory::kOptimizerState;
+    }
+    return std::nullopt;
+  }
+
+  void AddBlock(const AllocatorEvent& allocation, uint32_t op, MemoryCategory category) {
+    MemoryBlock block;
+    block.category = category;
+    block.pool = allocation.pool;
+    block.allocation = allocation.instant;
+    block.op = op;
+    block.bytes = allocation.bytes;
+    if (allocation.freed_by != SIZE_MAX) block.release = events_[allocation.freed_by].instant;
+    result_.blocks.push_back(block);
+  }
+
+  // The allocating operator's name: the innermost framework operator, step ranges passed
+  // over; an aten::empty* allocation is named after the operator that called it.
+  std::string OperatorName(uint32_t slice) const {
+    // Index into operators_.rows, passing over step ranges.
+    uint32_t op = slice == model::kNoRow ? model::kNoRow : operators_.IndexOf(slice);
+    auto is_step = [&](uint32_t i) { return step_slices_.contains(operators_.rows[i]); };
+    while (op != model::kNoRow && is_step(op)) op = operators_.parent[op];
+    if (op == model::kNoRow) return "(no operator)";
+    const model::SliceTable& s = model_.slices;
+    std::string name(model_.Str(s.name[operators_.rows[op]]));
+    const uint32_t parent = operators_.parent[op];
+    if (name.starts_with("aten::empty") && parent != model::kNoRow && !is_step(parent)) {
+      return std::string(model_.Str(s.name[operators_.rows[parent]])) + " (" + name + ")";
     }
     return name;
   }
@@ -470,65 +577,14 @@ class MemoryAnalyzer {
     }
   }
 
-  void AddTransfers() {
-    const model::SliceTable& s = model_.slices;
-    std::vector<uint8_t> is_transfer(model_.strings.size(), 0);
-    for (model::StringId id = 0; id < model_.strings.size(); ++id) {
-      std::string_view text = model_.strings.Get(id);
-      is_transfer[id] = text == "gpu_memcpy" || text == "gpu_memset";
-    }
-    const model::StringId bytes_key = model_.strings.Find("bytes");
-    std::vector<Interval> step_spans;
-    std::vector<const StepSpan*> step_of_span;
-    std::vector<const StepSpan*> order;
-    for (const StepSpan& step : steps_) order.push_back(&step);
-    std::sort(order.begin(), order.end(),
-              [](const StepSpan* a, const StepSpan* b) { return a->begin_ns < b->begin_ns; });
-    for (const StepSpan* step : order) {
-      step_spans.push_back({step->begin_ns, step->end_ns});
-      step_of_span.push_back(step);
-    }
-    std::map<std::string, MemoryTransferRow> whole;
-    std::map<std::pair<uint32_t, std::string>, MemoryTransferRow> per_step;  // by step id
-    std::unordered_map<model::StringId, std::string> kind_of;
-    for (uint32_t row = 0; row < s.size(); ++row) {
-      if (!is_transfer[s.category[row]]) continue;
-      const auto [kind, inserted] = kind_of.try_emplace(s.name[row]);
-      if (inserted)
-        kind->second = TransferKind(model_.Str(s.name[row]), model_.Str(s.category[row]));
-      const std::string& kind_name = kind->second;  // lambdas may not capture a binding (C++17)
-      int64_t bytes = 0;
-      args_.Int(s.args[row], bytes_key, &bytes);
-      auto add = [&](MemoryTransferRow& t) {
-        t.kind = kind_name;
-        ++t.count;
-        t.bytes += bytes;
-        t.time_ns += s.dur(row);
-      };
-      MemoryTransferRow& total = whole[kind->second];
-      total.whole_run = true;
-      add(total);
-      // The last step starting at or before the transfer, if the transfer starts inside it.
-      auto step = std::upper_bound(step_spans.begin(), step_spans.end(), s.ts[row],
-                                   [](int64_t t, const Interval& span) { return t < span.begin; });
-      if (step == step_spans.begin() || s.ts[row] >= (step - 1)->end) continue;
-      const StepSpan& span = *step_of_span[static_cast<size_t>(step - step_spans.begin()) - 1];
-      MemoryTransferRow& in_step = per_step[{span.id, kind->second}];
-      in_step.step_id = span.id;
-      in_step.step = span.step;
-      in_step.loop = span.loop;
-      add(in_step);
-    }
-    if (!whole.empty()) result_.inputs.emplace_back("device copies");
-    for (auto& [kind, row] : whole) result_.transfers.push_back(std::move(row));
-    for (auto& [key, row] : per_step) result_.transfers.push_back(std::move(row));
-  }
-
   const model::Model& model_;
   const std::vector<StepSpan>& steps_;
   const MemoryAnalysisOptions& options_;
   const ArgReader args_;
   std::vector<AllocatorEvent> events_;
+  model::FrameworkOperators operators_;
+  std::unordered_set<uint32_t> step_slices_;
+  std::unordered_map<uint32_t, std::vector<model::TensorRoleAt>> roles_of_process_;
   MemoryAnalysis result_;
 };
 
@@ -566,6 +622,13 @@ std::string_view MemoryPoolSourceName(MemoryPoolSource source) {
       break;
   }
   return "framework allocator events";
+}
+
+const OperatorMemoryUsage* MemoryAnalysis::UsageOf(uint32_t slice) const {
+  auto found = std::lower_bound(
+      operator_usage.begin(), operator_usage.end(), slice,
+      [](const OperatorMemoryUsage& usage, uint32_t row) { return usage.slice < row; });
+  return found != operator_usage.end() && found->slice == slice ? &*found : nullptr;
 }
 
 MemoryAnalysis ComputeMemoryAnalysis(const model::Model& model, const StepList& steps,

@@ -9,24 +9,36 @@
 //   - each pool's capacity: the device's recorded memory (model::DeviceProperties), the
 //     host's MemTotal for the CPU pool (its counter, else model::HostProperties).
 // Results: per pool the peak (allocated, reserved) and per step the peak, the values at the
-// step's bounds and the allocations/frees inside it; the top operators by allocated bytes
-// (the innermost framework operator around the allocation; an aten::empty* allocation is
-// named "<parent> (<op>)" as TensorBoard's memory view does); a memory-by-category timeline
-// as torch's memory timeline draws it; copy/set traffic per kind (HTA's subtypes).
+// step's bounds and the allocations/frees inside it; per framework operator its self and
+// inclusive memory, as torch.profiler's CPU Mem / Self CPU Mem / CUDA Mem / Self CUDA Mem
+// (memory_attribution.h); each allocator block with the operator that allocated it; the
+// top operators by allocated bytes (the innermost framework operator around the
+// allocation, step ranges passed over; an aten::empty* allocation is named
+// "<parent> (<op>)" as TensorBoard's memory view does); a memory-by-category timeline as
+// torch's memory timeline draws it; copy/set traffic per kind (HTA's subtypes).
+// These are the only memory figures: the timeline's operator arguments, operator_memory.csv,
+// the analysis files and the Python API's key_averages()/events() read them.
 //
 // Categories. torch's memory timeline follows tensor ids through the autograd graph; the
 // allocator events here carry no tensor ids, so the category is read from where and for how
 // long a block lived (first rule that holds):
+//   Parameter, Gradient, Optimizer state
+//                   still allocated at the end, at an address the program recorded as a
+//                   parameter's, a gradient's or optimizer state's storage when its window
+//                   stopped (the Python API; model/recorded_metadata.h: TensorRoleAt)
 //   Input           allocated inside an input-wait range (analysis/input_wait.h)
 //   Temporary       freed before the innermost operator around its allocation ended
 //   Optimizer state allocated inside an optimizer range and alive after it
 //   Gradient        allocated inside a backward range and alive after it
 //   Autograd        allocated inside a backward range and freed within it
-//   Activation      allocated inside a forward range
+//   Activation      allocated inside a forward range, or inside another operator (outside
+//                   backward and optimizer ranges: the forward pass, named or not) and
+//                   freed inside a backward range
+//   Temporary       allocated inside such an operator and freed elsewhere
 //   Parameter       allocated outside every step and never freed
 //   Unknown         the rest
 // Ranges are matched by name (case-insensitive "optimizer", "backward"/"autograd::engine",
-// "forward") on the allocating thread.
+// "forward") on the allocating thread (on the freeing thread for the rule above).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +46,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/memory_attribution.h"
+#include "analysis/memory_transfers.h"
 #include "analysis/steps.h"
 #include "model/model.h"
 
@@ -81,7 +95,7 @@ struct MemoryStepRow {
   uint32_t step_id = 0;  // model::StepTable row
   uint64_t step = 0;     // the user's number
   uint32_t loop = 0;     // loop ordinal (model/steps.h)
-  uint32_t pool = 0;  // index into MemoryAnalysis::pools
+  uint32_t pool = 0;     // index into MemoryAnalysis::pools
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
   int64_t allocated_at_begin = 0;
@@ -92,6 +106,17 @@ struct MemoryStepRow {
   uint64_t frees = 0;
   int64_t allocated_bytes = 0;
   int64_t freed_bytes = 0;
+};
+
+// One allocator block of a framework pool: its allocation paired with its free by pool and
+// address.
+struct MemoryBlock {
+  uint32_t pool = 0;
+  uint32_t allocation = model::kNoRow;  // InstantTable row of the allocation event
+  uint32_t release = model::kNoRow;     // of the free; kNoRow: still allocated at the end
+  uint32_t op = model::kNoRow;          // innermost framework operator at the allocation
+  int64_t bytes = 0;
+  MemoryCategory category = MemoryCategory::kUnknown;
 };
 
 struct OperatorMemoryRow {
@@ -111,17 +136,6 @@ struct MemoryCategoryTrack {
   int64_t peak = 0;
 };
 
-struct MemoryTransferRow {
-  bool whole_run = false;  // true: every transfer; false: those starting inside `step`
-  uint32_t step_id = 0;    // model::StepTable row
-  uint64_t step = 0;       // the user's number
-  uint32_t loop = 0;       // loop ordinal (model/steps.h)
-  std::string kind;  // "Memcpy HtoD", "Memcpy DtoH", "Memcpy DtoD", "Memset", "Memcpy Unknown"...
-  uint64_t count = 0;
-  int64_t bytes = 0;
-  int64_t time_ns = 0;
-};
-
 struct MemoryAnalysisOptions {
   uint32_t top_operators = 20;
 };
@@ -134,6 +148,15 @@ struct MemoryAnalysis {
   std::vector<OperatorMemoryRow> top_operators;      // largest allocated bytes first
   std::vector<MemoryCategoryTrack> category_tracks;  // framework pools, categories seen
   std::vector<MemoryTransferRow> transfers;          // whole run first, then per step
+  // Per framework operator with allocator events inside it (ascending slice row).
+  std::vector<OperatorMemoryUsage> operator_usage;
+  std::vector<MemoryBlock> blocks;  // by pool, then allocation time
+  // Allocator events ("[memory]" instants) outside every framework operator of their
+  // thread, ascending: torch.profiler lists each as a "[memory]" event of its own.
+  std::vector<uint32_t> events_outside_operators;
+
+  // The figures of the operator at SliceTable row `slice`; null when it saw no events.
+  const OperatorMemoryUsage* UsageOf(uint32_t slice) const;
 };
 
 // `steps`: the steps found once for every analysis (analysis/steps.h).

@@ -62,7 +62,17 @@ void AddClusterCommand(CLI::App& app) {
                   "ranks parsed at once (per process); peak memory grows with it "
                   "(default: the number of cores; under mpirun, the cores of the host "
                   "divided by the MPI processes on it)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            if (value.find_first_not_of("0123456789") == std::string::npos &&
+                value.find_first_not_of('0') != std::string::npos) {
+              return "";
+            }
+            return "'" + value +
+                   "' is not a number of ranks to parse at once: give 1 or more, or leave "
+                   "--jobs out for one per core";
+          },
+          "N >= 1"));
   sub->add_flag("--no-cache", values->no_cache,
                 "parse every rank again instead of reading the summary cached beside its data");
   sub->callback([values] {

@@ -10,10 +10,19 @@
 #include <iostream>
 #include <set>
 
+#include "runtime/option_limits.h"
+
 namespace aiprof::cli {
 namespace {
 
-constexpr uint64_t kMaxU32 = 4294967295ull;
+// The upper bound of an AIPROF_OPTIONS key from the table the runtime validates with
+// (runtime/option_limits.h), so the command line and every other source agree.
+uint64_t MaxOf(std::string_view key) {
+  return static_cast<uint64_t>(runtime::FindNumericOption(key)->max);
+}
+uint64_t MinOf(std::string_view key) {
+  return static_cast<uint64_t>(runtime::FindNumericOption(key)->min);
+}
 
 std::string Quote(const std::string& option, const std::string& value) {
   return "--" + option + "=" + (value.empty() ? "''" : value);
@@ -74,7 +83,7 @@ bool Seconds(const std::string& option, const std::string& value, double* out, s
   double parsed = 0;
   auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
   if (value.empty() || ec != std::errc() || ptr != value.data() + value.size() ||
-      !std::isfinite(parsed) || parsed < 0 || parsed > static_cast<double>(kMaxU32)) {
+      !std::isfinite(parsed) || parsed < 0 || parsed > runtime::FindNumericOption("delay_s")->max) {
     *error = Quote(option, value) +
              ": invalid value; allowed: seconds in 0..4294967295 "
              "(fractions allowed, 0 = not set)";
@@ -345,13 +354,17 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
       std::transform(unit.begin(), unit.end(), unit.begin(), ::toupper);
       if (unit == "MB") number.resize(number.size() - 2);
     }
-    if (!Integer("storage-limit", number, 1, kMaxU32, &c->storage_limit_mb, error)) {
+    if (!Integer("storage-limit", number, 1, MaxOf("storage_limit_mb"), &c->storage_limit_mb,
+                 error)) {
       *error = Quote("storage-limit", args.storage_limit) +
                ": invalid value; allowed: <N>MB with N in 1..4294967295";
       return false;
     }
   }
-  if (!Integer("buffer-size", args.buffer_size, 1, 4096, &c->buffer_mb, error)) return false;
+  if (!Integer("buffer-size", args.buffer_size, MinOf("buffer_mb"), MaxOf("buffer_mb"),
+               &c->buffer_mb, error)) {
+    return false;
+  }
   if (!Seconds("delay", args.delay, &c->delay_s, error)) return false;
   if (!Seconds("duration", args.duration, &c->duration_s, error)) return false;
 
@@ -431,7 +444,8 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   }
   bool hardware_mem = false;
   if (!OnOff("sys-hardware-mem", args.sys_hardware_mem, &hardware_mem, error)) return false;
-  if (!Integer("sys-hardware-mem-freq", args.sys_hardware_mem_freq, 1, 100, &value, error)) {
+  if (!Integer("sys-hardware-mem-freq", args.sys_hardware_mem_freq, 1, MaxOf("device_sys_freq_hz"),
+               &value, error)) {
     return false;
   }
   c->device_sys_freq_hz = hardware_mem ? static_cast<int>(value) : 0;
@@ -440,7 +454,10 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   }
   bool sys_cpu = false;
   if (!OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, error)) return false;
-  if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, 10000, &value, error)) return false;
+  if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, MaxOf("cpu_sampling.freq_hz"), &value,
+               error)) {
+    return false;
+  }
   c->cpu_sampling_hz = sys_cpu ? static_cast<uint32_t>(value) : 0;
   if (!RejectUnpaced(args, "sys-cpu-freq", sys_cpu, "--sys-cpu-profiling", error)) return false;
   if (!RejectUnpaced(args, "sys-cpu-call-graph", sys_cpu, "--sys-cpu-profiling", error)) {
@@ -455,7 +472,9 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
       *error = Quote("sys-cpu-call-graph", call_graph) + ": a stack size goes with dwarf only";
       return false;
     }
-    if (!Integer("sys-cpu-call-graph", call_graph.substr(comma + 1), 1024, 32768, &value, error)) {
+    if (!Integer("sys-cpu-call-graph", call_graph.substr(comma + 1),
+                 MinOf("cpu_sampling.stack_copy_bytes"), MaxOf("cpu_sampling.stack_copy_bytes"),
+                 &value, error)) {
       return false;
     }
     c->cpu_stack_copy_bytes = static_cast<uint32_t>(value);

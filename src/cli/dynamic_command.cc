@@ -87,7 +87,8 @@ class Prompt {
   bool Connect(pid_t pid) {
     Target target{pid, ControlConnection()};
     std::string error;
-    if (!target.connection.Connect(dynamic::SocketPath(pid), error)) {
+    std::string path = FindJobSocket(pid, error);
+    if (path.empty() || !target.connection.Connect(path, error)) {
       std::cerr << "[aiprof] pid " << pid << ": " << error << "\n";
       return false;
     }
@@ -98,21 +99,33 @@ class Prompt {
     return true;
   }
 
-  // Launch mode: attach to every process of the app that has opened a control socket.
+  // Launch mode: attach to every process of the app that has opened a control socket. Each
+  // is connected to once, without a probe first: a probe connection would be the job's
+  // controller until the job noticed it closed, and the launcher would be told it is busy,
+  // controlled by itself.
   void ConnectNewDescendants() {
-    std::vector<std::string> ignored;
-    for (const AttachableJob& job : ListAttachableJobs(ignored)) {
-      if (!connected_.contains(job.pid) && IsDescendantOf(job.pid, getpid())) Connect(job.pid);
+    for (pid_t pid : JobsWithSockets()) {
+      if (!connected_.contains(pid) && IsDescendantOf(pid, getpid())) Connect(pid);
     }
   }
 
-  bool WaitForApp() {
-    auto deadline = std::chrono::steady_clock::now() + kSocketWait;
-    while (targets_.empty() && std::chrono::steady_clock::now() < deadline) {
+  // Waits for the app's control socket as long as the app runs (the launcher exits with the
+  // app), saying once when that takes long. Lines typed meanwhile stay in the input, in
+  // order, for Run().
+  void WaitForApp() {
+    auto note_at = std::chrono::steady_clock::now() + kSocketWait;
+    bool noted = false;
+    while (targets_.empty()) {
       ConnectNewDescendants();
-      if (targets_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (!targets_.empty()) break;
+      if (!noted && std::chrono::steady_clock::now() >= note_at) {
+        std::cerr << "[aiprof] the app has opened no control socket yet (libaiprof.so may not "
+                     "be preloaded into it: a statically linked program cannot be controlled); "
+                     "commands wait until it does\n";
+        noted = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    return !targets_.empty();
   }
 
   // Runs until quit, end of input, the idle timeout or the loss of every job.
@@ -249,8 +262,9 @@ std::string AttachStartOptions(const DynamicArgs& args) {
     throw CLI::RuntimeError(kExitUsage);
   }
   nlohmann::json options = RuntimeOptionsJson(config, 0);
-  for (const char* key :
-       {"mode", "app", "launch_realtime_ns", "delay_s", "duration_s", "follow_children"}) {
+  // What the job fixed when it started, or what a window does not take (session controller).
+  for (const char* key : {"mode", "app", "launch_realtime_ns", "launcher_pid", "delay_s",
+                          "duration_s", "follow_children"}) {
     options.erase(key);
   }
   return options.dump();
@@ -319,12 +333,7 @@ int Launch(DynamicArgs& args) {
            "--dynamic=on --list, then aiprof --dynamic=on --pid=<pid>\n";
   } else {
     std::thread([prompt] {
-      if (!prompt->WaitForApp()) {
-        std::cerr
-            << "[aiprof] the app opened no control socket (it ended, or libaiprof.so could not be "
-               "preloaded into it)\n";
-        return;
-      }
+      prompt->WaitForApp();
       std::cout << "[aiprof] type help for commands\n";
       prompt->Run();
     }).detach();

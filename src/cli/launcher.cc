@@ -1,5 +1,6 @@
 #include "cli/launcher.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -52,6 +53,52 @@ std::string SelfDir() {
   return ec ? std::string() : self.parent_path().string();
 }
 
+// LD_PRELOAD's list: separated by spaces or colons.
+std::vector<std::string> SplitPreload(const std::string& text) {
+  std::vector<std::string> libraries;
+  size_t begin = 0;
+  while (begin < text.size()) {
+    const size_t end = text.find_first_of(" :", begin);
+    const std::string library = text.substr(begin, end == std::string::npos ? end : end - begin);
+    if (!library.empty()) libraries.push_back(library);
+    if (end == std::string::npos) break;
+    begin = end + 1;
+  }
+  return libraries;
+}
+
+// A sanitizer's runtime must be the first library of the process.
+bool IsSanitizerRuntime(const std::string& library) {
+  const std::string name = std::filesystem::path(library).filename().string();
+  for (const char* prefix : {"libclang_rt.", "libasan", "libtsan", "libubsan", "liblsan"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// The app's LD_PRELOAD: aiprof's runtime (and the plugins that must be in the process from
+// its first instruction, docs/cpu-sampling.md), then the user's own preloads (from
+// --environment, else the environment), except that a sanitizer runtime among them goes
+// first.
+std::string AppPreload(const CollectConfig& config, const std::string& lib_dir) {
+  std::string user;
+  if (const char* existing = getenv("LD_PRELOAD")) user = existing;
+  for (const std::string& entry : config.environment) {
+    if (entry.rfind("LD_PRELOAD=", 0) == 0) user = entry.substr(std::strlen("LD_PRELOAD="));
+  }
+  std::vector<std::string> first, last;
+  for (const std::string& library : SplitPreload(user)) {
+    (IsSanitizerRuntime(library) ? first : last).push_back(library);
+  }
+  first.push_back(lib_dir + "/libaiprof.so");
+  if (config.cpu_sampling_hz > 0) first.push_back(lib_dir + "/libaiprof_cpusampling.so");
+  if (config.osrt) first.push_back(lib_dir + "/libaiprof_osrt.so");
+  first.insert(first.end(), last.begin(), last.end());
+  std::string preload;
+  for (const std::string& library : first) preload += (preload.empty() ? "" : " ") + library;
+  return preload;
+}
+
 std::vector<std::string> AppEnvironment(const CollectConfig& config, const std::string& lib_dir,
                                         const std::string& options_json) {
   std::vector<std::string> env;
@@ -59,18 +106,11 @@ std::vector<std::string> AppEnvironment(const CollectConfig& config, const std::
   for (const std::string& entry : config.environment) {
     replaced.insert(entry.substr(0, entry.find('=')));
   }
-  std::string preload = lib_dir + "/libaiprof.so";
-  // Plugins that must be in the process from its first instruction (docs/cpu-sampling.md).
-  if (config.cpu_sampling_hz > 0) preload += " " + lib_dir + "/libaiprof_cpusampling.so";
-  if (config.osrt) preload += " " + lib_dir + "/libaiprof_osrt.so";
-  if (const char* existing = getenv("LD_PRELOAD"); existing && *existing) {
-    preload += std::string(" ") + existing;
-  }
   for (char** entry = environ; *entry; ++entry) {
     std::string text = *entry;
     if (!replaced.count(text.substr(0, text.find('=')))) env.push_back(text);
   }
-  env.push_back("LD_PRELOAD=" + preload);
+  env.push_back("LD_PRELOAD=" + AppPreload(config, lib_dir));
   env.push_back("AIPROF_OPTIONS=" + options_json);
   std::string cuda_plugin = lib_dir + "/libaiprof_cuda.so";
   if (access(cuda_plugin.c_str(), R_OK) == 0) {
@@ -78,7 +118,9 @@ std::vector<std::string> AppEnvironment(const CollectConfig& config, const std::
   } else if (const char* existing = getenv("CUDA_INJECTION64_PATH")) {
     env.push_back(std::string("CUDA_INJECTION64_PATH=") + existing);
   }
-  for (const std::string& entry : config.environment) env.push_back(entry);
+  for (const std::string& entry : config.environment) {
+    if (entry.rfind("LD_PRELOAD=", 0) != 0) env.push_back(entry);
+  }
   return env;
 }
 
@@ -152,6 +194,29 @@ nlohmann::json ExitStatusJson(int status) {
   return {{"code", WEXITSTATUS(status)}};
 }
 
+// Writes `text` to `path` through a temporary file renamed over it; false with `error` (and
+// the temporary file removed) when it cannot be written whole.
+bool ReplaceFile(const std::string& path, const std::string& text, std::string* error) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      *error = "cannot write " + temporary + ": " + std::strerror(errno);
+      out.close();
+      std::remove(temporary.c_str());
+      return false;
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    *error = "cannot replace " + path + ": " + std::strerror(errno);
+    std::remove(temporary.c_str());
+    return false;
+  }
+  return true;
+}
+
 // The runtime writes info.json but cannot know how its process ended, nor about the
 // launcher's own file; both are added here once the app is gone. Written to a temporary
 // file and renamed so a reader never sees half a file.
@@ -178,19 +243,75 @@ void AddLaunchInfo(const std::string& prof_dir, const std::string& host_sys_file
   }
   info["exit_status"] = exit_status;
   info["launcher"] = {{"pid", getpid()}, {"app", config.app}, {"output", config.output_dir}};
-  std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << info.dump(2) << "\n";
-    if (!out) {
-      std::cerr << "[aiprof] warning: cannot write " << temporary << "\n";
-      return;
-    }
+  const std::string text = info.dump(2) + "\n";
+  // On a full disk the space the runtime set aside for this (.reserve.launcher) is freed and
+  // the write tried again; no half-written or empty temporary file is left either way.
+  const std::string reserve = prof_dir + "/.reserve.launcher";
+  std::string error;
+  bool written = ReplaceFile(path, text, &error);
+  if (!written && unlink(reserve.c_str()) == 0) written = ReplaceFile(path, text, &error);
+  unlink(reserve.c_str());
+  if (!written) {
+    std::cerr << "[aiprof] warning: cannot add the exit status to " << path << ": " << error
+              << " (is the disk full?); the exit status is in the host_sys data only\n";
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::cerr << "[aiprof] warning: cannot replace " << path << ": " << std::strerror(errno)
-              << "\n";
+}
+
+// The program execvp runs for `name`: itself when it has a slash, else the first match on PATH.
+std::string ResolveProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = getenv("PATH");
+  std::string directories = path != nullptr ? path : "/usr/bin:/bin";
+  for (size_t begin = 0; begin <= directories.size();) {
+    size_t end = directories.find(':', begin);
+    if (end == std::string::npos) end = directories.size();
+    std::string candidate = directories.substr(begin, end - begin) + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    begin = end + 1;
   }
+  return "";
+}
+
+// An ELF executable without a program interpreter is statically linked: LD_PRELOAD, and so
+// the runtime, never reaches it. Scripts and anything unreadable are not.
+bool IsStaticExecutable(const std::string& name) {
+  std::ifstream file(ResolveProgram(name), std::ios::binary);
+  Elf64_Ehdr header{};
+  if (!file.read(reinterpret_cast<char*>(&header), sizeof header) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 256) {
+    return false;
+  }
+  for (int index = 0; index < header.e_phnum; ++index) {
+    Elf64_Phdr program{};
+    file.seekg(static_cast<std::streamoff>(header.e_phoff + index * sizeof program));
+    if (!file.read(reinterpret_cast<char*>(&program), sizeof program)) return false;
+    if (program.p_type == PT_INTERP) return false;
+  }
+  return true;
+}
+
+// Why the app left no PROF_* directory, from what the launcher can check, and what to do.
+std::string NoDataReason(const CollectConfig& config, int status) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(config.output_dir, ec)) {
+    return "the output directory " + config.output_dir +
+           " was removed while the app ran, so nothing could be kept; give --output a "
+           "directory that stays until the app ends";
+  }
+  if (IsStaticExecutable(config.app[0])) {
+    return config.app[0] +
+           " is statically linked, so libaiprof.so could not be preloaded into it; profile a "
+           "dynamically linked build of it";
+  }
+  if (WIFSIGNALED(status)) {
+    return std::string("the app was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) +
+           ") before its first data was written (aiprof writes it about 50 ms after the app "
+           "starts)";
+  }
+  return "the app ended before its first data was written, or recorded nothing in the "
+         "collected window (check the collect options, and --delay/--duration)";
 }
 
 // The runtime counts marker calls made while --msproftx=off (info.json "markers_ignored").
@@ -373,10 +494,11 @@ int RunCollection(const CollectConfig& config) {
     std::cerr << "[aiprof] Data is saved in " << written.back() << "\n";
   }
   ReportIgnoredMarkers(written);
+  // Space the runtime set aside for the exit status (AddLaunchInfo) is not needed any more.
+  for (const std::string& dir : written) unlink((dir + "/.reserve.launcher").c_str());
   if (written.empty()) {
-    std::cerr << "[aiprof] no profiling data was written to " << config.output_dir
-              << " (the app ended before collection started, or it is statically linked so "
-                 "libaiprof.so could not be preloaded)\n";
+    std::cerr << "[aiprof] no profiling data was written to " << config.output_dir << ": "
+              << NoDataReason(config, status) << "\n";
   } else if (config.export_after) {
     ExportCollected(written, config);
   } else {

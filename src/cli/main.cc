@@ -64,6 +64,16 @@ std::vector<std::string> ToSubcommandForm(const std::vector<std::string>& args, 
   return rewritten;
 }
 
+// "--output=" with nothing after '=' would make CLI11 take the next argument (the program to
+// run) as the value. Returns the first such option before the program, or "".
+std::string EmptyOptionValue(const std::vector<std::string>& args) {
+  for (const std::string& arg : args) {
+    if (arg == "--" || !IsOption(arg)) break;
+    if (arg.size() > 3 && arg.starts_with("--") && arg.back() == '=') return arg;
+  }
+  return "";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,6 +97,11 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     return kExitOk;
+  }
+  if (std::string empty = EmptyOptionValue(args); !empty.empty()) {
+    std::cerr << "aiprof: " << empty << " has no value after '='; give "
+              << empty.substr(0, empty.size() - 1) << "=<value>, or leave the option out\n";
+    return kExitUsage;
   }
   std::string error;
   args = ToSubcommandForm(args, app, &error);

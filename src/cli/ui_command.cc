@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cli/command.h"
+#include "export/read_problems.h"
 #include "model/parser.h"
 #include "server/ui_server.h"
 
@@ -134,6 +135,8 @@ int RunUi(const UiOptions& options) {
               << ", reachable from other machines; the token is the only protection\n";
   }
   const model::Model& m = api.model();
+  // A corrupt or truncated file still loads what is intact; say what was not.
+  exporter::ReportReadProblems(m, "aiprof ui", std::cerr);
   std::cout << "aiprof ui: loaded " << prof_dirs.size() << " PROF_* dir(s), " << m.slices.size()
             << " slices, " << m.counters.size() << " counter samples in " << load_s << " s\n";
   if (!base_dirs.empty()) {

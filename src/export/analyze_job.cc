@@ -8,6 +8,7 @@
 #include "export/analysis/analysis_report.h"
 #include "export/analysis/critical_path_report.h"
 #include "export/critical_path_job.h"
+#include "export/export_lock.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "model/parser.h"
@@ -33,6 +34,9 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     result.exit_code = kExitUsage;
     return result;
   }
+  // It writes analysis files where exports do: one at a time (export_lock.h).
+  ExportLocks locks;
+  locks.Acquire(dirs, err);
   size_t analysed = 0;
   bool failed = false, usage_error = false;
   CommunicationOutputs communication;

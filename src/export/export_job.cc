@@ -1,5 +1,6 @@
 #include "export/export_job.h"
 
+#include <chrono>
 #include <ctime>
 #include <filesystem>
 #include <ostream>
@@ -13,6 +14,7 @@
 #include "export/cpu/cpu_outputs.h"
 #include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
+#include "export/export_lock.h"
 #include "export/iteration_selection.h"
 #include "export/progress.h"
 #include "export/read_problems.h"
@@ -145,7 +147,23 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
     result.exit_code = kExitUsage;
     return result;
   }
+  // One export per directory at a time (export_lock.h), and never the names of the last one.
+  ExportLocks locks;
+  locks.Acquire(dirs, err);
   std::string timestamp = options.timestamp.empty() ? LocalTimestamp() : options.timestamp;
+  // A timestamp of its own choosing must not be the previous export's (seconds resolution).
+  for (int waited = 0;
+       options.timestamp.empty() && waited < 30 && timestamp <= locks.previous_timestamp();
+       ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    timestamp = LocalTimestamp();
+  }
+  std::vector<std::string> output_dirs;
+  for (const std::string& dir : dirs) {
+    output_dirs.push_back(dir);
+    output_dirs.push_back(PlaceOutputs(dir, options.naming).dir.string());
+  }
+  locks.Record(timestamp, output_dirs);
   Progress progress(options.progress_lines);
   size_t exported = 0;
   bool failed = false, usage_error = false;

@@ -18,7 +18,7 @@ ChunkWriter::ChunkWriter(int fd, const ChunkWriterOptions& options) : fd_(fd), o
 
 ChunkWriter::~ChunkWriter() {
   if (zstd_context_ != nullptr) ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_context_));
-  if (fd_ >= 0) close(fd_);
+  if (fd_ >= 0 && owns_fd_) close(fd_);
 }
 
 std::unique_ptr<ChunkWriter> ChunkWriter::Create(const std::string& path, uint32_t pid,
@@ -114,7 +114,20 @@ bool ChunkWriter::WriteChunk(ChunkType type, uint32_t tid, const void* payload, 
   header.header_crc = Crc32c(&header, offsetof(ChunkHeader, header_crc));
   // Chunks start on 16-byte boundaries so records can be read in place, aligned.
   size_t padding = (kChunkAlignment - stored_size % kChunkAlignment) % kChunkAlignment;
-  return WriteAll(&header, sizeof(header), stored, stored_size, padding);
+  const uint64_t chunk_start = bytes_written_;
+  if (WriteAll(&header, sizeof(header), stored, stored_size, padding)) return true;
+  if (bytes_written_ != chunk_start) {
+    // Part of the chunk went out: take it back (this also frees its blocks on a full disk).
+    // The offset is where the chunk began; an appending descriptor ignores it anyway.
+    off_t file_end = lseek(fd_, 0, SEEK_END);
+    off_t partial = static_cast<off_t>(bytes_written_ - chunk_start);
+    if (file_end >= partial && ftruncate(fd_, file_end - partial) == 0) {
+      lseek(fd_, file_end - partial, SEEK_SET);
+      bytes_written_ = chunk_start;
+    }
+  }
+  --seq_;
+  return false;
 }
 
 bool ChunkWriter::Sync() {

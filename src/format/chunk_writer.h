@@ -31,7 +31,9 @@ class ChunkWriter {
   ChunkWriter(const ChunkWriter&) = delete;
   ChunkWriter& operator=(const ChunkWriter&) = delete;
 
-  // One chunk, written with a single writev so a crash leaves at most one partial chunk.
+  // One chunk, written with a single writev so a crash leaves at most one partial chunk. A
+  // failed write (a full disk) is cut back to the previous chunk's end, so what the file
+  // holds stays whole chunks and a later chunk (once space is freed) is still readable.
   bool WriteChunk(ChunkType type, uint32_t tid, const void* payload, uint32_t size);
   // fdatasync; normally unnecessary (the page cache survives the process).
   bool Sync();
@@ -40,12 +42,19 @@ class ChunkWriter {
   uint32_t chunks_written() const { return seq_; }
   const std::string& last_error() const { return last_error_; }
   int fd() const { return fd_; }
+  // The descriptor is closed by its owner, not by this writer (the runtime, which must not
+  // close a number the profiled program took over).
+  void DisownDescriptor() { owns_fd_ = false; }
+  // Continues in `fd`, the same file opened again for appending by the descriptor's owner:
+  // no header, chunk numbers go on; the old descriptor is left alone.
+  void SwitchDescriptor(int fd) { fd_ = fd; }
 
  private:
   ChunkWriter(int fd, const ChunkWriterOptions& options);
   bool WriteAll(const void* a, size_t a_size, const void* b, size_t b_size, size_t zero_padding);
 
   int fd_;
+  bool owns_fd_ = true;
   ChunkWriterOptions options_;
   uint32_t seq_ = 0;
   uint64_t bytes_written_ = 0;

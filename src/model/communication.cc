@@ -148,9 +148,17 @@ TensorInputs ParseTensorInputs(std::string_view dims_text, std::string_view type
     if (!types[i].is_string() || !dims[i].is_array()) continue;
     const auto scalar_type = ScalarTypeOfInputType(types[i].get<std::string>());
     if (!scalar_type) continue;
+    // Dimensions come from the raw data: a corrupt one must not overflow (saturates instead).
     int64_t elements = 1;
-    for (const auto& d : dims[i]) elements *= d.is_number_integer() ? d.get<int64_t>() : 0;
-    result.nelems += elements;
+    for (const auto& d : dims[i]) {
+      const int64_t dim = d.is_number_integer() ? d.get<int64_t>() : 0;
+      if (dim <= 0 || elements == 0) {
+        elements = 0;
+      } else if (__builtin_mul_overflow(elements, dim, &elements)) {
+        elements = INT64_MAX;
+      }
+    }
+    if (__builtin_add_overflow(result.nelems, elements, &result.nelems)) result.nelems = INT64_MAX;
     if (!result.scalar_type) result.scalar_type = scalar_type;
   }
   return result;
@@ -181,6 +189,12 @@ class TensorInputReader {
   std::unordered_map<uint64_t, TensorInputs> parsed_;
 };
 
+// Sizes come from recorded shapes: a corrupt one saturates instead of overflowing.
+int64_t SaturatingMultiply(int64_t a, int64_t b) {
+  int64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? INT64_MAX : product;
+}
+
 void FillSizes(CommOp& op, int64_t in_nelems, std::optional<uint8_t> scalar_type) {
   if (op.type == CommOpType::kBarrier) {
     op.in_nelems = op.out_nelems = op.bytes = 0;
@@ -192,7 +206,7 @@ void FillSizes(CommOp& op, int64_t in_nelems, std::optional<uint8_t> scalar_type
   const int64_t group = op.group_size;
   switch (op.type) {
     case CommOpType::kAllGather:
-      op.out_nelems = group > 0 ? in_nelems * group : kCommUnknown;
+      op.out_nelems = group > 0 ? SaturatingMultiply(in_nelems, group) : kCommUnknown;
       break;
     case CommOpType::kReduceScatter:
       op.out_nelems = group > 0 ? in_nelems / group : kCommUnknown;
@@ -205,7 +219,9 @@ void FillSizes(CommOp& op, int64_t in_nelems, std::optional<uint8_t> scalar_type
       op.out_nelems = in_nelems;
   }
   op.element_bytes = scalar_type ? format::TorchScalarTypeBytes(*scalar_type) : 0;
-  if (op.element_bytes > 0) op.bytes = std::max(op.in_nelems, op.out_nelems) * op.element_bytes;
+  if (op.element_bytes > 0) {
+    op.bytes = SaturatingMultiply(std::max(op.in_nelems, op.out_nelems), op.element_bytes);
+  }
 }
 
 // Hands out each recorded group's entry in CommunicationOps::group_ranks, copying the

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "model/huge_pages.h"
 #include "model/nesting.h"
@@ -15,7 +17,12 @@ namespace aiprof::model {
 namespace {
 
 struct FileState {
+  // The file's string ids: dense ones (the runtime numbers from 1) index `strings`, up to as
+  // many as the file has room for; any other id (only a corrupt or hostile file has them)
+  // goes to `sparse_strings`, so an id of 0x80000000 costs one map entry, not 8 GB.
   std::vector<StringId> strings;
+  std::unordered_map<uint32_t, StringId> sparse_strings;
+  uint64_t dense_limit = 0;
   std::vector<ClockPoint> clock_points;
   nlohmann::json metadata = nlohmann::json::object();
   uint64_t first_ticks = UINT64_MAX;
@@ -50,8 +57,13 @@ void ApplyMetadata(const nlohmann::json& metadata, uint32_t process, Model& mode
     }
   }
   if (!name.empty()) p.name[process] = model.strings.Intern(name);
+  // A time in ns; 0 for anything else (a corrupt value out of int64's range included).
   auto json_ns = [&](const char* key) -> int64_t {
-    return metadata.contains(key) && metadata[key].is_number() ? metadata[key].get<int64_t>() : 0;
+    const auto found = metadata.find(key);
+    if (found == metadata.end() || !found->is_number()) return 0;
+    if (found->is_number_integer()) return found->get<int64_t>();
+    const double value = found->get<double>();
+    return std::isfinite(value) && std::fabs(value) < 9e18 ? static_cast<int64_t>(value) : 0;
   };
   model.start_ns = json_ns("start_realtime_ns");
   model.end_ns = json_ns("end_realtime_ns");
@@ -143,7 +155,9 @@ Fragment ParseRawFile(const std::string& path) {
   context.SetProcess(0);
   FileState state;
   state.strings.push_back(kNoString);
-  context.SetFileStrings(&state.strings);
+  // Each string entry takes at least 8 bytes (id and length).
+  state.dense_limit = reader.file_size() / 8 + 1;
+  context.SetFileStrings(&state.strings, &state.sparse_strings);
 
   std::vector<std::unique_ptr<RecordImporter>> importers;
   RecordImporter* by_kind[256] = {};
@@ -158,16 +172,22 @@ Fragment ParseRawFile(const std::string& path) {
 
   const uint8_t clock_sync = static_cast<uint8_t>(format::RecordKind::kClockSync);
   const uint8_t foreign_thread = static_cast<uint8_t>(format::RecordKind::kForeignThread);
+  // What the payloads held that could not be used; added to the framing's report after it.
+  format::ReadReport payload_problems;
   file_report.report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
     switch (chunk.type) {
       case format::ChunkType::kStrings: {
         bool ok = format::ForEachString(chunk.payload, [&](uint32_t id, std::string_view text) {
-          if (id >= state.strings.size()) state.strings.resize(id + 1, kNoString);
+          if (id >= state.dense_limit) {
+            state.sparse_strings[id] = model.strings.Intern(text);
+            return;
+          }
+          if (id >= state.strings.size()) state.strings.resize(size_t{id} + 1, kNoString);
           state.strings[id] = model.strings.Intern(text);
         });
         if (!ok) {
-          file_report.report.AddProblem("malformed strings chunk at offset " +
-                                        std::to_string(chunk.file_offset));
+          payload_problems.AddProblem("malformed strings chunk at offset " +
+                                      std::to_string(chunk.file_offset));
         }
         break;
       }
@@ -175,13 +195,21 @@ Fragment ParseRawFile(const std::string& path) {
         auto json =
             nlohmann::json::parse(chunk.payload.begin(), chunk.payload.end(), nullptr, false);
         if (!json.is_object()) {
-          file_report.report.AddProblem("metadata chunk at offset " +
-                                        std::to_string(chunk.file_offset) +
-                                        " is not a JSON object");
+          payload_problems.AddProblem("metadata chunk at offset " +
+                                      std::to_string(chunk.file_offset) + " is not a JSON object");
           break;
         }
         for (auto& [key, value] : json.items()) state.metadata[key] = value;
         ApplyMetadata(state.metadata, 0, model);
+        // The runtime could not write everything (a full disk): say so beside the drop counts.
+        if (const auto failure = json.find("write_failure");
+            failure != json.end() && failure->is_object()) {
+          payload_problems.AddProblem("collection stopped early: writing the raw data failed (" +
+                                      failure->value("error", std::string("unknown error")) +
+                                      "); " +
+                                      std::to_string(failure->value("events_lost", uint64_t{0})) +
+                                      " events could not be written and are counted as dropped");
+        }
         break;
       }
       case format::ChunkType::kEvents: {
@@ -217,10 +245,10 @@ Fragment ParseRawFile(const std::string& path) {
           }
         }
         if (cursor.malformed()) {
-          file_report.report.AddProblem(
+          payload_problems.AddProblem(
               "events chunk at offset " + std::to_string(chunk.file_offset) + ": " +
               std::to_string(cursor.bytes_left()) + " bytes of malformed records skipped");
-          file_report.report.bytes_skipped += cursor.bytes_left();
+          payload_problems.bytes_skipped += cursor.bytes_left();
         }
         break;
       }
@@ -229,6 +257,12 @@ Fragment ParseRawFile(const std::string& path) {
     }
     return true;
   });
+  for (std::string& problem : payload_problems.problems) {
+    file_report.report.AddProblem(std::move(problem));
+  }
+  file_report.report.problems_total +=
+      payload_problems.problems_total - payload_problems.problems.size();
+  file_report.report.bytes_skipped += payload_problems.bytes_skipped;
 
   for (auto& importer : importers) importer->Finish(context, state.last_ticks);
 

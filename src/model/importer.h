@@ -74,7 +74,10 @@ class ImportContext {
 
   // Model string id of a string id of this raw file (strings precede their use).
   StringId FileString(uint32_t file_id) const {
-    return file_id < file_strings_->size() ? (*file_strings_)[file_id] : kNoString;
+    if (file_id < file_strings_->size()) return (*file_strings_)[file_id];
+    if (sparse_file_strings_ == nullptr) return kNoString;
+    auto found = sparse_file_strings_->find(file_id);
+    return found != sparse_file_strings_->end() ? found->second : kNoString;
   }
   StringId Intern(std::string_view text) { return model_->strings.Intern(text); }
 
@@ -100,7 +103,13 @@ class ImportContext {
   void AddFlowEndpoint(StringId category, uint64_t key, uint32_t slice, bool is_start);
 
   // --- used by the parser ---
-  void SetFileStrings(const std::vector<StringId>* table) { file_strings_ = table; }
+  // Dense ids index `table`; ids beyond what the file could hold densely (a corrupt or hostile
+  // file) are looked up in `sparse`, so memory follows the file's size, not its ids.
+  void SetFileStrings(const std::vector<StringId>* table,
+                      const std::unordered_map<uint32_t, StringId>* sparse = nullptr) {
+    file_strings_ = table;
+    sparse_file_strings_ = sparse;
+  }
   void BindChunk(uint32_t tid) {
     chunk_tid_ = tid;
     thread_ = kNoRow;
@@ -122,6 +131,7 @@ class ImportContext {
   uint32_t track_ = kNoRow;
   uint32_t chunk_tid_ = 0;
   const std::vector<StringId>* file_strings_ = &kNoFileStrings;
+  const std::unordered_map<uint32_t, StringId>* sparse_file_strings_ = nullptr;
   std::vector<FlowEndpoint> flow_endpoints_;
   std::unordered_map<uint64_t, uint32_t> thread_index_;  // process << 32 | tid → row
   std::unordered_map<int32_t, uint32_t> device_index_;   // device id → process row

@@ -58,6 +58,7 @@ void OnTerminationSignal(int signo, siginfo_t* info, void* context) {
   if (previous.sa_handler == SIG_IGN) return;
   // Default action is to terminate: close the window, then die by the same signal.
   RequestStopFromSignal(signo, kSignalFlushTimeoutMs);
+  dynamic::RemoveControlSocketFromSignal();
   signal(signo, SIG_DFL);
   errno = saved_errno;
   raise(signo);
@@ -180,9 +181,11 @@ bool OwnsRuntimeState() {
 
 // Processes that end with _exit (Python's os._exit in DataLoader workers, many forked
 // servers) skip exit handlers; interposing it keeps their last flush interval.
-extern "C" [[noreturn]] __attribute__((visibility("default"))) void _exit(int status) noexcept {
+// glibc declares _exit without and _Exit with `noexcept` (__THROW), and both noreturn by the
+// GNU attribute: the definitions repeat exactly that, as clang requires.
+extern "C" __attribute__((noreturn, visibility("default"))) void _exit(int status) {
   aiprof::runtime::LeaveImmediately(aiprof::runtime::g_real_exit, status);
 }
-extern "C" [[noreturn]] __attribute__((visibility("default"))) void _Exit(int status) noexcept {
+extern "C" __attribute__((noreturn, visibility("default"))) void _Exit(int status) noexcept {
   aiprof::runtime::LeaveImmediately(aiprof::runtime::g_real_Exit, status);
 }

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "runtime/owned_fd.h"
+
 extern char** environ;
 
 namespace aiprof::runtime {
@@ -73,9 +75,29 @@ nlohmann::json CommandLine() {
   return args;
 }
 
+// The environment variables kept with the data (the only list: the database's META_DATA
+// and the Python API's profiler_metadata.json read what is recorded here): the job's
+// place (ranks, launcher), and what affects performance (threads, allocator, collectives),
+// torch_npu's sampled variables (ASCEND_GLOBAL_LOG_LEVEL, HCCL_RDMA_TC/SL,
+// ACLNN_CACHE_LIMIT) among them.
 bool KeptEnvironmentName(const std::string& name) {
   static const char* const kNames[] = {"OMP_NUM_THREADS",
+                                       "MKL_NUM_THREADS",
                                        "CUDA_VISIBLE_DEVICES",
+                                       "CUDA_LAUNCH_BLOCKING",
+                                       "PYTORCH_CUDA_ALLOC_CONF",
+                                       "NCCL_DEBUG",
+                                       "NCCL_IB_DISABLE",
+                                       "NCCL_P2P_DISABLE",
+                                       "NCCL_SOCKET_IFNAME",
+                                       "NCCL_ALGO",
+                                       "NCCL_PROTO",
+                                       "TORCH_NCCL_ASYNC_ERROR_HANDLING",
+                                       "TORCH_DISTRIBUTED_DEBUG",
+                                       "ASCEND_GLOBAL_LOG_LEVEL",
+                                       "HCCL_RDMA_TC",
+                                       "HCCL_RDMA_SL",
+                                       "ACLNN_CACHE_LIMIT",
                                        "RANK",
                                        "LOCAL_RANK",
                                        "WORLD_SIZE",
@@ -236,24 +258,31 @@ bool CreateProfDir(const std::string& output, int64_t seq, std::string* dir, std
 
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string* error) {
   std::string temporary = path + ".tmp." + std::to_string(getpid());
-  int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
+  OwnedFd file(open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!file.valid()) {
     *error = "cannot write '" + temporary + "': " + std::strerror(errno);
     return false;
   }
   size_t done = 0;
-  while (done < content.size()) {
-    ssize_t written = write(fd, content.data() + done, content.size() - done);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) {
-      *error = "cannot write '" + temporary + "': " + std::strerror(errno);
-      close(fd);
-      unlink(temporary.c_str());
-      return false;
+  int write_errno = 0;
+  bool ours = file.Use([&](int fd) {
+    while (done < content.size()) {
+      ssize_t written = write(fd, content.data() + done, content.size() - done);
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) {
+        write_errno = written < 0 ? errno : ENOSPC;
+        return;
+      }
+      done += static_cast<size_t>(written);
     }
-    done += static_cast<size_t>(written);
+  });
+  file.Close();
+  if (!ours || done < content.size()) {
+    *error = "cannot write '" + temporary +
+             "': " + (ours ? std::strerror(write_errno) : "the program took its descriptor over");
+    unlink(temporary.c_str());
+    return false;
   }
-  close(fd);
   if (rename(temporary.c_str(), path.c_str()) != 0) {
     *error = "cannot rename '" + temporary + "' to '" + path + "': " + std::strerror(errno);
     unlink(temporary.c_str());

@@ -2,11 +2,45 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/option_limits.h"
+
 namespace aiprof::runtime {
 
 namespace {
 
 using nlohmann::json;
+
+// Checks every value of `object` that option_limits.h describes (nested objects' keys as
+// "outer.inner"): right type, in range, one of the choices. "" when all are acceptable.
+std::string CheckValues(const json& object, const std::string& prefix = "") {
+  for (const auto& [name, value] : object.items()) {
+    const std::string key = prefix + name;
+    if (value.is_null()) continue;
+    if (value.is_object()) {
+      if (std::string problem = CheckValues(value, key + "."); !problem.empty()) return problem;
+      continue;
+    }
+    if (const NumericOption* numeric = FindNumericOption(key)) {
+      if (!value.is_number()) {
+        return OptionLabel(key, numeric->cli_name) + ": expects a number, not " +
+               value.dump().substr(0, 100);
+      }
+      if (std::string problem = CheckNumericOption(key, value.get<double>()); !problem.empty()) {
+        return problem;
+      }
+    } else if (const ChoiceOption* choice = FindChoiceOption(key)) {
+      if (!value.is_string()) {
+        return OptionLabel(key, choice->cli_name) + ": expects a string, not " +
+               value.dump().substr(0, 100);
+      }
+      if (std::string problem = CheckChoiceOption(key, value.get<std::string>());
+          !problem.empty()) {
+        return problem;
+      }
+    }
+  }
+  return "";
+}
 
 // Applies every known key of `object` to the typed fields. Throws json exceptions on
 // type mismatches, which the callers turn into error text naming the key.
@@ -32,15 +66,13 @@ void ApplyKnownKeys(const json& object, Options* options, std::string* current_k
   get("launcher_pid", &options->launcher_pid);
   get("follow_children", &options->follow_children);
   get("seq", &options->seq);
-  if (options->buffer_mb == 0) options->buffer_mb = 1;
-  if (options->flush_interval_ms == 0) options->flush_interval_ms = 1;
-  if (options->mode != "launch" && options->mode != "dynamic" && options->mode != "api") {
-    *current_key = "mode";
-    throw std::invalid_argument("must be \"launch\", \"dynamic\" or \"api\"");
-  }
 }
 
 bool Apply(json object, Options* options, std::string* error) {
+  if (std::string problem = CheckValues(object); !problem.empty()) {
+    *error = problem;
+    return false;
+  }
   std::string key;
   Options updated = *options;
   try {

@@ -1,7 +1,7 @@
 #include "runtime/runtime.h"
 
+#include <linux/futex.h>
 #include <pthread.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -57,7 +57,6 @@ bool InitBuffers(uint32_t buffer_mb) {
                  buffer_mb);
     return false;
   }
-  runtime.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   pthread_key_create(&g_thread_exit_key, OnThreadExit);
   runtime.buffers_ready.store(true, std::memory_order_release);
   return true;
@@ -76,10 +75,21 @@ bool InitStrings() {
 
 void PokeWriter() {
   Runtime& runtime = GetRuntime();
-  if (runtime.wake_fd < 0 || runtime.poke_pending.exchange(true, std::memory_order_acq_rel)) return;
-  uint64_t one = 1;
-  ssize_t ignored = write(runtime.wake_fd, &one, sizeof one);
-  (void)ignored;
+  if (runtime.poke_pending.exchange(true, std::memory_order_acq_rel)) return;
+  WakeWriter();
+}
+
+void WakeWriter() {
+  Runtime& runtime = GetRuntime();
+  runtime.wake_sequence.fetch_add(1, std::memory_order_release);
+  syscall(SYS_futex, &runtime.wake_sequence, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void WaitForWake(uint32_t seen, int timeout_ms) {
+  Runtime& runtime = GetRuntime();
+  timespec timeout{timeout_ms / 1000, static_cast<long>(timeout_ms % 1000) * 1000000};
+  // Returns at once when a wake came after `seen` was read (the counter differs).
+  syscall(SYS_futex, &runtime.wake_sequence, FUTEX_WAIT_PRIVATE, seen, &timeout, nullptr, 0);
 }
 
 bool ThreadRegistry::Init() {

@@ -25,8 +25,10 @@ struct Runtime {
   ThreadRegistry threads;
   StringTable strings;
   std::atomic<uint64_t> next_id{1};
-  // Wakes the writer thread: producers when blocks run low, signal handlers, control calls.
-  int wake_fd = -1;
+  // Wakes the writer thread (producers when blocks run low, signal handlers, control calls):
+  // a futex on this counter, so the runtime holds no descriptor for it that a program
+  // closing its descriptors could reuse for its own file.
+  std::atomic<uint32_t> wake_sequence{0};
   std::atomic<bool> poke_pending{false};
   // Set by the first successful InitStrings / InitBuffers; never reset.
   std::atomic<bool> strings_ready{false};
@@ -35,14 +37,18 @@ struct Runtime {
 
 Runtime& GetRuntime();
 
-// Sets up the buffers (cap from the first window's options), string table and wake fd.
+// Sets up the buffers (cap from the first window's options) and string table.
 // Idempotent; false (and a message on stderr) if memory cannot be reserved.
 bool InitBuffers(uint32_t buffer_mb);
 // The string table alone (registered strings and domains may come before any window).
 bool InitStrings();
 
-// Async-signal-safe: at most one write(2) per writer wake-up.
+// Async-signal-safe: at most one futex wake per writer wake-up.
 void PokeWriter();
+// Wakes the writer unconditionally (async-signal-safe: an atomic add and a futex wake).
+void WakeWriter();
+// The writer thread: sleeps until the wake counter differs from `seen` or `timeout_ms` pass.
+void WaitForWake(uint32_t seen, int timeout_ms);
 
 inline uint64_t NextId() {
   return GetRuntime().next_id.fetch_add(1, std::memory_order_relaxed);

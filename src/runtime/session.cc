@@ -1,5 +1,6 @@
 #include "runtime/session.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -33,15 +34,30 @@ void SetCollecting(bool on, bool markers) {
 void WriteMetadataChunk(Window& window) {
   if (window.file == nullptr) return;
   std::string text = window.info.dump();
-  window.file->WriteChunk(format::ChunkType::kMetadata, 0, text.data(),
-                          static_cast<uint32_t>(text.size()));
+  WriteWindowChunk(window, format::ChunkType::kMetadata, 0, text.data(),
+                   static_cast<uint32_t>(text.size()));
 }
 
+// On a full disk the window's reserve file makes room for it.
 void WriteInfoJson(const Window& window) {
-  std::string error;
-  if (!WriteFileAtomically(window.dir + "/info.json", window.info.dump(2) + "\n", &error)) {
-    std::fprintf(stderr, "aiprof: %s\n", error.c_str());
+  std::string error, text = window.info.dump(2) + "\n";
+  if (WriteFileAtomically(window.dir + "/info.json", text, &error)) return;
+  if (unlink(RuntimeReservePath(window).c_str()) == 0 &&
+      WriteFileAtomically(window.dir + "/info.json", text, &error)) {
+    return;
   }
+  std::fprintf(stderr, "aiprof: %s\n", error.c_str());
+}
+
+// Space set aside in the window's directory (see RuntimeReservePath); nothing when the disk
+// has none left already.
+constexpr off_t kReserveBytes = 64 * 1024;
+void CreateReserve(const std::string& path) {
+  OwnedFd file(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  bool reserved = false;
+  file.Use([&](int fd) { reserved = posix_fallocate(fd, 0, kReserveBytes) == 0; });
+  file.Close();
+  if (!reserved) unlink(path.c_str());
 }
 
 }  // namespace
@@ -65,6 +81,8 @@ bool CreateWindowFiles(SessionState& session, std::string* error) {
   window.file = format::ChunkWriter::Create(window.data_path, static_cast<uint32_t>(getpid()),
                                             file_options, error);
   if (window.file == nullptr) return false;
+  window.file->DisownDescriptor();
+  window.file_fd = OwnedFd(window.file->fd());
   ClockSource clock = CurrentClockSource();
   window.info = ProcessMetadata();
   window.info["format"] = "aiprof-raw";
@@ -85,6 +103,11 @@ bool CreateWindowFiles(SessionState& session, std::string* error) {
   window.info["metadata"] = ExtraMetadata();
   window.files_deferred = false;
   session.last_dir = window.dir;
+  CreateReserve(RuntimeReservePath(window));
+  if (options.mode == "launch" && options.launcher_pid > 0 &&
+      getppid() == static_cast<pid_t>(options.launcher_pid)) {
+    CreateReserve(LauncherReservePath(window));
+  }
   WriteMetadataChunk(window);
   WriteInfoJson(window);
   return true;
@@ -129,7 +152,8 @@ bool OpenWindowLocked(SessionState& session, const Options& options, bool defer_
     uint64_t base = options.launch_realtime_ns != 0 ? options.launch_realtime_ns : RealtimeNs();
     session.stop_at_ns = base + static_cast<uint64_t>((options.delay_s + options.duration_s) * 1e9);
   }
-  session.next_flush_ns = 0;
+  const uint64_t opened = session.window.first_sync.realtime_ns;
+  session.next_flush_ns = opened + NextFlushDelayNs(session.window, opened);
   InstallSignalHandlers();
   InstallProcessHooks();
   g_ignored_marker_calls.store(0, std::memory_order_relaxed);
@@ -192,9 +216,17 @@ void StopWindowLocked(SessionState& session, const char* reason, int exit_status
   window.info["markers_ignored"] = g_ignored_marker_calls.exchange(0, std::memory_order_relaxed);
   window.info["metadata"] = ExtraMetadata();
   if (exit_status != kExitStatusUnknown) window.info["exit_status"] = exit_status;
-  WriteMetadataChunk(window);
-  window.file.reset();
-  if (!window.dir.empty()) WriteInfoJson(window);
+  if (window.file_reopened > 0) window.info["raw_file_reopened"] = window.file_reopened;
+  if (window.write_error.empty()) {
+    WriteMetadataChunk(window);
+  } else {
+    RecordWriteFailure(window);
+  }
+  CloseWindowFile(window);
+  if (!window.dir.empty()) {
+    WriteInfoJson(window);
+    unlink(RuntimeReservePath(window).c_str());
+  }
   session.open = false;
   session.stop_at_ns = 0;
 }
@@ -330,6 +362,7 @@ void ChildAfterFork() {
   SessionState& session = Session();
   Runtime& runtime = GetRuntime();
   NoteForkChild();
+  ResetOwnedFdUsersAfterFork();
   // Only this thread exists now: the writer thread and every other producer are gone.
   session.writer_running = false;
   session.writer_exit.store(false);
@@ -342,7 +375,7 @@ void ChildAfterFork() {
   RunSourcesForkChild();
   bool was_open = session.open;
   Options options = session.window.options;
-  if (session.window.file != nullptr) session.window.file.reset();  // the parent's file
+  CloseWindowFile(session.window);  // the child's copy of the parent's descriptor
   session.open = false;
   session.last_dir.clear();
   session.start_scheduled = false;

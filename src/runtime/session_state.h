@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -16,11 +17,23 @@
 #include "format/chunk_writer.h"
 #include "runtime/clock.h"
 #include "runtime/options.h"
+#include "runtime/owned_fd.h"
 
 namespace aiprof::runtime {
 
 struct Window {
   std::unique_ptr<format::ChunkWriter> file;
+  // The raw file's descriptor as the runtime's own (owned_fd.h): each chunk is written only
+  // while it still is; when the program closed it, the file is opened again for appending.
+  OwnedFd file_fd;
+  uint32_t file_reopened = 0;
+  // Writing failed (a full disk): collection is off from then on, and every chunk that
+  // could not be written is counted (events by record kind) for info.json and the raw
+  // file's drop counts, written when the window stops with the space of the reserve file.
+  std::string write_error;
+  uint64_t write_failed_realtime_ns = 0;
+  uint64_t unwritten_bytes = 0;
+  std::array<uint64_t, 256> unwritten_by_kind{};
   std::string dir;
   std::string data_path;
   Options options;
@@ -37,6 +50,9 @@ struct Window {
   // The window's files were created after it opened: its first flush also writes the clock
   // sample taken at the opening, so the clock fit has the same two ends as for any window.
   bool first_sync_pending = false;
+  // A flush has written records of the program's threads (flushes come every 50 ms until then,
+  // for the window's first second: writer.cc NextFlushDelayNs).
+  bool records_written = false;
 };
 
 struct SessionState {
@@ -83,7 +99,26 @@ bool CreateDeferredWindowFilesLocked(SessionState& session);
 // writer.cc. Forgets records buffered outside a window and zeroes drop counters, so a new
 // window's file holds only its own data. Caller holds the mutex.
 void DiscardBufferedLocked();
-// Unconditional wake-up write (async-signal-safe).
+// writer.cc. Time from `now` to the window's next flush: its flush interval, or 50 ms while
+// its first records are not on disk yet (during its first second).
+uint64_t NextFlushDelayNs(const Window& window, uint64_t now);
+// Unconditional wake-up (async-signal-safe).
 void PokeWriterNow();
+// writer.cc. Appends one chunk to the window's raw file through its OwnedFd (reopening the
+// file when the program closed the descriptor); on failure prints why and stops collecting.
+// Caller holds the mutex.
+bool WriteWindowChunk(Window& window, format::ChunkType type, uint32_t tid, const void* data,
+                      uint32_t size);
+// Closes the window's raw file (only when its descriptor is still the runtime's).
+void CloseWindowFile(Window& window);
+// After a write failure: frees the window's reserve file and appends the counts of what
+// could not be written (drop records per kind) to the raw file; info.json gets them too.
+// Caller holds the mutex.
+void RecordWriteFailure(Window& window);
+// A window's reserve file: space set aside when the window's files are created, freed to
+// write its last records and info.json when the disk filled up (`.reserve.launcher`: the
+// same for the launcher, which adds the program's exit status to info.json afterwards).
+std::string RuntimeReservePath(const Window& window);
+std::string LauncherReservePath(const Window& window);
 
 }  // namespace aiprof::runtime

@@ -3,7 +3,6 @@
 // with new strings first, then ClockSync, domain names, drop counts and thread names;
 // recycles drained blocks; runs the delay/duration timers and the storage limit.
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "format/reader.h"
 #include "format/records.h"
 #include "runtime/domains.h"
 #include "runtime/metadata.h"
@@ -27,6 +27,12 @@ using format::ChunkType;
 using format::RecordKind;
 
 constexpr int kIdlePollMs = 200;
+// A window flushes this soon after it opens, and as often until its first records are on
+// disk (during its first second at most): a program that crashes right after it started
+// still leaves its first data, and the launcher a directory to write its exit status in.
+constexpr uint64_t kEarlyFlushNs = 50'000'000;
+constexpr uint64_t kEarlyFlushPeriodNs = 1'000'000'000;
+constexpr int kReopenAttempts = 8;
 constexpr uint16_t kThreadNameFromKernel = 1;
 
 struct DrainSpan {
@@ -41,28 +47,80 @@ uint64_t RealtimeNs() {
 }
 
 void Fail(Window& window, const char* what) {
-  std::fprintf(stderr, "aiprof: writing %s failed (%s); profiling disabled\n",
-               window.data_path.c_str(), what);
-  window.file.reset();
   __atomic_store_n(&aiprof_markers_active, 0, __ATOMIC_RELAXED);
   __atomic_store_n(&aiprof_collecting, 0, __ATOMIC_RELAXED);
+  if (!window.write_error.empty()) return;
+  window.write_error = what;
+  window.write_failed_realtime_ns = RealtimeNs();
+  std::fprintf(stderr,
+               "aiprof: writing %s failed (%s); profiling disabled. What could not be written "
+               "is counted (info.json \"write_failure\", and dropped events in the export)\n",
+               window.data_path.c_str(), what);
 }
 
-bool WriteChunk(Window& window, ChunkType type, uint32_t tid, const void* data, uint32_t size) {
-  if (window.file == nullptr || size == 0) return window.file != nullptr;
-  if (window.file->WriteChunk(type, tid, data, size)) return true;
-  Fail(window, window.file->last_error().c_str());
-  return false;
+// Bookkeeping records (names, clocks, counts) are not events a user lost.
+bool IsEventKind(uint8_t kind) {
+  switch (static_cast<RecordKind>(kind)) {
+    case RecordKind::kThreadName:
+    case RecordKind::kClockSync:
+    case RecordKind::kDrops:
+    case RecordKind::kDomainName:
+    case RecordKind::kCollection:
+    case RecordKind::kForeignThread:
+      return false;
+    default:
+      return kind != 0;
+  }
+}
+
+void CountUnwritten(Window& window, ChunkType type, const void* data, uint32_t size) {
+  window.unwritten_bytes += size;
+  if (type != ChunkType::kEvents) return;
+  format::RecordCursor cursor({static_cast<const uint8_t*>(data), size});
+  format::RecordView record;
+  while (cursor.Next(&record)) {
+    if (IsEventKind(record.kind())) ++window.unwritten_by_kind[record.kind()];
+  }
+}
+
+// The program closed the raw file's descriptor (and may have reused the number): the number
+// is left alone and the file opened again, appending after its last whole chunk.
+bool ReopenWindowFile(Window& window) {
+  int fd = open(window.data_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return false;
+  window.file->SwitchDescriptor(fd);
+  window.file_fd = OwnedFd(fd);
+  ++window.file_reopened;
+  return true;
+}
+
+// Appends one chunk through the window's own descriptor; `error` says why not.
+bool AppendChunk(Window& window, ChunkType type, uint32_t tid, const void* data, uint32_t size,
+                 std::string* error) {
+  if (window.file == nullptr) {
+    *error = "the file is closed";
+    return false;
+  }
+  bool written = false;
+  auto write = [&](int) { written = window.file->WriteChunk(type, tid, data, size); };
+  // A program closing descriptors in a loop may take the reopened one too: a few tries.
+  for (int attempt = 0; !window.file_fd.Use(write); ++attempt) {
+    if (attempt == kReopenAttempts || !ReopenWindowFile(window)) {
+      *error = "the program closed its descriptor and the file cannot be opened again";
+      return false;
+    }
+  }
+  if (!written) *error = window.file->last_error();
+  return written;
 }
 
 // Reads the kernel's name of thread `tid` into `name` (at most 15 chars + NUL).
 bool ReadThreadName(uint32_t tid, char name[16]) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  ssize_t length = read(fd, name, 15);
-  close(fd);
+  OwnedFd file(open(path, O_RDONLY | O_CLOEXEC));
+  ssize_t length = 0;
+  if (!file.Use([&](int fd) { length = read(fd, name, 15); })) return false;
   if (length <= 0) return false;
   if (name[length - 1] == '\n') --length;
   name[length] = '\0';
@@ -129,12 +187,12 @@ void EmitNewStrings(Runtime& runtime, Window& window) {
   for (; id < count && runtime.strings.Published(id); ++id) {
     strings.Add(id, std::string_view(runtime.strings.Text(id), runtime.strings.Length(id)));
     if (strings.size() > (8u << 20)) {
-      WriteChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
+      WriteWindowChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
       strings.clear();
     }
   }
   window.strings_emitted = id;
-  WriteChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
+  WriteWindowChunk(window, ChunkType::kStrings, 0, strings.data(), strings.size());
 }
 
 void AddDrops(Runtime& runtime, const std::vector<DrainSpan>& spans, Window& window,
@@ -184,8 +242,9 @@ void DrainThread(Runtime& runtime, Window& window, const DrainSpan& span) {
       uint32_t end = last ? span.end_position
                           : runtime.pool.Meta(block).committed.load(std::memory_order_acquire);
       if (end > position) {
-        WriteChunk(window, ChunkType::kEvents, state->tid, runtime.pool.Data(block) + position,
-                   end - position);
+        WriteWindowChunk(window, ChunkType::kEvents, state->tid,
+                         runtime.pool.Data(block) + position, end - position);
+        window.records_written = true;
       }
       if (last) {
         position = end;
@@ -242,7 +301,7 @@ void WriterIteration(SessionState& session) {
   if (runtime.pool.GrowthDue()) runtime.pool.Grow();
   if (now >= session.next_flush_ns || blocks_low) {
     FlushLocked(session, false);
-    session.next_flush_ns = now + uint64_t{session.window.options.flush_interval_ms} * 1000000;
+    session.next_flush_ns = now + NextFlushDelayNs(session.window, now);
   }
   Window& window = session.window;
   uint64_t limit = window.options.storage_limit_mb << 20;
@@ -268,12 +327,11 @@ int PollTimeoutMs(SessionState& session) {
 void* WriterMain(void* argument) {
   auto* session = static_cast<SessionState*>(argument);
   Runtime& runtime = GetRuntime();
+  uint32_t seen = runtime.wake_sequence.load(std::memory_order_acquire);
   while (!session->writer_exit.load()) {
-    pollfd wake{runtime.wake_fd, POLLIN, 0};
-    poll(&wake, runtime.wake_fd >= 0 ? 1 : 0, PollTimeoutMs(*session));
-    uint64_t ignored;
-    while (runtime.wake_fd >= 0 && read(runtime.wake_fd, &ignored, sizeof ignored) > 0) {
-    }
+    WaitForWake(seen, PollTimeoutMs(*session));
+    // Read before the work: a wake during the work makes the next wait return at once.
+    seen = runtime.wake_sequence.load(std::memory_order_acquire);
     runtime.poke_pending.store(false, std::memory_order_release);
     // Growth needs no lock (only this thread grows): it is not delayed by a thread that holds
     // the session mutex.
@@ -288,12 +346,14 @@ void* WriterMain(void* argument) {
 
 }  // namespace
 
+uint64_t NextFlushDelayNs(const Window& window, uint64_t now) {
+  uint64_t interval = uint64_t{window.options.flush_interval_ms} * 1000000;
+  bool early = !window.records_written && now < window.first_sync.realtime_ns + kEarlyFlushPeriodNs;
+  return early ? std::min(interval, kEarlyFlushNs) : interval;
+}
+
 void PokeWriterNow() {
-  Runtime& runtime = GetRuntime();
-  if (runtime.wake_fd < 0) return;
-  uint64_t one = 1;
-  ssize_t ignored = write(runtime.wake_fd, &one, sizeof one);
-  (void)ignored;
+  WakeWriter();
 }
 
 void FlushLocked(SessionState& session, bool final) {
@@ -358,15 +418,72 @@ void FlushLocked(SessionState& session, bool final) {
                         static_cast<uint32_t>(window.index));
   }
   AddDrops(runtime, spans, window, &process_records, sync.ticks);
-  WriteChunk(window, ChunkType::kEvents, 0, process_records.data(), process_records.size());
+  WriteWindowChunk(window, ChunkType::kEvents, 0, process_records.data(), process_records.size());
 
   for (const NameChange& change : names) {
     format::RecordBuffer record;
     record.Add(static_cast<uint8_t>(RecordKind::kThreadName), sync.ticks, kThreadNameFromKernel,
                change.name_id);
-    WriteChunk(window, ChunkType::kEvents, change.tid, record.data(), record.size());
+    WriteWindowChunk(window, ChunkType::kEvents, change.tid, record.data(), record.size());
   }
   for (const DrainSpan& span : spans) DrainThread(runtime, window, span);
+}
+
+bool WriteWindowChunk(Window& window, ChunkType type, uint32_t tid, const void* data,
+                      uint32_t size) {
+  if (window.file == nullptr || size == 0) return window.file != nullptr;
+  std::string error;
+  if (window.write_error.empty() && AppendChunk(window, type, tid, data, size, &error)) return true;
+  CountUnwritten(window, type, data, size);
+  if (window.write_error.empty()) Fail(window, error.c_str());
+  return false;
+}
+
+void CloseWindowFile(Window& window) {
+  window.file.reset();
+  window.file_fd.Close();
+}
+
+std::string RuntimeReservePath(const Window& window) {
+  return window.dir + "/.reserve.runtime";
+}
+
+std::string LauncherReservePath(const Window& window) {
+  return window.dir + "/.reserve.launcher";
+}
+
+void RecordWriteFailure(Window& window) {
+  unlink(RuntimeReservePath(window).c_str());
+  uint64_t lost = 0;
+  format::RecordBuffer counts;
+  uint64_t now = Now();
+  nlohmann::json by_kind = nlohmann::json::object();
+  for (uint32_t kind = 0; kind < window.unwritten_by_kind.size(); ++kind) {
+    uint64_t count = window.unwritten_by_kind[kind];
+    if (count == 0) continue;
+    lost += count;
+    by_kind[std::to_string(kind)] = count;
+    // Process-wide counts (thread 0), as for the string table's drops.
+    format::DropCount drop{count, 0, 0};
+    counts.AddWith(static_cast<uint8_t>(RecordKind::kDrops), now, static_cast<uint16_t>(kind), 0,
+                   drop);
+  }
+  std::string error;
+  bool recorded = counts.empty() ||
+                  AppendChunk(window, ChunkType::kEvents, 0, counts.data(), counts.size(), &error);
+  // The counts are drops to every reader (the export's "dropped events", the summaries).
+  nlohmann::json& drops = window.info["drops"];
+  drops["total"] = drops.value("total", uint64_t{0}) + lost;
+  drops["unwritten"] = lost;
+  window.info["write_failure"] = {{"error", window.write_error},
+                                  {"at_realtime_ns", window.write_failed_realtime_ns},
+                                  {"events_lost", lost},
+                                  {"events_lost_by_kind", by_kind},
+                                  {"bytes_lost", window.unwritten_bytes},
+                                  {"counts_in_raw_file", recorded}};
+  std::string text = window.info.dump();
+  AppendChunk(window, ChunkType::kMetadata, 0, text.data(), static_cast<uint32_t>(text.size()),
+              &error);
 }
 
 void DiscardBufferedLocked() {

@@ -2,12 +2,15 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace aiprof::server {
 namespace {
@@ -153,6 +156,21 @@ const char* ContentTypeOf(const std::string& name) {
   return "application/octet-stream";
 }
 
+std::string Lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+bool IsWildcard(const std::string& host) {
+  return host == "0.0.0.0" || host == "::" || host.empty();
+}
+
+// "[::1]" for an IPv6 address, as it appears in a Host header.
+std::string HostForm(const std::string& address) {
+  return address.find(':') != std::string::npos && address.front() != '[' ? "[" + address + "]"
+                                                                          : address;
+}
+
 bool SafePath(const std::string& path) {
   return path.find("..") == std::string::npos && path.find('\\') == std::string::npos &&
          path.find('\0') == std::string::npos && path.find("//") == std::string::npos;
@@ -250,13 +268,59 @@ void UiServer::Stop() {
   }
 }
 
+bool UiServer::HostIsThisServer(const httplib::Request& req) const {
+  const std::string host = Lower(req.get_header_value("Host"));
+  if (host.empty()) return false;
+  // name[:port]; an IPv6 name is bracketed, so its colons are inside the brackets.
+  const size_t bracket = host.rfind(']');
+  const size_t colon = host.rfind(':');
+  std::string name = host;
+  if (colon != std::string::npos && (bracket == std::string::npos || colon > bracket)) {
+    name = host.substr(0, colon);
+    // A port, when given, is this server's (a bare name is what a client without one sends).
+    if (host.substr(colon + 1) != std::to_string(port_)) return false;
+  }
+  std::vector<std::string> names = {"localhost", "127.0.0.1", "[::1]"};
+  if (IsWildcard(options_.host)) {
+    char machine[256] = {};
+    if (gethostname(machine, sizeof machine - 1) == 0) names.push_back(Lower(machine));
+    if (!req.local_addr.empty()) names.push_back(Lower(HostForm(req.local_addr)));
+  } else {
+    names.push_back(Lower(HostForm(options_.host)));
+  }
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 void UiServer::AddRoutes() {
   httplib::Server& http = *http_;
+  const ConnectionLimits limits = options_.limits;
+  http.new_task_queue = [this, limits] { return new ConnectionGuard(port_, limits); };
+  http.set_logger([](const httplib::Request&, const httplib::Response&) {
+    ConnectionGuard::NoteResponseDone();
+  });
   http.set_default_headers({{"Cache-Control", "no-store"},
                             {"X-Content-Type-Options", "nosniff"},
                             {"Referrer-Policy", "no-referrer"}});
   http.set_payload_max_length(64 * 1024);
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    ConnectionGuard::NoteRequestHead();
+    if (!HostIsThisServer(req)) {
+      res.status = 403;
+      res.set_content("aiprof ui: refused: Host '" + req.get_header_value("Host") +
+                          "' is not this server's address (a page under another name cannot "
+                          "use it). Open the address that `aiprof ui` printed instead.\n",
+                      "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    // Every route is a GET without a body: a body would only be read slowly.
+    if (req.has_header("Content-Length") || req.has_header("Transfer-Encoding")) {
+      const std::string length = req.get_header_value("Content-Length");
+      if (!(length.empty() || length == "0") || req.has_header("Transfer-Encoding")) {
+        res.status = 413;
+        res.set_content("aiprof ui: requests carry no body here\n", "text/plain");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
     if (!SafePath(req.path)) {
       res.status = 400;
       res.set_content("refused: the path '" + req.path + "' is not one this server serves\n",

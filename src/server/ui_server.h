@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "server/connection_guard.h"
 #include "server/ui_api.h"
 
 namespace httplib {
@@ -22,6 +23,7 @@ struct ServerOptions {
   int port = 0;         // 0: any free port
   std::string web_dir;  // the built front end (index.html, app.js, app.css)
   std::string token;    // empty: a new random one
+  ConnectionLimits limits;
 };
 
 // 32 hex digits from the system's random source.
@@ -49,6 +51,10 @@ class UiServer {
   };
   void LoadStaticFiles();
   void AddRoutes();
+  // Whether the request's Host header names this server: localhost, 127.0.0.1, [::1], the
+  // bound address, or (bound to every address) this machine's name or the address the
+  // request came in on; with this server's port when it names one.
+  bool HostIsThisServer(const httplib::Request& req) const;
 
   const UiApi& api_;
   ServerOptions options_;

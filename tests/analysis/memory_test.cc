@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "analysis/analysis_set.h"
 #include "analysis/hand_built_model.h"
+#include "model/framework_operators.h"
 #include "model/importer.h"
 #include "model/nesting.h"
 
@@ -12,13 +15,15 @@ namespace {
 
 using testing::HandBuiltModel;
 
-// A torch allocator event as the torch importer writes it (CPU device: type 0, id -1).
+// A torch allocator event as the torch importer writes it (CPU device: type 0, id -1;
+// CUDA: type 1 and the device index).
 void AddAllocatorEvent(HandBuiltModel& b, uint32_t thread, int64_t ts, int64_t bytes, uint64_t addr,
-                       int64_t allocated, int64_t reserved) {
+                       int64_t allocated, int64_t reserved, int64_t device_type = 0,
+                       int64_t device_id = -1) {
   model::Model& m = b.mutable_model();
   const uint32_t args = model::ArgSetBuilder(&m)
-                            .Int("Device Type", 0)
-                            .Int("Device Id", -1)
+                            .Int("Device Type", device_type)
+                            .Int("Device Id", device_id)
                             .UInt("Addr", addr)
                             .Int("Bytes", bytes)
                             .Int("Total Allocated", allocated)
@@ -157,6 +162,150 @@ TEST(Memory, CategoryTimeline) {
     EXPECT_EQ(tracks[i].points, expected[i].second) << MemoryCategoryName(tracks[i].category);
     EXPECT_EQ(tracks[i].peak, expected[i].second[0].second);
   }
+}
+
+// The roles the Python API records when a window stops come first for blocks still
+// allocated at the end: D (never freed, in backward) recorded as a parameter's storage is a
+// parameter, A (outside every step) recorded as a gradient's is a gradient; B recorded as a
+// parameter's was freed, so the address was reused and its own rule holds (Activation).
+TEST(Memory, RecordedTensorRolesComeFirstForLiveBlocks) {
+  HandBuiltModel b = CpuMemoryModel();
+  b.mutable_model().processes.metadata[0] =
+      R"({"metadata": {"memory_roles": {"parameter": [64, 32], "gradient": [16, 64]}}})";
+  AnalysisSet set = RunAnalyses(b.model());
+  std::map<int64_t, MemoryCategory> category_by_bytes;
+  for (const MemoryBlock& block : set.memory.blocks)
+    category_by_bytes[block.bytes] = block.category;
+  EXPECT_EQ(category_by_bytes[300], MemoryCategory::kParameter);       // D: parameter listed first
+  EXPECT_EQ(category_by_bytes[1000], MemoryCategory::kGradient);       // A
+  EXPECT_EQ(category_by_bytes[400], MemoryCategory::kActivation);      // B: freed
+  EXPECT_EQ(category_by_bytes[200], MemoryCategory::kOptimizerState);  // F: its own rule
+  const auto& tracks = set.memory.category_tracks;
+  auto peak_of = [&](MemoryCategory category) {
+    for (const MemoryCategoryTrack& track : tracks) {
+      if (track.category == category) return track.peak;
+    }
+    return int64_t{-1};
+  };
+  EXPECT_EQ(peak_of(MemoryCategory::kParameter), 300);
+  EXPECT_EQ(peak_of(MemoryCategory::kGradient), 1000);
+}
+
+// Each event counts for the innermost framework operator around it on its thread (self)
+// and every operator enclosing that one (inclusive), as torch.profiler's CPU Mem / Self CPU
+// Mem: allocations add, frees subtract. Marker ranges ("forward", "backward") and step
+// records (AddStep: prof.step() without a schedule) are not operators; a ProfilerStep#
+// record_function is (OperatorsNestAcrossTheLanesOfAThread).
+const OperatorMemoryUsage* UsageByName(const model::Model& m, const MemoryAnalysis& r,
+                                       std::string_view name) {
+  for (uint32_t row = 0; row < m.slices.size(); ++row) {
+    if (m.Str(m.slices.name[row]) == name) return r.UsageOf(row);
+  }
+  return nullptr;
+}
+
+TEST(Memory, OperatorSelfAndInclusiveMemory) {
+  HandBuiltModel b = CpuMemoryModel();
+  AnalysisSet set = RunAnalyses(b.model());
+  const MemoryAnalysis& r = set.memory;
+  const model::SliceTable& s = b.model().slices;
+  auto usage = [&](std::string_view name) { return UsageByName(b.model(), r, name); };
+  struct Expected {
+    const char* name;
+    int64_t self, inclusive;
+    uint32_t events;
+  };
+  for (const Expected& e : std::initializer_list<Expected>{
+           {"aten::empty", 400, 400, 1},
+           {"aten::linear", 0, 400, 3},  // +100 -100 of its own, aten::empty's 400
+           {"aten::mm", 350, 350, 2},
+           {"Optimizer.step#SGD.step", 200, 200, 1},
+           {"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 64, 64, 1}}) {
+    const OperatorMemoryUsage* u = usage(e.name);
+    ASSERT_NE(u, nullptr) << e.name;
+    EXPECT_EQ(u->self_host_bytes, e.self) << e.name;
+    EXPECT_EQ(u->host_bytes, e.inclusive) << e.name;
+    EXPECT_EQ(u->host_events, e.events) << e.name;
+    EXPECT_EQ(u->device_bytes, 0) << e.name;
+    EXPECT_EQ(u->device_events, 0u) << e.name;
+  }
+  EXPECT_EQ(usage("forward"), nullptr);         // a marker range
+  EXPECT_EQ(usage("ProfilerStep#1"), nullptr);  // a step record
+  // A @10, the frees @170 and @175 after aten::mm ended, G @250 and its free @260.
+  EXPECT_EQ(r.events_outside_operators, (std::vector<uint32_t>{0, 7, 8, 10, 11}));
+
+  // Blocks: each allocation with its free and the operator that allocated it.
+  ASSERT_EQ(r.blocks.size(), 8u);
+  const MemoryBlock& activation = r.blocks[2];  // B @106, freed @170
+  EXPECT_EQ(b.model().instants.ts[activation.allocation], 106);
+  EXPECT_EQ(b.model().instants.ts[activation.release], 170);
+  EXPECT_EQ(b.model().Str(s.name[activation.op]), "aten::empty");
+  EXPECT_EQ(activation.bytes, 400);
+  EXPECT_EQ(r.blocks[0].op, model::kNoRow);       // A, outside every operator
+  EXPECT_EQ(r.blocks[0].release, model::kNoRow);  // never freed
+}
+
+// Device (CUDA) allocator events count as CUDA Mem, host ones as CPU Mem, on the thread
+// that allocated: an operator running on another thread at the time is not charged.
+TEST(Memory, DeviceMemoryAndOtherThreads) {
+  HandBuiltModel b;
+  const uint32_t main = b.AddProcess(100);
+  const uint32_t other = b.AddThread(0, 101);
+  b.AddSlice(main, 100, 200, "aten::linear", "cpu_op");
+  b.AddSlice(main, 110, 150, "aten::addmm", "cpu_op");
+  b.AddSlice(other, 100, 200, "aten::relu", "cpu_op");
+  AddAllocatorEvent(b, main, 120, 4096, 0x10, 4096, 8192, 1, 0);
+  AddAllocatorEvent(b, main, 130, 64, 0x20, 64, 0);
+  AddAllocatorEvent(b, main, 160, -4096, 0x10, 0, 8192, 1, 0);
+  model::ResolveNesting(b.mutable_model());
+  const MemoryAnalysis r = RunAnalyses(b.model()).memory;
+  const OperatorMemoryUsage* addmm = UsageByName(b.model(), r, "aten::addmm");
+  ASSERT_NE(addmm, nullptr);
+  EXPECT_EQ(addmm->self_device_bytes, 4096);
+  EXPECT_EQ(addmm->self_host_bytes, 64);
+  const OperatorMemoryUsage* linear = UsageByName(b.model(), r, "aten::linear");
+  ASSERT_NE(linear, nullptr);
+  EXPECT_EQ(linear->self_device_bytes, -4096);
+  EXPECT_EQ(linear->device_bytes, 0);
+  EXPECT_EQ(linear->device_events, 2u);
+  EXPECT_EQ(linear->host_bytes, 64);
+  EXPECT_EQ(linear->host_events, 1u);
+  EXPECT_EQ(UsageByName(b.model(), r, "aten::relu"), nullptr);  // on the other thread
+  EXPECT_TRUE(r.events_outside_operators.empty());
+}
+
+// A thread's slices on two lanes (a Python frame that ends inside the step pushed the step
+// range to a second lane): operators still nest by time on the thread, as torch nests them,
+// so the step holds the operator and the events on the first lane.
+TEST(Memory, OperatorsNestAcrossTheLanesOfAThread) {
+  HandBuiltModel b;
+  const uint32_t main = b.AddProcess(100);
+  model::Model& m = b.mutable_model();
+  const uint32_t second_lane = static_cast<uint32_t>(m.tracks.size());
+  m.tracks.thread.push_back(main);
+  m.tracks.lane.push_back(1);
+  b.AddSlice(main, 90, 250, "train.py(5): step", "python_function");
+  b.AddSlice(main, 150, 200, "aten::addmm", "cpu_op");
+  b.AddSlice(second_lane, 100, 300, "ProfilerStep#1", "user_annotation");
+  AddAllocatorEvent(b, main, 160, 100, 0x10, 100, 0);
+  AddAllocatorEvent(b, main, 260, -100, 0x10, 0, 0);
+  AddAllocatorEvent(b, main, 320, 8, 0x20, 8, 0);
+  model::ResolveNesting(m);
+  const model::FrameworkOperators ops = model::FindFrameworkOperators(b.model());
+  ASSERT_EQ(ops.size(), 2u);  // the Python frame is no operator
+  const uint32_t addmm = ops.IndexOf(1), step = ops.IndexOf(2);
+  EXPECT_EQ(ops.parent[addmm], step);
+  EXPECT_EQ(ops.parent[step], model::kNoRow);
+  const MemoryAnalysis r = RunAnalyses(b.model()).memory;
+  const OperatorMemoryUsage* op = UsageByName(b.model(), r, "aten::addmm");
+  const OperatorMemoryUsage* step_usage = UsageByName(b.model(), r, "ProfilerStep#1");
+  ASSERT_NE(op, nullptr);
+  ASSERT_NE(step_usage, nullptr);
+  EXPECT_EQ(op->self_host_bytes, 100);
+  EXPECT_EQ(step_usage->self_host_bytes, -100);
+  EXPECT_EQ(step_usage->host_bytes, 0);
+  EXPECT_EQ(step_usage->host_events, 2u);
+  EXPECT_EQ(r.events_outside_operators, std::vector<uint32_t>{2});  // @320, after the step
 }
 
 // GPU 0 (CUDA source): CUPTI allocation counter and copies/sets; steps on the host thread.

@@ -144,6 +144,29 @@ TEST_F(LaunchTest, LegacyApplicationFormAndExtraEnvironment) {
   EXPECT_EQ(ReadProfDirs().size(), 1u);
 }
 
+// The app's LD_PRELOAD: aiprof's runtime first, the user's preloads after it, except a
+// sanitizer runtime, which must be the first library of the process (the collect-option
+// matrix runs a torch job under ASan that way).
+TEST_F(LaunchTest, UserPreloadsFollowTheRuntimeButASanitizerRuntimeComesFirst) {
+  auto result = RunAiprof("--output=" + out_ +
+                          " --export=off \"--environment=LD_PRELOAD=/nowhere/libmine.so "
+                          "/nowhere/libclang_rt.asan-x86_64.so\" /usr/bin/printenv LD_PRELOAD");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  // The printed variable (ld.so also complains about the missing files, on other lines).
+  std::string line;
+  std::istringstream lines(result.output);
+  while (std::getline(lines, line) && line.find("libaiprof.so") == std::string::npos) {
+  }
+  const size_t asan = line.find("/nowhere/libclang_rt.asan-x86_64.so");
+  const size_t runtime = line.find("libaiprof.so");
+  const size_t mine = line.find("/nowhere/libmine.so");
+  ASSERT_NE(asan, std::string::npos) << result.output;
+  ASSERT_NE(runtime, std::string::npos) << result.output;
+  ASSERT_NE(mine, std::string::npos) << result.output;
+  EXPECT_LT(asan, runtime) << result.output;
+  EXPECT_LT(runtime, mine) << result.output;
+}
+
 TEST_F(LaunchTest, CrashedAppGives128PlusSignalAndReadableData) {
   auto result = Collect("--msproftx=on --host-sys=cpu", App() + " segv");
   EXPECT_EQ(result.exit_code, 128 + SIGSEGV) << result.output;

@@ -68,7 +68,13 @@ TEST(CpuSamplingPython, HotPythonFunctionIsTheTopPythonFrame) {
     if (count > top_count) top = name, top_count = count;
   }
   EXPECT_EQ(top.rfind("hot_function (python_hot.py:", 0), 0u) << seen.str();
-  double share = static_cast<double>(top_count) / static_cast<double>(samples);
+  // Its share of the two functions' samples: 7 of every 10 iterations. Not of every sample:
+  // on a loaded machine the main thread's GIL hand-offs (samples in main itself) grow.
+  uint64_t cold_count = 0;
+  for (const auto& [name, count] : innermost) {
+    if (name.rfind("cold_function (python_hot.py:", 0) == 0) cold_count += count;
+  }
+  double share = static_cast<double>(top_count) / static_cast<double>(top_count + cold_count);
   EXPECT_GT(share, 0.60) << seen.str() << samples << " samples";
   EXPECT_LT(share, 0.80) << seen.str() << samples << " samples";
   // Nearly every sample of a pure-Python loop has its Python stack.

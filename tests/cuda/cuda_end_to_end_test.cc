@@ -481,6 +481,16 @@ TEST_F(CudaDeviceFeatures, KernelCountersBecomeKernelArgsAndOpSummaryColumns) {
                              "l2_write_hit_rate(%)\n"))
       << op_summary;
   EXPECT_NE(op_summary.find(",42.25"), std::string::npos) << op_summary;
+  // msprof's l2_cache (torch_npu's l2_cache.csv with l2_cache=True): the two kernels with a
+  // hit rate, by op_summary's Task ID, the rate as a fraction; CUPTI has no victim rate.
+  const auto l2 = std::find_if(written.begin(), written.end(), [](const std::string& path) {
+    return path.find("l2_cache") != std::string::npos;
+  });
+  ASSERT_NE(l2, written.end());
+  EXPECT_EQ(ReadFile(*l2),
+            "Device_id,Stream Id,Task Id,Hit Rate,Victim Rate,Op Name\n"
+            "0,13,1,0.875000,N/A,\"scale(float*, float, int)\"\n"
+            "0,13,2,0.422500,N/A,\"reduce(float const*, float*, int)\"\n");
 
   // The window says counters were on and timing is distorted by replay.
   bool said = false;

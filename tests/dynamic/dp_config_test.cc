@@ -58,6 +58,18 @@ TEST(DpConfig, InvalidValuesNameTheField) {
   }
 }
 
+// The seed's experimental_config rule: an invalid export_type is text, with a warning.
+TEST(DpConfig, InvalidExportTypeIsText) {
+  for (const char* text : {R"({"experimental_config": {"export_type": "csv"}})",
+                           R"({"experimental_config": {"export_type": 3}})"}) {
+    DpConfigParse parsed = ParseDpConfig(text);
+    EXPECT_TRUE(parsed.ok) << parsed.error;
+    EXPECT_EQ(parsed.config.export_type, "text");
+    ASSERT_EQ(parsed.warnings.size(), 1u) << text;
+    EXPECT_NE(parsed.warnings[0].find("export_type"), std::string::npos) << parsed.warnings[0];
+  }
+}
+
 TEST(DpConfig, UnknownFieldsWarnOnly) {
   DpConfigParse parsed = ParseDpConfig(R"({"active": 2, "colour": "red"})");
   ASSERT_TRUE(parsed.ok);

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -116,7 +117,8 @@ TEST(ResourceAnalysisFiles, DatabaseTables) {
     return cells;
   };
   EXPECT_EQ(row("SELECT * FROM DATA_PREPARATION"),
-            (std::vector<std::string>{"1", "100", "0", "100000", "30000", "1", "25000", "1"}));
+            (std::vector<std::string>{"1", "100", "0", "100000", "30000", "1", "25000", "1",
+                                      "0"}));  // the last column: the step's loop
   EXPECT_EQ(row("SELECT deviceId, globalPid, input, kernelNs FROM TEMPORAL_BREAKDOWN"),
             (std::vector<std::string>{"-1", "100", "framework operators", "60000"}));
   EXPECT_EQ(row("SELECT COUNT(*) FROM MEMORY_POOL"), std::vector<std::string>{"0"});
@@ -125,12 +127,16 @@ TEST(ResourceAnalysisFiles, DatabaseTables) {
 }
 
 // The memory category timeline reaches the JSON timeline as counter tracks on the pool's
-// process: a 400-byte block allocated in "forward" at 1 µs and freed at 5 µs (Activation).
-TEST(ResourceAnalysisFiles, MemoryCategoriesAreTimelineCounters) {
+// process: a 400-byte block allocated in "forward" at 1 µs and freed at 5 µs (Activation);
+// the per-operator memory reaches it as the operators' arguments.
+TEST(ResourceAnalysisFiles, MemoryCategoriesAndOperatorMemoryInTheTimeline) {
   analysis::testing::HandBuiltModel b;
   uint32_t main = b.AddProcess(100);
   b.AddStep(main, 1, 0, 10000);
   b.AddMarkerRange(main, 0, 3000, "forward");
+  b.AddSlice(main, 500, 2000, "aten::linear", "cpu_op");
+  b.AddSlice(main, 900, 1500, "aten::addmm", "cpu_op");
+  b.AddSlice(main, 2500, 2600, "aten::relu", "cpu_op");
   model::Model& m = b.mutable_model();
   for (auto [ts, bytes] : {std::pair<int64_t, int64_t>{1000, 400}, {5000, -400}}) {
     m.instants.ts.push_back(ts);
@@ -166,6 +172,20 @@ TEST(ResourceAnalysisFiles, MemoryCategoriesAreTimelineCounters) {
   EXPECT_EQ(points[1].second, 0);
   EXPECT_EQ(points[0].second, 400);
   EXPECT_DOUBLE_EQ(points[1].first - points[0].first, 4.0);  // µs
+  // The memory analysis' per-operator figures are the operators' arguments: aten::addmm
+  // allocated the block, aten::linear holds it; aten::relu saw nothing.
+  std::map<std::string, nlohmann::json> args;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "X" && event.contains("args")) args[event["name"]] = event["args"];
+  }
+  EXPECT_EQ(args["aten::addmm"]["CPU Mem (B)"], 400);
+  EXPECT_EQ(args["aten::addmm"]["Self CPU Mem (B)"], 400);
+  EXPECT_EQ(args["aten::linear"]["CPU Mem (B)"], 400);
+  EXPECT_EQ(args["aten::linear"]["Self CPU Mem (B)"], 0);
+  // The free came after the operators, in the step record, which is no operator.
+  EXPECT_FALSE(args["ProfilerStep#1"].contains("CPU Mem (B)"));
+  EXPECT_FALSE(args["aten::addmm"].contains("CUDA Mem (B)"));
+  EXPECT_FALSE(args.contains("aten::relu"));
   fs::remove_all(pattern);
 }
 

@@ -3,6 +3,7 @@
 imports once). The dynamic_profile samples are in test_seed_002_dynamic_profile.py."""
 
 import glob
+import gzip
 import json
 import os
 import subprocess
@@ -223,6 +224,150 @@ class Seed002ProfilerTest(unittest.TestCase):
         self.assertIn("no allocator event of that device", outcome["npu"])
         self.assertIn("cpu", outcome["npu"])
         self.assertTrue(os.path.getsize("memory_timeline.html") > 0)
+
+    # The memory timeline's chart states the pool's maxima (seed 002's legend) in a unit a
+    # small model reads in, and the other suffixes write torch's formats.
+    def test_memory_timeline_maxima_and_units(self):
+        with aiprof.profiler.profile(activities=[aiprof.profiler.ProfilerActivity.CPU],
+                                     profile_memory=True, record_shapes=True) as prof:
+            for _ in range(2):
+                train_one_step()
+        prof.export_memory_timeline("timeline.html", device="cpu")
+        with open("timeline.html") as handle:
+            html = handle.read()
+        # This model's peak is a few hundred bytes to a few KB (the first window of a
+        # process also holds one-time allocations): the chart reads in B or KB, not GB.
+        peak = {p["name"]: p for p in prof._trace_data().memory_pools()}["CPU"]["peak_allocated"]
+        self.assertGreater(peak, 0)
+        self.assertLess(peak, 1 << 20)
+        if peak < 1024:
+            self.assertIn("Max memory allocated: %d B" % peak, html)
+            self.assertIn("Memory (B)", html)
+        else:
+            self.assertIn("Max memory allocated: %.2f KB" % (peak / 1024.0), html)
+            self.assertIn("Memory (KB)", html)
+        self.assertIn("Max memory reserved: ", html)
+        self.assertNotIn("GB", html)
+        for suffix in (".json", ".json.gz", ".raw.json.gz"):
+            prof.export_memory_timeline("timeline" + suffix, device="cpu")
+            opener = gzip.open if suffix.endswith(".gz") else open
+            with opener("timeline" + suffix, "rt") as handle:
+                self.assertTrue(json.load(handle))
+
+    # export_stacks as the seed writes it (profiler.stacks for FlameGraph), with torch_npu's
+    # device metric name too (no device time on a CPU run: an empty file).
+    def test_export_stacks(self):
+        with aiprof.profiler.profile(activities=[aiprof.profiler.ProfilerActivity.CPU],
+                                     with_stack=True) as prof:
+            train_one_step()
+        prof.export_stacks("profiler.stacks", "self_cpu_time_total")
+        with open("profiler.stacks") as handle:
+            lines = handle.read().splitlines()
+        self.assertTrue(any(line.split(" ")[0].endswith(";aten::addmm") for line in lines),
+                        lines[:5])
+        prof.export_stacks("npu.stacks", "self_npu_time_total")
+        self.assertEqual(os.path.getsize("npu.stacks"), 0)
+
+    # experimental_config.export_type: an invalid value is Text, with a warning (the seed:
+    # "If this parameter is set to an invalid value or is not set, the default value Text
+    # is used").
+    def test_invalid_export_type_is_text(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            config = self.experimental_config(export_type="csv")
+        self.assertEqual(config.export_type, [aiprof.profiler.ExportType.Text])
+        self.assertTrue(any("export_type 'csv'" in str(w.message) for w in caught))
+        self.assertEqual(self.experimental_config(export_type=None).export_type,
+                         [aiprof.profiler.ExportType.Text])
+        self.assertEqual(self.experimental_config(
+            export_type=[aiprof.profiler.ExportType.Db, "DB"]).export_type, ["db"])
+        with aiprof.profiler.profile(
+                on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result"),
+                experimental_config=config):
+            train_one_step()
+        self.check_result_folder(result_folders("result")[0])
+
+    # record_op_args: the operator-arguments file in the `_op_args` folder beside the result.
+    def test_record_op_args(self):
+        with aiprof.profiler.profile(
+                on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result"),
+                experimental_config=self.experimental_config(record_op_args=True)):
+            train_one_step()
+        folder = result_folders("result")[0]
+        rows = read_csv(os.path.join(folder + "_op_args", "operator_args.csv"))
+        self.assertEqual(rows[0], ["Name", "Input Dims", "Input type", "Concrete Inputs",
+                                   "Calls", "Total Duration(us)"])
+        addmm = [row for row in rows[1:] if row[0] == "aten::addmm"]
+        self.assertEqual(sorted(json.loads(row[1])[1] for row in addmm), [[4, 8], [4, 16]])
+        self.assertEqual([row[4] for row in addmm], ["1", "1"])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with aiprof.profiler.profile(
+                    experimental_config=self.experimental_config(record_op_args=True)):
+                train_one_step()
+        self.assertTrue(any("record_op_args=True" in str(w.message) for w in caught))
+
+    # l2_cache on a machine without the device: the CLI's --l2 note, as a warning.
+    @unittest.skipIf(torch.cuda.is_available(), "the machine has a CUDA device")
+    def test_l2_cache_note(self):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            aiprof.profiler.profile(experimental_config=self.experimental_config(l2_cache=True))
+        notes = [str(w.message) for w in caught if "l2_cache=True" in str(w.message)]
+        self.assertEqual(len(notes), 1, [str(w.message) for w in caught])
+        self.assertIn("L2 cache metrics will not be collected", notes[0])
+
+    # gc_detect_threshold with export_type=Db: the GC_RECORD table; META_DATA holds the
+    # sampled environment variables and every add_metadata / add_metadata_json key, as
+    # profiler_metadata.json does for Text.
+    def test_db_gc_record_and_meta_data(self):
+        import gc
+        import sqlite3
+
+        os.environ["HCCL_RDMA_TC"] = "0"  # the seed's "export HCCL_RDMA_TC=0"
+        try:
+            with aiprof.profiler.profile(
+                    on_trace_ready=aiprof.profiler.tensorboard_trace_handler("./result"),
+                    experimental_config=self.experimental_config(
+                        gc_detect_threshold=0,
+                        export_type=[aiprof.profiler.ExportType.Text,
+                                     aiprof.profiler.ExportType.Db])) as prof:
+                prof.add_metadata("run", "seed-002")
+                prof.add_metadata_json("sizes", json.dumps({"batch": 4}))
+                train_one_step()
+                for _ in range(3):
+                    gc.collect()
+        finally:
+            del os.environ["HCCL_RDMA_TC"]
+        folder = result_folders("result")[0]
+        output = os.path.join(folder, "aiprof_output")
+        with sqlite3.connect(os.path.join(output, "aiprof_pytorch_profiler.db")) as db:
+            gc_rows = db.execute("SELECT startNs, endNs FROM GC_RECORD").fetchall()
+            meta = dict(db.execute("SELECT name, value FROM META_DATA").fetchall())
+        self.assertGreaterEqual(len(gc_rows), 3)
+        self.assertTrue(all(end >= start for start, end in gc_rows))
+        gc_slices = slice_names(os.path.join(output, "trace_view.json"))["GC"]
+        self.assertEqual(gc_slices, len(gc_rows))  # the Text export's GC layer
+        self.assertEqual(meta["run"], "seed-002")
+        self.assertEqual(json.loads(meta["sizes"]), {"batch": 4})
+        environment = json.loads(meta["ENV_VARIABLES"])
+        self.assertEqual(environment["HCCL_RDMA_TC"], "0")
+        with open(os.path.join(folder, "profiler_metadata.json")) as handle:
+            self.assertEqual(json.load(handle)["ENV_VARIABLES"], environment)
+
+    # torch_npu's names after `import torch_npu` alone: aiprof.npu after `import aiprof`.
+    def test_npu_names_after_package_import(self):
+        code = ("import aiprof\n"
+                "config = aiprof.npu.ProfileConfig(ACL_PROF_TASK_TIME=True)\n"
+                "range_id = aiprof.npu.mstx.range_start('dataloader', None)\n"
+                "aiprof.npu.mstx.range_end(range_id)\n"
+                "aiprof.npu.mstx.mark('train epoch start')\n"
+                "print(type(config).__name__, callable(aiprof.npu.prof_init),\n"
+                "      callable(aiprof.dynamic_profile.init))\n")
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.split(), ["ProfileConfig", "True", "True"])
 
     # The torch.profiler idioms: key_averages().table(...), grouping by shape and stack.
     def test_key_averages_table(self):

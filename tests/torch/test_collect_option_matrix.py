@@ -2,8 +2,10 @@
 worker processes (examples/pytorch/train.py): the job exits 0, prints what it prints
 unprofiled (its timings aside), and nothing else reaches its stderr — no allocator abort,
 no glog line such as "Requested callback is not found" (issue 25: --task-memory corrupted
-the job's heap at exit). AIPROF_MATRIX_ASAN=1 (scripts/test-sanitizers.sh) runs the same
-matrix with an ASan build of the runtime and plugins preloaded behind libasan."""
+the job's heap at exit). With AIPROF_MATRIX_ASAN_RUNTIME=<libclang_rt.asan .so> and
+AIPROF_BUILD_DIR an ASan build (scripts/test-sanitizers.sh), the same matrix runs the job
+with that runtime preloaded first (the launcher puts a sanitizer runtime first), so the
+instrumented runtime and plugins are checked inside a real torch job."""
 
 import os
 import re
@@ -51,10 +53,12 @@ class CollectOptionMatrixTest(unittest.TestCase):
         assert plain.returncode == 0, plain.stderr
         cls.expected = job_output(plain.stdout)
         cls.env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        cls.app_options = []
         if ASAN_RUNTIME:
-            # libasan first: it must own malloc before anything else is loaded.
-            cls.env["LD_PRELOAD"] = ASAN_RUNTIME
-            cls.env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1:halt_on_error=1"
+            # The launcher (an ASan executable) and the job share the options; leaks are not
+            # what this checks (CPython and libtorch keep memory until exit).
+            cls.env["ASAN_OPTIONS"] = "detect_leaks=0:halt_on_error=1"
+            cls.app_options = ["--environment=LD_PRELOAD=" + ASAN_RUNTIME]
 
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory()
@@ -70,7 +74,8 @@ class CollectOptionMatrixTest(unittest.TestCase):
         self.assertEqual(foreign_stderr(result.stderr), [], name)
 
     def run_collect(self, options):
-        command = [self.aiprof, "--export=off", "--output=" + self.out] + options + JOB
+        command = ([self.aiprof, "--export=off", "--output=" + self.out] + self.app_options +
+                   options + JOB)
         return subprocess.run(command, capture_output=True, text=True, timeout=300, env=self.env)
 
     def test_each_option_alone(self):
@@ -81,11 +86,23 @@ class CollectOptionMatrixTest(unittest.TestCase):
     def test_all_options_together(self):
         self.check(self.run_collect(ALL), "all")
 
+    def test_profiling_mode_environment(self):
+        # torch_npu's PROFILING_MODE=true with the runtime preloaded (no launcher): the
+        # window closes at exit, where "Requested callback is not found" was printed.
+        env = dict(self.env)
+        runtime = os.path.join(BUILD_DIR, "lib", "libaiprof.so")
+        env["LD_PRELOAD"] = (ASAN_RUNTIME + " " + runtime) if ASAN_RUNTIME else runtime
+        env["PROFILING_MODE"] = "true"
+        env["PROFILING_OPTIONS"] = '{"output": "%s"}' % self.out
+        result = subprocess.run(JOB, capture_output=True, text=True, timeout=300, env=env,
+                                cwd=self._tmp.name)
+        self.check(result, "PROFILING_MODE=true")
+
     def test_dynamic_start_and_stop(self):
         # Launch mode with dynamic control: a window (with allocator events) started and
         # stopped while the job runs.
         command = [self.aiprof, "--dynamic=on", "--task-memory=on", "--export=off",
-                   "--output=" + self.out] + JOB
+                   "--output=" + self.out] + self.app_options + JOB
         job = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=self.env)
         time.sleep(0.5)

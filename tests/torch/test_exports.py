@@ -139,6 +139,54 @@ class ExportTest(unittest.TestCase):
             raw = json.load(handle)
         self.assertEqual(sum(event[2] for event in raw), timeline.allocator_totals[-1][1])
 
+    def test_memory_timeline_categories_are_the_analysis_categories(self):
+        """One classification: the timeline's per-category peaks are the memory analysis'
+        category tracks that the trace shows as "Memory <category> (CPU)" counters. (The
+        parameters, gradients and Adam's state exist before this window: PREEXISTING.)"""
+        names = {"PARAMETER": "Parameter", "OPTIMIZER_STATE": "Optimizer state",
+                 "INPUT": "Input", "TEMPORARY": "Temporary", "ACTIVATION": "Activation",
+                 "GRADIENT": "Gradient", "AUTOGRAD_DETAIL": "Autograd", "UNKNOWN": "Unknown"}
+        from aiprof.profiler._memory_timeline import CATEGORIES
+        counter_peaks = {}
+        for event in self.events():
+            name = event.get("name", "")
+            if event.get("ph") == "C" and name.startswith("Memory ") and name.endswith(" (CPU)"):
+                value = max(event["args"].values())
+                counter_peaks[name] = max(counter_peaks.get(name, 0), value)
+        timeline = self.prof.memory_timeline("cpu")
+        current = [0] * len(CATEGORIES)
+        peaks = [0] * len(CATEGORIES)
+        for _ts, action, size, category in timeline.events:
+            if action == 1:  # PREEXISTING: allocated before the window, not a block
+                continue
+            current[category] += size
+            peaks[category] = max(peaks[category], current[category])
+        for index, category in enumerate(CATEGORIES):
+            counter = "Memory %s (CPU)" % names[category]
+            self.assertEqual(peaks[index], counter_peaks.get(counter, 0), category)
+        self.assertGreater(peaks[CATEGORIES.index("ACTIVATION")], 0)
+
+    def test_memory_timeline_of_a_model_built_in_the_window(self):
+        """Parameters, gradients and Adam's state allocated inside the window get their
+        categories (the roles recorded at stop and the analysis' rules), as torch's does."""
+        from aiprof.profiler._memory_timeline import CATEGORIES
+        with aiprof_profiler.profile(activities=[aiprof_profiler.ProfilerActivity.CPU],
+                                     profile_memory=True) as prof:
+            step = None
+            with aiprof_profiler.record_function("build"):
+                from torch_models import mlp_step
+                step = mlp_step()
+            for _ in range(2):
+                step()
+                prof.step()
+        timeline = prof.memory_timeline("cpu")
+        current = [0] * len(CATEGORIES)
+        for _ts, action, size, category in timeline.events:
+            if action != 1:
+                current[category] += size
+        for category in ("PARAMETER", "GRADIENT", "OPTIMIZER_STATE"):
+            self.assertGreater(current[CATEGORIES.index(category)], 0, category)
+
     def test_kinetoprofile_export_chrome_trace(self):
         prof = aiprof_profiler._KinetoProfile(activities=[aiprof_profiler.ProfilerActivity.CPU])
         x = torch.randn(8, 8)

@@ -35,7 +35,7 @@ def aiprof_counts(make_step, **options):
 
     def ready(prof):
         result.extend(counts_per_step(
-            [(e.name, e.tid, e.start_ns, e.end_ns) for e in prof.events()]))
+            [(e.name, e.thread, e.time_range.start, e.time_range.end) for e in prof.events()]))
         assert prof._trace_data().dropped == 0
 
     step = make_step()

@@ -50,7 +50,7 @@ class RecordIdsTest(unittest.TestCase):
             done.wait()
             for worker in workers:
                 worker.join()
-        cls.events = prof.events()
+        cls.events = prof._trace_data().events  # the model's operators, with their record ids
         cls.dropped = prof._trace_data().dropped
 
     def test_ids_are_nonzero_and_unique_in_the_process(self):

@@ -42,8 +42,8 @@ class ThreadStacksTest(unittest.TestCase):
             self.assertIn(op, events)
             self.assertTrue(any(function in frame for frame in events[op].stack),
                             "%s: %s" % (op, events[op].stack))
-        self.assertEqual(len({events[op].tid for op in ("aten::relu", "aten::sigmoid",
-                                                        "aten::tanh")}), 3)
+        self.assertEqual(len({events[op].thread for op in ("aten::relu", "aten::sigmoid",
+                                                           "aten::tanh")}), 3)
         # The window's end removes the hook for threads started afterwards.
         after = []
         late = threading.Thread(target=lambda: after.append(__import__("sys").getprofile()))

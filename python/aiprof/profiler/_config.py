@@ -2,6 +2,7 @@
 torch_npu.profiler."""
 
 import enum
+import warnings
 
 
 class ProfilerActivity(enum.Enum):
@@ -51,6 +52,25 @@ _TASK_TIME = {
 }
 
 
+def _export_types(export_type):
+    """The export types asked for, as torch_npu reads them: ExportType.Text and/or
+    ExportType.Db (a value or a list, names in any case); an invalid value is replaced by
+    Text with a warning, and none at all means Text."""
+    given = export_type if isinstance(export_type, (list, tuple, set)) else [export_type]
+    chosen = []
+    for item in given:
+        if item is None:
+            continue
+        value = item.lower() if isinstance(item, str) else item
+        if value not in (ExportType.Text, ExportType.Db):
+            warnings.warn("aiprof: export_type %r is neither ExportType.Text nor ExportType.Db; "
+                          "exporting as ExportType.Text" % (item,), stacklevel=3)
+            value = ExportType.Text
+        if value not in chosen:
+            chosen.append(value)
+    return chosen or [ExportType.Text]
+
+
 class _ExperimentalConfig:
     def __init__(
         self,
@@ -78,10 +98,7 @@ class _ExperimentalConfig:
             not isinstance(gc_detect_threshold, (int, float)) or gc_detect_threshold < 0
         ):
             raise ValueError("gc_detect_threshold must be None or a number >= 0 (ms)")
-        export_types = export_type if isinstance(export_type, (list, tuple)) else [export_type]
-        for item in export_types:
-            if item not in (ExportType.Text, ExportType.Db):
-                raise ValueError("export_type must be ExportType.Text or ExportType.Db")
+        export_types = _export_types(export_type)
         self.profiler_level = profiler_level
         self.aic_metrics = aic_metrics
         self.l2_cache = bool(l2_cache)
@@ -90,7 +107,7 @@ class _ExperimentalConfig:
         self.record_op_args = bool(record_op_args)
         self.op_attr = bool(op_attr)
         self.gc_detect_threshold = gc_detect_threshold
-        self.export_type = list(export_types)
+        self.export_type = export_types
         self.host_sys = list(host_sys or [])
         self.mstx_domain_include = list(mstx_domain_include or [])
         self.mstx_domain_exclude = list(mstx_domain_exclude or [])

@@ -1,7 +1,8 @@
 """tensorboard_trace_handler: each recorded cycle becomes a
 `{worker}_{YYYYmmddHHMMSSfff}_aiprof_pt/` directory (profiler_info.json,
 profiler_metadata.json, the PROF_* raw data, aiprof_output/ from `aiprof export`) plus a
-Kineto-named `{worker}.{time_ns}.pt.trace.json` beside it for TensorBoard and HTA."""
+Kineto-named `{worker}.{time_ns}.pt.trace.json` beside it for TensorBoard and HTA, and with
+record_op_args a `..._aiprof_pt_op_args/` folder beside the directory."""
 
 import datetime
 import json
@@ -12,17 +13,6 @@ import sys
 import time
 
 from .. import __version__, _native
-
-# Environment variables worth keeping with a trace (what affects performance).
-SAMPLED_ENVIRONMENT = (
-    "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUDA_VISIBLE_DEVICES", "CUDA_LAUNCH_BLOCKING",
-    "PYTORCH_CUDA_ALLOC_CONF", "NCCL_DEBUG", "NCCL_IB_DISABLE", "NCCL_P2P_DISABLE",
-    "NCCL_SOCKET_IFNAME", "NCCL_ALGO", "NCCL_PROTO", "MASTER_ADDR", "MASTER_PORT", "RANK",
-    "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "TORCH_NCCL_ASYNC_ERROR_HANDLING",
-    "TORCH_DISTRIBUTED_DEBUG", "HCCL_RDMA_TC", "HCCL_RDMA_SL", "ASCEND_GLOBAL_LOG_LEVEL",
-    "ACLNN_CACHE_LIMIT",
-)
-
 
 class tensorboard_trace_handler:
     def __init__(self, dir_name, worker_name=None, analyse_flag=True, async_mode=False,
@@ -52,24 +42,51 @@ class tensorboard_trace_handler:
         self._current = None
         self.trace_dirs.append(directory)
         _write_json(os.path.join(directory, "profiler_info.json"), _profiler_info(prof))
-        metadata = dict(prof.metadata())
-        metadata["ENV_VARIABLES"] = {k: os.environ[k] for k in SAMPLED_ENVIRONMENT
-                                     if k in os.environ}
-        _write_json(os.path.join(directory, "profiler_metadata.json"), metadata)
         suffix = ".pt.trace.json.gz" if self.use_gzip else ".pt.trace.json"
         kineto = os.path.join(self.dir_name, "%s.%d%s" % (self.worker_name, time.time_ns(),
                                                           suffix))
+        metadata = dict(prof.metadata())
+        # The variables the runtime sampled for this window, as the database's META_DATA
+        # holds them (one list, one record: src/runtime/metadata.cc).
+        metadata["ENV_VARIABLES"] = prof._trace_data().environment() if prof.prof_dir else {}
+        _write_json(os.path.join(directory, "profiler_metadata.json"), metadata)
         if prof.prof_dir:
             # Called through a wrapper (on_trace_ready=lambda p: handler(p)), the handler could
             # not open the window in its folder: the data moves there now, before any export.
             prof_dir = prof._adopt_window(directory)
             prof.export_chrome_trace(kineto)
             self.kineto_traces.append(kineto)
+            if prof.experimental_config.record_op_args:
+                write_operator_arguments(prof._trace_data(), directory + "_op_args")
             if self.analyse_flag:
                 exported = _run_exporter(prof_dir, os.path.join(directory, "aiprof_output"),
                                          prof.experimental_config.export_type)
                 if exported and prof.experimental_config.data_simplification:
                     simplify_prof_dir(prof_dir)
+
+
+def write_operator_arguments(trace, directory):
+    """record_op_args: torch_npu's `{worker}_{timestamp}_ascend_pt_op_args` folder, here
+    `..._aiprof_pt_op_args/operator_args.csv`: each framework operator with each distinct
+    set of arguments it was called with (Input Dims, Input type, Concrete Inputs, as the
+    trace records them) and how often and how long."""
+    import csv
+
+    calls = {}
+    for event in trace.operators():
+        key = (event.name, event._input_dims or "", event._input_types or "",
+               event._concrete_inputs or "")
+        count, total_ns = calls.get(key, (0, 0))
+        calls[key] = (count + 1, total_ns + event.end_ns - event.start_ns)
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, "operator_args.csv")
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Name", "Input Dims", "Input type", "Concrete Inputs", "Calls",
+                         "Total Duration(us)"])
+        for (name, dims, types, concrete), (count, total_ns) in sorted(calls.items()):
+            writer.writerow([name, dims, types, concrete, count, "%.3f" % (total_ns / 1000.0)])
+    return path
 
 
 def _profiler_info(prof):

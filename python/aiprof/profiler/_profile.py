@@ -21,8 +21,8 @@ from ._config import (
     supported_activities,
 )
 from ._distributed import watch_process_group
-from ._key_averages_table import key_averages
-from ._memory_timeline import MemoryTimeline, live_tensor_categories, recorded_devices
+from ._event_list import event_list, key_averages
+from ._memory_timeline import MemoryTimeline, live_tensor_roles, recorded_devices
 from ._python_hooks import GcDetector, ModuleHooks
 from ._schedule import ProfilerAction, _default_schedule_fn
 from ._recorded import RecordedWindow
@@ -81,18 +81,31 @@ class _KinetoProfile:
         self.with_flops = with_flops
         self.with_modules = with_modules
         self.experimental_config = experimental_config or _ExperimentalConfig()
+        self._warn_about_uncollectable(gpu, reason)
         self._metadata = {}
         self._window = None
         self._prof_dir = None
         self._trace = None
-        self._memory_hints = {}
+        self._event_list = None
         self._output_parent = None  # set by tensorboard_trace_handler for each cycle
         self._module_hooks = None
         self._gc_detector = None
         self._joined_launcher_window = False
+        self._op_args_warned = False
         self._temporary_output = None
         self.start_time_ns = 0
         self.end_time_ns = 0
+
+    def _warn_about_uncollectable(self, gpu_activities, gpu_reason):
+        """What the experimental config asks for that this machine or setup cannot give,
+        said once here rather than silently missing from the output."""
+        config = self.experimental_config
+        if config.l2_cache:
+            reason = gpu_reason if gpu_activities else gpu_activity_unavailable_reason()
+            if reason is not None:
+                # The CLI's --l2 note, for the same missing device.
+                warnings.warn("aiprof: l2_cache=True: %s; L2 cache metrics will not be "
+                              "collected" % reason, stacklevel=3)
 
     # ---- window lifecycle ----------------------------------------------------------
 
@@ -116,7 +129,7 @@ class _KinetoProfile:
             types |= native.TYPE_MSTX
         if self.profile_memory:
             types |= native.TYPE_MEMORY
-        if self.record_shapes:
+        if self.record_shapes or self.experimental_config.record_op_args:
             types |= native.TYPE_SHAPES
         if self.with_stack:
             types |= native.TYPE_STACK
@@ -130,7 +143,8 @@ class _KinetoProfile:
         options = {
             "mode": "api",
             "task_time": task_time,
-            "record_shapes": bool(self.record_shapes),
+            # record_op_args writes each operator's arguments: it needs them recorded.
+            "record_shapes": bool(self.record_shapes or config.record_op_args),
             "profile_memory": bool(self.profile_memory),
             "with_stack": bool(self.with_stack),
             "with_modules": bool(self.with_modules),
@@ -139,6 +153,8 @@ class _KinetoProfile:
             "runtime_api": ProfilerActivity.CUDA in self.activities
             or ProfilerActivity.NPU in self.activities,
         }
+        if config.l2_cache and gpu_activity_unavailable_reason() is None:
+            options["l2"] = True  # the CUDA source's L2 hit rates per kernel (docs/cuda.md)
         if config.mstx_domain_include:
             options["mstx_domain_include"] = config.mstx_domain_include
         if config.mstx_domain_exclude:
@@ -148,6 +164,7 @@ class _KinetoProfile:
     def start_trace(self):
         native = _native.runtime()
         self._trace = None
+        self._event_list = None
         self._prof_dir = None
         if native.is_collecting():
             # Started by the `aiprof` launcher: its window already records everything.
@@ -160,6 +177,13 @@ class _KinetoProfile:
         if output is None:
             output = tempfile.mkdtemp(prefix="aiprof_")
             _temporary_dirs.append(output)
+            if self.experimental_config.record_op_args and not self._op_args_warned:
+                self._op_args_warned = True
+                warnings.warn("aiprof: record_op_args=True writes operator_args.csv into the "
+                              "result folder's _op_args twin, which tensorboard_trace_handler "
+                              "creates; without it, export_chrome_trace's trace holds each "
+                              "operator's arguments (Input Dims, Input type, Concrete Inputs)",
+                              stacklevel=3)
             self._temporary_output = output
         os.makedirs(output, exist_ok=True)
         native.init(output)
@@ -187,6 +211,7 @@ class _KinetoProfile:
         if self._joined_launcher_window:
             # The launcher's window stays open; exports read what it has flushed so far.
             self._joined_launcher_window = False
+            self._record_memory_roles(native)
             self.end_time_ns = time.time_ns()
             self._prof_dir = native.current_dir() or None
             return
@@ -199,8 +224,7 @@ class _KinetoProfile:
             if hooks is not None:
                 hooks.remove()
         self._module_hooks = self._gc_detector = None
-        if self.profile_memory:
-            self._memory_hints = live_tensor_categories()
+        self._record_memory_roles(native)
         try:
             self._window.stop()
         finally:
@@ -209,6 +233,13 @@ class _KinetoProfile:
         self._prof_dir = native.current_dir()
         if self._temporary_output is not None and self._prof_dir:
             _unread_windows[self._prof_dir] = self._temporary_output
+
+    def _record_memory_roles(self, native):
+        """Which storages are parameters, gradients and optimizer state now, in the window's
+        metadata: the memory analysis categorises the blocks still allocated at the end by
+        them (src/analysis/memory.h)."""
+        if self.profile_memory:
+            native.add_metadata("memory_roles", json.dumps(live_tensor_roles()))
 
     def _adopt_window(self, directory):
         """Puts the last window's PROF_* directory into `directory` (a handler's folder) when
@@ -255,17 +286,23 @@ class _KinetoProfile:
                 raise RuntimeError("no recorded window: call start()/stop() (or step through "
                                    "an active schedule) before exporting")
             self._trace = RecordedWindow([self._prof_dir])
+            self._event_list = None
             _window_read(self._prof_dir)
         return self._trace
 
     def events(self):
-        return self._trace_data().operators(include_user_annotations=True)
+        """torch's EventList of FunctionEvents (parents and children linked, memory
+        figures from the memory analysis), built once per recorded window."""
+        if self._event_list is None:
+            use_cuda = ProfilerActivity.CUDA in self.activities or \
+                ProfilerActivity.NPU in self.activities
+            self._event_list = event_list(self._trace_data(), self.with_flops,
+                                          self.profile_memory, use_cuda)
+        return self._event_list
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
         """torch's EventList of FunctionEventAvg (``.table(sort_by=..., row_limit=...)``)."""
-        return key_averages(self._trace_data().operators(include_user_annotations=True),
-                            group_by_input_shape, group_by_stack_n, self.with_flops,
-                            self.profile_memory)
+        return key_averages(self.events(), group_by_input_shape, group_by_stack_n)
 
     def _record_metadata(self, native):
         """Metadata and the profiler's flags go into the window's raw data ("user.<key>"),
@@ -306,7 +343,7 @@ class _KinetoProfile:
         if device.startswith("npu"):
             device = "cuda" + device[3:]
         trace = self._trace_data()
-        timeline = MemoryTimeline(trace, device, self._memory_hints)
+        timeline = MemoryTimeline(trace, device)
         if not timeline.allocator_totals:
             recorded = recorded_devices(trace)
             raise ValueError(
@@ -317,7 +354,7 @@ class _KinetoProfile:
         timeline.export(output_path)
 
     def memory_timeline(self, device="cpu"):
-        return MemoryTimeline(self._trace_data(), device, self._memory_hints)
+        return MemoryTimeline(self._trace_data(), device)
 
     def add_metadata(self, key, value):
         """A string value (stored as given)."""

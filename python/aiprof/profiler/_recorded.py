@@ -16,7 +16,7 @@ class Event:
         "id", "name", "pid", "tid", "start_ns", "end_ns", "self_ns", "is_user_annotation",
         "closed", "backward", "record_id", "sequence_nr", "fwd_thread", "flops",
         "_input_dims", "_input_types", "_concrete_inputs", "stack", "module_hierarchy",
-        "parent",
+        "parent", "self_cpu_memory", "cpu_memory", "self_device_memory", "device_memory",
     )
 
     @property
@@ -58,6 +58,7 @@ class RecordedWindow:
         self.dropped = self._model.dropped
         self.problems = self._model.problems
         self._events = None
+        self._memory_events = None
         self._steps = None
 
     @property
@@ -83,11 +84,31 @@ class RecordedWindow:
 
     def memory_events(self):
         """Allocator events as (pid, tid, ts_ns, address, bytes, total_allocated,
-        total_reserved, device_type, device_index, out_of_memory) tuples."""
-        c = self._model.memory()
-        return list(zip(c["pid"], c["tid"], c["ts_ns"], c["address"], c["bytes"],
-                        c["total_allocated"], c["total_reserved"], c["device_type"],
-                        c["device_index"], c["out_of_memory"]))
+        total_reserved, device_type, device_index, out_of_memory, outside_operators,
+        category) tuples; outside_operators: the memory analysis found no operator around it
+        on its thread; category: the memory analysis' category of the event's block (index
+        into torch's memory timeline categories; -1: none, a block allocated earlier)."""
+        if self._memory_events is None:
+            c = self._model.memory()
+            self._memory_events = list(zip(
+                c["pid"], c["tid"], c["ts_ns"], c["address"], c["bytes"], c["total_allocated"],
+                c["total_reserved"], c["device_type"], c["device_index"], c["out_of_memory"],
+                c["outside_operators"], c["category"]))
+        return self._memory_events
+
+    def memory_pools(self):
+        """The memory analysis' pools: dicts of name ("CPU", "CUDA:0", ...), source,
+        device_index, peak_allocated and peak_reserved (bytes; -1: not reported)."""
+        return self._model.memory_pools()
+
+    def environment(self):
+        """The environment variables the runtime sampled for the window, name -> value."""
+        return self._model.environment()
+
+    @property
+    def start_ns(self):
+        """When the first window of the data started (realtime ns), else its first event."""
+        return self._model.start_ns
 
     def write_chrome_trace(self, path):
         """The Kineto JSON trace; gzip-compressed when `path` ends in .gz."""
@@ -110,8 +131,11 @@ class RecordedWindow:
         """FlameGraph folded lines: root frame first, ';' between frames, then the value
         in us, as torch.profiler writes them (Python frames with with_stack, else the
         enclosing operators), with the operator itself as the leaf frame."""
-        if metric not in ("self_cpu_time_total", "self_cuda_time_total", "self_device_time_total"):
-            raise ValueError("metric must be self_cpu_time_total or self_cuda_time_total")
+        # torch_npu names the device metric self_npu_time_total (seed 002's export_stacks).
+        if metric not in ("self_cpu_time_total", "self_cuda_time_total", "self_device_time_total",
+                          "self_npu_time_total"):
+            raise ValueError("metric must be self_cpu_time_total, self_cuda_time_total or "
+                             "self_npu_time_total")
         if metric != "self_cpu_time_total":
             return []  # no device time on CPU-only data
         table = str.maketrans(" ;\t\n", "____")
@@ -140,13 +164,16 @@ def _events_from_columns(c):
                   c["user_annotation"], c["closed"], c["backward"], c["record_id"],
                   c["sequence_nr"], c["fwd_thread"], c["flops"], c["input_dims"],
                   c["input_types"], c["concrete_inputs"], c["call_stack"],
-                  c["module_hierarchy"])
+                  c["module_hierarchy"], c["self_cpu_memory"], c["cpu_memory"],
+                  c["self_device_memory"], c["device_memory"])
     for index, row in enumerate(columns):
         event = Event()
         (event.pid, event.tid, event.start_ns, event.end_ns, event.self_ns, event.name,
          event.is_user_annotation, event.closed, event.backward, event.record_id,
          event.sequence_nr, event.fwd_thread, event.flops, event._input_dims,
-         event._input_types, event._concrete_inputs, stack, event.module_hierarchy) = row
+         event._input_types, event._concrete_inputs, stack, event.module_hierarchy,
+         event.self_cpu_memory, event.cpu_memory, event.self_device_memory,
+         event.device_memory) = row
         event.id = index
         event.stack = stack.split(";") if stack else []
         events.append(event)

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "analysis/analysis_set.h"
 #include "format/torch_inputs.h"
 #include "model/huge_pages.h"
 
@@ -113,7 +114,7 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
   } report{target, written, io_error};
   const ArgLookup args{m};
   const model::StringId cpu_op = m.strings.Find("cpu_op");
-  const model::StringId memory = m.strings.Find("[memory]");
+  const model::StringId memory_name = m.strings.Find("[memory]");
 
   // Operators, by thread in time order (slices are sorted per track by the parser).
   std::vector<uint32_t> operators;
@@ -148,51 +149,23 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
   // Allocator events in time order; blocks pair an allocation with its release by address.
   std::vector<uint32_t> events;
   for (uint32_t row = 0; row < m.instants.size(); ++row) {
-    if (memory != model::kNoString && m.instants.name[row] == memory) events.push_back(row);
+    if (m.instants.name[row] == memory_name) events.push_back(row);
   }
   if (events.empty()) return;
   std::stable_sort(events.begin(), events.end(),
                    [&](uint32_t a, uint32_t b) { return m.instants.ts[a] < m.instants.ts[b]; });
 
-  // Innermost operator of the allocating thread at a time.
-  std::unordered_map<uint32_t, std::vector<uint32_t>> thread_ops;
-  for (uint32_t row : operators) thread_ops[m.ThreadOfSlice(row)].push_back(row);
-  for (auto& [thread, rows] : thread_ops) {
-    std::sort(rows.begin(), rows.end(),
-              [&](uint32_t a, uint32_t b) { return m.slices.ts[a] < m.slices.ts[b]; });
-  }
-  auto allocating_op = [&](uint32_t instant) -> std::string_view {
-    const uint32_t thread = m.tracks.thread[m.instants.track[instant]];
-    const int64_t ts = m.instants.ts[instant];
-    auto found = thread_ops.find(thread);
-    if (found == thread_ops.end()) return "";
-    std::string_view best;
-    int64_t best_start = INT64_MIN;
-    for (uint32_t row : found->second) {  // latest-starting operator that contains ts
-      if (m.slices.ts[row] > ts) break;
-      if (m.slices.end[row] >= ts && m.slices.ts[row] >= best_start) {
-        best = m.Str(m.slices.name[row]);
-        best_start = m.slices.ts[row];
-      }
-    }
-    return best;
-  };
-
   struct Event {
-    int64_t ts, bytes, allocated, reserved, type, index;
-    uint64_t address;
+    int64_t ts = 0, bytes = 0, allocated = 0, reserved = 0, type = 0, index = -1;
   };
   auto read = [&](uint32_t row) {
-    Event e{m.instants.ts[row], 0, 0, 0, 0, -1, 0};
+    Event e{m.instants.ts[row], 0, 0, 0, 0, -1};
     const uint32_t set = m.instants.args[row];
-    int64_t address = 0;
     args.Int(set, "Bytes", &e.bytes);
     args.Int(set, "Total Allocated", &e.allocated);
     args.Int(set, "Total Reserved", &e.reserved);
     args.Int(set, "Device Type", &e.type);
     args.Int(set, "Device Id", &e.index);
-    args.Int(set, "Addr", &address);
-    e.address = static_cast<uint64_t>(address);
     return e;
   };
   {
@@ -207,52 +180,44 @@ void WriteFrameworkSummaries(const Model& m, const SummaryTarget& target) {
                  << DeviceType(e.type, e.index) << '\n';
     }
   }
-  {
-    CsvFile file(dir, "operator_memory.csv",
-                 "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),"
-                 "Duration(us),Active Duration(us),Allocation Total Allocated(MB),Allocation "
-                 "Total Reserved(MB),Allocation Total Active(MB),Release Total Allocated(MB),"
-                 "Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,Device Type",
-                 &written, error);
-    struct Open {
-      uint32_t row;
-      Event event;
-    };
-    std::map<std::pair<int64_t, uint64_t>, Open> open;  // (device, address) -> allocation
-    auto write = [&](const Open& alloc, const Event* release) {
-      const Event& a = alloc.event;
-      char size[32];
-      std::snprintf(size, sizeof(size), "%.3f", static_cast<double>(a.bytes) / 1024.0);
-      file.out() << Csv(allocating_op(alloc.row)) << ',' << size << ',' << Micros(a.ts) << ',';
-      if (release != nullptr) {
-        file.out() << Micros(release->ts) << ',' << Micros(release->ts) << ','
-                   << Micros(release->ts - a.ts) << ',' << Micros(release->ts - a.ts) << ',';
-      } else {
-        file.out() << ",,,,";  // still allocated when the data ends
-      }
-      file.out() << Megabytes(a.allocated) << ',' << Megabytes(a.reserved) << ','
-                 << Megabytes(a.allocated) << ',';
-      if (release != nullptr) {
-        file.out() << Megabytes(release->allocated) << ',' << Megabytes(release->reserved) << ','
-                   << Megabytes(release->allocated);
-      } else {
-        file.out() << ",,";
-      }
-      file.out() << ",," << DeviceType(a.type, a.index) << '\n';
-    };
-    for (uint32_t row : events) {
-      const Event e = read(row);
-      const auto key = std::make_pair(e.type << 8 | (e.index + 1), e.address);
-      if (e.bytes > 0) {
-        open[key] = {row, e};
-        continue;
-      }
-      auto found = open.find(key);
-      if (found == open.end()) continue;  // allocated before the window
-      write(found->second, &e);
-      open.erase(found);
+  // The blocks and their allocating operators, as the memory analysis paired and
+  // attributed them (the one attribution every output reads).
+  analysis::MemoryAnalysis computed;
+  if (target.analyses == nullptr) {
+    computed = analysis::ComputeMemoryAnalysis(m, analysis::StepsOf(m));
+  }
+  const analysis::MemoryAnalysis& memory =
+      target.analyses != nullptr ? target.analyses->memory : computed;
+  CsvFile file(dir, "operator_memory.csv",
+               "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),"
+               "Duration(us),Active Duration(us),Allocation Total Allocated(MB),Allocation "
+               "Total Reserved(MB),Allocation Total Active(MB),Release Total Allocated(MB),"
+               "Release Total Reserved(MB),Release Total Active(MB),Stream Ptr,Device Type",
+               &written, error);
+  for (const analysis::MemoryBlock& block : memory.blocks) {
+    const Event a = read(block.allocation);
+    char size[32];
+    std::snprintf(size, sizeof(size), "%.3f", static_cast<double>(block.bytes) / 1024.0);
+    const std::string_view name =
+        block.op == model::kNoRow ? std::string_view() : m.Str(m.slices.name[block.op]);
+    file.out() << Csv(name) << ',' << size << ',' << Micros(a.ts) << ',';
+    const bool released = block.release != model::kNoRow;
+    const Event r = released ? read(block.release) : Event{};
+    if (released) {
+      file.out() << Micros(r.ts) << ',' << Micros(r.ts) << ',' << Micros(r.ts - a.ts) << ','
+                 << Micros(r.ts - a.ts) << ',';
+    } else {
+      file.out() << ",,,,";  // still allocated when the data ends
     }
-    for (const auto& [key, alloc] : open) write(alloc, nullptr);
+    file.out() << Megabytes(a.allocated) << ',' << Megabytes(a.reserved) << ','
+               << Megabytes(a.allocated) << ',';
+    if (released) {
+      file.out() << Megabytes(r.allocated) << ',' << Megabytes(r.reserved) << ','
+                 << Megabytes(r.allocated);
+    } else {
+      file.out() << ",,";
+    }
+    file.out() << ",," << DeviceType(a.type, a.index) << '\n';
   }
 }
 

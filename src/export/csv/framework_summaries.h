@@ -4,6 +4,7 @@
 //                         stack, host self and total time (device columns 0 on CPU data)
 //   operator_memory.csv   one row per allocator block: the operator that allocated it,
 //                         size, allocation/release time and the allocator totals then
+//                         (the memory analysis' blocks: target.analyses, else computed)
 //   memory_record.csv     the allocator totals at every allocator event
 // Each file is written only when the model holds its data.
 #pragma once

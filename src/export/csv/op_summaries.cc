@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -100,12 +101,52 @@ void WriteMetricCells(const model::Model& m, uint32_t row,
   }
 }
 
+// A kernel's counter value (a "metric.<column>" arg), if collected.
+std::optional<double> MetricValue(const model::Model& m, uint32_t row, model::StringId key) {
+  const uint32_t set = m.slices.args[row];
+  if (key == model::StringPool::kMissing || set == 0 || set + 1 >= m.args.set_begin.size()) {
+    return std::nullopt;
+  }
+  for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
+    if (m.args.key[i] == key) return std::bit_cast<double>(m.args.value[i]);
+  }
+  return std::nullopt;
+}
+
+struct L2Row {
+  uint32_t row;
+  uint64_t task_id;
+  double hit_rate_percent;
+};
+
+// msprof's l2_cache (torch_npu's l2_cache.csv with l2_cache=True): the kernels whose L2 hit
+// rate was collected (--l2), by op_summary's Task ID; Hit Rate a fraction as msprof writes
+// it; CUPTI has no victim rate.
+void WriteL2Cache(const model::Model& m, const std::vector<L2Row>& rows,
+                  const SummaryTarget& target) {
+  if (rows.empty()) return;
+  SummaryWriter w(target, "l2_cache",
+                  {"Device_id", "Stream Id", "Task Id", "Hit Rate", "Victim Rate", "Op Name"},
+                  rows.size());
+  for (const L2Row& r : rows) {
+    w.Text(DeviceColumn(m, r.row))
+        .Unsigned(m.threads.tid[m.ThreadOfSlice(r.row)])
+        .Unsigned(r.task_id)
+        .Fixed(r.hit_rate_percent / 100.0, 6)
+        .NotApplicable()
+        .Text(m.Str(m.slices.name[r.row]))
+        .EndRow();
+  }
+}
+
 }  // namespace
 
 void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
   analysis::ComputeTasks tasks = analysis::SelectComputeTasks(m);
   if (tasks.rows.empty()) return;
   const model::SliceTable& s = m.slices;
+  const model::StringId l2_hit_rate = m.strings.Find("metric.l2_hit_rate(%)");
+  std::vector<L2Row> l2_rows;
   {
     const std::vector<std::string_view> metrics = MetricColumns(m, tasks.rows);
     std::vector<std::string> headers = {
@@ -131,8 +172,10 @@ void WriteOpSummaries(const model::Model& m, const SummaryTarget& target) {
       w.Text(analysis::TaskTypeOf(m, row)).Micros(s.ts[row]).Micros(s.dur(row)).Micros(wait);
       WriteMetricCells(m, row, metrics, w);
       w.EndRow();
+      if (auto hit = MetricValue(m, row, l2_hit_rate)) l2_rows.push_back({row, task_id - 1, *hit});
     }
   }
+  WriteL2Cache(m, l2_rows, target);
   if (tasks.source == analysis::TaskSource::kDevice) WriteTaskTime(m, tasks, target);
   const analysis::TaskGroups groups = analysis::GroupByDeviceAndTaskType(m, tasks.rows);
   WriteStatistics(m, target, "op_statistic",

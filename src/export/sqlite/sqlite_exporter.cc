@@ -6,6 +6,7 @@
 #include <bit>
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "analysis/op_statistics.h"
@@ -16,6 +17,7 @@
 #include "export/sqlite/row_source.h"
 #include "model/communication.h"
 #include "model/huge_pages.h"
+#include "model/recorded_metadata.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -56,6 +58,7 @@ CREATE TABLE FLOWS(id INTEGER, category INTEGER, fromEventId INTEGER, toEventId 
 CREATE TABLE STEP_TIME(id INTEGER, startNs INTEGER, endNs INTEGER, globalTid INTEGER,
                        fpStartNs INTEGER, bpEndNs INTEGER, eventId INTEGER, loop INTEGER);
 CREATE TABLE DROPS(globalTid INTEGER, recordKind INTEGER, count INTEGER);
+CREATE TABLE GC_RECORD(startNs INTEGER, endNs INTEGER, globalTid INTEGER);
 )sql";
 
 const char* const kIndexes = R"sql(
@@ -166,23 +169,28 @@ RowGenerator EachRow(size_t count, Fill fill) {
 }
 
 // The slice tables: a slice is a device task (TASK + COMPUTE_TASK_INFO), a marker range
-// (MSTX_EVENTS), a step (STEP_TIME) or else a host API row. Its slice row is its id
-// everywhere, so FLOWS, ARGS and API.parentId refer to any of them.
+// (MSTX_EVENTS), a step (STEP_TIME), a garbage collection (GC_RECORD, torch_npu's table for
+// gc_detect_threshold) or else a host API row. Its slice row is its id everywhere, so
+// FLOWS, ARGS and API.parentId refer to any of them.
 bool WriteSliceTables(const model::Model& m, Db& db,
                       const std::function<int64_t(std::string_view)>& extra_id) {
   const model::SliceTable& s = m.slices;
-  std::vector<uint8_t> kind;  // 0 API, 1 device task, 2 elsewhere
-  model::AssignOnHugePages(kind, s.size(), uint8_t{0});
-  std::vector<uint8_t> device_category(m.strings.size(), 0);
+  enum : uint8_t { kApi = 0, kDeviceTask = 1, kElsewhere = 2, kGc = 3 };
+  std::vector<uint8_t> kind;
+  model::AssignOnHugePages(kind, s.size(), uint8_t{kApi});
+  std::vector<uint8_t> device_category(m.strings.size(), kApi);
   for (model::StringId id = 0; id < m.strings.size(); ++id) {
-    device_category[id] = analysis::IsDeviceTaskCategory(m.strings.Get(id));
+    const std::string_view text = m.strings.Get(id);
+    device_category[id] = analysis::IsDeviceTaskCategory(text) ? kDeviceTask
+                          : text == "gc"                       ? kGc
+                                                               : kApi;
   }
   for (size_t row = 0; row < s.size(); ++row) kind[row] = device_category[s.category[row]];
   for (size_t i = 0; i < m.markers.size(); ++i) {
-    if (!m.markers.is_instant[i] && !kind[m.markers.row[i]]) kind[m.markers.row[i]] = 2;
+    if (!m.markers.is_instant[i] && !kind[m.markers.row[i]]) kind[m.markers.row[i]] = kElsewhere;
   }
   for (uint32_t slice : m.steps.slice) {
-    if (slice != model::kNoRow && !kind[slice]) kind[slice] = 2;
+    if (slice != model::kNoRow && !kind[slice]) kind[slice] = kElsewhere;
   }
   const model::ArgTable& a = m.args;
   model::StringId input_dims = m.strings.Find("Input Dims");
@@ -195,7 +203,7 @@ bool WriteSliceTables(const model::Model& m, Db& db,
   };
   bool ok =
       db.InsertAll("TASK", 11, EachRow(s.size(), [&](size_t row, Row& r) {
-                     if (kind[row] != 1) return false;
+                     if (kind[row] != kDeviceTask) return false;
                      uint32_t thread = m.ThreadOfSlice(row);
                      uint32_t process = m.threads.process[thread];
                      r.Int(s.ts[row]).Int(s.end[row]).Int(m.processes.device_id[process]).Int(-1);
@@ -207,16 +215,22 @@ bool WriteSliceTables(const model::Model& m, Db& db,
                      return true;
                    }));
   ok = ok && db.InsertAll("COMPUTE_TASK_INFO", 6, EachRow(s.size(), [&](size_t row, Row& r) {
-                            if (kind[row] != 1) return false;
+                            if (kind[row] != kDeviceTask) return false;
                             r.Int(s.name[row]).Int(static_cast<int64_t>(row));
                             r.Int(extra_id(analysis::TaskTypeOf(m, static_cast<uint32_t>(row))));
                             r.Int(s.name[row]).Int(arg_value(s.args[row], input_dims));
                             r.Int(arg_value(s.args[row], input_type));
                             return true;
                           }));
+  ok = ok && db.InsertAll("GC_RECORD", 3, EachRow(s.size(), [&](size_t row, Row& r) {
+                            if (kind[row] != kGc) return false;
+                            r.Int(s.ts[row]).Int(s.end[row]);
+                            r.Int(GlobalTid(m, m.ThreadOfSlice(row)));
+                            return true;
+                          }));
   ok = ok && db.InsertAll(
                  "API", 9, EachRow(s.size(), [&](size_t row, Row& r) {
-                   if (kind[row] != 0) return false;
+                   if (kind[row] != kApi) return false;
                    r.Int(static_cast<int64_t>(row)).Int(s.ts[row]).Int(s.end[row]);
                    r.Int(GlobalTid(m, m.ThreadOfSlice(row))).Int(s.name[row]).Int(s.category[row]);
                    r.Int(s.depth[row]);
@@ -287,6 +301,19 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
   db.Insert(meta, std::string_view("SCHEMA_VERSION"), std::string_view(kDbSchemaVersion));
   db.Insert(meta, std::string_view("DROPPED_EVENTS"), std::to_string(m.drops.total()));
   db.Insert(meta, std::string_view("SKIPPED_CHUNKS"), std::to_string(skipped));
+  // What the program recorded about itself, as torch_npu's profiler_metadata.json holds it:
+  // ENV_VARIABLES (a JSON object) and each add_metadata key (a string as given, else JSON).
+  const model::RecordedMetadata recorded = model::ReadRecordedMetadata(m);
+  if (!recorded.environment.empty()) {
+    nlohmann::ordered_json environment = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : recorded.environment) environment[name] = value;
+    db.Insert(meta, std::string_view("ENV_VARIABLES"), environment.dump());
+  }
+  for (const auto& [key, json] : recorded.user) {
+    const auto value = nlohmann::json::parse(json, nullptr, false);
+    db.Insert(meta, std::string_view(key),
+              value.is_string() ? value.get<std::string>() : std::string(json));
+  }
   db.Insert(db.Prepare("INSERT INTO SESSION_TIME_INFO VALUES(?,?)"), m.start_ns, m.end_ns);
 
   auto* hosts = db.Prepare("INSERT INTO HOST_INFO VALUES(?,?)");

@@ -13,6 +13,7 @@
 #include "export/timeline/track_ids.h"
 #include "format/records_cpu.h"
 #include "model/rank_identity.h"
+#include "model/recorded_metadata.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -115,7 +116,6 @@ class TraceJsonWriter {
     // object is written as Kineto writes it, with a space after each colon.
     nlohmann::ordered_json distributed = nlohmann::ordered_json::object();
     std::string hostname;
-    nlohmann::json user = nlohmann::json::object();
     const std::vector<model::RankIdentity> identities = model::RankIdentities(m_);
     for (size_t p = 0; p < m_.processes.size(); ++p) {
       if (m_.processes.metadata[p].empty()) continue;
@@ -132,10 +132,7 @@ class TraceJsonWriter {
         }
       };
       add_devices(meta);
-      if (meta.contains("metadata")) {
-        add_devices(meta["metadata"]);
-        AddUserMetadata(meta["metadata"], &user);
-      }
+      if (meta.contains("metadata")) add_devices(meta["metadata"]);
       const model::RankIdentity& identity = identities[p];
       if (!identity.backend.empty()) distributed["backend"] = identity.backend;
       if (identity.rank >= 0) distributed["rank"] = identity.rank;
@@ -151,8 +148,8 @@ class TraceJsonWriter {
     w_.Raw("{\n\"schemaVersion\":1,\n\"deviceProperties\":").Raw(device_properties.dump());
     w_.Raw(",\n\"distributedInfo\":").Raw(distributed.dump(1));
     if (!hostname.empty()) w_.Raw(",\n\"host_name\":").JsonString(hostname);
-    for (const auto& [key, value] : user.items()) {
-      w_.Raw(",\n").JsonString(key).Char(':').Raw(value.dump());
+    for (const auto& [key, value] : model::ReadRecordedMetadata(m_).user) {
+      if (!ReservedKey(key)) w_.Raw(",\n").JsonString(key).Char(':').Raw(value);
     }
     w_.Raw(",\n\"aiprof\":").Raw(aiprof.dump());
     w_.Raw(",\n\"displayTimeUnit\":\"ms\",\n\"baseTimeNanoseconds\":").Int(base_).Raw(",\n");
@@ -179,23 +176,13 @@ class TraceJsonWriter {
     return devices;
   }
 
-  // "user.<key>" entries become top-level keys; the first process to set a key wins, and a
+  // Metadata added as "user.<key>" becomes top-level keys (model/recorded_metadata.h); a
   // key the trace itself uses is left out rather than written twice.
-  static void AddUserMetadata(const nlohmann::json& metadata, nlohmann::json* user) {
-    static constexpr std::string_view kPrefix = "user.";
+  static bool ReservedKey(std::string_view key) {
     static constexpr std::string_view kReserved[] = {
         "schemaVersion",   "deviceProperties",    "distributedInfo", "host_name", "aiprof",
         "displayTimeUnit", "baseTimeNanoseconds", "traceEvents",     "traceName"};
-    if (!metadata.is_object()) return;
-    for (const auto& [key, value] : metadata.items()) {
-      if (!key.starts_with(kPrefix)) continue;
-      const std::string name = key.substr(kPrefix.size());
-      if (std::find(std::begin(kReserved), std::end(kReserved), name) != std::end(kReserved)) {
-        continue;
-      }
-      // null: unset (the runtime keeps metadata for the process, so it cannot be erased).
-      if (!value.is_null() && !user->contains(name)) (*user)[name] = value;
-    }
+    return std::find(std::begin(kReserved), std::end(kReserved), key) != std::end(kReserved);
   }
 
   void Metadata(const char* name, uint32_t pid, const uint32_t* tid, const char* key,
@@ -313,15 +300,40 @@ class TraceJsonWriter {
     }
   }
 
+  // An operator's memory as the memory analysis attributed it (torch.profiler's CPU Mem /
+  // Self CPU Mem / CUDA Mem / Self CUDA Mem columns), in bytes.
+  void WriteOperatorMemory(const analysis::OperatorMemoryUsage& usage, bool& first) {
+    auto arg = [&](const char* key, int64_t bytes) {
+      w_.Raw(first ? "\"" : ",\"").Raw(key).Raw("\":").Int(bytes);
+      first = false;
+    };
+    if (usage.host_events > 0) {
+      arg("CPU Mem (B)", usage.host_bytes);
+      arg("Self CPU Mem (B)", usage.self_host_bytes);
+    }
+    if (usage.device_events > 0) {
+      arg("CUDA Mem (B)", usage.device_bytes);
+      arg("Self CUDA Mem (B)", usage.self_device_bytes);
+    }
+  }
+
   void WriteSlices() {
     const model::SliceTable& s = m_.slices;
+    // Operators with memory figures, ascending like the slices.
+    const analysis::OperatorMemoryUsage* usage =
+        memory_ != nullptr ? memory_->operator_usage.data() : nullptr;
+    const analysis::OperatorMemoryUsage* usage_end =
+        usage != nullptr ? usage + memory_->operator_usage.size() : nullptr;
     for (uint32_t row = 0; row < s.size(); ++row) {
       EventPrefix("{\"ph\":\"X\",\"cat\":", s.category[row], s.name[row], s.track[row], s.ts[row]);
       w_.Raw(",\"dur\":").Micros(std::max<int64_t>(s.end[row] - s.ts[row], 0));
-      if (s.args[row] != 0 || s.flags[row] != 0) {
+      while (usage != usage_end && usage->slice < row) ++usage;
+      const bool has_memory = usage != usage_end && usage->slice == row;
+      if (s.args[row] != 0 || s.flags[row] != 0 || has_memory) {
         w_.Raw(",\"args\":{");
         bool first = true;
         WriteArgValues(w_, m_, s.args[row], first);
+        if (has_memory) WriteOperatorMemory(*usage, first);
         if (s.flags[row] & model::kSliceUnclosed) {
           w_.Raw(first ? "" : ",").Raw("\"Unclosed\":1");
           first = false;

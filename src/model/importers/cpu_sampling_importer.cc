@@ -11,10 +11,18 @@
 #include <vector>
 
 #include "format/records_cpu.h"
+#include "model/clock.h"
 #include "model/importer.h"
 
 namespace aiprof::model {
 namespace {
+
+// A kernel time stamp, kept in the range of the model's times (a corrupt record's may be
+// anything; ClockFit::kMaxTimeNs).
+int64_t KernelNs(uint64_t ts) {
+  return ts > static_cast<uint64_t>(ClockFit::kMaxTimeNs) ? ClockFit::kMaxTimeNs
+                                                          : static_cast<int64_t>(ts);
+}
 
 using format::CpuRecordKind;
 
@@ -53,9 +61,9 @@ class CpuSamplingImporter : public RecordImporter {
         python_.Clear();
         if (h.aux & format::kCpuSampleOffCpu) {
           blocking_samples_[thread].push_back(
-              {static_cast<int64_t>(h.ts), stack, (h.aux & format::kCpuSampleStackCopy) != 0});
+              {KernelNs(h.ts), stack, (h.aux & format::kCpuSampleStackCopy) != 0});
         }
-        cpu.samples.ts.push_back(static_cast<int64_t>(h.ts));
+        cpu.samples.ts.push_back(KernelNs(h.ts));
         cpu.samples.thread.push_back(thread);
         cpu.samples.stack.push_back(stack);
         cpu.samples.flags.push_back(h.aux);
@@ -99,7 +107,7 @@ class CpuSamplingImporter : public RecordImporter {
         const auto* sample = record.ExtAs<format::CpuSampleHeader>(0);
         if (sample == nullptr) break;
         uint32_t thread = context.Thread(Process(context, sample->pid), sample->tid);
-        switches_.push_back({static_cast<int64_t>(h.ts), thread, h.aux});
+        switches_.push_back({KernelNs(h.ts), thread, h.aux});
         break;
       }
       case CpuRecordKind::kCpuMapping: {

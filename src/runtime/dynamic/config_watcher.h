@@ -1,14 +1,20 @@
 // Watches one file for changes from a background thread: inotify on its directory (so
 // editors that write a new file and rename it are seen too), or, where inotify is not
-// available, a stat() every 2 seconds. Calls `on_change` with the new contents.
+// available, a stat() every 2 seconds. Calls `on_change` with the new contents. Its
+// descriptors are the runtime's own (owned_fd.h): the inotify descriptor is also checked to
+// still watch this directory before each read, since every inotify descriptor shares one
+// inode; one the program closed is replaced.
 #pragma once
 
 #include <sys/stat.h>
 
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
+
+#include "runtime/owned_fd.h"
 
 namespace aiprof::dynamic {
 
@@ -26,9 +32,12 @@ class ConfigWatcher {
   bool Start(const std::string& file_path, ChangeCallback on_change, bool force_polling,
              std::string& error);
   void Stop();
-  bool using_inotify() const { return inotify_fd_ >= 0; }
+  bool using_inotify() const { return use_inotify_; }
 
  private:
+  bool OpenInotify();
+  bool OpenWakePipe();
+  bool StillWatching();
   void Run();
   bool FileChangedSinceLastStat();
   void Deliver();
@@ -37,8 +46,12 @@ class ConfigWatcher {
   std::string file_name_;
   std::string file_path_;
   ChangeCallback on_change_;
-  int inotify_fd_ = -1;
-  int wake_fd_ = -1;
+  bool use_inotify_ = false;
+  runtime::OwnedFd inotify_fd_;
+  ino_t directory_inode_ = 0;
+  std::mutex wake_mutex_;
+  runtime::OwnedFd wake_read_, wake_write_;
+  std::atomic<bool> run_done_{false};
   struct stat last_stat_ {};
   bool had_file_ = false;
   pid_t owner_pid_ = 0;

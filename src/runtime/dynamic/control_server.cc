@@ -2,14 +2,16 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/eventfd.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
@@ -19,7 +21,11 @@
 namespace aiprof::dynamic {
 namespace {
 
+using runtime::OwnedFd;
+
 constexpr size_t kMaxLineBytes = 64 * 1024;
+// Shutdown waits this long for the serving thread (a wedged one must not hold up the exit).
+constexpr int kShutdownWaitMs = 2000;
 
 bool FillAddress(const std::string& path, sockaddr_un& address) {
   std::memset(&address, 0, sizeof(address));
@@ -41,28 +47,33 @@ bool IsStaleSocket(const std::string& path) {
   return stale;
 }
 
-void SendLine(int fd, const std::string& line) {
-  std::string data = line + "\n";
-  size_t sent = 0;
-  while (sent < data.size()) {
-    ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    sent += static_cast<size_t>(n);
-  }
+// Connects to the socket and lets go: wakes a serving thread whose wake pipe was taken.
+void KnockOn(const std::string& path) {
+  sockaddr_un address;
+  if (!FillAddress(path, address)) return;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return;
+  connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  close(fd);
 }
 
-pid_t PeerPid(int fd) {
-  ucred credentials{};
-  socklen_t length = sizeof(credentials);
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return 0;
-  return credentials.pid;
+void SendLine(OwnedFd& fd, const std::string& line) {
+  std::string data = line + "\n";
+  fd.Use([&](int socket_fd) {
+    size_t sent = 0;
+    while (sent < data.size()) {
+      ssize_t n = send(socket_fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      sent += static_cast<size_t>(n);
+    }
+  });
 }
 
 }  // namespace
 
 struct ControlServer::Client {
-  int fd = -1;
+  OwnedFd fd;
   pid_t pid = 0;
   std::string pending;  // bytes read but not yet a full line
   int window_commands = 0;
@@ -89,60 +100,104 @@ bool ControlServer::Start(const std::string& socket_path, std::string& error) {
     }
     unlink(socket_path.c_str());
   }
+  socket_path_ = socket_path;
+  if (!Listen(error)) return false;
+  if (!OpenWakePipe()) {
+    error = std::string("pipe(): ") + std::strerror(errno);
+    RemoveSocketFile();
+    listen_fd_.Close();
+    return false;
+  }
+  owner_pid_ = getpid();
+  since_ = std::time(nullptr);
+  running_ = true;
+  serving_done_ = false;
+  // Every signal blocked in the thread (it inherits the mask): the program's signals go to
+  // its own threads, and none runs a handler in the middle of this thread's socket use.
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  thread_ = std::thread([this] { Serve(); });
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return true;
+}
+
+bool ControlServer::Listen(std::string& error) {
   // Bind under a temporary name, restrict it to the owner, then rename: the final name
   // never exists with wider permissions, whatever the process umask is.
-  std::string temporary = socket_path + ".tmp" + std::to_string(std::random_device{}() % 1000000);
+  std::string temporary = socket_path_ + ".tmp" + std::to_string(std::random_device{}() % 1000000);
   sockaddr_un temporary_address;
   if (!FillAddress(temporary, temporary_address)) {
     error = "socket path too long: " + temporary;
     return false;
   }
-  listen_fd_ = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (listen_fd_ < 0) {
+  OwnedFd listener(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!listener.valid()) {
     error = std::string("socket(): ") + std::strerror(errno);
     return false;
   }
   unlink(temporary.c_str());
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&temporary_address),
-           sizeof(temporary_address)) != 0 ||
-      chmod(temporary.c_str(), 0600) != 0 || listen(listen_fd_, 8) != 0 ||
-      rename(temporary.c_str(), socket_path.c_str()) != 0) {
-    error = "cannot create control socket " + socket_path + ": " + std::strerror(errno);
+  bool bound = false;
+  listener.Use([&](int fd) {
+    bound =
+        bind(fd, reinterpret_cast<sockaddr*>(&temporary_address), sizeof(temporary_address)) == 0 &&
+        chmod(temporary.c_str(), 0600) == 0 && listen(fd, 8) == 0 &&
+        rename(temporary.c_str(), socket_path_.c_str()) == 0;
+  });
+  struct stat bound_file {};
+  if (!bound || lstat(socket_path_.c_str(), &bound_file) != 0) {
+    error = "cannot create control socket " + socket_path_ + ": " + std::strerror(errno);
     unlink(temporary.c_str());
-    close(listen_fd_);
-    listen_fd_ = -1;
     return false;
   }
-  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (wake_fd_ < 0) {
-    error = std::string("eventfd(): ") + std::strerror(errno);
-    unlink(socket_path.c_str());
-    close(listen_fd_);
-    listen_fd_ = -1;
-    return false;
-  }
-  socket_path_ = socket_path;
-  owner_pid_ = getpid();
-  since_ = std::time(nullptr);
-  running_ = true;
-  thread_ = std::thread([this] { Serve(); });
+  socket_inode_ = bound_file.st_ino;
+  listen_fd_ = std::move(listener);
   return true;
+}
+
+bool ControlServer::OpenWakePipe() {
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return false;
+  wake_read_ = OwnedFd(ends[0]);
+  wake_write_ = OwnedFd(ends[1]);
+  return true;
+}
+
+void ControlServer::RemoveSocketFile() const {
+  // Only the socket this server bound: never a file that took its place.
+  struct stat current {};
+  if (lstat(socket_path_.c_str(), &current) == 0 && current.st_ino == socket_inode_) {
+    unlink(socket_path_.c_str());
+  }
 }
 
 void ControlServer::Shutdown() {
   if (!running_.exchange(false)) return;
   // After fork() the child has no server thread (its std::thread copy names the parent's,
   // so it must not be joined or detached) and must not remove the parent's socket.
-  if (getpid() == owner_pid_) {
-    uint64_t one = 1;
-    ssize_t written = write(wake_fd_, &one, sizeof(one));
-    (void)written;
-    if (thread_.joinable()) thread_.join();
-    unlink(socket_path_.c_str());
+  if (getpid() != owner_pid_) return;
+  bool woken = false;
+  {
+    std::lock_guard lock(wake_mutex_);
+    woken = wake_write_.Use([](int fd) {
+      char byte = 1;
+      ssize_t written = write(fd, &byte, 1);
+      (void)written;
+    });
   }
-  close(listen_fd_);
-  close(wake_fd_);
-  listen_fd_ = wake_fd_ = -1;
+  for (int waited = 0; !serving_done_.load() && waited < kShutdownWaitMs; ++waited) {
+    if (!woken && waited % 100 == 0) KnockOn(socket_path_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  RemoveSocketFile();
+  if (!serving_done_.load()) {
+    thread_.detach();  // it may still use the descriptors: they stay open until the exit
+    return;
+  }
+  thread_.join();
+  listen_fd_.Close();
+  wake_read_.Close();
+  wake_write_.Close();
 }
 
 std::string ControlServer::StateFields() {
@@ -153,52 +208,99 @@ std::string ControlServer::StateFields() {
 void ControlServer::Serve() {
   Client client;
   while (running_) {
-    pollfd fds[3] = {{wake_fd_, POLLIN, 0}, {listen_fd_, POLLIN, 0}, {client.fd, POLLIN, 0}};
-    int count = poll(fds, client.fd >= 0 ? 3 : 2, -1);
+    pollfd fds[3] = {
+        {wake_read_.get(), POLLIN, 0}, {listen_fd_.get(), POLLIN, 0}, {client.fd.get(), POLLIN, 0}};
+    int count = poll(fds, client.fd.valid() ? 3 : 2, -1);
     if (count < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if (fds[0].revents != 0) break;
-    if (fds[1].revents & POLLIN) AcceptClient(client);
-    if (client.fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR))) ReadFromClient(client);
+    if (!running_) break;
+    if (fds[0].revents != 0) {
+      bool ours = wake_read_.Use([](int fd) {
+        char bytes[64];
+        while (read(fd, bytes, sizeof bytes) > 0) {
+        }
+      });
+      // The program closed the pipe (or its write end): a new one, so Shutdown still wakes us.
+      if (!ours || (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+        std::lock_guard lock(wake_mutex_);
+        OpenWakePipe();
+      }
+      continue;
+    }
+    if (fds[1].revents != 0) AcceptClient(client);
+    if (client.fd.valid() && fds[2].revents != 0) ReadFromClient(client);
   }
-  if (client.fd >= 0) CloseClient(client);
+  if (client.fd.valid()) CloseClient(client);
+  serving_done_ = true;
 }
 
 void ControlServer::AcceptClient(Client& client) {
-  int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0) return;
-  if (client.fd >= 0) {
-    SendLine(fd, std::string(kGreetingBusy) + " controlled by pid " + std::to_string(client.pid) +
-                     "; " + StateFields());
-    close(fd);
+  int accepted = -1;
+  if (!listen_fd_.Use([&](int fd) { accepted = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC); })) {
+    // The program closed the listening socket: listen again under the same name.
+    RemoveSocketFile();
+    std::string error;
+    if (!Listen(error))
+      std::fprintf(stderr, "aiprof: dynamic collection stopped: %s\n", error.c_str());
+    return;
+  }
+  if (accepted < 0) return;
+  OwnedFd connection(accepted);
+  PeerCredentials peer = PeerOf(accepted);
+  if (!peer.known || !ClientAllowed(peer.uid, geteuid())) {
+    SendLine(connection, "error: refused: this job (uid " + std::to_string(geteuid()) +
+                             ") is controlled only by its own user and root, not by uid " +
+                             std::to_string(peer.uid));
+    return;
+  }
+  if (client.fd.valid()) ReadIfReadable(client);
+  if (client.fd.valid()) {
+    SendLine(connection, std::string(kGreetingBusy) + " controlled by pid " +
+                             std::to_string(client.pid) + "; " + StateFields());
     return;
   }
   client = Client{};
-  client.fd = fd;
-  client.pid = PeerPid(fd);
-  SendLine(fd,
+  client.fd = std::move(connection);
+  client.pid = peer.pid;
+  SendLine(client.fd,
            std::string(kGreetingReady) + " pid=" + std::to_string(getpid()) + " " + StateFields());
+}
+
+void ControlServer::ReadIfReadable(Client& client) {
+  while (client.fd.valid()) {
+    pollfd ready{client.fd.get(), POLLIN, 0};
+    if (poll(&ready, 1, 0) <= 0 || ready.revents == 0) return;
+    ReadFromClient(client);
+  }
 }
 
 void ControlServer::ReadFromClient(Client& client) {
   char buffer[4096];
-  ssize_t n = recv(client.fd, buffer, sizeof(buffer), MSG_DONTWAIT);
-  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  ssize_t n = -1;
+  int read_errno = 0;
+  if (!client.fd.Use([&](int fd) {
+        n = recv(fd, buffer, sizeof(buffer), MSG_DONTWAIT);
+        read_errno = errno;
+      })) {
+    CloseClient(client);  // the program took the connection's number: the client is gone
+    return;
+  }
+  if (n < 0 && (read_errno == EAGAIN || read_errno == EINTR)) return;
   if (n <= 0) {
     CloseClient(client);
     return;
   }
   client.pending.append(buffer, static_cast<size_t>(n));
   size_t newline;
-  while (client.fd >= 0 && (newline = client.pending.find('\n')) != std::string::npos) {
+  while (client.fd.valid() && (newline = client.pending.find('\n')) != std::string::npos) {
     std::string line = client.pending.substr(0, newline);
     client.pending.erase(0, newline + 1);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!HandleLine(client, line)) CloseClient(client);
   }
-  if (client.fd >= 0 && client.pending.size() > kMaxLineBytes) {
+  if (client.fd.valid() && client.pending.size() > kMaxLineBytes) {
     SendLine(client.fd, "error: command line longer than 64 KiB; closing the connection");
     CloseClient(client);
   }
@@ -246,7 +348,7 @@ bool ControlServer::HandleLine(Client& client, const std::string& line) {
 void ControlServer::CloseClient(Client& client) {
   // A controller that went away without quit must not leave its window open forever.
   if (client.opened_window && controller_.IsCollecting()) controller_.StopWindow();
-  close(client.fd);
+  client.fd.Close();
   client = Client{};
 }
 

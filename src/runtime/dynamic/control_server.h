@@ -1,17 +1,21 @@
 // The job side of dynamic collection: a background thread serving the line protocol of
-// protocol.h on the Unix socket aiprof_dynamic_<pid> (mode 0600). One controlling client at
-// a time; the thread sleeps in poll() so a command is handled as soon as it arrives and an
-// idle job pays nothing.
+// protocol.h on the Unix socket aiprof_dynamic_<pid> (mode 0600, in a directory only the
+// job's user can write). One controlling client at a time, of the job's own uid or root
+// (SO_PEERCRED); the thread sleeps in poll() so a command is handled as soon as it arrives
+// and an idle job pays nothing. Its descriptors are OwnedFds: a program that closes them
+// (every fd above 2) gets its numbers back untouched, and the server opens new ones.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
 #include <ctime>
+#include <mutex>
 #include <string>
 #include <thread>
 
 #include "runtime/dynamic/window_controller.h"
+#include "runtime/owned_fd.h"
 
 namespace aiprof::dynamic {
 
@@ -29,11 +33,19 @@ class ControlServer {
   void Shutdown();
 
   const std::string& socket_path() const { return socket_path_; }
+  // Removes the socket file if it is still the one this server bound (lstat and unlink only:
+  // async-signal-safe, for a job that dies by SIGTERM without running its exit handlers).
+  void RemoveSocketFile() const;
 
  private:
   struct Client;
+  bool Listen(std::string& error);
+  bool OpenWakePipe();
   void Serve();
   void AcceptClient(Client& client);
+  // Reads what a controller sent before it went away (so a client that closed is no longer
+  // "the controller" when the next one connects).
+  void ReadIfReadable(Client& client);
   // Returns false when the connection must close.
   bool HandleLine(Client& client, const std::string& line);
   void ReadFromClient(Client& client);
@@ -42,12 +54,16 @@ class ControlServer {
 
   WindowController& controller_;
   std::string socket_path_;
-  int listen_fd_ = -1;
-  int wake_fd_ = -1;  // eventfd: Shutdown() wakes the poll
+  std::atomic<ino_t> socket_inode_{0};
+  runtime::OwnedFd listen_fd_;
+  // A pipe: Shutdown() writes a byte to wake the poll.
+  std::mutex wake_mutex_;
+  runtime::OwnedFd wake_read_, wake_write_;
   pid_t owner_pid_ = 0;
   std::time_t since_ = 0;
   std::thread thread_;
   std::atomic<bool> running_{false};
+  std::atomic<bool> serving_done_{false};
 };
 
 }  // namespace aiprof::dynamic

@@ -162,7 +162,14 @@ DpConfigParse ParseDpConfig(const std::string& text) {
       }
       check(ReadBool(experimental, "l2_cache", config.l2_cache));
       check(ReadBool(experimental, "msprof_tx", config.msprof_tx));
-      check(ReadChoice(experimental, "export_type", {"text", "db"}, config.export_type));
+      // The seed: "If this parameter is set to an invalid value or is not set, the default
+      // value Text is used."
+      if (!ReadChoice(experimental, "export_type", {"text", "db"}, config.export_type).empty()) {
+        result.warnings.push_back("experimental_config \"export_type\" " +
+                                  experimental["export_type"].dump() +
+                                  " is neither \"text\" nor \"db\"; exporting as text");
+        config.export_type = "text";
+      }
       for (const auto& [key, value] : experimental.items()) {
         if (!kKnownExperimental.contains(key))
           result.warnings.push_back("unknown experimental_config field \"" + key + "\" ignored");

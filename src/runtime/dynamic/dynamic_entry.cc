@@ -1,12 +1,16 @@
 #include "runtime/dynamic/dynamic_entry.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "aiprof/dynamic_profile.h"
 #include "runtime/dynamic/control_server.h"
@@ -21,6 +25,7 @@ namespace {
 // Both live until exit and are shut down by an atexit handler, never destroyed: threads
 // they started may still run while static destructors do.
 ControlServer* g_server = nullptr;
+pid_t g_owner_pid = 0;  // the process whose server g_server is (not a fork child)
 DynamicProfiler* g_profiler = nullptr;
 std::mutex g_mutex;
 
@@ -33,6 +38,45 @@ void ShutdownAtExit() {
 void RegisterExitHandlerOnce() {
   static std::once_flag once;
   std::call_once(once, [] { std::atexit(ShutdownAtExit); });
+}
+
+// The directory of this job's control socket: $XDG_RUNTIME_DIR, else /tmp/aiprof-<uid>
+// (created 0700), each used only when private to this user (protocol.h); when neither is (a
+// squatter made them), a new /tmp/aiprof-<uid>.XXXXXX, where clients look as well. A place
+// passed over is named on stderr.
+bool PrepareSocketDirectory(std::string* directory, std::string* error) {
+  const uid_t uid = geteuid();
+  std::vector<std::string> passed_over;
+  const char* runtime_dir = std::getenv("XDG_RUNTIME_DIR");
+  if (runtime_dir != nullptr && runtime_dir[0] != '\0') {
+    std::string problem = CheckPrivateDirectory(runtime_dir, uid);
+    if (problem.empty()) {
+      *directory = runtime_dir;
+      return true;
+    }
+    passed_over.push_back("$XDG_RUNTIME_DIR: " + problem);
+  }
+  std::string tmp = TmpSocketDirectory(uid);
+  mkdir(tmp.c_str(), 0700);
+  std::string problem = CheckPrivateDirectory(tmp, uid);
+  if (problem.empty()) {
+    *directory = tmp;
+  } else {
+    passed_over.push_back(problem);
+    std::string fresh = tmp + ".XXXXXX";
+    if (mkdtemp(fresh.data()) == nullptr) {
+      *error = problem + ", and no private directory can be made in /tmp: " + std::strerror(errno);
+      return false;
+    }
+    *directory = fresh;
+  }
+  for (const std::string& reason : passed_over) {
+    std::fprintf(stderr,
+                 "aiprof: %s (not private: someone else may have made it); the control socket "
+                 "is in %s instead\n",
+                 reason.c_str(), directory->c_str());
+  }
+  return true;
 }
 
 // bin/aiprof next to the lib/ directory that holds libaiprof.so.
@@ -65,13 +109,18 @@ void StartDynamicCollectionIfRequested() {
                       (options.is_object() && options.value("mode", "") == "dynamic");
   if (dynamic_mode) {
     runtime::InstallProcessHooks();
+    // So that a job stopped by SIGTERM/SIGINT removes its socket file (exit handlers do not
+    // run then); the handlers hand over to the program's own when it has one.
+    runtime::InstallSignalHandlers();
     ProcessWindowController().SetBaseOptions(options.is_object() ? options.dump() : "{}");
     std::lock_guard lock(g_mutex);
     if (g_server == nullptr) {
       auto* server = new ControlServer(ProcessWindowController());
-      std::string error;
-      if (server->Start(SocketPath(getpid()), error)) {
-        g_server = server;
+      std::string directory, error;
+      if (PrepareSocketDirectory(&directory, &error) &&
+          server->Start(directory + "/" + SocketName(getpid()), error)) {
+        g_owner_pid = getpid();
+        __atomic_store_n(&g_server, server, __ATOMIC_RELEASE);
         RegisterExitHandlerOnce();
       } else {
         std::fprintf(stderr, "aiprof: dynamic collection unavailable: %s\n", error.c_str());
@@ -84,6 +133,11 @@ void StartDynamicCollectionIfRequested() {
       std::fprintf(stderr, "aiprof: dynamic_profile unavailable for %s\n", config_dir);
     }
   }
+}
+
+void RemoveControlSocketFromSignal() {
+  ControlServer* server = __atomic_load_n(&g_server, __ATOMIC_ACQUIRE);
+  if (server != nullptr && getpid() == g_owner_pid) server->RemoveSocketFile();
 }
 
 }  // namespace aiprof::dynamic

@@ -10,4 +10,8 @@ namespace aiprof::dynamic {
 // PROF_CONFIG_PATH names a directory. Errors go to stderr; the job runs on.
 void StartDynamicCollectionIfRequested();
 
+// From the runtime's SIGTERM/SIGINT handler before the process dies by the signal (exit
+// handlers do not run then): removes the control socket file. Async-signal-safe.
+void RemoveControlSocketFromSignal();
+
 }  // namespace aiprof::dynamic

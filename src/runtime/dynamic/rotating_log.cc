@@ -1,27 +1,29 @@
 #include "runtime/dynamic/rotating_log.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <ctime>
 
 namespace aiprof::dynamic {
 
-RotatingLog::~RotatingLog() {
-  if (file_ != nullptr) std::fclose(file_);
-}
+RotatingLog::~RotatingLog() = default;
 
 bool RotatingLog::Open(const std::string& path, size_t limit_bytes) {
   std::lock_guard lock(mutex_);
-  if (file_ != nullptr) std::fclose(file_);
   path_ = path;
   limit_ = limit_bytes;
-  file_ = std::fopen(path.c_str(), "ae");
+  OpenLocked();
+  return file_.valid();
+}
+
+void RotatingLog::OpenLocked() {
+  file_ = runtime::OwnedFd(open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
   struct stat info {};
-  size_ =
-      file_ != nullptr && stat(path.c_str(), &info) == 0 ? static_cast<size_t>(info.st_size) : 0;
-  return file_ != nullptr;
+  size_ = file_.valid() && stat(path_.c_str(), &info) == 0 ? static_cast<size_t>(info.st_size) : 0;
 }
 
 void RotatingLog::Write(const char* level, const std::string& message) {
@@ -36,18 +38,24 @@ void RotatingLog::Write(const char* level, const std::string& message) {
   std::string line = std::string(stamp) + " " + level + " " + message + "\n";
 
   std::lock_guard lock(mutex_);
-  if (file_ == nullptr) return;
+  if (path_.empty()) return;
   if (size_ > 0 && size_ + line.size() > limit_) RotateLocked();
-  if (file_ == nullptr) return;
-  std::fwrite(line.data(), 1, line.size(), file_);
-  std::fflush(file_);
+  auto write_line = [&](int fd) {
+    ssize_t written = write(fd, line.data(), line.size());
+    (void)written;
+  };
+  // The program closed the log's descriptor: open the log again rather than lose the line.
+  if (!file_.Use(write_line)) {
+    OpenLocked();
+    if (!file_.Use(write_line)) return;
+  }
   size_ += line.size();
 }
 
 void RotatingLog::RotateLocked() {
-  std::fclose(file_);
+  file_.Close();
   std::rename(path_.c_str(), (path_ + ".1").c_str());
-  file_ = std::fopen(path_.c_str(), "we");
+  OpenLocked();
   size_ = 0;
 }
 

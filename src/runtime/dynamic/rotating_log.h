@@ -1,12 +1,15 @@
 // A text log capped at a size: when a line would push the file past the cap, the file
 // becomes <path>.1 (replacing the previous .1) and a new file starts. At most twice the
-// cap is ever kept, as dynamic_profile's logs are specified.
+// cap is ever kept, as dynamic_profile's logs are specified. Each line is one write(2) to
+// an appending descriptor the runtime owns (owned_fd.h): if the program closed it, the log
+// is opened again by path.
 #pragma once
 
 #include <cstddef>
-#include <cstdio>
 #include <mutex>
 #include <string>
+
+#include "runtime/owned_fd.h"
 
 namespace aiprof::dynamic {
 
@@ -27,10 +30,11 @@ class RotatingLog {
 
  private:
   void RotateLocked();
+  void OpenLocked();
 
   std::mutex mutex_;
   std::string path_;
-  std::FILE* file_ = nullptr;
+  runtime::OwnedFd file_;
   size_t size_ = 0;
   size_t limit_ = kDefaultLogLimitBytes;
 };

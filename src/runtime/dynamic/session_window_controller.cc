@@ -8,6 +8,21 @@
 #include "runtime/session.h"
 
 namespace aiprof::dynamic {
+namespace {
+
+// Options a window cannot change: why, or "" for the others.
+std::string FixedForTheJob(const std::string& key) {
+  if (key == "mode" || key == "launcher_pid" || key == "launch_realtime_ns" || key == "app") {
+    return "it is fixed when the job starts (the job runs in dynamic mode)";
+  }
+  if (key == "delay_s" || key == "duration_s") {
+    return "a window runs from start to stop; send stop when it should end";
+  }
+  if (key == "seq") return "each window gets the next free PROF_* number";
+  return "";
+}
+
+}  // namespace
 
 void SessionWindowController::SetBaseOptions(const std::string& options_json) {
   std::lock_guard lock(mutex_);
@@ -25,8 +40,10 @@ ControlReply SessionWindowController::StartWindow(const std::string& options_jso
   if (!runtime::ParseOptions(base_options_, &options, &error))
     return {false, "job options: " + error};
   for (const auto& [key, value] : overrides.items()) {
-    if (!runtime::SetOption(&options, key, value.dump(), &error))
-      return {false, "option " + key + ": " + error};
+    if (std::string why = FixedForTheJob(key); !why.empty()) {
+      return {false, "option '" + key + "' cannot be set by start: " + why};
+    }
+    if (!runtime::SetOption(&options, key, value.dump(), &error)) return {false, error};
   }
   // Each window is a new PROF_* directory; a delay or duration of the launch does not apply.
   for (const char* key : {"seq", "delay_s", "duration_s"}) {

@@ -2,6 +2,8 @@
 // runtime (libaiprof.so, preloaded by aiprof and linked here), then ends in a known way.
 //   exit <code>          markers, one step, exit(code)
 //   segv                 markers, one step, waits for a flush, then dereferences null
+//   segv-early <ms>      one step, then dereferences null <ms> after starting (before the
+//                        first regular flush)
 //   workers <n>          parent forks n workers; everyone marks and steps; parent waits
 //   timed <ms>           a marker every millisecond for <ms>, payload = CLOCK_REALTIME ns
 //   flood <count>        <count> markers with incompressible payloads (storage limit)
@@ -65,6 +67,13 @@ int main(int argc, char** argv) {
   if (mode == "segv") {
     OneStep("before_crash");
     SleepMs(1500);  // past one flush interval: what was flushed must survive the crash
+    volatile int* null_pointer = nullptr;
+    *null_pointer = 1;
+    return 0;
+  }
+  if (mode == "segv-early") {
+    OneStep("early");
+    SleepMs(n);
     volatile int* null_pointer = nullptr;
     *null_pointer = 1;
     return 0;

@@ -1,0 +1,173 @@
+#include "runtime/owned_fd.h"
+
+#include <sched.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+namespace aiprof::runtime {
+namespace {
+
+// The runtime keeps a handful of descriptors at a time (the raw file, the control socket and
+// its client, the config watcher, two logs, short-lived /proc reads).
+constexpr int kSlots = 64;
+// A closer waits this long at most for a Use() in progress (a write to a slow disk); a Use()
+// that never ends (a handler of the closing thread interrupted it) must not hang the program.
+constexpr int kMaxWaitMs = 5000;
+
+struct Slot {
+  std::atomic<bool> claimed{false};
+  std::atomic<int> fd{-1};
+  std::atomic<bool> lost{false};
+  std::atomic<int> users{0};
+};
+
+// Constant-initialised: the interposed close() may run before any constructor of this library.
+Slot g_slots[kSlots];
+std::atomic<int> g_high_water{0};
+std::atomic<uint64_t> g_lost_count{0};
+
+int Register(int fd) {
+  for (int index = 0; index < kSlots; ++index) {
+    Slot& slot = g_slots[index];
+    bool expected = false;
+    if (slot.claimed.load(std::memory_order_relaxed) ||
+        !slot.claimed.compare_exchange_strong(expected, true)) {
+      continue;
+    }
+    slot.lost.store(false);
+    slot.users.store(0);
+    slot.fd.store(fd);
+    int high = g_high_water.load();
+    while (high < index + 1 && !g_high_water.compare_exchange_weak(high, index + 1)) {
+    }
+    return index;
+  }
+  return -1;
+}
+
+void Unregister(int index) {
+  g_slots[index].fd.store(-1);
+  g_slots[index].claimed.store(false);
+}
+
+void WaitForUsers(const Slot& slot) {
+  for (int spins = 0; slot.users.load() != 0; ++spins) {
+    if (spins < 100) {
+      sched_yield();
+      continue;
+    }
+    if (spins > 100 + kMaxWaitMs * 10) return;
+    timespec pause{0, 100000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+}  // namespace
+
+OwnedFd::OwnedFd(int fd) {
+  if (fd < 0) return;
+  struct stat info {};
+  if (fstat(fd, &info) != 0) return;
+  fd_ = fd;
+  device_ = info.st_dev;
+  inode_ = info.st_ino;
+  slot_ = Register(fd);
+}
+
+OwnedFd::OwnedFd(OwnedFd&& other) noexcept
+    : fd_(other.fd_), slot_(other.slot_), device_(other.device_), inode_(other.inode_) {
+  other.fd_ = -1;
+  other.slot_ = -1;
+}
+
+OwnedFd& OwnedFd::operator=(OwnedFd&& other) noexcept {
+  if (this != &other) {
+    Close();
+    fd_ = other.fd_;
+    slot_ = other.slot_;
+    device_ = other.device_;
+    inode_ = other.inode_;
+    other.fd_ = -1;
+    other.slot_ = -1;
+  }
+  return *this;
+}
+
+bool OwnedFd::Enter() {
+  if (fd_ < 0) return false;
+  if (slot_ >= 0) {
+    Slot& slot = g_slots[slot_];
+    slot.users.fetch_add(1);
+    if (slot.lost.load()) {
+      slot.users.fetch_sub(1);
+      Forget();
+      return false;
+    }
+  }
+  struct stat now {};
+  if (fstat(fd_, &now) != 0 || now.st_dev != device_ || now.st_ino != inode_) {
+    if (slot_ >= 0) g_slots[slot_].users.fetch_sub(1);
+    Forget();
+    return false;
+  }
+  return true;
+}
+
+void OwnedFd::Leave() {
+  if (slot_ >= 0) g_slots[slot_].users.fetch_sub(1);
+}
+
+void OwnedFd::Forget() {
+  if (fd_ < 0) return;
+  if (slot_ >= 0) Unregister(slot_);
+  slot_ = -1;
+  fd_ = -1;
+  g_lost_count.fetch_add(1, std::memory_order_relaxed);
+}
+
+void OwnedFd::Close() {
+  if (!Enter()) return;
+  // Closed while still announced as a user, straight through the system call: a program's
+  // close of this number meanwhile waits for it (and then finds the number free), and the
+  // interposed close() would wait for this very use.
+  syscall(SYS_close, fd_);
+  int slot = slot_;
+  slot_ = -1;
+  fd_ = -1;
+  if (slot >= 0) {
+    g_slots[slot].users.fetch_sub(1);
+    Unregister(slot);
+  }
+}
+
+void ReleaseOwnedFds(int first, int last) {
+  int high = g_high_water.load();
+  for (int index = 0; index < high; ++index) {
+    Slot& slot = g_slots[index];
+    int fd = slot.fd.load();
+    if (fd < 0 || fd < first || fd > last) continue;
+    slot.lost.store(true);
+    WaitForUsers(slot);
+  }
+}
+
+bool AnyOwnedFdIn(int first, int last) {
+  int high = g_high_water.load();
+  for (int index = 0; index < high; ++index) {
+    int fd = g_slots[index].fd.load(std::memory_order_relaxed);
+    if (fd >= 0 && fd >= first && fd <= last) return true;
+  }
+  return false;
+}
+
+void ResetOwnedFdUsersAfterFork() {
+  for (Slot& slot : g_slots) slot.users.store(0, std::memory_order_relaxed);
+}
+
+uint64_t LostOwnedFdCount() {
+  return g_lost_count.load(std::memory_order_relaxed);
+}
+
+}  // namespace aiprof::runtime

@@ -1,0 +1,82 @@
+// Descriptors the runtime opens inside a program it does not own. A program may close every
+// descriptor above 2 (daemons and some launchers do) and open its own files, which then get
+// the runtime's old numbers: a write through a remembered number would land in the program's
+// file. So every descriptor the runtime keeps is an OwnedFd, and every read or write goes
+// through Use(), which runs only while the descriptor is verifiably still the runtime's:
+//  - close, close_range, closefrom, dup2 and dup3 are interposed (fd_hooks.cc): closing a
+//    registered number first marks it lost and waits until a Use() in progress has ended
+//    (both sides sequentially consistent: the user announces itself, then reads `lost`; the
+//    closer sets `lost`, then waits for the users), so no Use() starts on a closed number;
+//  - Use() also compares the descriptor's device and inode with those it had when adopted
+//    (one fstat), which catches closes that bypass libc (a raw close_range system call):
+//    such a close is noticed at the next use, never written through after that check.
+// A lost descriptor is forgotten, never closed (the number is the program's now); its owner
+// reopens what it needs by path. Nothing here is on the record path.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace aiprof::runtime {
+
+class OwnedFd {
+ public:
+  OwnedFd() = default;
+  // Adopts `fd`, just opened by the runtime (-1 stays empty). When the registry is full the
+  // descriptor is still verified by identity on each use.
+  explicit OwnedFd(int fd);
+  ~OwnedFd() { Close(); }
+  OwnedFd(OwnedFd&& other) noexcept;
+  OwnedFd& operator=(OwnedFd&& other) noexcept;
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+
+  bool valid() const { return fd_ >= 0; }
+  // The number, for poll() only: poll reads nothing. Every read and write goes through Use().
+  int get() const { return fd_; }
+
+  // Runs `io(fd)` while the descriptor is still the runtime's and returns true; returns
+  // false without touching it (and forgets it) when the program closed or replaced it.
+  template <typename Io>
+  bool Use(Io&& io) {
+    if (!Enter()) return false;
+    io(fd_);
+    Leave();
+    return true;
+  }
+
+  // Closes the descriptor when it is still the runtime's; forgets it otherwise.
+  void Close();
+  // Lets go of the descriptor without closing it: its owner found by other means that the
+  // number is the program's now.
+  void Forget();
+
+ private:
+  bool Enter();
+  void Leave();
+
+  int fd_ = -1;
+  int slot_ = -1;
+  dev_t device_ = 0;
+  ino_t inode_ = 0;
+};
+
+// Called by the interposed close/dup2 family (fd_hooks.cc) before the program's call takes
+// effect: marks the registered descriptors in `first`..`last` lost and waits until no Use()
+// of them is running. Async-signal-safe (atomics and sched_yield only).
+void ReleaseOwnedFds(int first, int last);
+
+// Whether a registered descriptor is in `first`..`last` (a scan of the registry, no system
+// call: the interposed close() costs the program nothing more for its own descriptors).
+bool AnyOwnedFdIn(int first, int last);
+
+// In a fork child, where only the forking thread exists: no Use() is running, whatever the
+// parent's threads were doing when it forked.
+void ResetOwnedFdUsersAfterFork();
+
+// How many registered descriptors the program closed or replaced (tests, diagnostics).
+uint64_t LostOwnedFdCount();
+
+}  // namespace aiprof::runtime
