@@ -421,6 +421,8 @@ async function main() {
     await page.goto(`${url}#critical`);
     await page.reload();
     await page.waitForSelector('#view[data-ready="1"]');
+    // The critical path is not in the default export: `aiprof analyze --critical-path` writes it.
+    run(aiprof, ["analyze", `--output=${prof}`, "--critical-path"]);
     const pathCsv = join(prof, "aiprof_output", "analysis", "critical_path_steps.csv");
     const pathRows = readCsv(pathCsv);
     const pathShown = await page.$$eval("#critical-steps tr", (rows) => rows.length - 1);
