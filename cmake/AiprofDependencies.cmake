@@ -8,6 +8,8 @@ pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw)
 find_package(GTest REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(ZLIB REQUIRED)
+# Kineto / Chrome JSON traces are read with simdjson's On-Demand API (model/importers/kineto).
+find_package(simdjson REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(CLI11 CONFIG QUIET)
 if(AIPROF_BUILD_BENCH)

@@ -12,7 +12,7 @@ PACKAGES=(
   pybind11-dev python3-pybind11 python3-dev python3-numpy python3-setuptools python3-pip
   python3-torch libtorch-dev
   procps tmux
-  zlib1g-dev linux-perf libdw-dev
+  zlib1g-dev linux-perf libdw-dev libsimdjson-dev
   nodejs chromium
 )
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sanitizer test configurations: the runtime's tests under ThreadSanitizer, the format
-# reader, parser and exporters under ASan/UBSan, and bounded libFuzzer runs of the raw reader
-# (framing) and of the parser (every payload decoder), the latter seeded with the hostile
-# files of tests/model/hostile_inputs.h.
+# reader, parser, Kineto importer and exporters under ASan/UBSan, and bounded libFuzzer runs of
+# the raw reader (framing), of the parser (every payload decoder), the latter seeded with the
+# hostile files of tests/model/hostile_inputs.h, and of the Kineto importer.
 set -euo pipefail
 tsan_dir=$1 asan_dir=$2 fuzz_seconds=$3 jobs=$4
 
@@ -28,6 +28,19 @@ if [[ -x "$asan_dir/bin/raw_parser_fuzzer" ]]; then
   "$asan_dir/bin/raw_parser_fuzzer" -max_total_time="$fuzz_seconds" -max_len=65536 -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 "$asan_dir/parser-corpus" "$asan_dir/parser-seeds" \
     2>&1 | tail -n 12
+fi
+# The Kineto / torch.profiler importer (streamed JSON, gzip) on written, real, malformed and
+# hostile traces, the round trip, input discovery, then on arbitrary bytes (seeded with the
+# real traces).
+if [[ -d tests/kineto ]]; then
+  cmake --build "$asan_dir" -j "$jobs" --target kineto_import_test kineto_hta_figures_test \
+    torch113_traces_test kineto_round_trip_test input_discovery_test kineto_import_fuzzer
+  (cd "$asan_dir" && ctest --output-on-failure -j "$jobs" \
+    -R 'KinetoImport|KinetoHtaFigures|Torch113Traces|KinetoRoundTrip|HandlerFolder')
+  mkdir -p "$asan_dir/kineto-corpus"
+  cp tests/kineto/data/*.json* "$asan_dir/kineto-corpus/"
+  "$asan_dir/bin/kineto_import_fuzzer" -max_total_time="$fuzz_seconds" -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 -print_final_stats=1 "$asan_dir/kineto-corpus" 2>&1 | tail -n 12
 fi
 
 if [[ -d src/runtime ]]; then

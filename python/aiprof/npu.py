@@ -52,6 +52,9 @@ class ProfileConfig:
         return {
             "mode": "api",
             "task_time": "on" if self.task_time or record_operators else "off",
+            # ACL_PROF_ACL_API: both CUDA APIs ("ascendcl" the runtime API, "runtime_api"
+            # the driver API, docs/cli.md); each is on unless set.
+            "ascendcl": self.acl_api,
             "runtime_api": self.acl_api,
         }
 

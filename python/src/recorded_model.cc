@@ -88,7 +88,8 @@ const analysis::AnalysisSet& RecordedModel::Analyses() const {
 void RecordedModel::WriteChromeTrace(const std::string& path, const std::string& trace_name) const {
   std::string error;
   // The same analyses `aiprof export` runs, so the Overlap Analysis lanes, memory counters
-  // and operator memory match its trace event for event (the critical path only with --critical-path=on there).
+  // and operator memory match its trace event for event (the critical path only with
+  // --critical-path=on there).
   const analysis::AnalysisSet& analyses = Analyses();
   if (!exporter::WriteTraceJson(model_, path, trace_name, &error, &analyses.overlap,
                                 &analyses.memory, &analyses.cpu_profile, &analyses.critical_path)) {
@@ -126,6 +127,7 @@ OperatorColumns RecordedModel::Operators() const {
   // The operators and their nesting (per thread, as torch nests its events), listed by
   // start time (outer first).
   const model::FrameworkOperators operators = model::FindFrameworkOperators(m);
+  const std::vector<int64_t> self = model::OperatorSelfTimes(m, operators);
   std::vector<uint32_t> order(operators.size());  // indexes into operators.rows
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
@@ -147,7 +149,7 @@ OperatorColumns RecordedModel::Operators() const {
     out.tid.push_back(m.threads.tid[thread]);
     out.start_ns.push_back(s.ts[row]);
     out.end_ns.push_back(s.end[row]);
-    out.self_ns.push_back(s.dur(row));
+    out.self_ns.push_back(self[order[i]]);
     out.name.emplace_back(m.Str(s.name[row]));
     out.user_annotation.push_back(s.category[row] == user_annotation);
     out.closed.push_back(!(s.flags[row] & model::kSliceUnclosed));
@@ -192,11 +194,6 @@ OperatorColumns RecordedModel::Operators() const {
     out.cpu_memory.push_back(usage ? usage->host_bytes : 0);
     out.self_device_memory.push_back(usage ? usage->self_device_bytes : 0);
     out.device_memory.push_back(usage ? usage->device_bytes : 0);
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (out.parent[i] >= 0) {
-      out.self_ns[static_cast<size_t>(out.parent[i])] -= out.end_ns[i] - out.start_ns[i];
-    }
   }
   return out;
 }

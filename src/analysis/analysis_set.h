@@ -1,17 +1,19 @@
-// All analyses of one profile, computed once from the model and read by every consumer:
-// the exporters (analysis files, timeline lanes, db tables), `aiprof analyze`, and later
-// the web server, advisor and cluster code. Each analysis has its own file and result
-// type; this aggregate holds one of each plus what the run had (AnalysisInputs), so a
-// report can say plainly what a figure was computed from.
+// All analyses of one profile, computed once from the model by RunAnalyses and read by
+// every consumer: the export job (analysis files, the timeline's Overlap Analysis lanes and
+// memory counters, the database's analysis tables, advice.json), `aiprof analyze`, `aiprof
+// advise` (analysis/advice), `aiprof compare`, the cluster's per-rank summaries, the UI
+// server and the Python API. Each analysis has its own file and result type; this
+// aggregate holds one of each plus what the run had (AnalysisInputs), so a report can say
+// plainly what a figure was computed from.
 //
-// Extension point — adding an analysis:
-//   1. src/analysis/<name>.h/.cc: a `<Name>Result` type and
-//      `<Name>Result Compute<Name>(const model::Model&, const AnalysisSet& so_far)`;
-//      read the shared pieces from `so_far` (inputs, steps, communication, overlap)
-//      instead of finding them again;
-//   2. a `<Name>Result <name>;` field below, after the existing ones;
+// Adding an analysis (as data_preparation.h was added):
+//   1. src/analysis/<name>.h/.cc: a result type and a `Compute<Name>(const model::Model&,
+//      ...)` that takes the results it builds on as arguments (steps, the communication
+//      operations, overlap, activities: see RunAnalyses) instead of finding them again;
+//   2. a field for the result below;
 //   3. one line in RunAnalyses (analysis_set.cc), after the analyses it reads;
-//   4. its writers in src/export/analysis/ and its lines in the text report.
+//   4. its writers (src/export/analysis/analysis_files.cc, the sqlite analysis tables) and
+//      its lines in the text report (src/export/analysis/).
 #pragma once
 
 #include <cstdint>

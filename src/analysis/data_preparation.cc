@@ -32,6 +32,12 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
   for (const StepSpan& step : steps.steps) runs_steps[step.thread] = 1;
 
   std::vector<std::vector<Interval>> waits(model.threads.size());
+  // The wait ranges themselves, per thread, by start: which slice a step waited in.
+  struct WaitSlice {
+    int64_t begin, end;
+    uint32_t row;
+  };
+  std::vector<std::vector<WaitSlice>> wait_slices(model.threads.size());
   std::vector<Interval> loaders;
   bool saw_dataloader_op = false, saw_wait_range = false;
   for (uint32_t row = 0; row < s.size(); ++row) {
@@ -40,6 +46,7 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
     const uint32_t thread = model.ThreadOfSlice(row);
     if (runs_steps[thread]) {
       waits[thread].push_back({s.ts[row], s.end[row]});
+      wait_slices[thread].push_back({s.ts[row], s.end[row], row});
       saw_dataloader_op |= k == kDataLoaderOp;
       saw_wait_range |= k == kDataRange;
     } else {
@@ -58,6 +65,14 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
   std::vector<Interval> loader_busy = std::move(loaders);
   MergeInPlace(loader_busy);
   for (auto& thread_waits : waits) MergeInPlace(thread_waits);
+  std::vector<int64_t> longest_wait(model.threads.size(), 0);
+  for (size_t thread = 0; thread < wait_slices.size(); ++thread) {
+    auto& list = wait_slices[thread];
+    std::sort(list.begin(), list.end(),
+              [](const WaitSlice& a, const WaitSlice& b) { return a.begin < b.begin; });
+    for (const WaitSlice& w : list)
+      longest_wait[thread] = std::max(longest_wait[thread], w.end - w.begin);
+  }
 
   std::vector<const StepSpan*> by_id;
   by_id.reserve(steps.steps.size());
@@ -87,6 +102,20 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
       // A loader range that ended inside (begin, end] of the wait handed over a fresh batch.
       auto end = std::upper_bound(loader_ends.begin(), loader_ends.end(), wait->begin);
       row.queue_empty |= end != loader_ends.end() && *end <= wait->end;
+    }
+    // The wait slice overlapping the step most: those starting after begin - the thread's
+    // longest wait, up to the step's end.
+    const std::vector<WaitSlice>& slices = wait_slices[row.thread];
+    auto first =
+        std::lower_bound(slices.begin(), slices.end(), row.begin_ns - longest_wait[row.thread],
+                         [](const WaitSlice& w, int64_t t) { return w.begin < t; });
+    int64_t best = 0;
+    for (auto w = first; w != slices.end() && w->begin < row.end_ns; ++w) {
+      const int64_t inside = std::min(w->end, row.end_ns) - std::max(w->begin, row.begin_ns);
+      if (inside > best) {
+        best = inside;
+        row.longest_wait_slice = w->row;
+      }
     }
     result.total_wait_ns += row.wait_ns;
     result.total_step_ns += row.duration_ns();

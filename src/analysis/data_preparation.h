@@ -28,7 +28,7 @@ struct DataPreparationStep {
   uint32_t step_id = 0;  // model::StepTable row
   uint64_t step = 0;     // the user's number
   uint32_t loop = 0;     // loop ordinal (model/steps.h)
-  uint32_t thread = 0;  // ThreadTable row running the step
+  uint32_t thread = 0;   // ThreadTable row running the step
   int64_t begin_ns = 0;
   int64_t end_ns = 0;
   int64_t wait_ns = 0;         // union of the step's wait ranges, clipped to the step
@@ -36,6 +36,9 @@ struct DataPreparationStep {
   int64_t loader_busy_ns = 0;  // union of loader ranges (any thread) inside the step
   bool queue_empty = false;    // a loader range ended while the step waited
   uint32_t first_wait = 0;     // DataPreparationResult::wait_intervals[first_wait, +waits)
+  // The wait range (SliceTable row) covering most of the step's wait, the one a user opens
+  // on the timeline; model::kNoRow when the step did not wait.
+  uint32_t longest_wait_slice = model::kNoRow;
 
   int64_t duration_ns() const { return end_ns - begin_ns; }
   double wait_share() const {

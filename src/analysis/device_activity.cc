@@ -72,10 +72,6 @@ std::string_view ActivityTypeName(ActivityType type) {
   return "COMPUTATION";
 }
 
-ActivityType ClassifyActivity(std::string_view name, std::string_view category) {
-  return TypeOfHints(NameTypeHint(name), CategoryTypeHint(category));
-}
-
 Activities SelectActivities(const model::Model& model) {
   const model::SliceTable& s = model.slices;
   std::vector<uint8_t> category_kind(model.strings.size(), kOtherCategory);

@@ -25,9 +25,6 @@ enum class ActivityType : uint8_t { kComputation = 0, kCommunication = 1, kMemor
 inline constexpr int kActivityTypes = 3;
 std::string_view ActivityTypeName(ActivityType type);  // "COMPUTATION", ...
 
-// HTA's get_kernel_type over a slice's name and category.
-ActivityType ClassifyActivity(std::string_view name, std::string_view category);
-
 struct ActivityUnit {
   uint32_t process = 0;             // ProcessTable row: the GPU, or the host process
   std::vector<uint32_t> rows;       // slice rows, by start time

@@ -136,7 +136,7 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
   const size_t first_type_row = result->type_time.size();
   for (unsigned set = 1; set < time_of_set.size(); ++set) {
     if (time_of_set[set] > 0) {
-      result->type_time.push_back({unit.process, TypeSetLabel(set), time_of_set[set]});
+      result->type_time.push_back({unit.process, TypeSetLabel(set), time_of_set[set], set});
     }
   }
   std::stable_sort(result->type_time.begin() + static_cast<std::ptrdiff_t>(first_type_row),
@@ -234,6 +234,18 @@ void AddLaunchStatistics(const model::Model& model, const KernelBreakdownOptions
 }
 
 }  // namespace
+
+CommunicationOverlap CommunicationOverlapOf(const KernelBreakdownResult& result, uint32_t process) {
+  const unsigned communication = 1u << static_cast<unsigned>(ActivityType::kCommunication);
+  const unsigned computation = 1u << static_cast<unsigned>(ActivityType::kComputation);
+  CommunicationOverlap overlap;
+  for (const TypeTimeRow& row : result.type_time) {
+    if (row.process != process || (row.types & communication) == 0) continue;
+    overlap.communication_ns += row.time_ns;
+    if (row.types & computation) overlap.overlapped_ns += row.time_ns;
+  }
+  return overlap;
+}
 
 KernelBreakdownResult ComputeKernelBreakdown(const model::Model& model,
                                              const Activities& activities,

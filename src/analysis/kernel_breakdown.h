@@ -46,6 +46,7 @@ struct TypeTimeRow {
   uint32_t process = 0;
   std::string label;  // "COMPUTATION", "COMMUNICATION overlapping COMPUTATION", ...
   int64_t time_ns = 0;
+  unsigned types = 0;  // the set: bit 1 << ActivityType of each type active
 };
 
 struct KernelStatsRow {
@@ -86,6 +87,21 @@ struct KernelBreakdownResult {
   bool has_launch_flows = false;
   LaunchStatistics launches;
 };
+
+// HTA's communication-computation overlap (get_comm_comp_overlap) of one unit: its
+// communication time |K| and the part of it during which computation ran |C ∩ K|, read from
+// the type-set times (no second sweep).
+struct CommunicationOverlap {
+  int64_t communication_ns = 0;
+  int64_t overlapped_ns = 0;
+  // |C ∩ K| / |K|; 0 without communication.
+  double ratio() const {
+    return communication_ns > 0
+               ? static_cast<double>(overlapped_ns) / static_cast<double>(communication_ns)
+               : 0.0;
+  }
+};
+CommunicationOverlap CommunicationOverlapOf(const KernelBreakdownResult& result, uint32_t process);
 
 KernelBreakdownResult ComputeKernelBreakdown(const model::Model& model,
                                              const Activities& activities,

@@ -50,30 +50,6 @@ std::string DeviceName(int64_t device_type, int64_t device_index) {
   return name;
 }
 
-class ArgReader {
- public:
-  explicit ArgReader(const model::Model& model) : model_(model) {}
-  bool Int(uint32_t set, model::StringId key, int64_t* out) const {
-    if (key == model::StringPool::kMissing || set >= model_.args.sets()) return false;
-    for (uint32_t i = model_.args.set_begin[set]; i < model_.args.set_begin[set + 1]; ++i) {
-      if (model_.args.key[i] != key) continue;
-      const model::ArgType type = model_.args.type[i];
-      if (type == model::ArgType::kDouble) {
-        *out = static_cast<int64_t>(std::bit_cast<double>(model_.args.value[i]));
-      } else if (type == model::ArgType::kInt || type == model::ArgType::kUInt) {
-        *out = static_cast<int64_t>(model_.args.value[i]);
-      } else {
-        return false;
-      }
-      return true;
-    }
-    return false;
-  }
-
- private:
-  const model::Model& model_;
-};
-
 // The slice around a moment on a track, found in the track's slices sorted by start (a
 // parent before its children), then up the parent chain. Step ranges are not operators and
 // are passed over.
@@ -139,7 +115,7 @@ class MemoryAnalyzer {
  public:
   MemoryAnalyzer(const model::Model& model, const StepList& steps,
                  const MemoryAnalysisOptions& options)
-      : model_(model), steps_(steps.steps), options_(options), args_(model) {
+      : model_(model), steps_(steps.steps), options_(options) {
     for (const StepSpan& step : steps_) {
       if (step.slice != model::kNoRow) step_slices_.insert(step.slice);
     }
@@ -172,13 +148,16 @@ class MemoryAnalyzer {
     std::map<std::tuple<uint32_t, int64_t, int64_t>, uint32_t> pool_of;
     for (uint32_t row = 0; row < in.size(); ++row) {
       if (in.name[row] != memory_name) continue;
-      int64_t bytes = 0, addr = 0, allocated = 0, reserved = -1, type = 0, id = -1;
-      if (!args_.Int(in.args[row], bytes_key, &bytes)) continue;
-      args_.Int(in.args[row], addr_key, &addr);
-      args_.Int(in.args[row], allocated_key, &allocated);
-      args_.Int(in.args[row], reserved_key, &reserved);
-      args_.Int(in.args[row], type_key, &type);
-      args_.Int(in.args[row], id_key, &id);
+      const model::ArgTable& args = model_.args;
+      const uint32_t set = in.args[row];
+      const auto found_bytes = args.Int(set, bytes_key);
+      if (!found_bytes) continue;
+      const int64_t bytes = *found_bytes;
+      const int64_t addr = args.Int(set, addr_key).value_or(0);
+      const int64_t allocated = args.Int(set, allocated_key).value_or(0);
+      const int64_t reserved = args.Int(set, reserved_key).value_or(-1);
+      const int64_t type = args.Int(set, type_key).value_or(0);
+      const int64_t id = args.Int(set, id_key).value_or(-1);
       const uint32_t process = model_.ProcessOfThread(model_.tracks.thread[in.track[row]]);
       auto [it, inserted] = pool_of.try_emplace({process, type, id}, result_.pools.size());
       if (inserted) {
@@ -580,7 +559,6 @@ class MemoryAnalyzer {
   const model::Model& model_;
   const std::vector<StepSpan>& steps_;
   const MemoryAnalysisOptions& options_;
-  const ArgReader args_;
   std::vector<AllocatorEvent> events_;
   model::FrameworkOperators operators_;
   std::unordered_set<uint32_t> step_slices_;

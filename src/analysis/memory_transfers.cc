@@ -18,22 +18,6 @@ std::string TransferKind(std::string_view name, std::string_view category) {
   return "Memcpy Unknown";
 }
 
-int64_t Bytes(const model::Model& model, uint32_t set, model::StringId key) {
-  if (key == model::StringPool::kMissing || set >= model.args.sets()) return 0;
-  const model::ArgTable& a = model.args;
-  for (uint32_t i = a.set_begin[set]; i < a.set_begin[set + 1]; ++i) {
-    if (a.key[i] != key) continue;
-    if (a.type[i] == model::ArgType::kDouble) {
-      return static_cast<int64_t>(std::bit_cast<double>(a.value[i]));
-    }
-    if (a.type[i] == model::ArgType::kInt || a.type[i] == model::ArgType::kUInt) {
-      return static_cast<int64_t>(a.value[i]);
-    }
-    return 0;
-  }
-  return 0;
-}
-
 }  // namespace
 
 std::vector<MemoryTransferRow> ComputeMemoryTransfers(const model::Model& model,
@@ -63,7 +47,7 @@ std::vector<MemoryTransferRow> ComputeMemoryTransfers(const model::Model& model,
     const auto [kind, inserted] = kind_of.try_emplace(s.name[row]);
     if (inserted) kind->second = TransferKind(model.Str(s.name[row]), model.Str(s.category[row]));
     const std::string& kind_name = kind->second;  // lambdas may not capture a binding (C++17)
-    const int64_t bytes = Bytes(model, s.args[row], bytes_key);
+    const int64_t bytes = model.args.Int(s.args[row], bytes_key).value_or(0);
     auto add = [&](MemoryTransferRow& t) {
       t.kind = kind_name;
       ++t.count;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "model/framework_operators.h"
+
 namespace aiprof::analysis {
 
 bool IsDeviceTaskCategory(std::string_view category) {
@@ -44,9 +46,30 @@ std::string_view TaskTypeOf(const model::Model& model, uint32_t slice) {
   return "CPU";
 }
 
+std::vector<int64_t> TaskSelfTimes(const model::Model& model, const std::vector<uint32_t>& rows) {
+  const model::SliceTable& s = model.slices;
+  std::vector<int64_t> self(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) self[i] = s.dur(rows[i]);
+  const model::StringId cpu_op = model.strings.Find("cpu_op");
+  const model::StringId annotation = model.strings.Find("user_annotation");
+  auto framework = [&](uint32_t row) {
+    return s.category[row] == cpu_op || s.category[row] == annotation;
+  };
+  if (std::none_of(rows.begin(), rows.end(), framework)) return self;  // kernels do not nest
+  // Framework operators: torch's self time, from the one nesting of the operators.
+  const model::FrameworkOperators operators = model::FindFrameworkOperators(model);
+  const std::vector<int64_t> operator_self = model::OperatorSelfTimes(model, operators);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const uint32_t index = operators.IndexOf(rows[i]);
+    if (index != model::kNoRow) self[i] = operator_self[index];
+  }
+  return self;
+}
+
 std::vector<NameStatistics> StatisticsByNameAndGroup(const model::Model& model,
                                                      const std::vector<uint32_t>& rows,
-                                                     const std::vector<uint32_t>& groups) {
+                                                     const std::vector<uint32_t>& groups,
+                                                     const std::vector<int64_t>* self_times) {
   const model::SliceTable& s = model.slices;
   std::vector<NameStatistics> out;
   std::unordered_map<uint64_t, uint32_t> index;
@@ -64,7 +87,9 @@ std::vector<NameStatistics> StatisticsByNameAndGroup(const model::Model& model,
     int64_t dur = s.end[row] - s.ts[row];
     ++st.count;
     st.total_ns += dur;
+    st.self_ns += self_times != nullptr ? (*self_times)[i] : dur;
     st.min_ns = std::min(st.min_ns, dur);
+    if (dur > st.max_ns || st.max_row == model::kNoRow) st.max_row = row;
     st.max_ns = std::max(st.max_ns, dur);
     double delta = static_cast<double>(dur) - st.mean_ns;
     st.mean_ns += delta / static_cast<double>(st.count);
@@ -75,6 +100,12 @@ std::vector<NameStatistics> StatisticsByNameAndGroup(const model::Model& model,
     return model.Str(a.name) < model.Str(b.name);
   });
   return out;
+}
+
+double RatioOfSummedTotal(int64_t total_ns, int64_t summed_total_ns) {
+  return summed_total_ns > 0
+             ? 100.0 * static_cast<double>(total_ns) / static_cast<double>(summed_total_ns)
+             : 0.0;
 }
 
 std::string DeviceColumnOf(const model::Model& model, uint32_t slice) {

@@ -197,7 +197,8 @@ ComputeClassification ClassifyComputeSlices(const model::Model& model,
   for (uint32_t row = 0; row < s.size(); ++row) {
     uint8_t kind = category_kind[s.category[row]];
     device_run |= kind == kComputeDeviceTask;
-    if (kind == kComputeFrameworkOp && (excluded_name(s.name[row]) || inside_wait[row])) kind = kComputeOther;
+    if (kind == kComputeFrameworkOp && (excluded_name(s.name[row]) || inside_wait[row]))
+      kind = kComputeOther;
     slice_kind.push_back(kind);
   }
   for (size_t i = 0; i < model.markers.size(); ++i) {
@@ -216,9 +217,49 @@ ComputeClassification ClassifyComputeSlices(const model::Model& model,
   return result;
 }
 
+namespace {
+
+// The scopes with something in them: lanes merged, compute input named, time span set.
+OverlapResult FinishScopes(std::vector<ScopeBuilder>& builders, bool device_run,
+                           const model::ProcessTable& processes) {
+  OverlapResult result;
+  result.device_run = device_run;
+  for (uint32_t process = 0; process < builders.size(); ++process) {
+    ScopeBuilder& b = builders[process];
+    OverlapScope& scope = b.scope;
+    if (scope.compute_tasks > 0) {
+      scope.compute_input = device_run ? ComputeInput::kDeviceTasks : ComputeInput::kFrameworkOps;
+    } else if (b.marker_count > 0) {
+      scope.compute_input = ComputeInput::kMarkerRanges;
+      scope.compute_tasks = b.marker_count;
+      scope.computing = std::move(b.markers);
+    }
+    std::vector<Interval>().swap(b.markers);
+    MergeInPlace(scope.computing);
+    MergeInPlace(scope.communication);
+    std::sort(scope.receive.begin(), scope.receive.end(),
+              [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
+    if (scope.empty()) continue;
+    scope.process = process;
+    scope.device_id = processes.device_id[process];
+    scope.rank = processes.rank[process];
+    scope.first_ns = INT64_MAX;
+    scope.last_ns = INT64_MIN;
+    for (const std::vector<Interval>* lane : {&scope.computing, &scope.communication}) {
+      if (lane->empty()) continue;
+      scope.first_ns = std::min(scope.first_ns, lane->front().begin);
+      scope.last_ns = std::max(scope.last_ns, lane->back().end);
+    }
+    result.scopes.push_back(std::move(scope));
+  }
+  return result;
+}
+
+}  // namespace
+
 OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm) {
   const model::SliceTable& s = model.slices;
-  ComputeClassification classified = ClassifyComputeSlices(model, comm);
+  const ComputeClassification classified = ClassifyComputeSlices(model, comm);
   const std::vector<uint8_t>& slice_kind = classified.kind;
   const bool device_run = classified.device_run;
 
@@ -272,37 +313,7 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     if (op.type == model::CommOpType::kRecv) scope.receive.push_back(interval);
   }
 
-  OverlapResult result;
-  result.device_run = device_run;
-  for (uint32_t process = 0; process < builders.size(); ++process) {
-    ScopeBuilder& b = builders[process];
-    OverlapScope& scope = b.scope;
-    if (scope.compute_tasks > 0) {
-      scope.compute_input = device_run ? ComputeInput::kDeviceTasks : ComputeInput::kFrameworkOps;
-    } else if (b.marker_count > 0) {
-      scope.compute_input = ComputeInput::kMarkerRanges;
-      scope.compute_tasks = b.marker_count;
-      scope.computing = std::move(b.markers);
-    }
-    std::vector<Interval>().swap(b.markers);
-    MergeInPlace(scope.computing);
-    MergeInPlace(scope.communication);
-    std::sort(scope.receive.begin(), scope.receive.end(),
-              [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
-    if (scope.empty()) continue;
-    scope.process = process;
-    scope.device_id = processes.device_id[process];
-    scope.rank = processes.rank[process];
-    scope.first_ns = INT64_MAX;
-    scope.last_ns = INT64_MIN;
-    for (const std::vector<Interval>* lane : {&scope.computing, &scope.communication}) {
-      if (lane->empty()) continue;
-      scope.first_ns = std::min(scope.first_ns, lane->front().begin);
-      scope.last_ns = std::max(scope.last_ns, lane->back().end);
-    }
-    result.scopes.push_back(std::move(scope));
-  }
-  return result;
+  return FinishScopes(builders, device_run, processes);
 }
 
 }  // namespace aiprof::analysis

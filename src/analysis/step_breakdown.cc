@@ -73,8 +73,7 @@ void AccumulateLanes(const OverlapScope& scope, std::vector<StepBreakdownRow>& r
         case OverlapLane::kCommunicationNotOverlapped:
           r.communication_not_overlapped_ns += length;
           break;
-        case OverlapLane::kFree:
-          r.free_ns += length;
+        case OverlapLane::kFree:  // the window's Free is what its tasks leave (below)
           break;
       }
     }
@@ -89,24 +88,32 @@ void AccumulateLanes(const OverlapScope& scope, std::vector<StepBreakdownRow>& r
   }
 }
 
-// The part of each window's Free time inside its step's input-wait intervals: the Free
-// lane is walked once against the windows, each clipped piece against the step's waits.
-void AccumulateInputWait(const OverlapScope& scope, const DataPreparationResult& preparation,
-                         const std::vector<uint32_t>& preparation_rows,
-                         std::vector<StepBreakdownRow>& rows) {
+// Each window's Free: the window less its tasks (Computing ∪ Communication), so the parts
+// add up to the window even where it begins before the scope's first task or ends after its
+// last (the overlap's Free lane only spans the tasks). The part of it inside the step's
+// input-wait intervals is its Input wait.
+void AccumulateFree(const OverlapScope& scope, const DataPreparationResult& preparation,
+                    const std::vector<uint32_t>& preparation_rows,
+                    std::vector<StepBreakdownRow>& rows) {
+  std::vector<Interval> busy = scope.computing;
+  busy.insert(busy.end(), scope.communication.begin(), scope.communication.end());
+  MergeInPlace(busy);
   size_t p = 0;
-  ForEachLaneInterval(scope, [&](OverlapLane lane, const Interval& i) {
-    if (lane != OverlapLane::kFree) return;
-    while (p < rows.size() && rows[p].end_ns <= i.begin) ++p;
-    for (size_t q = p; q < rows.size() && rows[q].begin_ns < i.end; ++q) {
-      if (preparation_rows[q] == model::kNoRow) continue;
-      const int64_t begin = std::max(i.begin, rows[q].begin_ns);
-      const int64_t end = std::min(i.end, rows[q].end_ns);
-      if (begin < end) {
-        rows[q].input_wait_ns += preparation.WaitWithin(preparation_rows[q], begin, end);
+  for (size_t q = 0; q < rows.size(); ++q) {
+    StepBreakdownRow& r = rows[q];
+    r.free_ns = (r.end_ns - r.begin_ns) - r.computing_ns - r.communication_not_overlapped_ns;
+    if (preparation_rows[q] == model::kNoRow) continue;
+    while (p < busy.size() && busy[p].end <= r.begin_ns) ++p;
+    int64_t cursor = r.begin_ns;
+    for (size_t b = p; cursor < r.end_ns; ++b) {
+      const int64_t gap_end = b < busy.size() ? std::min(busy[b].begin, r.end_ns) : r.end_ns;
+      if (cursor < gap_end) {
+        r.input_wait_ns += preparation.WaitWithin(preparation_rows[q], cursor, gap_end);
       }
+      if (b >= busy.size()) break;
+      cursor = std::max(cursor, busy[b].end);
     }
-  });
+  }
 }
 
 }  // namespace
@@ -147,7 +154,7 @@ StepBreakdownResult ComputeStepBreakdown(const model::Model& model, const Overla
       r.preparing_ns = r.has_tasks ? first_task - r.begin_ns : 0;
     }
     AccumulateLanes(scope, rows);
-    AccumulateInputWait(scope, data_preparation, preparation_rows, rows);
+    AccumulateFree(scope, data_preparation, preparation_rows, rows);
     result.rows.insert(result.rows.end(), rows.begin(), rows.end());
   }
   return result;

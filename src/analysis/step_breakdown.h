@@ -7,12 +7,12 @@
 //   Communication(Not Overlapped) |(Communication − Computing) ∩ W|
 //   Overlapped                    Communication − Communication(Not Overlapped)
 //   Communication                 |Communication ∩ W|
-//   Free                          |Free ∩ W|
+//   Free                          |W| − |(Computing ∪ Communication) ∩ W|: W less its tasks
 //   Bubble                        Σ receive-operation time in W (pipeline-parallel wait)
 //   Stage                         Computing + Communication(Not Overlapped) + Free − Bubble
 //   Comm(Not Overlapped and Exclude Receive)  max(Communication(Not Overlapped) − Bubble, 0)
 //   Preparing                     first task start in W − step begin (a part of Free)
-//   Input wait                    |Free ∩ W ∩ the step's input-wait ranges| (data_preparation.h):
+//   Input wait                    |Free of W ∩ the step's input-wait ranges| (data_preparation.h):
 //                                 the part of Free the step spent waiting for its input
 // Computing + Communication(Not Overlapped) + Free is the step's time on the scope (msprof's
 // e2e); Preparing and Input wait are parts of Free, not further parts of the step.
@@ -57,7 +57,7 @@ struct StepBreakdownRow : StepParts {
   uint32_t step_id = model::kNoRow;  // model::StepTable row; kNoRow: the run has no steps
   uint64_t step = 0;                 // the user's number
   uint32_t loop = 0;                 // loop ordinal (model/steps.h)
-  uint32_t scope = 0;  // OverlapResult::scopes index
+  uint32_t scope = 0;                // OverlapResult::scopes index
   int32_t device_id = -1;
   int32_t rank = -1;
   int64_t begin_ns = 0;     // step begin (host)

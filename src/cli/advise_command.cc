@@ -1,4 +1,5 @@
-// `aiprof advise --output=<PROF dir or parent>[,<more>...] [--config=thresholds.json]
+// `aiprof advise [--output=]<PROF dir, Kineto trace or folder>[,<more>...]
+// [--config=thresholds.json]
 //  [--iteration-id=N|N-M] [--report-dir=DIR]`: tuning advice over one or several profiles
 // (several ranks: the slow-rank rule compares them). Colour on a terminal unless NO_COLOR
 // is set.
@@ -15,7 +16,7 @@ namespace aiprof::cli {
 
 void AddAdviseCommand(CLI::App& app) {
   struct Values {
-    std::vector<std::string> outputs;
+    InputPaths inputs;
     std::string config, iteration, report_dir;
   };
   auto values = std::make_shared<Values>();
@@ -24,11 +25,7 @@ void AddAdviseCommand(CLI::App& app) {
       "Tuning advice from PROF_* data: ranked findings (data loading, host bound, slow steps "
       "and ranks, utilisation, communication, memory, operators, synchronisation, kernels); "
       "writes advice.json and advice.html");
-  sub->add_option("--output,-o", values->outputs,
-                  "PROF_* directory or a parent of several; repeat (or separate with commas) "
-                  "for several ranks")
-      ->required()
-      ->delimiter(',');
+  values->inputs.AddTo(sub);
   sub->add_option(
       "--config", values->config,
       "JSON file of threshold overrides, e.g. {\"data_loading\": {\"step_share\": 0.1}} "
@@ -39,7 +36,7 @@ void AddAdviseCommand(CLI::App& app) {
       "where advice.json and advice.html go (default: <output>/aiprof_output/analysis)");
   sub->callback([values] {
     exporter::AdviseOptions options;
-    options.outputs = values->outputs;
+    options.outputs = values->inputs.All("aiprof advise");
     options.config = values->config;
     options.report_dir = values->report_dir;
     options.color = exporter::ColourWanted(STDOUT_FILENO);

@@ -192,13 +192,21 @@ Machine DetectMachine() {
   return machine;
 }
 
-void AddCollectOptions(CLI::App* app, CollectArgs* a) {
-  auto add = [&](const char* name, std::string* value, const char* help, const char* group,
-                 const char* default_text) {
+namespace {
+
+// Adds a string option with its help group and the default shown in --help.
+struct OptionAdder {
+  CLI::App* app;
+  CLI::Option* operator()(const char* name, std::string* value, const char* help, const char* group,
+                          const char* default_text) const {
     CLI::Option* option = app->add_option(name, *value, help);
     option->group(group)->default_str(default_text);
     return option;
-  };
+  }
+};
+
+// Output, collection window, markers, operators and APIs.
+void AddOutputAndTraceOptions(const OptionAdder& add, CollectArgs* a) {
   const char* kOutput = "Output";
   add("--output", &a->output, "Directory that receives the PROF_* directories", kOutput,
       "current directory");
@@ -249,7 +257,10 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
       "Communication operators: message sizes at every --task-time level and NCCL NVTX "
       "ranges (collectives are found with --task-time alone): on|off",
       kHostApp, "off");
+}
 
+// Device (NVIDIA GPU) options.
+void AddDeviceOptions(const OptionAdder& add, CollectArgs* a) {
   const char* kDevice = "Device (NVIDIA GPU)";
   add("--ai-core", &a->ai_core,
       "Per-kernel hardware metrics (CUPTI range profiler; on NVIDIA GPUs only with "
@@ -289,7 +300,10 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
       "switching thousands of times a second, but long waits after a burst may lose their "
       "stack) or off (thread states only)",
       kDevice, "all");
+}
 
+// Host resources (sampled by the launcher) and the application.
+void AddHostAndApplicationOptions(const OptionAdder& add, CollectArgs* a) {
   const char* kHost = "Host resources (sampled by the launcher)";
   add("--host-sys", &a->host_sys,
       "Per-process data of the app's process tree, comma list of cpu,mem,disk,network,osrt "
@@ -317,6 +331,15 @@ void AddCollectOptions(CLI::App* app, CollectArgs* a) {
   add("--application", &a->application, "Legacy msprof form: \"<app> <args>\"", kProcess, "");
 }
 
+}  // namespace
+
+void AddCollectOptions(CLI::App* app, CollectArgs* a) {
+  const OptionAdder add{app};
+  AddOutputAndTraceOptions(add, a);
+  AddDeviceOptions(add, a);
+  AddHostAndApplicationOptions(add, a);
+}
+
 void NoteExplicitOptions(const CLI::App& app, CollectArgs* args) {
   for (const CLI::Option* option : app.get_options()) {
     if (option->count() > 0 && !option->get_lnames().empty()) {
@@ -332,8 +355,10 @@ bool RejectOptionTakenForApp(const std::vector<std::string>& app, const char* co
   return true;
 }
 
-bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, CollectConfig* c,
-                        std::string* error) {
+namespace {
+
+// --output, --type, --storage-limit, --buffer-size, --delay, --duration.
+bool ResolveOutputOptions(const CollectArgs& args, CollectConfig* c, std::string* error) {
   std::error_code ec;
   std::string output = args.output.empty() ? "." : args.output;
   c->output_dir = std::filesystem::absolute(output, ec).lexically_normal().string();
@@ -367,7 +392,11 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   }
   if (!Seconds("delay", args.delay, &c->delay_s, error)) return false;
   if (!Seconds("duration", args.duration, &c->duration_s, error)) return false;
+  return true;
+}
 
+// Markers, framework operators, the CUDA APIs, --model-execution, --hccl.
+bool ResolveMarkerAndApiOptions(const CollectArgs& args, CollectConfig* c, std::string* error) {
   if (!OnOff("msproftx", args.msproftx, &c->msproftx, error)) return false;
   c->mstx_domain_include = SplitList(args.mstx_domain_include, ',');
   c->mstx_domain_exclude = SplitList(args.mstx_domain_exclude, ',');
@@ -385,8 +414,8 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   if (!OneOf("task-time", args.task_time, {"off", "on", "l0", "l1", "l2"}, error)) return false;
   c->task_time = args.task_time == "on" ? "l1" : args.task_time;
   if (!OnOff("task-memory", args.task_memory, &c->profile_memory, error)) return false;
-  if (!OnOff("ascendcl", args.ascendcl, &c->host_api, error)) return false;
-  if (!OnOff("runtime-api", args.runtime_api, &c->runtime_api, error)) return false;
+  if (!OnOff("ascendcl", args.ascendcl, &c->cuda_runtime_api, error)) return false;
+  if (!OnOff("runtime-api", args.runtime_api, &c->cuda_driver_api, error)) return false;
   // msprof's model-execution data (model load/execute times) is folded into --task-time
   // there; here its counterpart, the step (iteration) records, are in every window.
   if (!args.model_execution.empty() && args.model_execution != "on") {
@@ -398,7 +427,11 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     return false;
   }
   if (!OnOff("hccl", args.hccl, &c->hccl, error)) return false;
+  return true;
+}
 
+// Kernel metrics (--ai-core, --aic-*), --l2, --aicpu, --sys-hardware-mem.
+bool ResolveDeviceOptions(const CollectArgs& args, CollectConfig* c, std::string* error) {
   if (args.ai_core.empty()) {
     c->ai_core = c->task_time == "l1" || c->task_time == "l2";
     c->ai_core_default = !Given(args, "aic-metrics");
@@ -452,6 +485,12 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
   if (!RejectUnpaced(args, "sys-hardware-mem-freq", hardware_mem, "--sys-hardware-mem", error)) {
     return false;
   }
+  return true;
+}
+
+// --sys-cpu-profiling and its frequency, call graph and off-CPU stacks.
+bool ResolveCpuSamplingOptions(const CollectArgs& args, CollectConfig* c, std::string* error) {
+  uint64_t value = 0;
   bool sys_cpu = false;
   if (!OnOff("sys-cpu-profiling", args.sys_cpu_profiling, &sys_cpu, error)) return false;
   if (!Integer("sys-cpu-freq", args.sys_cpu_freq, 1, MaxOf("cpu_sampling.freq_hz"), &value,
@@ -490,7 +529,12 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     }
     c->cpu_off_cpu_stacks = std::to_string(value);
   }
+  return true;
+}
 
+// --host-sys (osrt included), --host-sys-usage, --sys-profiling, --sys-pid-profiling:
+// one sampler at the highest frequency asked for.
+bool ResolveHostSamplingOptions(const CollectArgs& args, CollectConfig* c, std::string* error) {
   host::HostSamplerOptions& s = c->sampler;
   bool osrt = false;
   for (const std::string& item : SplitList(args.host_sys, ',')) {
@@ -547,7 +591,12 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     hz = std::max(hz, pid_hz);
   }
   s.sample_hz = static_cast<double>(hz ? hz : usage_hz);
+  c->osrt = osrt;
+  return true;
+}
 
+// --follow-children, --export, --environment and the application (--application or argv).
+bool ResolveApplicationOptions(const CollectArgs& args, CollectConfig* c, std::string* error) {
   if (!OnOff("follow-children", args.follow_children, &c->follow_children, error)) return false;
   if (!OnOff("export", args.export_after, &c->export_after, error)) return false;
   for (const std::string& item : SplitList(args.environment, ';')) {
@@ -576,7 +625,18 @@ bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, Collect
     *error = "no application given: aiprof collect [options] <app> [app args]";
     return false;
   }
-  c->osrt = osrt;
+  return true;
+}
+
+}  // namespace
+
+bool ResolveCollectArgs(const CollectArgs& args, const Machine& machine, CollectConfig* c,
+                        std::string* error) {
+  if (!ResolveOutputOptions(args, c, error) || !ResolveMarkerAndApiOptions(args, c, error) ||
+      !ResolveDeviceOptions(args, c, error) || !ResolveCpuSamplingOptions(args, c, error) ||
+      !ResolveHostSamplingOptions(args, c, error) || !ResolveApplicationOptions(args, c, error)) {
+    return false;
+  }
   AddNotes(args, machine, c);
   return true;
 }
@@ -591,8 +651,8 @@ nlohmann::json RuntimeOptionsJson(const CollectConfig& c, uint64_t launch_realti
        c.hccl && !c.msproftx ? std::vector<std::string>{"NCCL"} : c.mstx_domain_include},
       {"mstx_domain_exclude", c.mstx_domain_exclude},
       {"task_time", c.task_time},
-      {"ascendcl", c.host_api},
-      {"runtime_api", c.runtime_api},
+      {"ascendcl", c.cuda_runtime_api},
+      {"runtime_api", c.cuda_driver_api},
       {"profile_memory", c.profile_memory},
       {"record_shapes", c.task_time == "l1" || c.task_time == "l2" || c.hccl},
       {"with_stack", false},

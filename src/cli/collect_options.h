@@ -70,8 +70,12 @@ struct CollectConfig {
   std::vector<std::string> mstx_domain_include, mstx_domain_exclude;
   std::string task_time;  // off|l0|l1|l2
   bool profile_memory = false;
-  bool host_api = true;     // --ascendcl: CUDA runtime API
-  bool runtime_api = true;  // --runtime-api: CUDA driver API
+  // msprof's option names mean other APIs here (docs/cli.md, "CUDA API tracing"): its
+  // --ascendcl (AscendCL, the host API) traces the CUDA runtime API, its --runtime-api the
+  // CUDA driver API; AIPROF_OPTIONS keeps msprof's names as keys ("ascendcl",
+  // "runtime_api"), which the CUDA source reads into CudaSelection::runtime_api/driver_api.
+  bool cuda_runtime_api = true;  // --ascendcl
+  bool cuda_driver_api = true;   // --runtime-api
   bool hccl = false;
   bool ai_core = false;
   // ai_core follows --task-time (neither --ai-core nor --aic-metrics given): on NVIDIA GPUs

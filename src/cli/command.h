@@ -4,6 +4,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
 
 namespace aiprof::cli {
 
@@ -11,5 +14,32 @@ namespace aiprof::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // the operation failed (I/O, parse)
 inline constexpr int kExitUsage = 2;    // invalid option, value or combination; bad input dir
+
+// What a command that reads profiles is pointed at, as `--output=PATH` (msprof's form,
+// repeatable, comma-separated) or as plain arguments: PROF_* directories, Kineto traces
+// (*.json[.gz]) or folders holding them (model/discovery.h finds the runs below).
+struct InputPaths {
+  std::vector<std::string> output, positional;
+
+  void AddTo(CLI::App* sub) {
+    sub->add_option("--output,-o", output,
+                    "PROF_* directory, Kineto/torch.profiler trace (.json[.gz]), or a folder "
+                    "holding them (searched below); repeat or separate with commas for several")
+        ->delimiter(',');
+    sub->add_option("inputs", positional, "the same as --output, given as plain arguments");
+  }
+  // Every path given; throws a usage error naming the command when there is none.
+  std::vector<std::string> All(const char* command) const {
+    std::vector<std::string> all = output;
+    all.insert(all.end(), positional.begin(), positional.end());
+    if (all.empty()) {
+      std::cerr << command
+                << ": give what to read: a PROF_* directory, a Kineto trace or a folder holding "
+                   "them (--output=PATH or PATH)\n";
+      throw CLI::RuntimeError(kExitUsage);
+    }
+    return all;
+  }
+};
 
 }  // namespace aiprof::cli

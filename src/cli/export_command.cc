@@ -1,4 +1,5 @@
-// `aiprof export --output=<PROF dir or parent> [--type=text|db] [--iteration-id=N|N-M]
+// `aiprof export [--output=]<PROF dir, Kineto trace or folder>... [--type=text|db]
+// [--iteration-id=N|N-M]
 //  [--summary-format=csv|json] [--timeline-format=json|perfetto] [--clear=on|off]
 //  [--critical-path=on|off]`
 #include <iostream>
@@ -11,14 +12,16 @@ namespace aiprof::cli {
 
 void AddExportCommand(CLI::App& app) {
   struct Values {
-    std::string output, type = "text", iteration, summary_format = "csv", timeline_format = "json",
-                        clear = "off", critical_path = "off";
+    InputPaths inputs;
+    std::string type = "text", iteration, summary_format = "csv", timeline_format = "json",
+                clear = "off", critical_path = "off";
   };
   auto values = std::make_shared<Values>();
   CLI::App* sub = app.add_subcommand(
-      "export", "Export PROF_* raw data: timeline, msprof-style summaries, or an SQLite database");
-  sub->add_option("--output,-o", values->output, "PROF_* directory or a parent of several")
-      ->required();
+      "export",
+      "Export PROF_* raw data or Kineto traces: timeline, msprof-style summaries, or an SQLite "
+      "database");
+  values->inputs.AddTo(sub);
   sub->add_option("--type", values->type, "text (timeline + summaries) or db (SQLite)")
       ->check(CLI::IsMember({"text", "db"}));
   sub->add_option("--iteration-id", values->iteration, "export only step N or steps N-M");
@@ -35,7 +38,9 @@ void AddExportCommand(CLI::App& app) {
       ->check(CLI::IsMember({"on", "off"}));
   sub->callback([values] {
     exporter::ExportOptions options;
-    options.output = values->output;
+    const std::vector<std::string> inputs = values->inputs.All("aiprof export");
+    options.output = inputs.front();
+    options.more_outputs.assign(inputs.begin() + 1, inputs.end());
     options.type = values->type == "db" ? exporter::ExportType::kDb : exporter::ExportType::kText;
     options.summary_format = values->summary_format == "json" ? exporter::SummaryFormat::kJson
                                                               : exporter::SummaryFormat::kCsv;

@@ -19,6 +19,7 @@
 
 #include "cli/command.h"
 #include "export/export_job.h"
+#include "format/output_layout.h"
 #include "sources/host/host_sampler.h"
 #include "sources/host/prof_dirs.h"
 
@@ -370,7 +371,7 @@ void ExportCollected(const std::vector<std::string>& prof_dirs, const CollectCon
       std::cerr << "[aiprof] Database: " << path << "\n";
       continue;
     }
-    const bool analysis = file.parent_path().filename() == "analysis";
+    const bool analysis = file.parent_path().filename() == format::kAnalysisDir;
     const std::string dir =
         (analysis ? file.parent_path().parent_path() : file.parent_path()).string();
     auto count = std::find_if(counts.begin(), counts.end(),
@@ -471,8 +472,7 @@ int RunCollection(const CollectConfig& config) {
     std::string message;
     root_dir = sampler->Stop(ExitStatusJson(status), &message);
     if (!message.empty()) std::cerr << "[aiprof] warning: " << message << "\n";
-    if (!root_dir.empty())
-      host_sys_file = "host/data/host_sys." + std::to_string(getpid()) + ".data";
+    if (!root_dir.empty()) host_sys_file = format::HostSamplesDataFile(getpid());
   }
   if (root_dir.empty()) {
     root_dir = host::FindProcessDir(config.output_dir,

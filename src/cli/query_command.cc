@@ -1,4 +1,4 @@
-// `aiprof query --output=<PROF dir or parent>`: one line per PROF_* directory.
+// `aiprof query [--output=]<PROF dir, Kineto trace or folder>...`: one line per run.
 #include <iostream>
 #include <memory>
 
@@ -8,12 +8,14 @@
 namespace aiprof::cli {
 
 void AddQueryCommand(CLI::App& app) {
-  auto output = std::make_shared<std::string>();
+  auto inputs = std::make_shared<InputPaths>();
   CLI::App* sub = app.add_subcommand(
-      "query", "List PROF_* directories: job, devices, collection time, iterations, rank");
-  sub->add_option("--output,-o", *output, "PROF_* directory or a parent of several")->required();
-  sub->callback([output] {
-    int code = exporter::RunQuery(*output, std::cout, std::cerr);
+      "query",
+      "List the runs (PROF_* directories, Kineto traces): job, devices, collection time, "
+      "iterations, rank");
+  inputs->AddTo(sub);
+  sub->callback([inputs] {
+    int code = exporter::RunQuery(inputs->All("aiprof query"), std::cout, std::cerr);
     if (code != kExitOk) throw CLI::RuntimeError(code);
   });
 }

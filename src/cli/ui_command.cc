@@ -16,6 +16,7 @@
 
 #include "cli/command.h"
 #include "export/read_problems.h"
+#include "model/discovery.h"
 #include "model/parser.h"
 #include "server/ui_server.h"
 
@@ -61,30 +62,32 @@ void OpenBrowser(const std::string& url) {
   }
 }
 
-// The PROF_* directories under `paths` and their raw files; false, having said why, when
-// there are none.
+// The runs under `paths` (PROF_* directories, Kineto traces, folders of them) and their
+// files, all shown as one model; false, having said why, when there are none.
 bool FindRun(const std::vector<std::string>& paths, const char* what,
              std::vector<std::string>* prof_dirs, std::vector<std::string>* files) {
-  for (const std::string& path : paths) {
-    std::string error;
-    std::vector<std::string> found = model::FindProfDirs(path, &error);
-    if (found.empty()) {
-      std::cerr << "aiprof ui: " << what << ": " << error
-                << "\naiprof ui: give PROF_* directories or a directory holding them (the "
-                   "--output of the profiled run)\n";
-      return false;
-    }
-    prof_dirs->insert(prof_dirs->end(), found.begin(), found.end());
+  const model::InputDiscovery found = model::DiscoverRuns(paths);
+  for (const std::string& note : found.notes)
+    std::cerr << "aiprof ui: " << what << ": " << note << "\n";
+  if (found.runs.empty()) {
+    std::cerr << "aiprof ui: " << what << ": " << found.error
+              << "\naiprof ui: give PROF_* directories, Kineto traces or a directory holding them "
+                 "(the --output of the profiled run)\n";
+    return false;
   }
-  for (const std::string& dir : *prof_dirs) {
-    std::vector<std::string> raw = model::ListRawFiles(dir);
-    files->insert(files->end(), raw.begin(), raw.end());
+  for (const model::RunInput& run : found.runs) {
+    prof_dirs->push_back(run.path);
+    files->insert(files->end(), run.files.begin(), run.files.end());
   }
   if (files->empty()) {
     std::cerr << "aiprof ui: " << what << ": no raw data (host/data/*.data) in "
               << prof_dirs->front() << (prof_dirs->size() > 1 ? " and the others" : "")
               << "; was the run profiled with aiprof?\n";
     return false;
+  }
+  if (found.runs.size() > 1) {
+    std::cerr << "aiprof ui: " << what << ": " << found.runs.size()
+              << " runs shown together in one timeline\n";
   }
   return true;
 }
@@ -137,7 +140,7 @@ int RunUi(const UiOptions& options) {
   const model::Model& m = api.model();
   // A corrupt or truncated file still loads what is intact; say what was not.
   exporter::ReportReadProblems(m, "aiprof ui", std::cerr);
-  std::cout << "aiprof ui: loaded " << prof_dirs.size() << " PROF_* dir(s), " << m.slices.size()
+  std::cout << "aiprof ui: loaded " << prof_dirs.size() << " run(s), " << m.slices.size()
             << " slices, " << m.counters.size() << " counter samples in " << load_s << " s\n";
   if (!base_dirs.empty()) {
     std::cout << "aiprof ui: the Compare view compares this run with " << base_dirs.size()

@@ -8,9 +8,7 @@
 #include <vector>
 
 #include "format/reader.h"
-#include "format/records.h"
-#include "format/records_cpu.h"
-#include "format/records_torch.h"
+#include "format/record_kind_names.h"
 
 namespace aiprof::dump {
 
@@ -20,9 +18,7 @@ using format::ChunkType;
 using format::RecordKind;
 
 std::string KindName(uint8_t kind) {
-  if (const char* name = format::CoreKindName(kind)) return name;
-  if (const char* name = format::CpuKindName(kind)) return name;
-  if (const char* name = format::TorchKindName(kind)) return name;
+  if (const char* name = format::RecordKindName(kind)) return name;
   char text[32];
   std::snprintf(text, sizeof text, "kind_%u", kind);
   return text;

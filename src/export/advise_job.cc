@@ -10,6 +10,8 @@
 #include "export/critical_path_job.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
+#include "export/run_inputs.h"
+#include "format/output_layout.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -20,22 +22,6 @@ namespace {
 // As src/cli/command.h (the CLI depends on this module, not the other way round).
 constexpr int kExitFailure = 1, kExitUsage = 2;
 constexpr const char* kCommand = "aiprof advise";
-
-// The deepest directory holding every output: where a report over several goes.
-fs::path CommonParent(const std::vector<std::string>& outputs) {
-  fs::path common = fs::absolute(outputs.front()).lexically_normal();
-  if (outputs.size() == 1) return common;
-  common = common.parent_path();
-  for (const std::string& output : outputs) {
-    const fs::path path = fs::absolute(output).lexically_normal();
-    while (!common.empty() &&
-           std::mismatch(common.begin(), common.end(), path.begin(), path.end()).first !=
-               common.end()) {
-      common = common.parent_path();
-    }
-  }
-  return common;
-}
 
 }  // namespace
 
@@ -48,27 +34,20 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
     result.exit_code = kExitUsage;
     return result;
   }
-  std::vector<std::string> dirs;
-  for (const std::string& output : options.outputs) {
-    std::vector<std::string> found = model::FindProfDirs(output, &error);
-    if (found.empty()) {
-      err << kCommand << ": " << error << "\n";
-      result.exit_code = kExitUsage;
-      return result;
-    }
-    dirs.insert(dirs.end(), found.begin(), found.end());
+  std::vector<model::RunInput> runs;
+  if (!FindRuns(options.outputs, kCommand, err, &runs)) {
+    result.exit_code = kExitUsage;
+    return result;
   }
   // Each profile's analyses stay alive for the rules; its model is freed once its facts are
   // read, so memory holds one model at a time.
   std::vector<std::unique_ptr<analysis::AnalysisSet>> sets;
   analysis::advice::AdviceInput input;
-  for (const std::string& dir : dirs) {
-    const fs::path prof(dir);
-    std::vector<std::string> files = model::ListRawFiles(prof.string());
+  for (const model::RunInput& run : runs) {
+    const fs::path prof(run.path);
+    const std::vector<std::string>& files = run.files;
     if (files.empty()) {
-      err << kCommand << ": " << prof.string()
-          << " holds no raw data (expected host/data/*.data); is the collection still running"
-             " or was the directory copied incompletely?\n";
+      err << kCommand << ": " << NoDataMessage(run) << "\n";
       result.exit_code = kExitUsage;
       return result;
     }
@@ -98,16 +77,20 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
   // The findings' projected savings: with several directories, from the job's critical path
   // (the directories parsed together once more).
   std::vector<analysis::WhatIfSummary> job_what_ifs;
-  if (dirs.size() > 1 &&
-      JobWhatIfs(dirs, options.iterations, options.threads, kCommand, err, &job_what_ifs)) {
+  if (runs.size() > 1 &&
+      JobWhatIfs(runs, options.iterations, options.threads, kCommand, err, &job_what_ifs)) {
     input.job_what_ifs = &job_what_ifs;
   }
   const analysis::advice::AdviceReport report = analysis::advice::RunAdvice(input, thresholds);
   PrintAdviceReport(report, out, {options.color, 5});
 
-  const fs::path report_dir = options.report_dir.empty()
-                                  ? CommonParent(options.outputs) / "aiprof_output" / "analysis"
-                                  : fs::path(options.report_dir);
+  // Beside the data: a trace's own output folder, else <common parent>/aiprof_output.
+  fs::path report_dir(options.report_dir);
+  if (report_dir.empty() && runs.size() == 1 && runs[0].kind == model::RunKind::kTrace) {
+    report_dir = fs::path(runs[0].output_dir) / format::kAnalysisDir;
+  } else if (report_dir.empty()) {
+    report_dir = JobAnalysisDir(options.outputs);
+  }
   std::error_code ec;
   fs::create_directories(report_dir, ec);
   if (ec) {

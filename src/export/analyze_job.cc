@@ -11,6 +11,8 @@
 #include "export/export_lock.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
+#include "export/run_inputs.h"
+#include "format/output_layout.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -21,36 +23,33 @@ namespace {
 // As src/cli/command.h (the CLI depends on this module, not the other way round).
 constexpr int kExitFailure = 1, kExitUsage = 2;
 constexpr const char* kCommand = "aiprof analyze";
-constexpr const char* kOutputDir = "aiprof_output";
 
 }  // namespace
 
 ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::ostream& err) {
   ExportResult result;
   std::string error;
-  std::vector<std::string> dirs = model::FindProfDirs(options.output, &error);
-  if (dirs.empty()) {
-    err << kCommand << ": " << error << "\n";
+  std::vector<model::RunInput> runs;
+  if (!FindRuns(options.inputs, kCommand, err, &runs)) {
     result.exit_code = kExitUsage;
     return result;
   }
   // It writes analysis files where exports do: one at a time (export_lock.h).
+  std::vector<std::string> lock_dirs;
+  for (const model::RunInput& run : runs) lock_dirs.push_back(ExportLockDir(run));
   ExportLocks locks;
-  locks.Acquire(dirs, err);
+  locks.Acquire(lock_dirs, err);
   size_t analysed = 0;
   bool failed = false, usage_error = false;
   CommunicationOutputs communication;
-  for (const std::string& dir : dirs) {
-    fs::path prof(dir);
-    std::vector<std::string> files = model::ListRawFiles(prof.string());
-    if (files.empty()) {
-      err << kCommand << ": " << prof.string()
-          << " holds no raw data (expected host/data/*.data); is the collection still running"
-             " or was the directory copied incompletely?\n";
+  for (const model::RunInput& run : runs) {
+    const fs::path prof(run.path);
+    if (run.files.empty()) {
+      err << kCommand << ": " << NoDataMessage(run) << "\n";
       usage_error = true;
       continue;
     }
-    model::Model parsed = model::ParseFiles(files, {options.threads});
+    model::Model parsed = model::ParseFiles(run.files, {options.threads});
     ReportReadProblems(parsed, kCommand, err);
     if (parsed.records == 0) {
       err << kCommand << ": " << prof.string() << ": no readable records; nothing analysed\n";
@@ -66,13 +65,13 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     analysis::AnalysisSet set =
         analysis::RunAnalyses(*m, {options.iterations, options.critical_path});
     std::vector<std::string> written, errors;
-    WriteAnalysisOutputs(*m, set, (prof / kOutputDir).string(), options.type == ExportType::kDb,
+    WriteAnalysisOutputs(*m, set, run.output_dir, options.type == ExportType::kDb,
                          options.summary_format, &written, &errors, FileNaming::kTimestamped,
                          &communication);
     out << prof.string() << ": analysis of " << m->slices.size() << " slices, " << m->drops.total()
         << " dropped events\n";
     PrintAnalysisReport(*m, set, out);
-    if (options.critical_path && dirs.size() == 1) PrintCriticalPathReport(*m, set, out);
+    if (options.critical_path && runs.size() == 1) PrintCriticalPathReport(*m, set, out);
     for (const std::string& path : written) out << "  " << path << "\n";
     for (const std::string& e : errors) err << kCommand << ": " << e << "\n";
     if (!errors.empty()) failed = true;
@@ -88,9 +87,9 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
   }
   for (const auto& e : communication_errors) err << kCommand << ": " << e << "\n";
   failed |= !communication_errors.empty();
-  if (options.critical_path && dirs.size() > 1 && analysed > 0) {
+  if (options.critical_path && runs.size() > 1 && analysed > 0) {
     std::vector<std::string> job_written;
-    failed |= !RunJobCriticalPath(dirs, options, out, err, &job_written);
+    failed |= !RunJobCriticalPath(runs, options, out, err, &job_written);
     for (const std::string& path : job_written) out << "  " << path << "\n";
     result.written.insert(result.written.end(), job_written.begin(), job_written.end());
   }

@@ -1,12 +1,13 @@
-// `aiprof analyze`: for each PROF_* directory under --output, parse the raw data, run the
-// analyses, print a compact report and write the analysis files into
-// aiprof_output/analysis/ (text), or analysis.db there (db). Exit codes follow
-// src/cli/command.h.
+// `aiprof analyze`: for each run under the inputs (model/discovery.h: PROF_* directories,
+// Kineto traces, folders of them), parse it, run the analyses, print a compact report and
+// write the analysis files into the run's aiprof_output/analysis/ (text), or analysis.db
+// there (db). Exit codes follow src/cli/command.h.
 #pragma once
 
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "export/csv/summary_writer.h"
 #include "export/export_job.h"
@@ -15,7 +16,8 @@
 namespace aiprof::exporter {
 
 struct AnalyzeOptions {
-  std::string output;  // a PROF_* directory or a parent of several
+  // PROF_* directories, Kineto traces, or folders holding them.
+  std::vector<std::string> inputs;
   ExportType type = ExportType::kText;
   std::optional<model::StepRange> iterations;
   SummaryFormat summary_format = SummaryFormat::kCsv;

@@ -8,6 +8,7 @@
 #include "export/analysis/critical_path_report.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
+#include "export/run_inputs.h"
 #include "export/sqlite/analysis_tables.h"
 #include "model/parser.h"
 
@@ -15,13 +16,12 @@ namespace aiprof::exporter {
 
 namespace {
 
-// The raw files of every directory, parsed into one model.
-model::Model ParseTogether(const std::vector<std::string>& dirs, unsigned threads,
+// The files of every run, parsed into one model.
+model::Model ParseTogether(const std::vector<model::RunInput>& runs, unsigned threads,
                            std::string_view command, std::ostream& err) {
   std::vector<std::string> files;
-  for (const std::string& dir : dirs) {
-    for (std::string& file : model::ListRawFiles(dir)) files.push_back(std::move(file));
-  }
+  for (const model::RunInput& run : runs)
+    files.insert(files.end(), run.files.begin(), run.files.end());
   model::Model parsed = model::ParseFiles(files, {threads});
   ReportReadProblems(parsed, command, err);
   return parsed;
@@ -29,11 +29,11 @@ model::Model ParseTogether(const std::vector<std::string>& dirs, unsigned thread
 
 }  // namespace
 
-bool JobWhatIfs(const std::vector<std::string>& dirs,
+bool JobWhatIfs(const std::vector<model::RunInput>& runs,
                 const std::optional<model::StepRange>& iterations, unsigned threads,
                 std::string_view command, std::ostream& err,
                 std::vector<analysis::WhatIfSummary>* what_ifs) {
-  const model::Model parsed = ParseTogether(dirs, threads, command, err);
+  const model::Model parsed = ParseTogether(runs, threads, command, err);
   if (parsed.records == 0) return false;
   IterationSelection selection;
   if (!selection.Select(parsed, iterations, command, "the run", err)) return false;
@@ -42,23 +42,22 @@ bool JobWhatIfs(const std::vector<std::string>& dirs,
   return true;
 }
 
-bool RunJobCriticalPath(const std::vector<std::string>& dirs, const AnalyzeOptions& options,
+bool RunJobCriticalPath(const std::vector<model::RunInput>& runs, const AnalyzeOptions& options,
                         std::ostream& out, std::ostream& err, std::vector<std::string>* written) {
   constexpr const char* kCommand = "aiprof analyze";
-  const model::Model parsed = ParseTogether(dirs, options.threads, kCommand, err);
+  const model::Model parsed = ParseTogether(runs, options.threads, kCommand, err);
   if (parsed.records == 0) {
-    err << kCommand << ": " << options.output << ": no readable records for the critical path\n";
+    err << kCommand << ": no readable records for the run's critical path\n";
     return false;
   }
   IterationSelection selection;
-  if (!selection.Select(parsed, options.iterations, kCommand, options.output, err)) return false;
+  if (!selection.Select(parsed, options.iterations, kCommand, "the run", err)) return false;
   const model::Model& m = selection.model();
   const analysis::AnalysisSet set = analysis::RunAnalyses(m, {options.iterations, true});
-  out << options.output << ": critical path of the run (" << dirs.size()
-      << " PROF_* directories parsed together: " << set.inputs.Describe() << ")\n";
+  const std::filesystem::path dir = JobAnalysisDir(options.inputs);
+  out << dir.parent_path().parent_path().string() << ": critical path of the run (" << runs.size()
+      << " runs parsed together: " << set.inputs.Describe() << ")\n";
   PrintCriticalPathReport(m, set, out);
-  const std::filesystem::path dir =
-      std::filesystem::path(options.output) / "aiprof_output" / "analysis";
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <set>
 
+#include "export/run_inputs.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -56,22 +57,17 @@ QueryRow Describe(const std::string& dir, const model::Model& m) {
 
 }  // namespace
 
-int RunQuery(const std::string& output, std::ostream& out, std::ostream& err,
+int RunQuery(const std::vector<std::string>& inputs, std::ostream& out, std::ostream& err,
              std::vector<QueryRow>* rows_out) {
-  std::string error;
-  std::vector<std::string> dirs = model::FindProfDirs(output, &error);
-  if (dirs.empty()) {
-    err << "aiprof query: " << error << "\n";
-    return 2;
-  }
+  std::vector<model::RunInput> runs;
+  if (!FindRuns(inputs, "aiprof query", err, &runs)) return 2;
   std::vector<QueryRow> rows;
-  for (const std::string& dir : dirs) {
-    std::vector<std::string> files = model::ListRawFiles(dir);
-    if (files.empty()) {
-      err << "aiprof query: " << dir << " holds no raw data (expected host/data/*.data)\n";
+  for (const model::RunInput& run : runs) {
+    if (run.files.empty()) {
+      err << "aiprof query: " << NoDataMessage(run) << "\n";
       continue;
     }
-    rows.push_back(Describe(dir, model::ParseFiles(files)));
+    rows.push_back(Describe(run.path, model::ParseFiles(run.files)));
   }
   if (rows.empty()) return 2;
   const std::vector<std::string> headers = {

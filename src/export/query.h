@@ -20,7 +20,7 @@ struct QueryRow {
 };
 
 // Exit code as in src/cli/command.h; the table goes to `out`, problems to `err`.
-int RunQuery(const std::string& output, std::ostream& out, std::ostream& err,
+int RunQuery(const std::vector<std::string>& inputs, std::ostream& out, std::ostream& err,
              std::vector<QueryRow>* rows = nullptr);
 
 }  // namespace aiprof::exporter

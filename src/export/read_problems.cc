@@ -12,6 +12,9 @@ void ReportReadProblems(const model::Model& m, std::string_view command, std::os
       err << command << ": " << file.path << ": " << file.report.Summary()
           << " (everything intact was read)\n";
     }
+    for (const std::string& note : file.report.notes) {
+      err << command << ": " << file.path << ": " << note << "\n";
+    }
   }
   if (m.unknown_records > 0) {
     err << command << ": " << m.unknown_records

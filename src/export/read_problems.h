@@ -9,8 +9,8 @@
 
 namespace aiprof::exporter {
 
-// Lines "<command>: ..." for skipped files, damaged chunks, unknown record kinds and
-// unmatched range ends.
+// Lines "<command>: ..." for skipped files, damaged chunks or events, what an importer read
+// but did not map (its notes), unknown record kinds and unmatched range ends.
 void ReportReadProblems(const model::Model& model, std::string_view command, std::ostream& err);
 
 }  // namespace aiprof::exporter

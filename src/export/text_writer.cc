@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "export/json_text.h"
+
 namespace aiprof::exporter {
 
 bool TextWriter::Open(const std::string& path, std::string* error) {
@@ -106,76 +108,9 @@ TextWriter& TextWriter::Micros(int64_t ns) {
   return *this;
 }
 
-namespace {
-
-// Length of the valid UTF-8 sequence at `s`, or 0.
-size_t Utf8Length(const unsigned char* s, size_t left) {
-  unsigned char c = s[0];
-  size_t length = c < 0xC2 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF5 ? 4 : 0;
-  if (length == 0 || length > left) return 0;
-  for (size_t i = 1; i < length; ++i) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-  }
-  if (c == 0xE0 && s[1] < 0xA0) return 0;  // overlong
-  if (c == 0xED && s[1] > 0x9F) return 0;  // surrogates
-  if (c == 0xF0 && s[1] < 0x90) return 0;
-  if (c == 0xF4 && s[1] > 0x8F) return 0;
-  return length;
-}
-
-}  // namespace
-
 TextWriter& TextWriter::JsonString(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  Char('"');
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  size_t n = text.size();
-  size_t i = 0;
-  while (i < n) {
-    // Copy the longest run that needs no escaping in one go.
-    size_t run = i;
-    while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') ++run;
-    if (run > i) {
-      Raw(std::string_view(text.data() + i, run - i));
-      i = run;
-      continue;
-    }
-    unsigned char c = s[i];
-    if (c >= 0x80) {
-      size_t length = Utf8Length(s + i, n - i);
-      if (length == 0) {
-        Raw("\\ufffd");  // invalid byte: the replacement character keeps the JSON valid
-        ++i;
-      } else {
-        Raw(std::string_view(text.data() + i, length));
-        i += length;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        Raw("\\\"");
-        break;
-      case '\\':
-        Raw("\\\\");
-        break;
-      case '\n':
-        Raw("\\n");
-        break;
-      case '\r':
-        Raw("\\r");
-        break;
-      case '\t':
-        Raw("\\t");
-        break;
-      default: {
-        char escape[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-        Raw(std::string_view(escape, 6));
-      }
-    }
-    ++i;
-  }
-  return Char('"');
+  WriteJsonString(text, [this](std::string_view piece) { Raw(piece); });
+  return *this;
 }
 
 TextWriter& TextWriter::CsvField(std::string_view text) {

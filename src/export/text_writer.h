@@ -24,6 +24,7 @@ class TextWriter {
   const std::string& error() const { return error_; }
 
   TextWriter& Raw(std::string_view text) {
+    if (text.empty()) return *this;  // an empty view may have no data (memcpy's null)
     if (text.size() > kBufferSize - used_) Drain();
     if (text.size() >= kBufferSize) {
       WriteDirect(text);
@@ -46,7 +47,8 @@ class TextWriter {
   TextWriter& Fixed(double value, int decimals);
   // ns as µs with exactly three decimals ("12.345"); negative values keep their sign.
   TextWriter& Micros(int64_t ns);
-  // A JSON string literal with quotes; control characters and invalid UTF-8 escaped.
+  // A JSON string literal with quotes, by the one rule of export/json_text.h (control
+  // characters escaped, invalid UTF-8 as U+FFFD).
   TextWriter& JsonString(std::string_view text);
   // A CSV field: quoted when it holds a comma, quote or newline.
   TextWriter& CsvField(std::string_view text);

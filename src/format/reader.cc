@@ -19,9 +19,10 @@ void ReadReport::AddProblem(std::string message) {
 }
 
 std::string ReadReport::Summary() const {
-  if (clean()) return std::to_string(chunks_read) + " chunks read, clean";
-  std::string s = std::to_string(chunks_read) + " chunks read, " + std::to_string(chunks_skipped) +
-                  " skipped (" + std::to_string(bytes_skipped) + " bytes)";
+  const std::string read = std::to_string(chunks_read) + " " + unit + " read, ";
+  if (clean()) return read + "clean";
+  std::string s = read + std::to_string(chunks_skipped) + " skipped (" +
+                  std::to_string(bytes_skipped) + " bytes)";
   if (truncated) s += ", file truncated";
   if (!problems.empty()) s += "; first problem: " + problems.front();
   if (problems_total > 1) s += " (+" + std::to_string(problems_total - 1) + " more)";

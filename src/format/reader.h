@@ -25,12 +25,18 @@ struct ChunkView {
 };
 
 struct ReadReport {
+  // What a "chunk" is in this report: raw files read chunks; an imported trace (a Kineto
+  // JSON file) reads events.
+  const char* unit = "chunks";
   uint64_t chunks_read = 0;
   uint64_t chunks_skipped = 0;
   uint64_t bytes_skipped = 0;
   bool truncated = false;             // the file ends inside a chunk
   std::vector<std::string> problems;  // first kMaxProblems, with offsets
   uint64_t problems_total = 0;
+  // Not faults: what an importer read but has no model row for, or decided, e.g. "12 flow
+  // events have no other end in the trace" (an imported trace); every command shows them.
+  std::vector<std::string> notes;
 
   static constexpr size_t kMaxProblems = 64;
   bool clean() const { return problems_total == 0; }

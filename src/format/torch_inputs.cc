@@ -84,15 +84,6 @@ std::string FormatInputDims(const std::vector<TorchInput>& inputs) {
   return text + "]";
 }
 
-std::string FormatInputShapes(const std::vector<TorchInput>& inputs) {
-  std::string text;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i) text += ";";
-    text += JoinDims(inputs[i].dims, ",");
-  }
-  return text;
-}
-
 std::string InputShapesFromDims(std::string_view dims) {
   std::string out;
   int depth = 0;
@@ -108,15 +99,6 @@ std::string InputShapesFromDims(std::string_view dims) {
     }
   }
   return out;
-}
-
-std::string FormatInputTypes(const std::vector<TorchInput>& inputs) {
-  std::string text;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i) text += ";";
-    text += inputs[i].type;
-  }
-  return text;
 }
 
 }  // namespace aiprof::format

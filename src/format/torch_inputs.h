@@ -28,12 +28,9 @@ std::vector<TorchInput> DecodeTorchInputs(std::span<const uint64_t> values);
 
 // "[[32, 64], [], [64]]" (Kineto's Input Dims).
 std::string FormatInputDims(const std::vector<TorchInput>& inputs);
-// "32,64;;64" (msprof op_summary Input Shapes: ',' between dims, ';' between tensors).
-std::string FormatInputShapes(const std::vector<TorchInput>& inputs);
-// The same from Kineto's Input Dims text: "[[32, 64], [], [64]]" → "32,64;;64" (readers of
-// the model, which keeps the Input Dims argument as text).
+// msprof op_summary's Input Shapes (',' between dims, ';' between tensors) from Kineto's
+// Input Dims text: "[[32, 64], [], [64]]" → "32,64;;64" (readers of the model, which keeps
+// the Input Dims argument as text).
 std::string InputShapesFromDims(std::string_view dims);
-// "float;;float" (msprof Input Data Types).
-std::string FormatInputTypes(const std::vector<TorchInput>& inputs);
 
 }  // namespace aiprof::format

@@ -171,12 +171,8 @@ class TensorInputReader {
       : m_(m), dims_key_(m.strings.Find("Input Dims")), types_key_(m.strings.Find("Input type")) {}
 
   TensorInputs Read(uint32_t set) {
-    StringId dims = kNoString, types = kNoString;
-    for (uint32_t i = m_.args.set_begin[set]; i < m_.args.set_begin[set + 1]; ++i) {
-      if (m_.args.type[i] != ArgType::kJson) continue;
-      if (m_.args.key[i] == dims_key_) dims = static_cast<StringId>(m_.args.value[i]);
-      if (m_.args.key[i] == types_key_) types = static_cast<StringId>(m_.args.value[i]);
-    }
+    const StringId dims = m_.args.TextOfType(set, dims_key_, ArgType::kJson).value_or(kNoString);
+    const StringId types = m_.args.TextOfType(set, types_key_, ArgType::kJson).value_or(kNoString);
     if (dims == kNoString || types == kNoString) return {};
     auto [it, inserted] = parsed_.try_emplace(uint64_t{dims} << 32 | types);
     if (inserted) it->second = ParseTensorInputs(m_.Str(dims), m_.Str(types));

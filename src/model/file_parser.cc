@@ -127,145 +127,119 @@ void ConvertTimes(Model& model, const ClockFit& clock) {
   for (int64_t& ts : model.drops.last_ts) ts = clock.ToMonotonicNs(ts);
 }
 
-}  // namespace
-
-Fragment ParseRawFile(const std::string& path) {
-  Fragment fragment;
-  Model& model = fragment.model;
-  model.files.push_back({path, {}, {}});
-  FileReport& file_report = model.files.back();
-
-  format::RawFileReader reader;
-  if (!reader.Open(path, &file_report.error)) return fragment;
-  fragment.opened = true;
-  model.raw_bytes = reader.file_size();
-  ReserveTables(model, EstimateRecords(path));
-
+// The file's process row: named by its pid until the metadata names it.
+void AddFileProcess(Model& model, uint32_t pid) {
   ProcessTable& p = model.processes;
-  p.pid.push_back(reader.header().pid);
+  p.pid.push_back(pid);
   p.host.push_back(kNoString);
-  p.name.push_back(model.strings.Intern("process " + std::to_string(reader.header().pid)));
+  p.name.push_back(model.strings.Intern("process " + std::to_string(pid)));
   p.label.push_back(model.strings.Intern("CPU"));
-  p.sort_index.push_back(reader.header().pid);
+  p.sort_index.push_back(pid);
   p.device_id.push_back(-1);
   p.rank.push_back(-1);
   p.metadata.emplace_back();
+}
 
-  ImportContext context(&model);
-  context.SetProcess(0);
-  FileState state;
-  state.strings.push_back(kNoString);
-  // Each string entry takes at least 8 bytes (id and length).
-  state.dense_limit = reader.file_size() / 8 + 1;
-  context.SetFileStrings(&state.strings, &state.sparse_strings);
-
-  std::vector<std::unique_ptr<RecordImporter>> importers;
+// One instance of every registered importer, and which one handles each record kind.
+struct Importers {
+  std::vector<std::unique_ptr<RecordImporter>> all;
   RecordImporter* by_kind[256] = {};
-  for (ImporterFactory factory : RegisteredImporters()) {
-    importers.push_back(factory());
-    for (int kind = 1; kind < 256; ++kind) {
-      if (by_kind[kind] == nullptr && importers.back()->Handles(static_cast<uint8_t>(kind))) {
-        by_kind[kind] = importers.back().get();
+
+  Importers() {
+    for (ImporterFactory factory : RegisteredImporters()) {
+      all.push_back(factory());
+      for (int kind = 1; kind < 256; ++kind) {
+        if (by_kind[kind] == nullptr && all.back()->Handles(static_cast<uint8_t>(kind))) {
+          by_kind[kind] = all.back().get();
+        }
       }
     }
   }
+};
 
+void ReadStringsChunk(const format::ChunkView& chunk, FileState& state, Model& model,
+                      format::ReadReport& problems) {
+  bool ok = format::ForEachString(chunk.payload, [&](uint32_t id, std::string_view text) {
+    if (id >= state.dense_limit) {
+      state.sparse_strings[id] = model.strings.Intern(text);
+      return;
+    }
+    if (id >= state.strings.size()) state.strings.resize(size_t{id} + 1, kNoString);
+    state.strings[id] = model.strings.Intern(text);
+  });
+  if (!ok) {
+    problems.AddProblem("malformed strings chunk at offset " + std::to_string(chunk.file_offset));
+  }
+}
+
+void ReadMetadataChunk(const format::ChunkView& chunk, FileState& state, Model& model,
+                       format::ReadReport& problems) {
+  auto json = nlohmann::json::parse(chunk.payload.begin(), chunk.payload.end(), nullptr, false);
+  if (!json.is_object()) {
+    problems.AddProblem("metadata chunk at offset " + std::to_string(chunk.file_offset) +
+                        " is not a JSON object");
+    return;
+  }
+  for (auto& [key, value] : json.items()) state.metadata[key] = value;
+  ApplyMetadata(state.metadata, 0, model);
+  // The runtime could not write everything (a full disk): say so beside the drop counts.
+  if (const auto failure = json.find("write_failure");
+      failure != json.end() && failure->is_object()) {
+    problems.AddProblem("collection stopped early: writing the raw data failed (" +
+                        failure->value("error", std::string("unknown error")) + "); " +
+                        std::to_string(failure->value("events_lost", uint64_t{0})) +
+                        " events could not be written and are counted as dropped");
+  }
+}
+
+// Hands each record of an events chunk to its importer; clock samples go to the file's
+// clock points.
+void ReadEventsChunk(const format::ChunkView& chunk, uint32_t file_pid, const Importers& importers,
+                     ImportContext& context, FileState& state, Model& model,
+                     format::ReadReport& problems) {
   const uint8_t clock_sync = static_cast<uint8_t>(format::RecordKind::kClockSync);
   const uint8_t foreign_thread = static_cast<uint8_t>(format::RecordKind::kForeignThread);
-  // What the payloads held that could not be used; added to the framing's report after it.
-  format::ReadReport payload_problems;
-  file_report.report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
-    switch (chunk.type) {
-      case format::ChunkType::kStrings: {
-        bool ok = format::ForEachString(chunk.payload, [&](uint32_t id, std::string_view text) {
-          if (id >= state.dense_limit) {
-            state.sparse_strings[id] = model.strings.Intern(text);
-            return;
-          }
-          if (id >= state.strings.size()) state.strings.resize(size_t{id} + 1, kNoString);
-          state.strings[id] = model.strings.Intern(text);
-        });
-        if (!ok) {
-          payload_problems.AddProblem("malformed strings chunk at offset " +
-                                      std::to_string(chunk.file_offset));
-        }
-        break;
-      }
-      case format::ChunkType::kMetadata: {
-        auto json =
-            nlohmann::json::parse(chunk.payload.begin(), chunk.payload.end(), nullptr, false);
-        if (!json.is_object()) {
-          payload_problems.AddProblem("metadata chunk at offset " +
-                                      std::to_string(chunk.file_offset) + " is not a JSON object");
-          break;
-        }
-        for (auto& [key, value] : json.items()) state.metadata[key] = value;
-        ApplyMetadata(state.metadata, 0, model);
-        // The runtime could not write everything (a full disk): say so beside the drop counts.
-        if (const auto failure = json.find("write_failure");
-            failure != json.end() && failure->is_object()) {
-          payload_problems.AddProblem("collection stopped early: writing the raw data failed (" +
-                                      failure->value("error", std::string("unknown error")) +
-                                      "); " +
-                                      std::to_string(failure->value("events_lost", uint64_t{0})) +
-                                      " events could not be written and are counted as dropped");
-        }
-        break;
-      }
-      case format::ChunkType::kEvents: {
-        uint32_t tid = chunk.tid != 0 ? chunk.tid : reader.header().pid;
-        context.BindChunk(tid);
-        format::RecordCursor cursor(chunk.payload);
-        format::RecordView record;
-        uint32_t foreign_tid = 0;  // the next record belongs to this thread
-        while (cursor.Next(&record)) {
-          if (record.kind() == foreign_thread) {
-            foreign_tid = record.header->arg;
-            continue;
-          }
-          if (foreign_tid != 0) context.BindChunk(foreign_tid);
-          ++model.records;
-          uint64_t ts = record.ts();
-          if (record.kind() == clock_sync) {
-            if (const auto* sample = record.ExtAs<format::ClockSample>(0)) {
-              state.clock_points.push_back({ts, sample->monotonic_raw_ns, sample->realtime_ns});
-            }
-            continue;
-          }
-          state.first_ticks = std::min(state.first_ticks, ts);
-          state.last_ticks = std::max(state.last_ticks, ts);
-          if (RecordImporter* importer = by_kind[record.kind()]) {
-            importer->Import(record, context);
-          } else {
-            ++model.unknown_records;
-          }
-          if (foreign_tid != 0) {
-            foreign_tid = 0;
-            context.BindChunk(tid);
-          }
-        }
-        if (cursor.malformed()) {
-          payload_problems.AddProblem(
-              "events chunk at offset " + std::to_string(chunk.file_offset) + ": " +
-              std::to_string(cursor.bytes_left()) + " bytes of malformed records skipped");
-          payload_problems.bytes_skipped += cursor.bytes_left();
-        }
-        break;
-      }
-      default:
-        break;
+  const uint32_t tid = chunk.tid != 0 ? chunk.tid : file_pid;
+  context.BindChunk(tid);
+  format::RecordCursor cursor(chunk.payload);
+  format::RecordView record;
+  uint32_t foreign_tid = 0;  // the next record belongs to this thread
+  while (cursor.Next(&record)) {
+    if (record.kind() == foreign_thread) {
+      foreign_tid = record.header->arg;
+      continue;
     }
-    return true;
-  });
-  for (std::string& problem : payload_problems.problems) {
-    file_report.report.AddProblem(std::move(problem));
+    if (foreign_tid != 0) context.BindChunk(foreign_tid);
+    ++model.records;
+    uint64_t ts = record.ts();
+    if (record.kind() == clock_sync) {
+      if (const auto* sample = record.ExtAs<format::ClockSample>(0)) {
+        state.clock_points.push_back({ts, sample->monotonic_raw_ns, sample->realtime_ns});
+      }
+      continue;
+    }
+    state.first_ticks = std::min(state.first_ticks, ts);
+    state.last_ticks = std::max(state.last_ticks, ts);
+    if (RecordImporter* importer = importers.by_kind[record.kind()]) {
+      importer->Import(record, context);
+    } else {
+      ++model.unknown_records;
+    }
+    if (foreign_tid != 0) {
+      foreign_tid = 0;
+      context.BindChunk(tid);
+    }
   }
-  file_report.report.problems_total +=
-      payload_problems.problems_total - payload_problems.problems.size();
-  file_report.report.bytes_skipped += payload_problems.bytes_skipped;
+  if (cursor.malformed()) {
+    problems.AddProblem("events chunk at offset " + std::to_string(chunk.file_offset) + ": " +
+                        std::to_string(cursor.bytes_left()) +
+                        " bytes of malformed records skipped");
+    problems.bytes_skipped += cursor.bytes_left();
+  }
+}
 
-  for (auto& importer : importers) importer->Finish(context, state.last_ticks);
-
+// The tick-to-ns fit of the file's clock samples, with the clock source its metadata names.
+ClockFit FitFileClock(FileState& state) {
   const nlohmann::json& clock_json =
       state.metadata.contains("clock") ? state.metadata["clock"] : nlohmann::json::object();
   // Fields may be null (the runtime writes tsc_hz_estimate null when it has no estimate).
@@ -279,18 +253,76 @@ Fragment ParseRawFile(const std::string& path) {
   }
   std::sort(state.clock_points.begin(), state.clock_points.end(),
             [](const ClockPoint& a, const ClockPoint& b) { return a.ticks < b.ticks; });
-  fragment.clock = ClockFit::Fit(state.clock_points, ticks_are_ns, nominal_hz);
-  if (!fragment.clock.has_samples() && model.records > 0) {
-    file_report.report.AddProblem("no clock samples: times are relative to the file start");
-  }
+  return ClockFit::Fit(state.clock_points, ticks_are_ns, nominal_hz);
+}
 
-  // Close ranges that never ended at the last timestamp of the file.
+// Closes ranges that never ended at the last timestamp of the file.
+void CloseOpenSlices(Model& model, uint64_t last_ticks) {
   for (size_t row = 0; row < model.slices.size(); ++row) {
     if (model.slices.end[row] == kOpenEnd) {
-      model.slices.end[row] = static_cast<int64_t>(state.last_ticks);
+      model.slices.end[row] = static_cast<int64_t>(last_ticks);
       model.slices.flags[row] |= kSliceUnclosed;
     }
   }
+}
+
+}  // namespace
+
+Fragment ParseRawFile(const std::string& path) {
+  Fragment fragment;
+  Model& model = fragment.model;
+  model.files.push_back({path, {}, {}});
+  FileReport& file_report = model.files.back();
+
+  format::RawFileReader reader;
+  if (!reader.Open(path, &file_report.error)) return fragment;
+  fragment.opened = true;
+  model.raw_bytes = reader.file_size();
+  ReserveTables(model, EstimateRecords(path));
+  const uint32_t pid = reader.header().pid;
+  AddFileProcess(model, pid);
+
+  ImportContext context(&model);
+  context.SetProcess(0);
+  FileState state;
+  state.strings.push_back(kNoString);
+  // Each string entry takes at least 8 bytes (id and length).
+  state.dense_limit = reader.file_size() / 8 + 1;
+  context.SetFileStrings(&state.strings, &state.sparse_strings);
+  const Importers importers;
+
+  // What the payloads held that could not be used; added to the framing's report after it.
+  format::ReadReport payload_problems;
+  file_report.report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
+    switch (chunk.type) {
+      case format::ChunkType::kStrings:
+        ReadStringsChunk(chunk, state, model, payload_problems);
+        break;
+      case format::ChunkType::kMetadata:
+        ReadMetadataChunk(chunk, state, model, payload_problems);
+        break;
+      case format::ChunkType::kEvents:
+        ReadEventsChunk(chunk, pid, importers, context, state, model, payload_problems);
+        break;
+      default:
+        break;
+    }
+    return true;
+  });
+  for (std::string& problem : payload_problems.problems) {
+    file_report.report.AddProblem(std::move(problem));
+  }
+  file_report.report.problems_total +=
+      payload_problems.problems_total - payload_problems.problems.size();
+  file_report.report.bytes_skipped += payload_problems.bytes_skipped;
+
+  for (auto& importer : importers.all) importer->Finish(context, state.last_ticks);
+
+  fragment.clock = FitFileClock(state);
+  if (!fragment.clock.has_samples() && model.records > 0) {
+    file_report.report.AddProblem("no clock samples: times are relative to the file start");
+  }
+  CloseOpenSlices(model, state.last_ticks);
   ConvertTimes(model, fragment.clock);
   if (!fragment.clock.has_samples()) {
     // Anchor the first event at the file's creation time so the data stays usable.
@@ -302,7 +334,7 @@ Fragment ParseRawFile(const std::string& path) {
         ClockFit::Fit({{0, static_cast<uint64_t>(first), static_cast<uint64_t>(created)}}, true, 0);
   }
   ResolveNesting(model);
-  fragment.hostname = std::string(model.Str(p.host[0]));
+  fragment.hostname = std::string(model.Str(model.processes.host[0]));
   fragment.flow_endpoints = std::move(context.flow_endpoints());
   return fragment;
 }

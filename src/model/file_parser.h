@@ -17,6 +17,9 @@ struct Fragment {
   std::string hostname;
   ClockFit clock;
   bool opened = false;
+  // Times are realtime (epoch) ns already, as an imported trace's are: no clock fit, no
+  // host offset (merge.h).
+  bool realtime = false;
 };
 
 // Never fails as a whole: problems go to fragment.model.files[0] (report and error).

@@ -75,4 +75,14 @@ FrameworkOperators FindFrameworkOperators(const Model& model) {
   return ops;
 }
 
+std::vector<int64_t> OperatorSelfTimes(const Model& model, const FrameworkOperators& operators) {
+  const SliceTable& s = model.slices;
+  std::vector<int64_t> self(operators.size());
+  for (size_t i = 0; i < operators.size(); ++i) self[i] = s.dur(operators.rows[i]);
+  for (size_t i = 0; i < operators.size(); ++i) {
+    if (operators.parent[i] != kNoRow) self[operators.parent[i]] -= s.dur(operators.rows[i]);
+  }
+  return self;
+}
+
 }  // namespace aiprof::model

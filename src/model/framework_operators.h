@@ -30,4 +30,10 @@ struct FrameworkOperators {
 
 FrameworkOperators FindFrameworkOperators(const Model& model);
 
+// Each operator's self time as torch computes it (FunctionEvent.self_cpu_time_total): its
+// duration less its children's, indexed like `operators.rows`. The one self-time computation
+// of the framework operators: the Python API's events and key_averages, the UI's Operators
+// table and the advice's operator facts read it.
+std::vector<int64_t> OperatorSelfTimes(const Model& model, const FrameworkOperators& operators);
+
 }  // namespace aiprof::model

@@ -25,16 +25,6 @@ class Merger {
  public:
   explicit Merger(Model* out) : out_(*out) {}
 
-  void IndexExisting() {
-    for (uint32_t row = 0; row < out_.processes.size(); ++row) {
-      process_index_.emplace(ProcessKey(out_, row), row);
-    }
-    for (uint32_t row = 0; row < out_.threads.size(); ++row) {
-      thread_index_.emplace((uint64_t{out_.threads.process[row]} << 32) | out_.threads.tid[row],
-                            row);
-    }
-  }
-
   Remap Add(Model& in) {
     Remap r;
     r.strings.resize(in.strings.size());
@@ -200,6 +190,16 @@ class Merger {
       omd.device_slice.push_back(device == kNoRow ? kNoRow : device + r.slices);
     }
 
+    // Flows a fragment paired itself (an imported trace's flow ids are its own).
+    FlowTable& of = out_.flows;
+    const FlowTable& f = in.flows;
+    for (size_t i = 0; i < f.size(); ++i) {
+      of.id.push_back(f.id[i]);
+      of.from_slice.push_back(f.from_slice[i] + r.slices);
+      of.to_slice.push_back(f.to_slice[i] + r.slices);
+      of.category.push_back(r.S(f.category[i]));
+    }
+
     RecordedStepTable& os = out_.recorded_steps;
     const RecordedStepTable& s = in.recorded_steps;
     Append(os.step, s.step);
@@ -283,9 +283,11 @@ Remap IdentityRemap(const Model& m) {
 }  // namespace
 
 Model MergeFragments(std::vector<Fragment> fragments) {
-  // One realtime offset per host: the sample-weighted mean over that host's files.
+  // One realtime offset per host: the sample-weighted mean over that host's raw files
+  // (imported traces are in realtime already).
   std::map<std::string, std::pair<long double, size_t>> host_offsets;
   for (const Fragment& f : fragments) {
+    if (f.realtime) continue;
     auto& [sum, count] = host_offsets[f.hostname];
     size_t weight = std::max<size_t>(f.clock.samples(), 1);
     sum += static_cast<long double>(f.clock.realtime_offset_ns()) * weight;
@@ -297,7 +299,7 @@ Model MergeFragments(std::vector<Fragment> fragments) {
     // copying every table, which would double the peak memory.
     Fragment& f = fragments[0];
     out = std::move(f.model);
-    int64_t offset = f.clock.realtime_offset_ns();
+    int64_t offset = f.realtime ? 0 : f.clock.realtime_offset_ns();
     for (int64_t& ts : out.slices.ts) ts += offset;
     for (int64_t& end : out.slices.end) end += offset;
     for (int64_t& ts : out.instants.ts) ts += offset;
@@ -310,8 +312,12 @@ Model MergeFragments(std::vector<Fragment> fragments) {
   Merger merger(&out);
   std::vector<Remap> remaps;
   for (Fragment& f : fragments) {
-    auto& [sum, count] = host_offsets[f.hostname];
-    merger.offset_ = static_cast<int64_t>(sum / count);
+    if (f.realtime) {
+      merger.offset_ = 0;
+    } else {
+      auto& [sum, count] = host_offsets[f.hostname];
+      merger.offset_ = static_cast<int64_t>(sum / count);
+    }
     remaps.push_back(merger.Add(f.model));
     f.model = Model{};
   }

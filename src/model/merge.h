@@ -1,7 +1,8 @@
 // Joins per-file fragments into one model: remaps string ids, unifies processes and threads
 // seen in several files, applies one realtime offset per host (mean of every ClockSync
-// sample of that host, so processes line up exactly), and pairs flow endpoints by
-// (category, key) across files.
+// sample of that host, so processes line up exactly; imported traces, already in realtime,
+// keep their times), pairs flow endpoints by (category, key) across files, and keeps the
+// flows a fragment paired itself.
 #pragma once
 
 #include <vector>

@@ -7,7 +7,9 @@
 // stream, kernels as slices with category "kernel", launch→kernel links as flows.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +60,67 @@ struct ArgTable {
   std::vector<uint64_t> value;  // int64/uint64/double bits, or a StringId (kString, kJson)
   std::vector<uint32_t> set_begin{0, 0};
   size_t sets() const { return set_begin.size() - 1; }
+
+  // The one lookup of an argument by key: keys are interned, so a key is one StringId (a
+  // key text never interned is StringPool::kMissing and found nowhere). Set 0, a set out of
+  // range and a missing key all give kNotFound / nullopt.
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+  uint32_t Find(uint32_t set, StringId key) const {
+    if (set == 0 || set >= sets()) return kNotFound;
+    for (uint32_t i = set_begin[set]; i < set_begin[set + 1]; ++i) {
+      if (this->key[i] == key) return i;
+    }
+    return kNotFound;
+  }
+  // The value's bits whatever its type (the caller knows it).
+  std::optional<uint64_t> Bits(uint32_t set, StringId key) const {
+    const uint32_t i = Find(set, key);
+    if (i == kNotFound) return std::nullopt;
+    return value[i];
+  }
+  // An integer, or a double truncated toward zero; nullopt for a string.
+  std::optional<int64_t> Int(uint32_t set, StringId key) const {
+    const uint32_t i = Find(set, key);
+    if (i == kNotFound) return std::nullopt;
+    switch (type[i]) {
+      case ArgType::kInt:
+      case ArgType::kUInt:
+        return static_cast<int64_t>(value[i]);
+      case ArgType::kDouble:
+        return static_cast<int64_t>(std::bit_cast<double>(value[i]));
+      default:
+        return std::nullopt;
+    }
+  }
+  // A number of any numeric type as a double; nullopt for a string.
+  std::optional<double> Number(uint32_t set, StringId key) const {
+    const uint32_t i = Find(set, key);
+    if (i == kNotFound) return std::nullopt;
+    switch (type[i]) {
+      case ArgType::kInt:
+        return static_cast<double>(static_cast<int64_t>(value[i]));
+      case ArgType::kUInt:
+        return static_cast<double>(value[i]);
+      case ArgType::kDouble:
+        return std::bit_cast<double>(value[i]);
+      default:
+        return std::nullopt;
+    }
+  }
+  // The text of a string or JSON argument (as its StringId); nullopt for a number.
+  std::optional<StringId> Text(uint32_t set, StringId key) const {
+    const uint32_t i = Find(set, key);
+    if (i == kNotFound || (type[i] != ArgType::kString && type[i] != ArgType::kJson)) {
+      return std::nullopt;
+    }
+    return static_cast<StringId>(value[i]);
+  }
+  // Only when the argument has exactly `wanted` type.
+  std::optional<StringId> TextOfType(uint32_t set, StringId key, ArgType wanted) const {
+    const uint32_t i = Find(set, key);
+    if (i == kNotFound || type[i] != wanted) return std::nullopt;
+    return static_cast<StringId>(value[i]);
+  }
 };
 
 enum SliceFlags : uint8_t {

@@ -36,14 +36,11 @@ P2pPeerReader::P2pPeerReader(const Model& m) {
   const SliceTable& s = m.slices;
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (s.name[row] != send && s.name[row] != recv) continue;
-    int32_t peer = -1;
-    for (uint32_t i = m.args.set_begin[s.args[row]]; i < m.args.set_begin[s.args[row] + 1]; ++i) {
-      if (m.args.key[i] != concrete || m.args.type[i] != ArgType::kJson) continue;
-      const auto text = static_cast<StringId>(m.args.value[i]);
-      auto [it, inserted] = parsed.try_emplace(text, -1);
-      if (inserted) it->second = ParsePeer(m.Str(text));
-      peer = it->second;
-    }
+    const auto text = m.args.TextOfType(s.args[row], concrete, ArgType::kJson);
+    if (!text) continue;
+    auto [it, inserted] = parsed.try_emplace(*text, -1);
+    if (inserted) it->second = ParsePeer(m.Str(*text));
+    const int32_t peer = it->second;
     if (peer < 0) continue;
     issues_.push_back({m.ProcessOfThread(m.ThreadOfSlice(row)), s.name[row] == send, s.ts[row],
                        s.end[row], peer});

@@ -6,7 +6,9 @@
 #include <set>
 #include <thread>
 
+#include "format/output_layout.h"
 #include "model/communication.h"
+#include "model/file_importer.h"
 #include "model/file_parser.h"
 #include "model/merge.h"
 #include "model/steps.h"
@@ -18,22 +20,8 @@ namespace {
 
 bool IsProfDir(const fs::path& path) {
   std::error_code ec;
-  return path.filename().string().rfind("PROF_", 0) == 0 && fs::is_directory(path, ec);
-}
-
-// Folders msprof skips while scanning, plus our own outputs.
-bool IsFilteredDir(const std::string& name) {
-  static const std::set<std::string> kFiltered = {".profiler",
-                                                  "HCCL_PROF",
-                                                  "timeline",
-                                                  "query",
-                                                  "sqlite",
-                                                  "log",
-                                                  "analyze",
-                                                  "mindstudio_profiler_log",
-                                                  "mindstudio_profiler_output",
-                                                  "aiprof_output"};
-  return kFiltered.count(name) > 0;
+  return path.filename().string().rfind(format::kProfDirPrefix, 0) == 0 &&
+         fs::is_directory(path, ec);
 }
 
 void AddDataFiles(const fs::path& dir, std::vector<std::string>& files) {
@@ -46,7 +34,32 @@ void AddDataFiles(const fs::path& dir, std::vector<std::string>& files) {
   }
 }
 
+// aiprof raw data (*.data) or a file a file importer reads (a Kineto JSON trace).
+Fragment ParseFile(const std::string& path) {
+  if (!path.ends_with(".data")) {
+    if (const FileImporter* importer = FileImporterFor(path)) return importer->parse(path);
+  }
+  return ParseRawFile(path);
+}
+
 }  // namespace
+
+bool IsSkippedDir(const std::string& name) {
+  static const std::set<std::string> kSkipped = {".profiler",
+                                                 "HCCL_PROF",
+                                                 "timeline",
+                                                 "query",
+                                                 "sqlite",
+                                                 "log",
+                                                 "analyze",
+                                                 "mindstudio_profiler_log",
+                                                 "mindstudio_profiler_output",
+                                                 format::kExportDir,
+                                                 format::kClusterOutputDir,
+                                                 "node_modules",
+                                                 ".git"};
+  return kSkipped.count(name) > 0;
+}
 
 std::vector<std::string> FindProfDirs(const std::string& path, std::string* error) {
   std::vector<std::string> dirs;
@@ -62,13 +75,13 @@ std::vector<std::string> FindProfDirs(const std::string& path, std::string* erro
   }
   fs::path normalized = fs::absolute(root, ec).lexically_normal();
   if (!normalized.has_filename()) normalized = normalized.parent_path();
-  if (normalized.filename().string().rfind("PROF_", 0) == 0) {
+  if (normalized.filename().string().rfind(format::kProfDirPrefix, 0) == 0) {
     dirs.push_back(root.string());
     return dirs;
   }
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     std::string name = entry.path().filename().string();
-    if (IsFilteredDir(name)) continue;
+    if (IsSkippedDir(name)) continue;
     if (IsProfDir(entry.path())) dirs.push_back(entry.path().string());
   }
   std::sort(dirs.begin(), dirs.end());
@@ -82,7 +95,7 @@ std::vector<std::string> FindProfDirs(const std::string& path, std::string* erro
 std::vector<std::string> ListRawFiles(const std::string& prof_dir) {
   std::vector<std::string> files;
   fs::path root(prof_dir);
-  AddDataFiles(root / "host" / "data", files);
+  AddDataFiles(root / format::kHostDataDir, files);
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(root, ec)) {
     if (entry.is_directory(ec) && entry.path().filename().string().rfind("device_", 0) == 0) {
@@ -97,7 +110,7 @@ Model ParseFiles(const std::vector<std::string>& files, const ParseOptions& opti
   std::vector<Fragment> fragments(files.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next++; i < files.size(); i = next++) fragments[i] = ParseRawFile(files[i]);
+    for (size_t i = next++; i < files.size(); i = next++) fragments[i] = ParseFile(files[i]);
   };
   unsigned workers = std::max(1u, std::min<unsigned>(options.threads, files.size()));
   std::vector<std::thread> pool;

@@ -13,6 +13,10 @@ namespace aiprof::model {
 // (sorted); on none, `error` says why (missing, not a directory, no PROF_* inside).
 std::vector<std::string> FindProfDirs(const std::string& path, std::string* error);
 
+// Folders that hold outputs, logs or caches, never runs: msprof's skip list and ours. Every
+// scan for runs (FindProfDirs, model/discovery.h) passes over them.
+bool IsSkippedDir(const std::string& name);
+
 // Every *.data file of a PROF_* directory: host/data and device_*/data.
 std::vector<std::string> ListRawFiles(const std::string& prof_dir);
 

@@ -12,11 +12,9 @@ ProcessGroupCallReader::ProcessGroupCallReader(const Model& m) : model_(m) {
   const SliceTable& s = m.slices;
   for (uint32_t row = 0; row < s.size(); ++row) {
     if (s.name[row] != name) continue;
-    for (uint32_t i = m.args.set_begin[s.args[row]]; i < m.args.set_begin[s.args[row] + 1]; ++i) {
-      if (m.args.key[i] != key || m.args.type[i] != ArgType::kString) continue;
-      calls_.push_back({m.ProcessOfThread(m.ThreadOfSlice(row)), s.ts[row], s.end[row],
-                        static_cast<StringId>(m.args.value[i])});
-    }
+    const auto group = m.args.TextOfType(s.args[row], key, ArgType::kString);
+    if (!group) continue;
+    calls_.push_back({m.ProcessOfThread(m.ThreadOfSlice(row)), s.ts[row], s.end[row], *group});
   }
   std::sort(calls_.begin(), calls_.end(), [](const Call& a, const Call& b) {
     return std::tie(a.process, a.begin) < std::tie(b.process, b.begin);

@@ -145,7 +145,9 @@ std::vector<ProcessCandidates> FindCandidates(const Model& model) {
     }
     switch (names.Of(model, s.name[row])) {
       case NameKind::kProfilerStep:
-        if (!recorded[row]) {
+        // Kineto repeats each ProfilerStep range on the GPU streams it launched work on
+        // (gpu_user_annotation): the step is the host's range.
+        if (!recorded[row] && model.processes.device_id[model.ProcessOfThread(thread)] < 0) {
           add(StepSource::kProfilerStepRanges,
               {names.number[s.name[row]], thread, row, s.ts[row], s.end[row]});
         }
@@ -305,10 +307,9 @@ bool ParseStepRange(const std::string& text, StepRange* range, std::string* erro
     all = all.substr(colon + 1);
   }
   size_t dash = all.find('-');
-  ok = ok && (dash == std::string_view::npos
-                  ? parse(all, &range->first)
-                  : parse(all.substr(0, dash), &range->first) &&
-                        parse(all.substr(dash + 1), &range->last));
+  ok = ok && (dash == std::string_view::npos ? parse(all, &range->first)
+                                             : parse(all.substr(0, dash), &range->first) &&
+                                                   parse(all.substr(dash + 1), &range->last));
   if (dash == std::string_view::npos) range->last = range->first;
   if (!ok || range->first > range->last) {
     *error = "invalid --iteration-id '" + text +

@@ -68,6 +68,9 @@ AIPROF_EXPORT aiprofConfig* aiprofCreateConfig(const uint32_t* device_ids, uint3
       {"mode", "api"},
       {"msproftx", (data_types & AIPROF_TYPE_MSTX) != 0},
       {"task_time", (data_types & AIPROF_TYPE_TASK_TIME) != 0 ? "l1" : "off"},
+      // AIPROF_TYPE_RUNTIME_API is both CUDA APIs: the runtime API is the key "ascendcl",
+      // the driver API "runtime_api" (msprof's option names, docs/cli.md).
+      {"ascendcl", (data_types & AIPROF_TYPE_RUNTIME_API) != 0},
       {"runtime_api", (data_types & AIPROF_TYPE_RUNTIME_API) != 0},
       {"profile_memory", (data_types & AIPROF_TYPE_MEMORY) != 0},
       {"ai_core", (data_types & AIPROF_TYPE_AIC_METRICS) != 0},

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "format/output_layout.h"
 #include "runtime/owned_fd.h"
 
 extern char** environ;
@@ -239,13 +240,14 @@ bool CreateProfDir(const std::string& output, int64_t seq, std::string* dir, std
   for (int attempt = 0; attempt < 100; ++attempt) {
     int64_t number = seq >= 0 ? seq : NextFreeSeq(output);
     char name[96];
-    std::snprintf(name, sizeof name, "PROF_%06lld_%s_%s", static_cast<long long>(number),
-                  LocalTimestampMs().c_str(), RandomAlnum(16).c_str());
+    std::snprintf(name, sizeof name, "%s%06lld_%s_%s", format::kProfDirPrefix,
+                  static_cast<long long>(number), LocalTimestampMs().c_str(),
+                  RandomAlnum(16).c_str());
     std::string path = output + "/" + name;
     if (mkdir(path.c_str(), 0755) == 0) {
       char resolved[PATH_MAX];
       *dir = realpath(path.c_str(), resolved) != nullptr ? resolved : path;
-      return MakeDirectories(path + "/host/data", error);
+      return MakeDirectories(path + "/" + format::kHostDataDir, error);
     }
     if (errno != EEXIST) {
       *error = "cannot create directory '" + path + "': " + std::strerror(errno);

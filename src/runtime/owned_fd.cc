@@ -26,7 +26,6 @@ struct Slot {
 // Constant-initialised: the interposed close() may run before any constructor of this library.
 Slot g_slots[kSlots];
 std::atomic<int> g_high_water{0};
-std::atomic<uint64_t> g_lost_count{0};
 
 int Register(int fd) {
   for (int index = 0; index < kSlots; ++index) {
@@ -124,7 +123,6 @@ void OwnedFd::Forget() {
   if (slot_ >= 0) Unregister(slot_);
   slot_ = -1;
   fd_ = -1;
-  g_lost_count.fetch_add(1, std::memory_order_relaxed);
 }
 
 void OwnedFd::Close() {
@@ -164,10 +162,6 @@ bool AnyOwnedFdIn(int first, int last) {
 
 void ResetOwnedFdUsersAfterFork() {
   for (Slot& slot : g_slots) slot.users.store(0, std::memory_order_relaxed);
-}
-
-uint64_t LostOwnedFdCount() {
-  return g_lost_count.load(std::memory_order_relaxed);
 }
 
 }  // namespace aiprof::runtime

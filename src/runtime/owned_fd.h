@@ -76,7 +76,4 @@ bool AnyOwnedFdIn(int first, int last);
 // parent's threads were doing when it forked.
 void ResetOwnedFdUsersAfterFork();
 
-// How many registered descriptors the program closed or replaced (tests, diagnostics).
-uint64_t LostOwnedFdCount();
-
 }  // namespace aiprof::runtime

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "format/output_layout.h"
 #include "runtime/domains.h"
 #include "runtime/lifecycle.h"
 #include "runtime/metadata.h"
@@ -75,7 +76,7 @@ bool CreateWindowFiles(SessionState& session, std::string* error) {
   Window& window = session.window;
   const Options& options = window.options;
   if (!CreateProfDir(options.output, options.seq, &window.dir, error)) return false;
-  window.data_path = window.dir + "/host/data/aiprof." + std::to_string(getpid()) + ".data";
+  window.data_path = window.dir + "/" + format::RuntimeDataFile(getpid());
   format::ChunkWriterOptions file_options;
   file_options.compress = options.compress;
   window.file = format::ChunkWriter::Create(window.data_path, static_cast<uint32_t>(getpid()),
@@ -87,7 +88,7 @@ bool CreateWindowFiles(SessionState& session, std::string* error) {
   window.info = ProcessMetadata();
   window.info["format"] = "aiprof-raw";
   window.info["prof_dir"] = window.dir;
-  window.info["data_files"] = {"host/data/aiprof." + std::to_string(getpid()) + ".data"};
+  window.info["data_files"] = {format::RuntimeDataFile(getpid())};
   window.info["clock"] = {{"source", ClockSourceName(clock)},
                           {"tsc_hz_estimate", nullptr},
                           {"start_ticks", window.first_sync.ticks},
@@ -293,10 +294,6 @@ std::string CurrentDir() {
   SessionState& session = Session();
   std::lock_guard<std::mutex> lock(session.mutex);
   return session.last_dir;
-}
-
-std::string CurrentOptionsJson() {
-  return OptionsJson();
 }
 
 void ShutdownForExit(const char* reason, int exit_status) {

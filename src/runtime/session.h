@@ -25,8 +25,6 @@ bool ScheduleWindow(const Options& options, std::string* error);
 bool WindowOpen();
 // The PROF_* directory of the open (or last) window, "" if none.
 std::string CurrentDir();
-// Options of the open (or last) window as JSON text.
-std::string CurrentOptionsJson();
 
 // Process exit: stops the window and the writer thread (bounded).
 void ShutdownForExit(const char* reason, int exit_status);

@@ -85,10 +85,6 @@ const char* OptionsJsonCString() {
   return registry.options_texts.empty() ? "{}" : registry.options_texts.back();
 }
 
-std::string OptionsJson() {
-  return OptionsJsonCString();
-}
-
 void SetExtraMetadata(const std::string& key, nlohmann::json value) {
   SourceRegistry& registry = Registry();
   std::lock_guard<std::mutex> lock(registry.metadata_mutex);

@@ -20,7 +20,6 @@ void RunSourcesForkChild();
 void SetOptionsJson(const std::string& json);
 // Stable until the next SetOptionsJson.
 const char* OptionsJsonCString();
-std::string OptionsJson();
 
 void SetExtraMetadata(const std::string& key, nlohmann::json value);
 nlohmann::json ExtraMetadata();

@@ -57,6 +57,14 @@ void AppendDownsampled(std::string& out, const std::vector<Point>& points, int64
   out += ']';
 }
 
+// The step's longest input-wait range (the data preparation analysis), or null.
+std::string WaitSliceOf(const analysis::DataPreparationResult& data, uint32_t step_id) {
+  if (step_id == model::kNoRow) return "null";
+  const uint32_t row = data.RowOfStep(step_id);
+  if (row == model::kNoRow || data.steps[row].longest_wait_slice == model::kNoRow) return "null";
+  return std::to_string(data.steps[row].longest_wait_slice);
+}
+
 }  // namespace
 
 const analysis::AnalysisSet& UiApi::Analyses() const {
@@ -101,7 +109,8 @@ std::string UiApi::AnalysisSummary() const {
         ",\"preparing\":" + std::to_string(r.preparing_ns) +
         ",\"input_wait\":" + std::to_string(r.input_wait_ns) +
         ",\"idle\":" + std::to_string(r.idle_ns()) + ",\"bubble\":" + std::to_string(r.bubble_ns) +
-        ",\"stage\":" + std::to_string(r.stage_ns()) + "}";
+        ",\"stage\":" + std::to_string(r.stage_ns()) +
+        ",\"wait_slice\":" + WaitSliceOf(a.data_preparation, r.step_id) + "}";
   }
   // msprof's step_trace per step: the rows `aiprof export` writes to step_trace_*.csv.
   out += "],\"step_trace\":[";
@@ -134,6 +143,9 @@ std::string UiApi::Memory(int64_t pixels) const {
     AppendJsonString(out, pool.name);
     out += ",\"source\":";
     AppendJsonString(out, analysis::MemoryPoolSourceName(pool.source));
+    out += ",\"process\":" + std::to_string(pool.process) +
+           ",\"pid\":" + std::to_string(model_.processes.pid[pool.process]) + ",\"role\":";
+    AppendJsonString(out, role_labels_[pool.process]);
     out += ",\"peak_allocated\":" + std::to_string(pool.peak_allocated) +
            ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns()) +
            ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) +
@@ -196,7 +208,10 @@ std::string UiApi::DataPreparation() const {
     out += ',' + std::to_string(model_.threads.tid[s.thread]) + ',' +
            std::to_string(s.duration_ns()) + ',' + std::to_string(s.wait_ns) + ',' +
            std::to_string(s.waits) + ',' + std::to_string(s.loader_busy_ns) + ',' +
-           (s.queue_empty ? "true" : "false") + ']';
+           (s.queue_empty ? "true" : "false") + ',' +
+           (s.longest_wait_slice == model::kNoRow ? std::string("null")
+                                                  : std::to_string(s.longest_wait_slice)) +
+           ']';
   }
   out += "]}";
   return out;

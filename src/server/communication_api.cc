@@ -53,7 +53,7 @@ std::string UiApi::Communication() const {
   AppendJsonString(out, c.wait_note);
   // Operation rows: [name, group, kind, type, rank, step, start, elapse, transit, wait,
   // synchronization, idle, wait ratio, bytes (-1 unknown), bandwidth GB/s, transport,
-  // wait source]; times in ns, start since the run's origin.
+  // wait source, slice (-1: merged)]; times in ns, start since the run's origin.
   out += ",\"ops\":[";
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const analysis::CommOpTiming& op = c.ops[i];
@@ -78,7 +78,10 @@ std::string UiApi::Communication() const {
     AppendJsonString(out, analysis::TransportTypeName(op.transport));
     out += ',';
     AppendJsonString(out, analysis::WaitSourceName(op.wait_source));
-    out += ']';
+    const uint32_t slice = op.comm_op < Analyses().communication.ops.size()
+                               ? Analyses().communication.ops[op.comm_op].slice
+                               : model::kNoRow;
+    out += ',' + (slice == model::kNoRow ? std::string("-1") : std::to_string(slice)) + ']';
   }
   out += "],\"ranks\":[";
   for (auto it = ranks.begin(); it != ranks.end(); ++it) {

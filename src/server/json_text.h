@@ -1,48 +1,12 @@
-// Appending JSON text to a string: the UI server writes its responses piece by piece (large
-// ones are streamed), so it builds text directly instead of a document tree.
+// The UI server's JSON text: the exporters' writer (export/json_text.h), so a response and
+// an exported file escape a string, invalid UTF-8 included, the same way.
 #pragma once
 
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <string>
-#include <string_view>
+#include "export/json_text.h"
 
 namespace aiprof::server {
 
-inline void AppendJsonString(std::string& out, std::string_view text) {
-  out += '"';
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (byte < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", byte);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
-
-inline void AppendJsonNumber(std::string& out, double value) {
-  if (!std::isfinite(value)) {
-    out += "null";
-    return;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  out += text;
-}
-
-inline void AppendJsonNumber(std::string& out, int64_t value) {
-  out += std::to_string(value);
-}
-inline void AppendJsonNumber(std::string& out, uint64_t value) {
-  out += std::to_string(value);
-}
+using exporter::AppendJsonNumber;
+using exporter::AppendJsonString;
 
 }  // namespace aiprof::server

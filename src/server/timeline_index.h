@@ -41,6 +41,7 @@ class TimelineIndex {
   explicit TimelineIndex(const model::Model& model);
 
   uint16_t RowsOfTrack(uint32_t track) const { return rows_of_track_[track]; }
+  size_t InstantsOfTrack(uint32_t track) const { return instants_[track].size(); }
   // Visits the spans of `track` that intersect [t0, t1), merged to `ns_per_px`.
   void QuerySlices(uint32_t track, int64_t t0, int64_t t1, int64_t ns_per_px,
                    const std::function<void(uint16_t depth, const SliceSpan&)>& visit) const;

@@ -13,27 +13,7 @@ namespace aiprof::server {
 namespace {
 
 constexpr size_t kFlowLimit = 5000;
-constexpr size_t kRangeStatisticsRows = 200;
 constexpr size_t kStreamPiece = 64 * 1024;  // bytes gathered before a piece is sent
-
-// The data's extent: the first and last event (slices, instants, counters), falling back to
-// the collection window when there are none. The window's start can be far from the data
-// (a window opened long before the first record), which would squeeze it into a sliver.
-int64_t RunOrigin(const model::Model& m) {
-  int64_t origin = INT64_MAX;
-  for (int64_t t : m.slices.ts) origin = std::min(origin, t);
-  for (int64_t t : m.instants.ts) origin = std::min(origin, t);
-  for (int64_t t : m.counters.ts) origin = std::min(origin, t);
-  return origin == INT64_MAX ? m.start_ns : origin;
-}
-
-int64_t RunEnd(const model::Model& m) {
-  int64_t end = INT64_MIN;
-  for (int64_t e : m.slices.end) end = std::max(end, e);
-  for (int64_t t : m.instants.ts) end = std::max(end, t);
-  for (int64_t t : m.counters.ts) end = std::max(end, t);
-  return end == INT64_MIN ? m.end_ns : end;
-}
 
 // Names referred to by index in one answer, listed once at its end.
 class NameList {
@@ -58,34 +38,6 @@ class NameList {
   std::unordered_map<model::StringId, size_t> index_;
   std::vector<model::StringId> ids_;
 };
-
-void AppendArgs(const model::Model& m, uint32_t set, std::string& out) {
-  out += '{';
-  if (set != 0 && set + 1 < m.args.set_begin.size()) {
-    for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
-      if (i > m.args.set_begin[set]) out += ',';
-      AppendJsonString(out, m.Str(m.args.key[i]));
-      out += ':';
-      const uint64_t value = m.args.value[i];
-      switch (m.args.type[i]) {
-        case model::ArgType::kInt:
-          AppendJsonNumber(out, static_cast<int64_t>(value));
-          break;
-        case model::ArgType::kUInt:
-          AppendJsonNumber(out, value);
-          break;
-        case model::ArgType::kDouble:
-          AppendJsonNumber(out, std::bit_cast<double>(value));
-          break;
-        case model::ArgType::kString:
-        case model::ArgType::kJson:
-          AppendJsonString(out, m.Str(static_cast<model::StringId>(value)));
-          break;
-      }
-    }
-  }
-  out += '}';
-}
 
 template <typename T>
 size_t Bytes(const std::vector<T>& column) {
@@ -113,27 +65,26 @@ size_t ApproximateModelBytes(const model::Model& m) {
   return bytes;
 }
 
-std::string Lowercase(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
-}
+}  // namespace
 
-void CheckTracks(const model::Model& m, const std::vector<uint32_t>& tracks) {
+void UiApi::CheckTracks(const std::vector<uint32_t>& tracks) const {
   for (uint32_t track : tracks) {
-    if (track >= m.tracks.size()) {
+    if (track >= model_.tracks.size()) {
       throw ApiError(404, "no track " + std::to_string(track) + " (this run has " +
-                              std::to_string(m.tracks.size()) + ")");
+                              std::to_string(model_.tracks.size()) + ")");
     }
   }
 }
 
-}  // namespace
-
 UiApi::UiApi(model::Model model, std::vector<std::string> prof_dirs)
     : model_(std::move(model)), prof_dirs_(std::move(prof_dirs)), index_(model_) {
-  origin_ns_ = RunOrigin(model_);
-  end_ns_ = RunEnd(model_);
+  extent_ = analysis::ComputeRunExtent(model_);
+  origin_ns_ = extent_.begin_ns;
+  end_ns_ = extent_.end_ns;
+  roles_ = model::ProcessRoles(model_);
+  for (uint32_t p = 0; p < model_.processes.size(); ++p) {
+    role_labels_.push_back(model::ProcessRoleLabel(model_, roles_, p));
+  }
   // Both are small and cheap (no walk over the slices): built before the server answers, so
   // the first page never waits for them.
   run_json_ = BuildRun();
@@ -161,7 +112,11 @@ std::string UiApi::BuildRun() const {
     out += ",\"label\":";
     AppendJsonString(out, m.Str(m.processes.label[p]));
     out += ",\"device\":" + std::to_string(m.processes.device_id[p]) +
-           ",\"rank\":" + std::to_string(m.processes.rank[p]) + ",\"metadata\":";
+           ",\"rank\":" + std::to_string(m.processes.rank[p]) + ",\"role\":";
+    AppendJsonString(out, model::ProcessRoleName(roles_[p].role));
+    out += ",\"role_label\":";
+    AppendJsonString(out, role_labels_[p]);
+    out += ",\"ppid\":" + std::to_string(roles_[p].ppid) + ",\"metadata\":";
     const nlohmann::json metadata = nlohmann::json::parse(m.processes.metadata[p], nullptr, false);
     out += metadata.is_discarded()
                ? "null"
@@ -196,14 +151,21 @@ std::string UiApi::BuildRun() const {
     AppendJsonString(out, m.files[i].error);
     out += '}';
   }
-  // Steps (model/steps.h) as [id, begin, end, label]: the id is what ?step= takes.
+  // Steps (model/steps.h) as [id, begin, end, label, track]: the id is what ?step= takes;
+  // the track (the first of the thread that ran the step) is where the timeline scrolls to.
+  std::vector<uint32_t> first_track(m.threads.size(), model::kNoRow);
+  for (uint32_t k = 0; k < m.tracks.size(); ++k) {
+    uint32_t& track = first_track[m.tracks.thread[k]];
+    if (track == model::kNoRow || m.tracks.lane[k] == 0) track = k;
+  }
   out += "],\"steps\":[";
   for (uint32_t i = 0; i < m.steps.size(); ++i) {
     if (i > 0) out += ',';
     out += '[' + std::to_string(i) + ',' + std::to_string(m.steps.ts[i] - origin_ns_) + ',' +
            std::to_string(m.steps.end[i] - origin_ns_) + ',';
     AppendJsonString(out, model::StepLabel(m, i));
-    out += ']';
+    const uint32_t track = first_track[m.steps.thread[i]];
+    out += ',' + (track == model::kNoRow ? std::string("-1") : std::to_string(track)) + ']';
   }
   out += "],\"step_source\":";
   AppendJsonString(out, model::StepSourceName(model::RunStepSource(m)));
@@ -234,10 +196,15 @@ std::string UiApi::BuildTracks() const {
     if (!first_process) out += ',';
     first_process = false;
     out += "{\"id\":" + std::to_string(p) + ",\"pid\":" + std::to_string(m.processes.pid[p]) +
-           ",\"device\":" + std::to_string(m.processes.device_id[p]) + ",\"name\":";
+           ",\"device\":" + std::to_string(m.processes.device_id[p]) +
+           ",\"rank\":" + std::to_string(m.processes.rank[p]) + ",\"name\":";
     AppendJsonString(out, m.Str(m.processes.name[p]));
     out += ",\"label\":";
     AppendJsonString(out, m.Str(m.processes.label[p]));
+    out += ",\"role\":";
+    AppendJsonString(out, model::ProcessRoleName(roles_[p].role));
+    out += ",\"role_label\":";
+    AppendJsonString(out, role_labels_[p]);
     out += ",\"threads\":[";
     std::vector<uint32_t>& threads = threads_of[p];
     std::stable_sort(threads.begin(), threads.end(), [&](uint32_t a, uint32_t b) {
@@ -256,7 +223,8 @@ std::string UiApi::BuildTracks() const {
         if (k > 0) out += ',';
         out += "{\"id\":" + std::to_string(track) +
                ",\"lane\":" + std::to_string(m.tracks.lane[track]) +
-               ",\"rows\":" + std::to_string(index_.RowsOfTrack(track)) + "}";
+               ",\"rows\":" + std::to_string(index_.RowsOfTrack(track)) +
+               ",\"instants\":" + std::to_string(index_.InstantsOfTrack(track)) + "}";
       }
       out += "]}";
     }
@@ -279,7 +247,7 @@ std::string UiApi::BuildTracks() const {
 
 void UiApi::Slices(const TimeWindow& window, const std::vector<uint32_t>& tracks,
                    const JsonSink& out) const {
-  CheckTracks(model_, tracks);
+  CheckTracks(tracks);
   const int64_t t0 = window.t0 + origin_ns_;
   const int64_t t1 = window.t1 + origin_ns_;
   const int64_t ns_per_px = std::max<int64_t>((window.t1 - window.t0) / window.pixels, 1);
@@ -359,198 +327,10 @@ std::string UiApi::Flows(const TimeWindow& window) const {
            std::to_string(m.slices.track[to]) + ',' + std::to_string(m.slices.depth[to]) + ',' +
            std::to_string(m.slices.ts[to] - origin_ns_) + ',';
     AppendJsonString(out, m.Str(m.flows.category[flows[i]]));
-    out += ']';
+    out += ',' + std::to_string(from) + ',' + std::to_string(to) + ']';
   }
   out += "]}";
   return out;
-}
-
-std::string UiApi::SliceDetails(uint32_t slice) const {
-  const model::Model& m = model_;
-  if (slice >= m.slices.size()) throw ApiError(404, "no slice " + std::to_string(slice));
-  const uint32_t thread = m.ThreadOfSlice(slice);
-  const uint32_t process = m.ProcessOfThread(thread);
-  std::string out = "{\"id\":" + std::to_string(slice) + ",\"name\":";
-  AppendJsonString(out, m.Str(m.slices.name[slice]));
-  out += ",\"category\":";
-  AppendJsonString(out, m.Str(m.slices.category[slice]));
-  out += ",\"ts\":" + std::to_string(m.slices.ts[slice] - origin_ns_) +
-         ",\"dur\":" + std::to_string(m.slices.dur(slice)) +
-         ",\"track\":" + std::to_string(m.slices.track[slice]) +
-         ",\"depth\":" + std::to_string(m.slices.depth[slice]) +
-         ",\"tid\":" + std::to_string(m.threads.tid[thread]) + ",\"thread\":";
-  AppendJsonString(out, m.Str(m.threads.name[thread]));
-  out += ",\"pid\":" + std::to_string(m.processes.pid[process]) + ",\"process\":";
-  AppendJsonString(out, m.Str(m.processes.name[process]));
-  out += ",\"unclosed\":";
-  out += (m.slices.flags[slice] & model::kSliceUnclosed) ? "true" : "false";
-  const uint32_t parent = m.slices.parent[slice];
-  if (parent != model::kNoRow) {
-    out += ",\"parent\":{\"id\":" + std::to_string(parent) + ",\"name\":";
-    AppendJsonString(out, m.Str(m.slices.name[parent]));
-    out += '}';
-  }
-  out += ",\"args\":";
-  AppendArgs(m, m.slices.args[slice], out);
-  out += ",\"flows\":[";
-  bool first = true;
-  for (size_t f = 0; f < m.flows.size(); ++f) {
-    const bool outgoing = m.flows.from_slice[f] == slice;
-    if (!outgoing && m.flows.to_slice[f] != slice) continue;
-    const uint32_t other = outgoing ? m.flows.to_slice[f] : m.flows.from_slice[f];
-    if (!first) out += ',';
-    first = false;
-    out += "{\"direction\":";
-    out += outgoing ? "\"out\"" : "\"in\"";
-    out += ",\"category\":";
-    AppendJsonString(out, m.Str(m.flows.category[f]));
-    out += ",\"slice\":" + std::to_string(other) + ",\"name\":";
-    AppendJsonString(out, m.Str(m.slices.name[other]));
-    out += ",\"ts\":" + std::to_string(m.slices.ts[other] - origin_ns_) +
-           ",\"track\":" + std::to_string(m.slices.track[other]) + "}";
-  }
-  out += "]}";
-  return out;
-}
-
-std::string UiApi::RangeStatistics(const TimeWindow& window,
-                                   const std::vector<uint32_t>& tracks) const {
-  CheckTracks(model_, tracks);
-  struct Sum {
-    uint64_t count = 0;
-    int64_t total = 0;
-    int64_t max = 0;
-  };
-  std::unordered_map<model::StringId, Sum> by_name;
-  uint64_t slices = 0;
-  auto add = [&](uint32_t slice) {
-    Sum& sum = by_name[model_.slices.name[slice]];
-    ++sum.count;
-    sum.total += model_.slices.dur(slice);
-    sum.max = std::max(sum.max, model_.slices.dur(slice));
-    ++slices;
-  };
-  const int64_t t0 = window.t0 + origin_ns_;
-  const int64_t t1 = window.t1 + origin_ns_;
-  if (tracks.empty()) {
-    for (uint32_t track = 0; track < model_.tracks.size(); ++track) {
-      index_.ForEachSliceIn(track, t0, t1, add);
-    }
-  } else {
-    for (uint32_t track : tracks) index_.ForEachSliceIn(track, t0, t1, add);
-  }
-  std::vector<std::pair<model::StringId, Sum>> rows(by_name.begin(), by_name.end());
-  std::sort(rows.begin(), rows.end(),
-            [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
-  std::string out = "{\"slices\":" + std::to_string(slices) +
-                    ",\"names\":" + std::to_string(rows.size()) + ",\"rows\":[";
-  for (size_t i = 0; i < rows.size() && i < kRangeStatisticsRows; ++i) {
-    if (i > 0) out += ',';
-    out += '[';
-    AppendJsonString(out, model_.Str(rows[i].first));
-    out += ',' + std::to_string(rows[i].second.count) + ',' + std::to_string(rows[i].second.total) +
-           ',' + std::to_string(rows[i].second.max) + ']';
-  }
-  out += "]}";
-  return out;
-}
-
-void UiApi::Search(std::string_view text, size_t limit, const JsonSink& out) const {
-  if (text.empty()) throw ApiError(400, "search: the parameter q (text to find) is empty");
-  const model::Model& m = model_;
-  const std::string needle = Lowercase(text);
-  std::vector<uint8_t> matches(m.strings.size(), 0);
-  for (model::StringId id = 0; id < m.strings.size(); ++id) {
-    matches[id] = Lowercase(m.strings.Get(id)).find(needle) != std::string::npos;
-  }
-  std::vector<uint32_t> found;
-  uint64_t total = 0;
-  for (uint32_t row = 0; row < m.slices.size(); ++row) {
-    if (!matches[m.slices.name[row]]) continue;
-    ++total;
-    if (found.size() < limit) found.push_back(row);
-  }
-  std::sort(found.begin(), found.end(),
-            [&](uint32_t a, uint32_t b) { return m.slices.ts[a] < m.slices.ts[b]; });
-  std::string piece = "{\"total\":" + std::to_string(total) + ",\"matches\":[";
-  for (size_t i = 0; i < found.size(); ++i) {
-    const uint32_t row = found[i];
-    if (i > 0) piece += ',';
-    piece += '[' + std::to_string(row) + ',' + std::to_string(m.slices.ts[row] - origin_ns_) + ',' +
-             std::to_string(m.slices.dur(row)) + ',' + std::to_string(m.slices.track[row]) + ',' +
-             std::to_string(m.slices.depth[row]) + ',';
-    AppendJsonString(piece, m.Str(m.slices.name[row]));
-    piece += ']';
-    if (piece.size() >= kStreamPiece) {
-      if (!out(piece)) return;
-      piece.clear();
-    }
-  }
-  piece += "]}";
-  out(piece);
-}
-
-void UiApi::Table(std::string_view name, uint32_t step_id, const JsonSink& out) const {
-  const model::Model& m = model_;
-  if (name != "operators" && name != "kernels") {
-    throw ApiError(404, "no table '" + std::string(name) + "' (tables: operators, kernels)");
-  }
-  analysis::ComputeTasks tasks = analysis::SelectComputeTasks(m);
-  std::string piece =
-      "{\"columns\":[\"Device_id\",\"OP Type\",\"Core Type\",\"Count\",\"Total Time(us)\","
-      "\"Min Time(us)\",\"Avg Time(us)\",\"Max Time(us)\",\"Ratio(%)\"],\"missing\":";
-  if (name == "kernels" && tasks.source != analysis::TaskSource::kDevice) {
-    piece +=
-        "\"this run has no device kernels (no CUDA source data): its compute tasks are the "
-        "framework operators, shown under Operators\",\"rows\":[]}";
-    out(piece);
-    return;
-  }
-  if (tasks.rows.empty()) {
-    piece +=
-        "\"this run has no compute tasks (no kernels and no framework operators)\",\"rows\":[]}";
-    out(piece);
-    return;
-  }
-  piece += "null";
-  if (step_id != model::kNoRow) {
-    if (step_id >= m.steps.size()) throw ApiError(404, "no step " + std::to_string(step_id));
-    std::erase_if(tasks.rows, [&](uint32_t row) {
-      return m.slices.ts[row] < m.steps.ts[step_id] || m.slices.ts[row] >= m.steps.end[step_id];
-    });
-  }
-  const analysis::TaskGroups groups = analysis::GroupByDeviceAndTaskType(m, tasks.rows);
-  const std::vector<analysis::NameStatistics> stats =
-      analysis::StatisticsByNameAndGroup(m, tasks.rows, groups.group_of_row);
-  int64_t grand_total = 0;
-  for (const auto& st : stats) grand_total += st.total_ns;
-  piece += ",\"unit\":\"ns\",\"rows\":[";
-  for (size_t i = 0; i < stats.size(); ++i) {
-    const analysis::NameStatistics& st = stats[i];
-    const std::string_view group = groups.names[st.group];
-    const size_t tab = group.find('\t');
-    if (i > 0) piece += ',';
-    piece += '[';
-    AppendJsonString(piece, group.substr(0, tab));
-    piece += ',';
-    AppendJsonString(piece, m.Str(st.name));
-    piece += ',';
-    AppendJsonString(piece, group.substr(tab + 1));
-    piece += ',' + std::to_string(st.count) + ',' + std::to_string(st.total_ns) + ',' +
-             std::to_string(st.min_ns) + ',' +
-             std::to_string(static_cast<int64_t>(st.mean_ns + 0.5)) + ',' +
-             std::to_string(st.max_ns) + ',';
-    AppendJsonNumber(piece, grand_total > 0 ? 100.0 * static_cast<double>(st.total_ns) /
-                                                  static_cast<double>(grand_total)
-                                            : 0.0);
-    piece += ']';
-    if (piece.size() >= kStreamPiece) {
-      if (!out(piece)) return;
-      piece.clear();
-    }
-  }
-  piece += "]}";
-  out(piece);
 }
 
 }  // namespace aiprof::server

@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "analysis/analysis_set.h"
+#include "analysis/run_extent.h"
 #include "model/model.h"
+#include "model/process_roles.h"
 #include "server/timeline_index.h"
 
 namespace aiprof::server {
@@ -39,6 +41,7 @@ struct TimeWindow {
 class UiApi {
  public:
   UiApi(model::Model model, std::vector<std::string> prof_dirs);
+  ~UiApi();
   UiApi(const UiApi&) = delete;  // the index refers to the model it holds
   UiApi& operator=(const UiApi&) = delete;
 
@@ -55,15 +58,40 @@ class UiApi {
               const JsonSink& out) const;
   std::string Counters(const TimeWindow& window, const std::vector<uint32_t>& series) const;
   std::string Flows(const TimeWindow& window) const;
+  // A slice's or an instant's details (detail_api.cc): name, times to the ns, thread,
+  // process and its role, arguments; a slice's parent and flows (with the other end's track
+  // and depth, so that a click jumps there).
   std::string SliceDetails(uint32_t slice) const;
+  std::string InstantDetails(uint32_t instant) const;
   // Per-name count and time of the slices starting in the window on `tracks` (all if empty).
   std::string RangeStatistics(const TimeWindow& window, const std::vector<uint32_t>& tracks) const;
-  // Slices whose name contains `text` (case-insensitive), by start time.
-  void Search(std::string_view text, size_t limit, const JsonSink& out) const;
-  // A statistics table with op_statistic's / api_statistic's columns: "operators" (the
-  // compute tasks) or "kernels" (device tasks only); `step_id` (a model::StepTable row)
-  // keeps the tasks that start inside that step, model::kNoRow keeps all.
+  // Slices whose name contains `text` (case-insensitive; `exact`: is `text`, case and all),
+  // the total and the matches [offset, offset + limit) by start time, or (`longest_first`) by
+  // duration, longest first.
+  struct SearchQuery {
+    std::string text;
+    size_t offset = 0;
+    size_t limit = 200;
+    bool exact = false;
+    bool longest_first = false;
+  };
+  void Search(const SearchQuery& query, const JsonSink& out) const;
+  // The Operators (framework operators) or Kernels (device tasks) table (table_api.cc):
+  // analysis::ComputeOperatorTable's rows, with the process's role; `step_id` (a
+  // model::StepTable row) keeps the tasks that start inside that step, model::kNoRow all.
   void Table(std::string_view name, uint32_t step_id, const JsonSink& out) const;
+
+  // The Query tab (query_api.cc): read-only SQL over the run's tables, the database `aiprof
+  // export --type=db` writes (docs/db-schema.md), built once on first use into a private
+  // temporary directory and removed with the API. At most `row_limit` rows; a statement that
+  // writes, attaches or runs longer than `time_limit_ms` is refused (400).
+  std::string Query(const std::string& sql, size_t row_limit, int64_t time_limit_ms) const;
+  // The database's tables and their columns, for the tab's list.
+  std::string QuerySchema() const;
+
+  // Per ProcessTable row, its role and how it is named (model/process_roles.h).
+  const std::vector<model::ProcessRoleInfo>& roles() const { return roles_; }
+  const std::string& RoleLabel(uint32_t process) const { return role_labels_[process]; }
 
   // Analysis results (analysis/analysis_set.h), computed once on first use (analysis_api.cc):
   // what the run had, the step breakdown; memory curves, peaks and top operators; data
@@ -124,15 +152,25 @@ class UiApi {
  private:
   std::string BuildRun() const;
   std::string BuildTracks() const;
+  // ",tid,thread,pid,process,role" of a thread, for the details answers.
+  void AppendPlace(uint32_t thread, std::string& out) const;
+  // 404 for a track row the model does not have.
+  void CheckTracks(const std::vector<uint32_t>& tracks) const;
+  // The query database's path, written on first use (query_api.cc).
+  const std::string& QueryDatabase() const;
 
   model::Model model_;
   std::vector<std::string> prof_dirs_;
   TimelineIndex index_;
+  analysis::RunExtent extent_;
   int64_t origin_ns_ = 0;
   int64_t end_ns_ = 0;
+  std::vector<model::ProcessRoleInfo> roles_;
+  std::vector<std::string> role_labels_;
   mutable std::once_flag analyses_once_, advice_once_, comparison_once_, cpu_profile_once_,
-      cpu_threads_once_, critical_path_once_;
+      cpu_threads_once_, critical_path_once_, query_once_;
   mutable analysis::CriticalPathResult critical_path_;
+  mutable std::string query_dir_, query_db_, query_error_;
   mutable std::unique_ptr<model::Model> base_model_;
   std::vector<std::string> base_dirs_;
   mutable std::string advice_json_, comparison_json_;

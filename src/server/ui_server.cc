@@ -19,6 +19,9 @@ constexpr const char* kCookie = "aiprof_token";
 constexpr int64_t kMaxPixels = 20000;
 constexpr size_t kMaxTracksPerRequest = 100000;
 constexpr size_t kMaxSearchResults = 10000;
+constexpr size_t kMaxQueryRows = 10000;
+constexpr int64_t kQueryTimeLimitMs = 10000;
+constexpr size_t kMaxQueryText = 16 * 1024;
 
 bool SameToken(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -376,23 +379,38 @@ void UiServer::AddRoutes() {
                throw ApiError(400, "parameter id: a slice row is required");
              SendJson(res, api_.SliceDetails(static_cast<uint32_t>(id)));
            }));
+  http.Get("/api/instant", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const int64_t id = IntParam(req, "id", -1);
+             if (id < 0 || id > UINT32_MAX)
+               throw ApiError(400, "parameter id: an instant row is required");
+             SendJson(res, api_.InstantDetails(static_cast<uint32_t>(id)));
+           }));
   http.Get("/api/range", Guarded([this](const httplib::Request& req, httplib::Response& res) {
              SendJson(res,
                       api_.RangeStatistics(WindowParams(req, api_), IdListParam(req, "tracks")));
            }));
-  http.Get("/api/search", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-             const std::string text = req.get_param_value("q");
-             if (text.empty())
-               throw ApiError(400, "search: the parameter q (text to find) is empty");
-             const int64_t limit = IntParam(req, "limit", 200);
-             if (limit < 1 || limit > static_cast<int64_t>(kMaxSearchResults)) {
-               throw ApiError(400,
-                              "parameter limit: not in 1.." + std::to_string(kMaxSearchResults));
-             }
-             StreamJson(res, [this, text, limit](const JsonSink& out) {
-               api_.Search(text, static_cast<size_t>(limit), out);
-             });
-           }));
+  http.Get(
+      "/api/search", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+        UiApi::SearchQuery query;
+        query.text = req.get_param_value("q");
+        if (query.text.empty())
+          throw ApiError(400, "search: the parameter q (text to find) is empty");
+        const int64_t limit = IntParam(req, "limit", 200);
+        if (limit < 1 || limit > static_cast<int64_t>(kMaxSearchResults)) {
+          throw ApiError(400, "parameter limit: not in 1.." + std::to_string(kMaxSearchResults));
+        }
+        const int64_t offset = IntParam(req, "offset", 0);
+        if (offset < 0) throw ApiError(400, "parameter offset: must be 0 or more");
+        const std::string order = req.has_param("order") ? req.get_param_value("order") : "time";
+        if (order != "time" && order != "duration") {
+          throw ApiError(400, "parameter order: 'time' or 'duration', not '" + order + "'");
+        }
+        query.limit = static_cast<size_t>(limit);
+        query.offset = static_cast<size_t>(offset);
+        query.exact = IntParam(req, "exact", 0) != 0;
+        query.longest_first = order == "duration";
+        StreamJson(res, [this, query](const JsonSink& out) { api_.Search(query, out); });
+      }));
   http.Get(R"(/api/table/([a-z]+))",
            Guarded([this](const httplib::Request& req, httplib::Response& res) {
              const std::string name = req.matches[1];
@@ -458,6 +476,23 @@ void UiServer::AddRoutes() {
            }));
   http.Get("/api/cpu_threads", Guarded([this](const httplib::Request&, httplib::Response& res) {
              SendJson(res, api_.CpuThreads());
+           }));
+  // Read-only SQL over the run's database (query_api.cc); the text travels in the URL, so it
+  // passes the same checks as every request (token, and what the pre-routing handler does).
+  http.Get("/api/query", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const std::string sql = req.get_param_value("q");
+             if (sql.size() > kMaxQueryText) {
+               throw ApiError(400,
+                              "query: longer than " + std::to_string(kMaxQueryText) + " bytes");
+             }
+             const int64_t limit = IntParam(req, "limit", 1000);
+             if (limit < 1 || limit > static_cast<int64_t>(kMaxQueryRows)) {
+               throw ApiError(400, "parameter limit: not in 1.." + std::to_string(kMaxQueryRows));
+             }
+             SendJson(res, api_.Query(sql, static_cast<size_t>(limit), kQueryTimeLimitMs));
+           }));
+  http.Get("/api/query_schema", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.QuerySchema());
            }));
   http.Get("/api/advice", Guarded([this](const httplib::Request&, httplib::Response& res) {
              SendJson(res, api_.Advice());

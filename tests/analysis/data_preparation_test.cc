@@ -15,6 +15,42 @@ using testing::HandBuiltModel;
 //   step 2: enumerate(DataLoader) [100,110) with a nested data_wait [102,108) (counted once);
 //           the batch finishing at 180 comes after the wait → queue was not empty;
 //   step 3: two waits [200,205) and [250,260); a batch finishes at 255 → empty.
+// Each step names the wait range that covers most of its wait: the one a link on the
+// Overview opens on the timeline.
+TEST(DataPreparation, EachStepNamesItsLongestWaitRange) {
+  HandBuiltModel b;
+  uint32_t main = b.AddProcess(100);
+  b.AddStep(main, 1, 0, 100);
+  b.AddStep(main, 2, 100, 200);
+  b.AddStep(main, 3, 200, 300);
+  b.AddStep(main, 4, 300, 400);
+  const uint32_t first = b.AddMarkerRange(main, 0, 30, "data_wait");
+  const uint32_t fetch = b.AddSlice(
+      main, 100, 110, "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", "cpu_op");
+  b.AddMarkerRange(main, 102, 108, "data_wait");  // nested, shorter
+  b.AddMarkerRange(main, 200, 205, "data_wait");
+  const uint32_t later = b.AddMarkerRange(main, 250, 260, "data_wait");
+  // A range across steps 3 and 4: 10 ns in step 3 (as long as `later`, which comes first
+  // and stays), 40 in step 4.
+  const uint32_t across = b.AddMarkerRange(main, 290, 340, "data_wait");
+  const DataPreparationResult r = RunAnalyses(b.model()).data_preparation;
+  ASSERT_EQ(r.steps.size(), 4u);
+  EXPECT_EQ(r.steps[0].longest_wait_slice, first);
+  EXPECT_EQ(r.steps[1].longest_wait_slice, fetch);
+  EXPECT_EQ(r.steps[2].longest_wait_slice, later);
+  EXPECT_EQ(r.steps[3].longest_wait_slice, across);
+}
+
+TEST(DataPreparation, AStepWithoutWaitNamesNoRange) {
+  HandBuiltModel b;
+  uint32_t main = b.AddProcess(100);
+  b.AddStep(main, 1, 0, 100);
+  b.AddMarkerRange(main, 150, 160, "data_wait");  // outside every step
+  const DataPreparationResult r = RunAnalyses(b.model()).data_preparation;
+  ASSERT_EQ(r.steps.size(), 1u);
+  EXPECT_EQ(r.steps[0].longest_wait_slice, model::kNoRow);
+}
+
 TEST(DataPreparation, WaitsSharesAndQueueView) {
   HandBuiltModel b;
   uint32_t main = b.AddProcess(100);

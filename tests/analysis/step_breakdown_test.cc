@@ -56,9 +56,13 @@ TEST(StepBreakdown, CpuOnlyEveryColumn) {
   EXPECT_EQ(s2.communication_ns, 10);  // the recv lies inside the all_reduce
   EXPECT_EQ(s2.communication_not_overlapped_ns, 10);
   EXPECT_EQ(s2.overlapped_ns(), 0);
-  EXPECT_EQ(s2.free_ns, 5);  // [35,40); the Free lane ends with the last task (50)
+  // [35,40) and [50,60): the window less its tasks, though the overlap's Free lane ends with
+  // the last task (50); the parts add up to the window.
+  EXPECT_EQ(s2.free_ns, 15);
   EXPECT_EQ(s2.bubble_ns, 4);
-  EXPECT_EQ(s2.stage_ns(), 0 + 10 + 5 - 4);
+  EXPECT_EQ(s2.stage_ns(), 0 + 10 + 15 - 4);
+  EXPECT_EQ(s2.computing_ns + s2.communication_not_overlapped_ns + s2.free_ns,
+            s2.end_ns - s2.begin_ns);
   EXPECT_EQ(s2.communication_not_overlapped_exclude_receive_ns(), 6);
   EXPECT_EQ(s2.preparing_ns, 5);  // first task at 40
 }
@@ -78,7 +82,7 @@ TEST(StepBreakdown, CudaWindowsStretchToDeviceWorkOfTheStep) {
   EXPECT_EQ(rows[0].device_id, 0);
   EXPECT_EQ(rows[0].end_ns, 18);
   EXPECT_EQ(rows[0].computing_ns, 13);
-  EXPECT_EQ(rows[0].free_ns, 0);
+  EXPECT_EQ(rows[0].free_ns, 5);  // [0,5), before the run's first task: Preparing is in Free
   EXPECT_EQ(rows[0].preparing_ns, 5);
   EXPECT_EQ(rows[1].begin_ns, 20);
   EXPECT_EQ(rows[1].host_end_ns, 30);

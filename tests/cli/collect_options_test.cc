@@ -108,10 +108,11 @@ TEST(CollectOptions, DefaultsFollowMsprof) {
   args.app = {"app", "x"};
   CollectConfig config = Resolve(args);
   EXPECT_EQ(config.task_time, "l1");
-  EXPECT_TRUE(config.ai_core);      // on with task-time l1
-  EXPECT_TRUE(config.host_api);     // --ascendcl defaults to on
-  EXPECT_TRUE(config.runtime_api);  // on here (msprof: off), so driver launches are seen
-  EXPECT_TRUE(config.msproftx);     // on here (msprof: off), as nsys records NVTX
+  EXPECT_TRUE(config.ai_core);           // on with task-time l1
+  EXPECT_TRUE(config.cuda_runtime_api);  // --ascendcl defaults to on
+  EXPECT_TRUE(
+      config.cuda_driver_api);  // --runtime-api: on here (msprof: off), so driver launches are seen
+  EXPECT_TRUE(config.msproftx);  // on here (msprof: off), as nsys records NVTX
   EXPECT_TRUE(config.export_after);
   EXPECT_TRUE(config.follow_children);
   EXPECT_EQ(config.buffer_mb, 64u);
@@ -197,7 +198,7 @@ TEST(CollectOptions, SeedCommandLinesAreAccepted) {
                            "runtime-api", "task-time", "ai-core"};
   CollectConfig config = Resolve(args, Machine{true, ""});
   EXPECT_EQ(config.task_time, "l1");
-  EXPECT_TRUE(config.ai_core && config.runtime_api && config.host_api);
+  EXPECT_TRUE(config.ai_core && config.cuda_driver_api && config.cuda_runtime_api);
 }
 
 TEST(CollectOptions, CpuSamplingOptionsReachTheRuntime) {

@@ -68,9 +68,8 @@ TEST_F(ExportLockTest, ASecondExportWaitsSaysSoAndRemovesLeftovers) {
   ASSERT_EQ(flock(held, LOCK_EX), 0);  // an export in progress
   struct stat info {};
   ASSERT_EQ(fstat(held, &info), 0);
-  std::future<CommandResult> second = std::async(std::launch::async, [&] {
-    return RunAiprof("export --output=" + prof_.string());
-  });
+  std::future<CommandResult> second = std::async(
+      std::launch::async, [&] { return RunAiprof("export --output=" + prof_.string()); });
   bool waiting = false;
   for (int attempt = 0; attempt < 3000 && !waiting; ++attempt) {
     waiting = SomeoneWaitsFor(info.st_ino);
@@ -89,9 +88,8 @@ TEST_F(ExportLockTest, ASecondExportWaitsSaysSoAndRemovesLeftovers) {
 }
 
 TEST_F(ExportLockTest, TwoExportsAtOnceKeepBothResults) {
-  std::future<CommandResult> first = std::async(std::launch::async, [&] {
-    return RunAiprof("export --output=" + prof_.string());
-  });
+  std::future<CommandResult> first = std::async(
+      std::launch::async, [&] { return RunAiprof("export --output=" + prof_.string()); });
   std::future<CommandResult> second = std::async(std::launch::async, [&] {
     return RunAiprof("export --output=" + prof_.string() + " --type=text");
   });

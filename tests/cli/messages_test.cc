@@ -40,10 +40,10 @@ TEST(Messages, UiOnACorruptRawFileWarns) {
     file.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
   }
   const std::string log = out + "/ui.log";
-  CommandResult result = RunShell(
-      BuildDir() + "/bin/aiprof ui " + out + " --no-browser --port 0 > " + log +
-      " 2>&1 & ui=$!; for i in $(seq 600); do grep -q 'serving' " + log +
-      " && break; sleep 0.05; done; kill $ui; wait $ui; cat " + log);
+  CommandResult result =
+      RunShell(BuildDir() + "/bin/aiprof ui " + out + " --no-browser --port 0 > " + log +
+               " 2>&1 & ui=$!; for i in $(seq 600); do grep -q 'serving' " + log +
+               " && break; sleep 0.05; done; kill $ui; wait $ui; cat " + log);
   EXPECT_NE(result.output.find("aiprof ui: " + data.string() + ": "), std::string::npos)
       << result.output;
   EXPECT_NE(result.output.find("corrupt chunk header"), std::string::npos) << result.output;

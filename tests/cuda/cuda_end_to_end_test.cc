@@ -251,7 +251,7 @@ TEST_F(CudaEndToEnd, AnalysesTakeTheDeviceTasksAsCompute) {
 
   std::ostringstream out, err;
   exporter::AnalyzeOptions options;
-  options.output = dir;
+  options.inputs = {dir};
   ASSERT_EQ(exporter::RunAnalyze(options, out, err).exit_code, 0) << err.str();
   EXPECT_NE(out.str().find("CUDA run: compute = device kernels/memcpy/memset on 1 device(s)"),
             std::string::npos)

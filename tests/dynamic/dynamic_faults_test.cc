@@ -52,7 +52,8 @@ class DynamicFaults : public ::testing::Test {
   std::unique_ptr<Subprocess> StartAttachableJob(const std::string& finish,
                                                  std::vector<std::string> env) {
     env.push_back("AIPROF_MODE=dynamic");
-    auto job = std::make_unique<Subprocess>(std::vector<std::string>{SampleJob(), finish, "0"}, env);
+    auto job =
+        std::make_unique<Subprocess>(std::vector<std::string>{SampleJob(), finish, "0"}, env);
     EXPECT_NE(job->ReadUntil("pid "), "");
     return job;
   }
@@ -73,19 +74,21 @@ TEST_F(DynamicFaults, LaunchModeNeverCompetesWithItselfInFiftyRuns) {
     for (int i = 0; i < kAtOnce; ++i) {
       const std::string run = dir_.path() + "/launch" + std::to_string(batch * kAtOnce + i);
       outputs.push_back(run + "/out");
-      const std::string script = "(sleep 0.3; echo start; sleep 0.2; echo stop; echo quit; "
-                                 "sleep 0.1; touch " + run + ".finish) | " + Aiprof() +
-                                 " --dynamic=on --export=off --msproftx=on --output=" +
-                                 outputs.back() + " " + SampleJob() + " " + run + ".finish 0";
-      launches.push_back(std::make_unique<Subprocess>(
-          std::vector<std::string>{"/bin/sh", "-c", script}, Env()));
+      const std::string script =
+          "(sleep 0.3; echo start; sleep 0.2; echo stop; echo quit; "
+          "sleep 0.1; touch " +
+          run + ".finish) | " + Aiprof() +
+          " --dynamic=on --export=off --msproftx=on --output=" + outputs.back() + " " +
+          SampleJob() + " " + run + ".finish 0";
+      launches.push_back(
+          std::make_unique<Subprocess>(std::vector<std::string>{"/bin/sh", "-c", script}, Env()));
     }
     for (int i = 0; i < kAtOnce; ++i) {
       const int run = batch * kAtOnce + i;
       Subprocess& launch = *launches[i];
       EXPECT_EQ(launch.Wait(30000), 0) << "run " << run << ": " << launch.output();
-      EXPECT_EQ(launch.output().find("busy"), std::string::npos) << "run " << run << ": "
-                                                                  << launch.output();
+      EXPECT_EQ(launch.output().find("busy"), std::string::npos)
+          << "run " << run << ": " << launch.output();
       EXPECT_NE(launch.output().find("ok: collecting into"), std::string::npos)
           << "run " << run << ": " << launch.output();
       EXPECT_NE(launch.output().find("ok: stopped"), std::string::npos)
@@ -114,7 +117,9 @@ TEST_F(DynamicFaults, StartOptionsOutOfRangeAreRefusedByName) {
   cli.Write("start {\"flush_interval_ms\": -5}\n");
   EXPECT_NE(cli.ReadUntil("error: option 'flush_interval_ms'"), "") << cli.output();
   cli.Write("start {\"task_time\": \"l9\"}\n");
-  EXPECT_NE(cli.ReadUntil("error: option 'task_time' (--task-time): 'l9' is not one of off|on|l0|l1|l2"), "")
+  EXPECT_NE(
+      cli.ReadUntil("error: option 'task_time' (--task-time): 'l9' is not one of off|on|l0|l1|l2"),
+      "")
       << cli.output();
   cli.Write("start duration_s=-1\n");
   EXPECT_NE(cli.ReadUntil("error: option 'duration_s' cannot be set by start"), "") << cli.output();
@@ -134,9 +139,9 @@ TEST_F(DynamicFaults, StartOptionsOutOfRangeAreRefusedByName) {
 
 TEST_F(DynamicFaults, OptionsOutOfRangeInTheEnvironmentAreRefusedByName) {
   const std::string output = dir_.path() + "/out";
-  Subprocess job({SampleJob(), dir_.path() + "/never", "0"},
-                 {"AIPROF_OPTIONS={\"mode\":\"launch\",\"output\":\"" + output +
-                  "\",\"buffer_mb\":999999}"});
+  Subprocess job(
+      {SampleJob(), dir_.path() + "/never", "0"},
+      {"AIPROF_OPTIONS={\"mode\":\"launch\",\"output\":\"" + output + "\",\"buffer_mb\":999999}"});
   EXPECT_NE(job.ReadUntil("option 'buffer_mb' (--buffer-size): 999999 is not an integer in "
                           "1..4096; profiling disabled"),
             "")

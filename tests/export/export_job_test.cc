@@ -105,7 +105,7 @@ TEST_F(ExportJobTest, ResultFolderGetsFixedNamesInItsOutputDirectory) {
 TEST_F(ExportJobTest, QueryDescribesEachProfDir) {
   std::ostringstream out, err;
   std::vector<QueryRow> rows;
-  ASSERT_EQ(RunQuery(root_.string(), out, err, &rows), 0) << err.str();
+  ASSERT_EQ(RunQuery({root_.string()}, out, err, &rows), 0) << err.str();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].job_info, "python3 train.py");
   EXPECT_EQ(rows[0].device_id, "host");

@@ -77,10 +77,10 @@ TEST_F(UiServerHardeningTest, AnotherHostIsRefusedEvenWithTheToken) {
                                 "localhost.evil.example:" + port, "127.0.0.1:1"}) {
     EXPECT_NE(Get(host).find(" 403 "), std::string::npos) << host;
   }
-  EXPECT_NE(StatusOf("GET /api/run?token=" + server_->token() +
-                     " HTTP/1.1\r\nConnection: close\r\n\r\n")
-                .find(" 403 "),
-            std::string::npos)
+  EXPECT_NE(
+      StatusOf("GET /api/run?token=" + server_->token() + " HTTP/1.1\r\nConnection: close\r\n\r\n")
+          .find(" 403 "),
+      std::string::npos)
       << "no Host";
   for (const std::string& host :
        std::vector<std::string>{"127.0.0.1:" + port, "localhost:" + port, "LocalHost:" + port,

@@ -187,6 +187,21 @@ class ExportTest(unittest.TestCase):
         for category in ("PARAMETER", "GRADIENT", "OPTIMIZER_STATE"):
             self.assertGreater(current[CATEGORIES.index(category)], 0, category)
 
+    def test_cpu_only_activities_trace_neither_cuda_api(self):
+        """activities=[CPU]: the window's options turn off both CUDA APIs, the runtime API
+        ("ascendcl", on unless set) as well as the driver API ("runtime_api")."""
+        directory = os.path.join(self.out, "cpu_only")
+        with aiprof_profiler.profile(
+                activities=[aiprof_profiler.ProfilerActivity.CPU],
+                on_trace_ready=aiprof_profiler.tensorboard_trace_handler(directory)):
+            torch.mm(torch.randn(4, 4), torch.randn(4, 4))
+        infos = glob.glob(os.path.join(directory, "*", "PROF_*", "info.json"))
+        self.assertEqual(len(infos), 1)
+        with open(infos[0]) as handle:
+            options = json.load(handle)["options"]
+        self.assertIs(options["ascendcl"], False)
+        self.assertIs(options["runtime_api"], False)
+
     def test_kinetoprofile_export_chrome_trace(self):
         prof = aiprof_profiler._KinetoProfile(activities=[aiprof_profiler.ProfilerActivity.CPU])
         x = torch.randn(8, 8)

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -181,20 +182,41 @@ TEST_F(TorchImporterTest, FrameworkSummaries) {
   EXPECT_TRUE(errors.empty());
   ASSERT_EQ(written.size(), 3u);
 
-  const auto details = Lines(out + "/operator_details.csv");
+  const auto details = Lines(out + "/operator_details_20260101000000.csv");
   ASSERT_EQ(details.size(), 3u);  // header, aten::addmm, the backward op
   EXPECT_EQ(details[0].substr(0, 40), "Name,Input Shapes,Call Stack,Host Self D");
   EXPECT_EQ(details[1], "aten::addmm,\"64;16,32;32,64\",train.py(10): step,0.200,0.200,0,0,0,0");
 
-  const auto memory = Lines(out + "/operator_memory.csv");
+  const auto memory = Lines(out + "/operator_memory_20260101000000.csv");
   ASSERT_EQ(memory.size(), 2u);  // one block: allocated in aten::addmm, freed in backward
   EXPECT_EQ(memory[1],
             "aten::addmm,4.000,1700000000001000.250,1700000000001000.800,"
             "1700000000001000.800,0.550,0.550,0.003906,0.007812,0.003906,0.000000,0.007812,"
             "0.000000,,CPU");
-  const auto records = Lines(out + "/memory_record.csv");
+  const auto records = Lines(out + "/memory_record_20260101000000.csv");
   ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(records[1], "PTA,1700000000001000.250,0.003906,0.007812,0.003906,,CPU");
+}
+
+// --summary-format=json reaches the framework tables too (they bypassed the SummaryWriter
+// and were always CSV), and torch_npu's fixed names apply in a *_pt result folder.
+TEST_F(TorchImporterTest, FrameworkSummariesAsJsonWithFixedNames) {
+  const std::string out = *dir_ + "/summaries_json";
+  std::filesystem::create_directories(out);
+  std::vector<std::string> written, errors;
+  exporter::SummaryTarget target{out, "20260101000000", exporter::SummaryFormat::kJson, &written,
+                                 &errors};
+  target.naming = exporter::FileNaming::kFixed;
+  exporter::WriteFrameworkSummaries(*model_, target);
+  EXPECT_TRUE(errors.empty());
+  ASSERT_EQ(written.size(), 3u);
+  std::ifstream in(out + "/operator_memory.json");
+  const auto rows = nlohmann::json::parse(in);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["Name"], "aten::addmm");
+  EXPECT_EQ(rows[0]["Device Type"], "CPU");
+  EXPECT_TRUE(std::filesystem::exists(out + "/operator_details.json"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/memory_record.json"));
 }
 
 // kOp records as the plugin writes them: at the operator's end, so the inner operator

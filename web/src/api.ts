@@ -1,5 +1,6 @@
 // The server's JSON API (src/server/ui_api.h). The token travels as a cookie set by the
 // first request (the page URL's ?token=); it is also sent as a header in case cookies are off.
+// Read once, when the module loads: the shell then drops it from the address bar.
 const token = new URLSearchParams(location.search).get("token") ?? "";
 
 export async function getJson<T>(path: string): Promise<T> {
@@ -17,6 +18,9 @@ export interface ProcessInfo {
   label: string;
   device: number;
   rank: number;
+  role: string;  // "main", "DataLoader worker", "child", "launcher", "device"
+  role_label: string;  // "main", "DataLoader worker 1", "rank 2 · main", "GPU 0"
+  ppid: number;
   metadata: Record<string, unknown> | null;
 }
 
@@ -43,13 +47,15 @@ export interface RunInfo {
   step_source: string;
   step_loops: number;
 }
-// [id, begin, end, label]: the id is what ?step= takes; the label is "3" or "1:3".
-export type StepSpan = [number, number, number, string];
+// [id, begin, end, label, track]: the id is what ?step= takes; the label is "3" or "1:3"; the
+// track (-1: none) is the first of the thread that ran the step.
+export type StepSpan = [number, number, number, string, number];
 
 export interface TrackInfo {
   id: number;
   lane: number;
   rows: number;
+  instants: number;
 }
 export interface ThreadInfo {
   id: number;
@@ -68,8 +74,11 @@ export interface ProcessTracks {
   id: number;
   pid: number;
   device: number;
+  rank: number;
   name: string;
   label: string;
+  role: string;
+  role_label: string;
   threads: ThreadInfo[];
   counters: CounterInfo[];
 }
@@ -78,6 +87,9 @@ export interface TableData {
   columns: string[];
   missing: string | null;
   rows: (string | number)[][];
+  slices: number[];  // per row, its longest call
+  processes: number[];  // per row, its process (ProcessTable row)
+  wall?: number;  // ns: the wall time the shares are of
 }
 
 let runPromise: Promise<RunInfo> | null = null;
@@ -118,6 +130,7 @@ export interface BreakdownRow {
   idle: number;  // free less input_wait
   bubble: number;
   stage: number;
+  wait_slice: number | null;  // the step's longest input-wait range
 }
 export interface AnalysisSummary {
   inputs: string;

@@ -7,6 +7,32 @@ export function formatNs(ns: number): string {
   return `${ns} ns`;
 }
 
+// The unit a chart's time axis reads best in, from the largest time it shows (ns since the
+// run's start): its scale (ns per unit) and its axis label.
+export function timeAxisUnit(maxNs: number): [number, string] {
+  if (maxNs >= 1e9) return [1e9, "s since start"];
+  if (maxNs >= 1e6) return [1e6, "ms since start"];
+  if (maxNs >= 1e3) return [1e3, "µs since start"];
+  return [1, "ns since start"];
+}
+
+// A time in three significant digits, for narrow columns: "51.2 ms", "866 µs", "1.25 s".
+export function formatNsShort(ns: number): string {
+  const abs = Math.abs(ns);
+  const [scale, unit] = abs >= 1e9 ? [1e9, "s"] : abs >= 1e6 ? [1e6, "ms"] : abs >= 1e3 ? [1e3, "µs"] : [1, "ns"];
+  return scale === 1 ? `${Math.round(ns)} ns` : `${Number((ns / scale).toPrecision(3))} ${unit}`;
+}
+
+// A time to the nanosecond, in the largest unit it reaches: "800.836331 ms", "1.234567891 s",
+// "12.345 µs", "17 ns" (the ruler's and tables' rounded forms hide what the data has).
+export function formatNsExact(ns: number): string {
+  const abs = Math.abs(ns);
+  if (abs >= 1e9) return `${(ns / 1e9).toFixed(9)} s`;
+  if (abs >= 1e6) return `${(ns / 1e6).toFixed(6)} ms`;
+  if (abs >= 1e3) return `${(ns / 1e3).toFixed(3)} µs`;
+  return `${Math.round(ns)} ns`;
+}
+
 // A time tick: in the largest unit the ruler's values reach (so one frame's labels share
 // it) in which the tick step needs at most three decimals, printed with exactly the
 // decimals the step needs: "10 ms" at 10 ms steps over 62 ms, "30.36 ms" at 10 µs steps
@@ -31,6 +57,16 @@ function stepDecimals(stepNs: number, scale: number): number {
 export function formatValue(value: number): string {
   if (value !== 0 && Math.abs(value) < 1) return value.toPrecision(3);
   return value.toLocaleString("en-US", { maximumFractionDigits: 2 });
+}
+
+// A counter value in its unit, scaled where the unit is a size: "KB" samples (the kernel's
+// KiB) as bytes ("1.2 GiB"), "%" with one decimal, rates per second.
+export function formatCounterValue(value: number, unit: string): string {
+  if (unit === "KB" || unit === "KiB") return formatBytes(value * 1024);
+  if (unit === "B" || unit === "bytes") return formatBytes(value);
+  if (unit === "%") return `${value.toFixed(1)} %`;
+  if (unit === "1/s") return `${formatValue(value)}/s`;
+  return unit ? `${formatValue(value)} ${unit}` : formatValue(value);
 }
 
 // µs with 3 decimals, as the summary CSVs write times.

@@ -150,9 +150,12 @@ class _KinetoProfile:
             "with_modules": bool(self.with_modules),
             "with_flops": bool(self.with_flops),
             "msproftx": config.msprof_tx,
-            "runtime_api": ProfilerActivity.CUDA in self.activities
-            or ProfilerActivity.NPU in self.activities,
         }
+        # Both CUDA APIs follow the device activity: AIPROF_OPTIONS keeps msprof's names,
+        # "ascendcl" the runtime API and "runtime_api" the driver API (docs/cli.md), and
+        # each is on unless set.
+        device = ProfilerActivity.CUDA in self.activities or ProfilerActivity.NPU in self.activities
+        options["ascendcl"] = options["runtime_api"] = device
         if config.l2_cache and gpu_activity_unavailable_reason() is None:
             options["l2"] = True  # the CUDA source's L2 hit rates per kernel (docs/cuda.md)
         if config.mstx_domain_include:

@@ -34,10 +34,27 @@ enum class RuleStatus : uint8_t {
 };
 std::string_view RuleStatusName(RuleStatus status);  // "triggered", "passed", "not evaluated"
 
+// What an evidence row is about, so that a reader can open it on a timeline: a step (its
+// model::StepTable row in the profile), an operator or kernel (by name: its longest call),
+// or a rank (its processes). kNone: a row about nothing on the timeline (a total).
+struct EvidenceTarget {
+  enum class Kind : uint8_t { kNone, kStep, kName, kRank };
+  Kind kind = Kind::kNone;
+  uint32_t step_id = 0;
+  std::string name;
+  int32_t rank = -1;
+
+  static EvidenceTarget Step(uint32_t id) { return {Kind::kStep, id, {}, -1}; }
+  static EvidenceTarget Name(std::string text) { return {Kind::kName, 0, std::move(text), -1}; }
+  static EvidenceTarget Rank(int32_t rank) { return {Kind::kRank, 0, {}, rank}; }
+};
+
 struct EvidenceTable {
   std::string title;
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
+  // Parallel to `rows` (shorter when the rows at its end have no target).
+  std::vector<EvidenceTarget> targets;
 };
 
 // A threshold as a rule declares it; its value may be overridden by --config.

@@ -11,49 +11,6 @@
 namespace aiprof::analysis::advice {
 namespace {
 
-// A numeric argument of `set`, or false when the set has no such key.
-bool NumericArg(const model::ArgTable& args, uint32_t set, model::StringId key, double* value) {
-  if (set == 0 || set >= args.sets()) return false;
-  for (uint32_t i = args.set_begin[set]; i < args.set_begin[set + 1]; ++i) {
-    if (args.key[i] != key) continue;
-    switch (args.type[i]) {
-      case model::ArgType::kInt:
-        *value = static_cast<double>(static_cast<int64_t>(args.value[i]));
-        return true;
-      case model::ArgType::kUInt:
-        *value = static_cast<double>(args.value[i]);
-        return true;
-      case model::ArgType::kDouble:
-        *value = std::bit_cast<double>(args.value[i]);
-        return true;
-      default:
-        return false;
-    }
-  }
-  return false;
-}
-
-// A string argument of `set`, or false when the set has no such key.
-bool StringArg(const model::ArgTable& args, uint32_t set, model::StringId key,
-               model::StringId* value) {
-  if (set == 0 || set >= args.sets()) return false;
-  for (uint32_t i = args.set_begin[set]; i < args.set_begin[set + 1]; ++i) {
-    if (args.key[i] != key || args.type[i] != model::ArgType::kString) continue;
-    *value = static_cast<model::StringId>(args.value[i]);
-    return true;
-  }
-  return false;
-}
-
-constexpr model::StringId kNoKey = ~model::StringId{0};
-
-model::StringId FindString(const model::Model& model, std::string_view text) {
-  for (model::StringId id = 0; id < model.strings.size(); ++id) {
-    if (model.strings.Get(id) == text) return id;
-  }
-  return kNoKey;
-}
-
 struct ShapeSums {
   uint64_t count = 0;
   int64_t total_ns = 0;
@@ -76,19 +33,13 @@ void CollectOperators(const model::Model& model, ProfileFacts* facts) {
   const model::SliceTable& s = model.slices;
   ComputeTasks tasks = SelectComputeTasks(model);
   facts->device_operators = tasks.source == TaskSource::kDevice;
-  std::vector<uint8_t> is_task(s.size(), 0);
-  for (uint32_t row : tasks.rows) is_task[row] = 1;
-  std::vector<int64_t> self(s.size(), 0);
-  for (uint32_t row : tasks.rows) self[row] += s.dur(row);
-  for (uint32_t row : tasks.rows) {
-    const uint32_t parent = s.parent[row];
-    if (parent != model::kNoRow && is_task[parent]) self[parent] -= s.dur(row);
-  }
+  const std::vector<int64_t> self = TaskSelfTimes(model, tasks.rows);
   std::unordered_map<model::StringId, OperatorTime> by_name;
-  for (uint32_t row : tasks.rows) {
+  for (size_t i = 0; i < tasks.rows.size(); ++i) {
+    const uint32_t row = tasks.rows[i];
     OperatorTime& op = by_name[s.name[row]];
     ++op.count;
-    op.self_ns += std::max<int64_t>(self[row], 0);
+    op.self_ns += self[i];
     op.mean_ns += static_cast<double>(s.dur(row));  // a sum until divided below
   }
   facts->operators.reserve(by_name.size());
@@ -131,10 +82,10 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
     if (text == "gpu_memcpy" || text == "gpu_memset") kind[id] = 4;
   }
   std::vector<Interval> device_busy;  // kernels, copies and sets of every GPU
-  const model::StringId blocks_key = FindString(model, "blocks per SM");
-  const model::StringId occupancy_key = FindString(model, "est. achieved occupancy %");
-  const model::StringId theoretical_key = FindString(model, "theoretical occupancy %");
-  const model::StringId limit_key = FindString(model, "occupancy limit");
+  const model::StringId blocks_key = model.strings.Find("blocks per SM");
+  const model::StringId occupancy_key = model.strings.Find("est. achieved occupancy %");
+  const model::StringId theoretical_key = model.strings.Find("theoretical occupancy %");
+  const model::StringId limit_key = model.strings.Find("occupancy limit");
   std::unordered_map<model::StringId, SyncCall> sync;
   std::unordered_map<model::StringId, ShapeSums> shapes;
   for (uint32_t row = 0; row < s.size(); ++row) {
@@ -156,29 +107,21 @@ ProfileFacts CollectProfileFacts(const model::Model& model,
     ShapeSums& sums = shapes[s.name[row]];
     ++sums.count;
     sums.total_ns += s.dur(row);
-    double blocks = 0, occupancy = 0, theoretical = 0;
-    model::StringId limit = 0;
     const uint32_t args = s.args[row];
-    const bool has_blocks =
-        blocks_key != kNoKey && NumericArg(model.args, args, blocks_key, &blocks);
-    const bool has_occupancy =
-        occupancy_key != kNoKey && NumericArg(model.args, args, occupancy_key, &occupancy);
-    const bool has_theoretical =
-        theoretical_key != kNoKey && NumericArg(model.args, args, theoretical_key, &theoretical);
     const double dur = static_cast<double>(s.dur(row));
-    if (has_theoretical) {
-      sums.theoretical_weighted += theoretical * dur;
+    if (const auto theoretical = model.args.Number(args, theoretical_key)) {
+      sums.theoretical_weighted += *theoretical * dur;
       sums.theoretical_ns += dur;
     }
-    if (limit_key != kNoKey && StringArg(model.args, args, limit_key, &limit)) {
-      sums.limit_ns[limit] += s.dur(row);
+    if (const auto limit = model.args.TextOfType(args, limit_key, model::ArgType::kString)) {
+      sums.limit_ns[*limit] += s.dur(row);
     }
-    if (has_blocks) {
-      sums.blocks_weighted += blocks * dur;
+    if (const auto blocks = model.args.Number(args, blocks_key)) {
+      sums.blocks_weighted += *blocks * dur;
       sums.blocks_ns += dur;
     }
-    if (has_occupancy) {
-      sums.occupancy_weighted += occupancy * dur;
+    if (const auto occupancy = model.args.Number(args, occupancy_key)) {
+      sums.occupancy_weighted += *occupancy * dur;
       sums.occupancy_ns += dur;
     }
   }

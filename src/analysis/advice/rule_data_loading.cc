@@ -45,9 +45,10 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
                                     {"step", "step time", "input wait", "share", "queue empty"});
     for (const DataPreparationStep* step : longest) {
       AddRow(input, p, &table,
-             {input.profiles[p].analyses->steps.Label(step->step, step->loop), Ms(step->duration_ns()), Ms(step->wait_ns),
-              Percent(step->wait_share()),
-              data.has_queue_view ? (step->queue_empty ? "yes" : "no") : "n/a"});
+             {input.profiles[p].analyses->steps.Label(step->step, step->loop),
+              Ms(step->duration_ns()), Ms(step->wait_ns), Percent(step->wait_share()),
+              data.has_queue_view ? (step->queue_empty ? "yes" : "no") : "n/a"},
+             EvidenceTarget::Step(step->step_id));
     }
   }
   outcome.Finish(thresholds.Get("data_loading.high_share"));

@@ -59,7 +59,8 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
       const OperatorTime& op = facts.operators[i];
       AddRow(input, p, &table,
              {op.name, std::to_string(op.count), Ms(op.self_ns),
-              Percent(static_cast<double>(op.self_ns) / total), Us(op.mean_ns)});
+              Percent(static_cast<double>(op.self_ns) / total), Us(op.mean_ns)},
+             EvidenceTarget::Name(op.name));
     }
     if (fusion.empty()) continue;
     if (fusion.size() > kTopShown) fusion.resize(kTopShown);
@@ -68,7 +69,8 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
     for (const OperatorTime* op : fusion) {
       AddRow(input, p, &candidates,
              {op->name, Fixed(static_cast<double>(op->count) / steps, 1), Us(op->mean_ns),
-              Ms(op->self_ns)});
+              Ms(op->self_ns)},
+             EvidenceTarget::Name(op->name));
     }
   }
   outcome.Finish(2);  // informational: never high, adjusted below

@@ -95,7 +95,8 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
       const KernelShape& kernel = *fp32[i];
       AddRow(input, p, &table,
              {kernel.name, std::to_string(kernel.count), Ms(kernel.total_ns),
-              Percent(static_cast<double>(kernel.total_ns) / total)});
+              Percent(static_cast<double>(kernel.total_ns) / total)},
+             EvidenceTarget::Name(kernel.name));
     }
   }
   outcome.Finish(thresholds.Get("fp32_matmul.high_share"));

@@ -125,7 +125,8 @@ void EvaluateHost(const AdviceInput& input, size_t p, const Thresholds& threshol
   for (const OperatorTime* op : tiny) {
     AddRow(input, p, &table,
            {op->name, Fixed(static_cast<double>(op->count) / steps, 1), Us(op->mean_ns),
-            Ms(op->self_ns)});
+            Ms(op->self_ns)},
+           EvidenceTarget::Name(op->name));
   }
 }
 

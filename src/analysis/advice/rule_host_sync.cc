@@ -90,7 +90,8 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
     for (const InSteps& call : calls) {
       AddRow(input, p, &table,
              {call.call->name, std::to_string(call.count), Ms(call.idle_after_ns),
-              Ms(call.blocked_ns), Ms(call.longest_ns)});
+              Ms(call.blocked_ns), Ms(call.longest_ns)},
+             EvidenceTarget::Name(call.call->name));
     }
   }
   outcome.Finish(thresholds.Get("host_sync.high_share"));

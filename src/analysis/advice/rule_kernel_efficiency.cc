@@ -119,7 +119,8 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
               std::to_string(kernel.count), Ms(kernel.total_ns),
               Optional(kernel.blocks_per_sm, 2, ""), Optional(kernel.occupancy_pct, 0, "%"),
               Optional(kernel.theoretical_occupancy_pct, 1, "%"),
-              kernel.occupancy_limit.empty() ? "n/a" : kernel.occupancy_limit});
+              kernel.occupancy_limit.empty() ? "n/a" : kernel.occupancy_limit},
+             EvidenceTarget::Name(kernel.name));
     }
   }
   outcome.Finish(thresholds.Get("kernel_efficiency.high_share"));

@@ -19,6 +19,7 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
   EvidenceTable table{
       "Memory pools",
       {"pool", "peak allocated", "peak reserved", "reserved / allocated", "capacity", "finding"},
+      {},
       {}};
   std::vector<std::string> problems, checked;
   bool any_pool = false, evaluable = false;

@@ -68,6 +68,7 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
 
   EvidenceTable table{"Bandwidth by rank and link type",
                       {"link type", "rank", "operations", "size (MB)", "transit", "bandwidth"},
+                      {},
                       {}};
   for (const auto& [key, totals] : links) {
     char size[32];

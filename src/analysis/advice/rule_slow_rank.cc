@@ -14,6 +14,7 @@ namespace {
 
 struct RankTotals {
   std::string label;
+  int32_t rank = -1;
   uint64_t steps = 0;
   double step = 0, computing = 0, communication = 0, free = 0;  // sums, then means per step
 };
@@ -42,6 +43,7 @@ std::vector<RankTotals> CollectRanks(const AdviceInput& input) {
       if (inserted) order.push_back(label);
       RankTotals& totals = it->second;
       totals.label = label;
+      totals.rank = row.rank;
       ++totals.steps;
       totals.step += static_cast<double>(row.end_ns - row.begin_ns);
       totals.computing += static_cast<double>(row.computing_ns);
@@ -72,8 +74,10 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
     return;
   }
   finding->status = RuleStatus::kPassed;
-  EvidenceTable spread_table{
-      "Spread across ranks (mean per step)", {"part", "min", "max", "mean", "(max−min)/mean"}, {}};
+  EvidenceTable spread_table{"Spread across ranks (mean per step)",
+                             {"part", "min", "max", "mean", "(max−min)/mean"},
+                             {},
+                             {}};
   std::string slow_rank, why;
   double worst = 0;
   for (const Dimension& dimension : kDimensions) {
@@ -108,12 +112,15 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
   EvidenceTable rank_table{
       "Mean per step by rank",
       {"rank", "steps", "step time", "computing", "communication not overlapped", "free"},
+      {},
       {}};
   for (const RankTotals& rank : ranks) {
     rank_table.rows.push_back(
         {rank.label, std::to_string(rank.steps), Ms(static_cast<int64_t>(rank.step)),
          Ms(static_cast<int64_t>(rank.computing)), Ms(static_cast<int64_t>(rank.communication)),
          Ms(static_cast<int64_t>(rank.free))});
+    rank_table.targets.push_back(rank.rank >= 0 ? EvidenceTarget::Rank(rank.rank)
+                                                : EvidenceTarget{});
   }
   if (slow_rank.empty()) {
     finding->detail = "the " + std::to_string(ranks.size()) + " ranks agree within " +

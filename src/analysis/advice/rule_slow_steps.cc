@@ -110,7 +110,8 @@ void Evaluate(const AdviceInput& input, const Thresholds& thresholds, Finding* f
     for (size_t i : outliers) {
       AddRow(input, p, &table,
              {set.steps.Label(rows[i]->step, rows[i]->loop), Ms(static_cast<int64_t>(durations[i])),
-              Fixed(durations[i] / median, 2) + "×", Cause(parts[i], median_parts)});
+              Fixed(durations[i] / median, 2) + "×", Cause(parts[i], median_parts)},
+             EvidenceTarget::Step(rows[i]->step_id));
     }
   }
   outcome.Finish(thresholds.Get("slow_steps.high_share"));

@@ -52,12 +52,12 @@ EvidenceTable& AddTable(Finding* finding, const std::string& title,
   for (EvidenceTable& table : finding->evidence) {
     if (table.title == title) return table;  // the next profile's rows
   }
-  finding->evidence.push_back({title, std::move(columns), {}});
+  finding->evidence.push_back({title, std::move(columns), {}, {}});
   return finding->evidence.back();
 }
 
 void AddRow(const AdviceInput& input, size_t profile, EvidenceTable* table,
-            std::vector<std::string> row) {
+            std::vector<std::string> row, EvidenceTarget target) {
   if (input.profiles.size() > 1) {
     if (table->columns.empty() || table->columns.front() != "profile") {
       table->columns.insert(table->columns.begin(), "profile");
@@ -65,6 +65,10 @@ void AddRow(const AdviceInput& input, size_t profile, EvidenceTable* table,
     row.insert(row.begin(), input.profiles[profile].label);
   }
   table->rows.push_back(std::move(row));
+  if (target.kind != EvidenceTarget::Kind::kNone) {
+    table->targets.resize(table->rows.size() - 1);
+    table->targets.push_back(std::move(target));
+  }
 }
 
 }  // namespace aiprof::analysis::advice

@@ -41,6 +41,6 @@ class PerProfile {
 EvidenceTable& AddTable(Finding* finding, const std::string& title,
                         std::vector<std::string> columns);
 void AddRow(const AdviceInput& input, size_t profile, EvidenceTable* table,
-            std::vector<std::string> row);
+            std::vector<std::string> row, EvidenceTarget target = {});
 
 }  // namespace aiprof::analysis::advice

@@ -49,16 +49,6 @@ struct CallKeyHash {
   }
 };
 
-StringId InputDimsOf(const model::Model& m, uint32_t set, StringId key) {
-  for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
-    if (m.args.key[i] == key &&
-        (m.args.type[i] == model::ArgType::kString || m.args.type[i] == model::ArgType::kJson)) {
-      return static_cast<StringId>(m.args.value[i]);
-    }
-  }
-  return kNoString;
-}
-
 }  // namespace
 
 void CallStatistics::Add(int64_t duration_ns, int64_t self_duration_ns) {
@@ -145,29 +135,22 @@ std::vector<NameCalls> CollectCalls(const model::Model& m, const AnalysisSet& se
     if (operators && (!host_thread[m.ThreadOfSlice(row)] || step_slices.contains(row))) continue;
     rows.push_back(row);
   }
-  // Time of the slices nested directly in each operator (its self time is the rest).
-  std::vector<int64_t> child_ns;
-  if (operators && !rows.empty()) {
-    child_ns.assign(s.size(), 0);
-    for (uint32_t row = 0; row < s.size(); ++row) {
-      if (s.parent[row] != kNoRow) child_ns[s.parent[row]] += s.dur(row);
-    }
-  }
+  // Operators' self time is torch's (TaskSelfTimes); a kernel's is its duration.
+  const std::vector<int64_t> self = TaskSelfTimes(m, rows);
 
   std::unordered_map<CallKey, uint32_t, CallKeyHash> index;
   std::vector<CallKey> keys;
   std::vector<CallStatistics> stats;
-  for (uint32_t row : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const uint32_t row = rows[i];
     const CallKey key{s.category[row], s.name[row],
-                      dims_key == kNoString ? kNoString : InputDimsOf(m, s.args[row], dims_key)};
+                      m.args.Text(s.args[row], dims_key).value_or(kNoString)};
     auto [it, inserted] = index.try_emplace(key, static_cast<uint32_t>(keys.size()));
     if (inserted) {
       keys.push_back(key);
       stats.emplace_back();
     }
-    const int64_t duration = s.dur(row);
-    const int64_t self = operators ? std::max<int64_t>(duration - child_ns[row], 0) : duration;
-    stats[it->second].Add(duration, self);
+    stats[it->second].Add(s.dur(row), self[i]);
   }
   std::vector<NameCalls> out(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) {

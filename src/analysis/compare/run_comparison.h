@@ -36,7 +36,7 @@ struct CompareOptions {
 struct CallStatistics {
   uint64_t calls = 0;
   int64_t total_ns = 0;
-  int64_t self_ns = 0;  // total minus the time of nested slices (kernels: = total)
+  int64_t self_ns = 0;  // torch's self time (TaskSelfTimes; kernels: = total)
   int64_t min_ns = 0;   // 0 without calls
   int64_t max_ns = 0;
   double mean_ns() const {

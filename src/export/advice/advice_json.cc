@@ -10,6 +10,31 @@ namespace advice = analysis::advice;
 
 namespace {
 
+// Per row, what it is about (advice.h's EvidenceTarget): {"step": id}, {"name": text},
+// {"rank": r}, or null.
+nlohmann::ordered_json TargetsJson(const advice::EvidenceTable& table) {
+  nlohmann::ordered_json targets = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < table.rows.size(); ++i) {
+    const advice::EvidenceTarget target =
+        i < table.targets.size() ? table.targets[i] : advice::EvidenceTarget{};
+    switch (target.kind) {
+      case advice::EvidenceTarget::Kind::kStep:
+        targets.push_back({{"step", target.step_id}});
+        break;
+      case advice::EvidenceTarget::Kind::kName:
+        targets.push_back({{"name", target.name}});
+        break;
+      case advice::EvidenceTarget::Kind::kRank:
+        targets.push_back({{"rank", target.rank}});
+        break;
+      case advice::EvidenceTarget::Kind::kNone:
+        targets.push_back(nullptr);
+        break;
+    }
+  }
+  return targets;
+}
+
 nlohmann::ordered_json FindingJson(const advice::Finding& finding) {
   nlohmann::ordered_json json;
   json["rule"] = finding.rule;
@@ -37,7 +62,10 @@ nlohmann::ordered_json FindingJson(const advice::Finding& finding) {
   json["thresholds"] = thresholds;
   nlohmann::ordered_json evidence = nlohmann::ordered_json::array();
   for (const advice::EvidenceTable& table : finding.evidence) {
-    evidence.push_back({{"title", table.title}, {"columns", table.columns}, {"rows", table.rows}});
+    nlohmann::ordered_json entry = {
+        {"title", table.title}, {"columns", table.columns}, {"rows", table.rows}};
+    if (!table.targets.empty()) entry["targets"] = TargetsJson(table);
+    evidence.push_back(std::move(entry));
   }
   json["evidence"] = evidence;
   return json;

@@ -14,11 +14,12 @@
 #include "analysis/analysis_set.h"
 #include "export/analysis/communication_files.h"
 #include "export/csv/summary_writer.h"
+#include "format/output_layout.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
-inline constexpr const char* kAnalysisDir = "analysis";
+using format::kAnalysisDir;
 
 // `target.dir` is the analysis directory; its timestamp is left empty by the callers so the
 // files carry msprof-analyze's names.

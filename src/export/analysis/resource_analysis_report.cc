@@ -91,6 +91,11 @@ void PrintBreakdown(const model::Model& m, const analysis::AnalysisSet& set, std
         Percent(t.idle_ns, t.span_ns), Ms(t.span_ns));
     print_idle(set.idle_time, t.process, "(whole run)");
     print_idle(set.idle_time_in_steps, t.process, "in the steps");
+    const analysis::CommunicationOverlap overlap = analysis::CommunicationOverlapOf(k, t.process);
+    if (overlap.communication_ns > 0) {
+      out << Line("    communication overlapped by computation: %.1f%% of %.3f ms (HTA)\n",
+                  100.0 * overlap.ratio(), Ms(overlap.communication_ns));
+    }
   }
   if (k.has_launch_flows) {
     const analysis::LaunchStatistics& l = k.launches;

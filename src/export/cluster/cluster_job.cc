@@ -16,6 +16,7 @@
 #include "analysis/analysis_set.h"
 #include "export/cluster/cluster_files.h"
 #include "export/cluster/cluster_report.h"
+#include "model/discovery.h"
 #include "model/parser.h"
 #include "model/rank_identity.h"
 
@@ -27,26 +28,7 @@ using analysis::cluster::RankSummary;
 namespace {
 
 constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;  // src/cli/command.h
-constexpr int kMaxDepth = 3;
 constexpr const char* kCacheName = "cluster_rank_summary.bin";
-
-void FindProfDirsBelow(const fs::path& dir, int depth, std::vector<std::string>& found) {
-  std::string ignored;
-  for (std::string& prof : model::FindProfDirs(dir.string(), &ignored)) found.push_back(prof);
-  if (depth >= kMaxDepth) return;
-  std::error_code ec;
-  std::vector<fs::path> children;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!entry.is_directory(ec) || name.rfind("PROF_", 0) == 0 || name == "aiprof_output" ||
-        name == kClusterOutputDir) {
-      continue;
-    }
-    children.push_back(entry.path());
-  }
-  std::sort(children.begin(), children.end());
-  for (const fs::path& child : children) FindProfDirsBelow(child, depth + 1, found);
-}
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -83,7 +65,7 @@ std::string CacheKey(const std::vector<std::string>& files) {
 }
 
 fs::path CachePath(const RankInput& input) {
-  return fs::path(input.prof_dirs.front()) / "aiprof_output" / "analysis" / kCacheName;
+  return fs::path(input.cache_dir) / kCacheName;
 }
 
 bool ReadCache(const fs::path& path, const std::string& key, RankSummary* summary) {
@@ -110,10 +92,7 @@ void WriteCache(const fs::path& path, const std::string& key, const RankSummary&
 // Parses and analyses one rank; false with `problem` set when it has nothing to analyse.
 bool SummarizeRank(const RankInput& input, unsigned parse_threads, bool use_cache,
                    RankSummary* summary, std::string* problem, bool* from_cache) {
-  std::vector<std::string> files;
-  for (const std::string& dir : input.prof_dirs) {
-    for (std::string& file : model::ListRawFiles(dir)) files.push_back(std::move(file));
-  }
+  const std::vector<std::string>& files = input.files;
   if (files.empty()) {
     *problem = "rank " + std::to_string(input.rank) +
                ": no raw data (expected PROF_*/host/data/*.data); skipped";
@@ -145,42 +124,41 @@ RankDiscovery DiscoverRanks(const std::string& dir) {
   if (!fs::is_directory(dir, ec)) {
     discovery.error = "'" + dir +
                       "' is not a directory; pass the folder holding the ranks' "
-                      "PROF_* directories (or their rank folders)";
+                      "PROF_* directories or Kineto traces (or their rank folders)";
     return discovery;
   }
-  std::vector<std::string> prof_dirs;
-  FindProfDirsBelow(fs::path(dir), 0, prof_dirs);
+  // The one discovery of every command: PROF_* directories and Kineto traces below `dir`.
+  model::InputDiscovery found = model::DiscoverRuns({dir});
+  discovery.notes = std::move(found.notes);
   std::map<int32_t, RankInput> by_rank;
-  for (const std::string& prof : prof_dirs) {
-    const fs::path info = fs::path(prof) / "info.json";
-    if (!fs::exists(info, ec)) {
-      discovery.skipped.push_back(prof + ": no info.json, so no rank; skipped");
-      continue;
-    }
-    const model::RankIdentity identity = model::ReadRankIdentity(ReadText(info));
-    if (!identity.known()) {
+  for (model::RunInput& run : found.runs) {
+    if (run.rank < 0) {
+      const bool trace = run.kind == model::RunKind::kTrace;
       discovery.skipped.push_back(
-          prof +
-          ": no rank in info.json (not started by torchrun/mpirun/srun, e.g. the "
-          "launcher process); skipped");
+          run.path + (trace ? ": the trace names no rank (no distributedInfo); skipped"
+                      : fs::exists(fs::path(run.path) / "info.json", ec)
+                          ? ": no rank in info.json (not started by torchrun/mpirun/srun, e.g. "
+                            "the launcher process); skipped"
+                          : ": no info.json, so no rank; skipped"));
       continue;
     }
-    RankInput& input = by_rank[identity.rank];
-    input.rank = identity.rank;
-    input.prof_dirs.push_back(prof);
-    for (const std::string& file : model::ListRawFiles(prof)) {
+    RankInput& input = by_rank[run.rank];
+    input.rank = run.rank;
+    if (input.cache_dir.empty()) input.cache_dir = (fs::path(run.output_dir) / "analysis").string();
+    input.prof_dirs.push_back(run.path);
+    for (const std::string& file : run.files) {
       input.raw_bytes += fs::file_size(file, ec);
+      input.files.push_back(file);
     }
   }
   for (auto& [rank, input] : by_rank) discovery.ranks.push_back(std::move(input));
   if (discovery.ranks.empty()) {
-    discovery.error = prof_dirs.empty()
-                          ? "no PROF_* directory in '" + dir +
-                                "' or three levels below it; pass the folder "
-                                "that holds the ranks' profiles"
-                          : "none of the " + std::to_string(prof_dirs.size()) +
-                                " PROF_* directories names a rank; profile the job's ranks under a "
-                                "launcher that sets RANK (torchrun, mpirun, srun)";
+    discovery.error = found.runs.empty()
+                          ? found.error
+                          : "none of the " + std::to_string(found.runs.size()) +
+                                " runs (PROF_* directories, traces) names a rank; profile the "
+                                "job's ranks under a launcher that sets RANK (torchrun, mpirun, "
+                                "srun), or give traces with distributedInfo";
   }
   return discovery;
 }
@@ -197,8 +175,9 @@ void PrintDiscovery(const RankDiscovery& discovery, std::ostream& out) {
   }
   char size[32];
   std::snprintf(size, sizeof size, "%.1f MB", static_cast<double>(bytes) / 1e6);
-  out << " in " << dirs << " PROF_* directories, " << size << " of raw data; "
+  out << " in " << dirs << " runs (PROF_* directories, traces), " << size << " of data; "
       << discovery.skipped.size() << " skipped\n";
+  for (const std::string& note : discovery.notes) out << "  " << note << "\n";
   constexpr size_t kListed = 8;
   for (size_t i = 0; i < discovery.skipped.size() && i < kListed; ++i)
     out << "  skipped " << discovery.skipped[i] << "\n";

@@ -21,22 +21,27 @@
 
 namespace aiprof::exporter {
 
-// One rank's data: every PROF_* directory whose info.json names the rank (its own window
-// plus those of processes it forked, DataLoader workers for instance).
+// One rank's data: every run that names the rank: PROF_* directories (its own window plus
+// those of processes it forked, DataLoader workers for instance) and Kineto traces (their
+// distributedInfo's rank).
 struct RankInput {
   int32_t rank = -1;
-  std::vector<std::string> prof_dirs;
+  std::vector<std::string> prof_dirs;  // the runs: PROF_* directories or trace files
+  std::vector<std::string> files;      // what the parse reads
+  std::string cache_dir;               // where its summary cache goes
   uint64_t raw_bytes = 0;
 };
 
 struct RankDiscovery {
   std::vector<RankInput> ranks;      // by rank
-  std::vector<std::string> skipped;  // "<dir>: why" for PROF_* directories left out
+  std::vector<std::string> skipped;  // "<run>: why" for runs left out
+  std::vector<std::string> notes;    // what the discovery said (model/discovery.h)
   std::string error;                 // set when nothing usable was found
 };
 
-// Looks for PROF_* directories in `dir` and up to three levels below it (rank folders,
-// node folders), reading each one's rank from its info.json (model/rank_identity.h).
+// The runs in `dir` and below it (model::DiscoverRuns: rank folders, node folders,
+// tensorboard_trace_handler folders), each one's rank from its info.json or, for a trace,
+// its distributedInfo (model/rank_identity.h).
 RankDiscovery DiscoverRanks(const std::string& dir);
 
 // "Found N rank(s) ..." and one line per skipped directory to `out`.

@@ -8,6 +8,8 @@
 #include "export/compare/compare_files.h"
 #include "export/compare/compare_report.h"
 #include "export/read_problems.h"
+#include "format/output_layout.h"
+#include "model/discovery.h"
 #include "model/parser.h"
 
 namespace aiprof::exporter {
@@ -23,31 +25,34 @@ constexpr const char* kCommand = "aiprof compare";
 fs::path RunDirOf(const std::string& given) {
   fs::path path = fs::path(given).lexically_normal();
   if (!path.has_filename()) path = path.parent_path();
-  if (path.filename() == "analysis" && path.parent_path().filename() == "aiprof_output") {
+  if (path.filename() == format::kAnalysisDir &&
+      path.parent_path().filename() == format::kExportDir) {
     path = path.parent_path();
   }
-  if (path.filename() == "aiprof_output") path = path.parent_path();
+  if (path.filename() == format::kExportDir) path = path.parent_path();
   return path.empty() ? fs::path(".") : path;
 }
 
 struct LoadedRun {
   fs::path dir;
+  fs::path outputs;  // its aiprof_output folder (a trace's own: model::RunInput::output_dir)
   model::Model model;
 };
 
-// Every raw file of every PROF_* under `dir` as one model; null and a message on bad input.
+// Every run under `dir` (PROF_* directories, Kineto traces) as one model; null and a message
+// on bad input.
 std::unique_ptr<LoadedRun> Load(const fs::path& dir, const char* side, unsigned threads,
                                 std::ostream& err) {
-  std::string error;
-  const std::vector<std::string> prof_dirs = model::FindProfDirs(dir.string(), &error);
-  if (prof_dirs.empty()) {
-    err << kCommand << ": " << side << " run: " << error << "\n";
+  const model::InputDiscovery found = model::DiscoverRuns({dir.string()});
+  for (const std::string& note : found.notes)
+    err << kCommand << ": " << side << " run: " << note << "\n";
+  if (found.runs.empty()) {
+    err << kCommand << ": " << side << " run: " << found.error << "\n";
     return nullptr;
   }
   std::vector<std::string> files;
-  for (const std::string& prof : prof_dirs) {
-    std::vector<std::string> raw = model::ListRawFiles(prof);
-    files.insert(files.end(), raw.begin(), raw.end());
+  for (const model::RunInput& found_run : found.runs) {
+    files.insert(files.end(), found_run.files.begin(), found_run.files.end());
   }
   if (files.empty()) {
     err << kCommand << ": " << side << " run: " << dir.string()
@@ -57,6 +62,9 @@ std::unique_ptr<LoadedRun> Load(const fs::path& dir, const char* side, unsigned 
   }
   auto run = std::make_unique<LoadedRun>();
   run->dir = dir;
+  run->outputs = found.runs.size() == 1 && found.runs[0].kind == model::RunKind::kTrace
+                     ? fs::path(found.runs[0].output_dir)
+                     : dir / format::kExportDir;
   run->model = model::ParseFiles(files, {threads});
   ReportReadProblems(run->model, kCommand, err);
   if (run->model.records == 0) {
@@ -117,9 +125,8 @@ ExportResult RunCompare(const CompareJobOptions& options, std::ostream& out, std
   compared.comparison.label = comparison_dir.string();
   PrintCompareReport(compared, TerminalStyle(options.colour), out);
 
-  const fs::path output_dir = options.output_dir.empty()
-                                  ? comparison_dir / "aiprof_output" / "compare"
-                                  : fs::path(options.output_dir);
+  const fs::path output_dir = options.output_dir.empty() ? comparison.outputs / format::kCompareDir
+                                                         : fs::path(options.output_dir);
   fs::create_directories(output_dir, ec);
   if (ec) {
     err << kCommand << ": cannot create " << output_dir.string() << ": " << ec.message()

@@ -6,7 +6,9 @@
 //                         size, allocation/release time and the allocator totals then
 //                         (the memory analysis' blocks: target.analyses, else computed)
 //   memory_record.csv     the allocator totals at every allocator event
-// Each file is written only when the model holds its data.
+// Each file is written only when the model holds its data, through the SummaryWriter like
+// every summary table: CSV or JSON (--summary-format), msprof's or torch_npu's file names,
+// CSV split at 1,000,000 rows.
 #pragma once
 
 #include "export/csv/summary_writer.h"
@@ -14,7 +16,7 @@
 
 namespace aiprof::exporter {
 
-// Writes the files into target.dir (paths to target.written, I/O errors to target.errors).
+// Writes the tables into target.dir (paths to target.written, I/O errors to target.errors).
 void WriteFrameworkSummaries(const model::Model& model, const SummaryTarget& target);
 
 }  // namespace aiprof::exporter

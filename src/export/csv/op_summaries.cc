@@ -34,9 +34,7 @@ void WriteStatistics(const model::Model& m, const SummaryTarget& target, const c
     } else {
       w.Text(m.Str(st.name)).Text(group.substr(tab + 1)).Unsigned(st.count).Micros(st.total_ns);
       w.Micros(st.min_ns).Micros(static_cast<int64_t>(st.mean_ns + 0.5)).Micros(st.max_ns);
-      w.Real(grand_total > 0
-                 ? 100.0 * static_cast<double>(st.total_ns) / static_cast<double>(grand_total)
-                 : 0.0);
+      w.Real(analysis::RatioOfSummedTotal(st.total_ns, grand_total));
     }
     w.EndRow();
   }
@@ -89,28 +87,19 @@ void WriteMetricCells(const model::Model& m, uint32_t row,
                       const std::vector<std::string_view>& columns, SummaryWriter& w) {
   const uint32_t set = m.slices.args[row];
   for (std::string_view column : columns) {
-    bool found = false;
-    if (set != 0 && set + 1 < m.args.set_begin.size()) {
-      for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1] && !found; ++i) {
-        if (m.Str(m.args.key[i]) != column) continue;
-        w.Real(std::bit_cast<double>(m.args.value[i]));
-        found = true;
-      }
+    if (const auto bits = m.args.Bits(set, m.strings.Find(column))) {
+      w.Real(std::bit_cast<double>(*bits));
+    } else {
+      w.NotApplicable();
     }
-    if (!found) w.NotApplicable();
   }
 }
 
 // A kernel's counter value (a "metric.<column>" arg), if collected.
 std::optional<double> MetricValue(const model::Model& m, uint32_t row, model::StringId key) {
-  const uint32_t set = m.slices.args[row];
-  if (key == model::StringPool::kMissing || set == 0 || set + 1 >= m.args.set_begin.size()) {
-    return std::nullopt;
-  }
-  for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
-    if (m.args.key[i] == key) return std::bit_cast<double>(m.args.value[i]);
-  }
-  return std::nullopt;
+  const auto bits = m.args.Bits(m.slices.args[row], key);
+  if (!bits) return std::nullopt;
+  return std::bit_cast<double>(*bits);
 }
 
 struct L2Row {

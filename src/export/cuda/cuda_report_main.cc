@@ -20,11 +20,7 @@ namespace {
 using aiprof::model::Model;
 
 std::optional<uint64_t> Arg(const Model& m, uint32_t set, std::string_view key) {
-  if (set == 0) return std::nullopt;
-  for (uint32_t i = m.args.set_begin[set]; i < m.args.set_begin[set + 1]; ++i) {
-    if (m.Str(m.args.key[i]) == key) return m.args.value[i];
-  }
-  return std::nullopt;
+  return m.args.Bits(set, m.strings.Find(key));
 }
 
 nlohmann::json Report(const Model& m) {

@@ -17,11 +17,7 @@ struct Args {
   uint32_t set;
 
   std::optional<uint64_t> Raw(std::string_view key) const {
-    if (set == 0 || set + 1 >= model.args.set_begin.size()) return std::nullopt;
-    for (uint32_t i = model.args.set_begin[set]; i < model.args.set_begin[set + 1]; ++i) {
-      if (model.Str(model.args.key[i]) == key) return model.args.value[i];
-    }
-    return std::nullopt;
+    return model.args.Bits(set, model.strings.Find(key));
   }
   void UInt(SummaryWriter& w, std::string_view key) const {
     auto value = Raw(key);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "analysis/cpu_profile/cpu_profile.h"
@@ -31,6 +33,18 @@ nlohmann::ordered_json KinetoGroups(const std::vector<model::ProcessGroupInfo>& 
   return {{"pg_count", groups.size()}, {"pg_config", config}};
 }
 
+// A double argument keeps a decimal point ("40.0", not "40"), so that a reader of the trace
+// reads a double back, not an integer.
+void WriteDoubleArg(TextWriter& w, double value) {
+  char text[40];
+  const char* end = std::to_chars(text, text + sizeof text, std::isfinite(value) ? value : 0).ptr;
+  w.Raw(std::string_view(text, static_cast<size_t>(end - text)));
+  if (std::string_view(text, static_cast<size_t>(end - text)).find_first_of(".e") ==
+      std::string_view::npos) {
+    w.Raw(".0");
+  }
+}
+
 void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& first) {
   if (set == 0) return;
   const model::ArgTable& a = m.args;
@@ -46,7 +60,7 @@ void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& fi
         w.UInt(a.value[i]);
         break;
       case model::ArgType::kDouble:
-        w.Double(std::bit_cast<double>(a.value[i]));
+        WriteDoubleArg(w, std::bit_cast<double>(a.value[i]));
         break;
       case model::ArgType::kString:
         w.JsonString(m.Str(static_cast<model::StringId>(a.value[i])));
@@ -62,6 +76,16 @@ void WriteArgValues(TextWriter& w, const model::Model& m, uint32_t set, bool& fi
       }
     }
   }
+}
+
+// A marker's (mstx/NVTX) domain and kind, written as arguments so that an import of the
+// trace (model/importers/kineto) gives the model its marker rows back.
+void WriteMarkerArgs(TextWriter& w, const model::Model& m, uint32_t marker, bool& first) {
+  static constexpr const char* kTypes[] = {"mark", "push/pop", "start/end"};
+  const auto type = static_cast<size_t>(m.markers.event_type[marker]);
+  w.Raw(first ? "" : ",").Raw("\"Marker domain\":").JsonString(m.Str(m.markers.domain[marker]));
+  w.Raw(",\"Marker type\":").JsonString(type < 3 ? kTypes[type] : "mark");
+  first = false;
 }
 
 class TraceJsonWriter {
@@ -300,6 +324,34 @@ class TraceJsonWriter {
     }
   }
 
+  // The marker row of each slice or instant (kNoRow: none); empty without markers.
+  std::vector<uint32_t> MarkerRows(bool instants) const {
+    const model::MarkerTable& markers = m_.markers;
+    std::vector<uint32_t> rows;
+    if (markers.size() == 0) return rows;
+    rows.assign(instants ? m_.instants.size() : m_.slices.size(), model::kNoRow);
+    for (uint32_t i = 0; i < markers.size(); ++i) {
+      if ((markers.is_instant[i] != 0) == instants && markers.row[i] < rows.size()) {
+        rows[markers.row[i]] = i;
+      }
+    }
+    return rows;
+  }
+
+  // The slices that are step records (prof.step() without a schedule, aiprofStepBegin) with
+  // their numbers, by slice row: a "ProfilerStep#N" range the importer must not take for
+  // torch's record_function range of that name, which is an operator.
+  std::vector<std::pair<uint32_t, uint64_t>> StepRecordSlices() const {
+    const model::RecordedStepTable& steps = m_.recorded_steps;
+    std::vector<std::pair<uint32_t, uint64_t>> rows;
+    rows.reserve(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (steps.slice[i] != model::kNoRow) rows.emplace_back(steps.slice[i], steps.step[i]);
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
   // An operator's memory as the memory analysis attributed it (torch.profiler's CPU Mem /
   // Self CPU Mem / CUDA Mem / Self CUDA Mem columns), in bytes.
   void WriteOperatorMemory(const analysis::OperatorMemoryUsage& usage, bool& first) {
@@ -319,21 +371,33 @@ class TraceJsonWriter {
 
   void WriteSlices() {
     const model::SliceTable& s = m_.slices;
+    const std::vector<uint32_t> marker_of = MarkerRows(false);
     // Operators with memory figures, ascending like the slices.
     const analysis::OperatorMemoryUsage* usage =
         memory_ != nullptr ? memory_->operator_usage.data() : nullptr;
     const analysis::OperatorMemoryUsage* usage_end =
         usage != nullptr ? usage + memory_->operator_usage.size() : nullptr;
+    const std::vector<std::pair<uint32_t, uint64_t>> step_records = StepRecordSlices();
+    auto step_record = step_records.begin();
     for (uint32_t row = 0; row < s.size(); ++row) {
       EventPrefix("{\"ph\":\"X\",\"cat\":", s.category[row], s.name[row], s.track[row], s.ts[row]);
       w_.Raw(",\"dur\":").Micros(std::max<int64_t>(s.end[row] - s.ts[row], 0));
       while (usage != usage_end && usage->slice < row) ++usage;
       const bool has_memory = usage != usage_end && usage->slice == row;
-      if (s.args[row] != 0 || s.flags[row] != 0 || has_memory) {
+      const uint32_t marker = marker_of.empty() ? model::kNoRow : marker_of[row];
+      while (step_record != step_records.end() && step_record->first < row) ++step_record;
+      const bool is_step_record = step_record != step_records.end() && step_record->first == row;
+      if (s.args[row] != 0 || s.flags[row] != 0 || has_memory || marker != model::kNoRow ||
+          is_step_record) {
         w_.Raw(",\"args\":{");
         bool first = true;
         WriteArgValues(w_, m_, s.args[row], first);
         if (has_memory) WriteOperatorMemory(*usage, first);
+        if (marker != model::kNoRow) WriteMarkerArgs(w_, m_, marker, first);
+        if (is_step_record) {
+          w_.Raw(first ? "" : ",").Raw("\"Step record\":").UInt(step_record->second);
+          first = false;
+        }
         if (s.flags[row] & model::kSliceUnclosed) {
           w_.Raw(first ? "" : ",").Raw("\"Unclosed\":1");
           first = false;
@@ -349,13 +413,16 @@ class TraceJsonWriter {
 
   void WriteInstants() {
     const model::InstantTable& in = m_.instants;
+    const std::vector<uint32_t> marker_of = MarkerRows(true);
     for (uint32_t row = 0; row < in.size(); ++row) {
       EventPrefix("{\"ph\":\"i\",\"s\":\"t\",\"cat\":", in.category[row], in.name[row],
                   in.track[row], in.ts[row]);
-      if (in.args[row] != 0) {
+      const uint32_t marker = marker_of.empty() ? model::kNoRow : marker_of[row];
+      if (in.args[row] != 0 || marker != model::kNoRow) {
         w_.Raw(",\"args\":{");
         bool first = true;
         WriteArgValues(w_, m_, in.args[row], first);
+        if (marker != model::kNoRow) WriteMarkerArgs(w_, m_, marker, first);
         w_.Char('}');
       }
       w_.Char('}');
@@ -378,12 +445,14 @@ class TraceJsonWriter {
       w_.Raw(",\"args\":{\"value\":").Double(c.value[i]).Raw("}}");
     }
     if (memory_ == nullptr) return;
+    // Derived from the memory analysis: the category says so, and the Kineto importer leaves
+    // these out of an aiprof-written trace (the analysis computes them again).
     for (const analysis::MemoryCategoryTrack& track : memory_->category_tracks) {
       const std::string name = MemoryCategoryTrackName(*memory_, track);
       const uint32_t pid = ids_.process_pid[memory_->pools[track.pool].process];
       for (const auto& [ts, bytes] : track.points) {
         Separator();
-        w_.Raw("{\"ph\":\"C\",\"name\":").JsonString(name);
+        w_.Raw("{\"ph\":\"C\",\"cat\":\"memory_analysis\",\"name\":").JsonString(name);
         w_.Raw(",\"pid\":").UInt(pid).Raw(",\"ts\":");
         Ts(ts);
         w_.Raw(",\"args\":{\"value\":").Int(bytes).Raw("}}");

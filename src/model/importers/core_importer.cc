@@ -62,32 +62,12 @@ class CoreImporter : public RecordImporter {
         found->second.pop_back();
         break;
       }
-      case RecordKind::kRangeStart: {
-        const format::RangeId* id = record.ExtAs<format::RangeId>(0);
-        if (id == nullptr) break;
-        Strings(context);
-        uint32_t row = context.AddSlice(context.track(), h.ts, kOpenEnd, context.FileString(h.arg),
-                                        range_category_);
-        uint32_t marker = AddMarker(context, false, row, MarkerEventType::kStartEnd, h.aux,
-                                    record.ExtAs<format::MarkerAttributes>(1));
-        MarkerTable& markers = context.model().markers;
-        markers.details.range_id[markers.detail[marker]] = id->id;
-        open_ranges_[id->id] = {row, marker};
+      case RecordKind::kRangeStart:
+        StartRange(record, context);
         break;
-      }
-      case RecordKind::kRangeEnd: {
-        const format::RangeId* id = record.ExtAs<format::RangeId>(0);
-        auto found = id == nullptr ? open_ranges_.end() : open_ranges_.find(id->id);
-        if (found == open_ranges_.end()) {
-          ++context.model().unmatched_ends;
-          break;
-        }
-        context.EndSlice(found->second.slice, h.ts);
-        MarkerTable& markers = context.model().markers;
-        markers.details.end_thread[markers.detail[found->second.marker]] = context.thread();
-        open_ranges_.erase(found);
+      case RecordKind::kRangeEnd:
+        EndRange(record, context);
         break;
-      }
       case RecordKind::kStepBegin: {
         Strings(context);
         std::string name = "ProfilerStep#" + std::to_string(h.arg);
@@ -109,35 +89,12 @@ class CoreImporter : public RecordImporter {
         open.pop_back();
         break;
       }
-      case RecordKind::kCounter: {
-        const format::CounterValue* value = record.ExtAs<format::CounterValue>(0);
-        if (value == nullptr) break;
-        uint64_t key = (uint64_t{h.arg} << 32) ^ (uint64_t{h.aux} << 24) ^ value->instance;
-        auto [it, inserted] = series_.emplace(key, 0);
-        if (inserted) {
-          it->second = context.CounterSeries(context.FileString(h.arg), context.process(), h.aux,
-                                             value->instance, context.FileString(value->unit));
-        }
-        context.AddCounter(it->second, h.ts, value->value);
+      case RecordKind::kCounter:
+        AddCounterSample(record, context);
         break;
-      }
-      case RecordKind::kDrops: {
-        const format::DropCount* drop = record.ExtAs<format::DropCount>(0);
-        if (drop == nullptr) break;
-        uint32_t thread =
-            drop->tid == 0 ? context.thread() : context.Thread(context.process(), drop->tid);
-        DropState& state = drops_[(uint64_t{thread} << 8) | h.arg];
-        total_drops_ += drop->count - std::min(state.count, drop->count);
-        state = {drop->count, h.ts};
-        Strings(context);
-        if (drop_series_ == kNoRow) {
-          drop_series_ = context.CounterSeries(
-              context.Intern("Dropped events"), context.process(),
-              static_cast<uint16_t>(format::CounterScope::kProcess), 0, kNoString);
-        }
-        context.AddCounter(drop_series_, h.ts, static_cast<double>(total_drops_));
+      case RecordKind::kDrops:
+        AddDropCount(record, context);
         break;
-      }
       case RecordKind::kDomainName:
         domains_[h.aux] = context.FileString(h.arg);
         break;
@@ -151,6 +108,70 @@ class CoreImporter : public RecordImporter {
         ++context.model().unknown_records;
         break;
     }
+  }
+
+  // A range that may end on another thread (kRangeStart).
+  void StartRange(const format::RecordView& record, ImportContext& context) {
+    const format::RecordHeader& h = *record.header;
+    const format::RangeId* id = record.ExtAs<format::RangeId>(0);
+    if (id == nullptr) return;
+    Strings(context);
+    uint32_t row = context.AddSlice(context.track(), h.ts, kOpenEnd, context.FileString(h.arg),
+                                    range_category_);
+    uint32_t marker = AddMarker(context, false, row, MarkerEventType::kStartEnd, h.aux,
+                                record.ExtAs<format::MarkerAttributes>(1));
+    MarkerTable& markers = context.model().markers;
+    markers.details.range_id[markers.detail[marker]] = id->id;
+    open_ranges_[id->id] = {row, marker};
+  }
+
+  // kRangeEnd: closes the range of its id, wherever it started.
+  void EndRange(const format::RecordView& record, ImportContext& context) {
+    const format::RecordHeader& h = *record.header;
+    const format::RangeId* id = record.ExtAs<format::RangeId>(0);
+    auto found = id == nullptr ? open_ranges_.end() : open_ranges_.find(id->id);
+    if (found == open_ranges_.end()) {
+      ++context.model().unmatched_ends;
+      return;
+    }
+    context.EndSlice(found->second.slice, h.ts);
+    MarkerTable& markers = context.model().markers;
+    markers.details.end_thread[markers.detail[found->second.marker]] = context.thread();
+    open_ranges_.erase(found);
+  }
+
+  // kCounter: a sample of the series named by the record.
+  void AddCounterSample(const format::RecordView& record, ImportContext& context) {
+    const format::RecordHeader& h = *record.header;
+    const format::CounterValue* value = record.ExtAs<format::CounterValue>(0);
+    if (value == nullptr) return;
+    uint64_t key = (uint64_t{h.arg} << 32) ^ (uint64_t{h.aux} << 24) ^ value->instance;
+    auto [it, inserted] = series_.emplace(key, 0);
+    if (inserted) {
+      it->second = context.CounterSeries(context.FileString(h.arg), context.process(), h.aux,
+                                         value->instance, context.FileString(value->unit));
+    }
+    context.AddCounter(it->second, h.ts, value->value);
+  }
+
+  // kDrops: a thread's cumulative drop count; the process's "Dropped events" series
+  // shows the total.
+  void AddDropCount(const format::RecordView& record, ImportContext& context) {
+    const format::RecordHeader& h = *record.header;
+    const format::DropCount* drop = record.ExtAs<format::DropCount>(0);
+    if (drop == nullptr) return;
+    uint32_t thread =
+        drop->tid == 0 ? context.thread() : context.Thread(context.process(), drop->tid);
+    DropState& state = drops_[(uint64_t{thread} << 8) | h.arg];
+    total_drops_ += drop->count - std::min(state.count, drop->count);
+    state = {drop->count, h.ts};
+    Strings(context);
+    if (drop_series_ == kNoRow) {
+      drop_series_ = context.CounterSeries(context.Intern("Dropped events"), context.process(),
+                                           static_cast<uint16_t>(format::CounterScope::kProcess), 0,
+                                           kNoString);
+    }
+    context.AddCounter(drop_series_, h.ts, static_cast<double>(total_drops_));
   }
 
   void Finish(ImportContext& context, uint64_t last_ticks) override {

@@ -84,10 +84,6 @@ bool EqualNoCase(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::span<const MetricGroup> MetricGroups() {
-  return kGroups;
-}
-
 const MetricGroup* FindMetricGroup(std::string_view name) {
   for (const MetricGroup& group : kGroups) {
     if (EqualNoCase(group.msprof_name, name)) return &group;

@@ -20,7 +20,6 @@ struct MetricGroup {
   std::span<const MetricColumn> columns;
 };
 
-std::span<const MetricGroup> MetricGroups();
 // Case-insensitive lookup; nullptr when unknown.
 const MetricGroup* FindMetricGroup(std::string_view name);
 // The group --l2 adds.

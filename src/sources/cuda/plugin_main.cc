@@ -89,6 +89,8 @@ WindowOptions ParseOptions(const char* json_text) {
   if (it != json.end() && it->is_string() && it->get<std::string>() == "off") {
     options.activity = false;
   }
+  // AIPROF_OPTIONS keeps msprof's option names: "ascendcl" (--ascendcl) is the CUDA runtime
+  // API, "runtime_api" (--runtime-api) the CUDA driver API (docs/cli.md).
   options.selection.runtime_api = get_bool("ascendcl", true);
   options.selection.driver_api = get_bool("runtime_api", true);
   options.selection.memory = get_bool("profile_memory", false);

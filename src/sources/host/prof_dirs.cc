@@ -11,6 +11,8 @@
 #include <filesystem>
 #include <random>
 
+#include "format/output_layout.h"
+
 namespace aiprof::host {
 namespace fs = std::filesystem;
 
@@ -19,7 +21,7 @@ std::vector<std::string> ListProfDirs(const std::string& output_dir) {
   std::error_code ec;
   for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::string name = it->path().filename().string();
-    if (name.rfind("PROF_", 0) == 0 && it->is_directory(ec)) names.push_back(name);
+    if (name.rfind(format::kProfDirPrefix, 0) == 0 && it->is_directory(ec)) names.push_back(name);
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -27,7 +29,7 @@ std::vector<std::string> ListProfDirs(const std::string& output_dir) {
 
 std::string FindProcessDir(const std::string& output_dir, const std::set<std::string>& ignore,
                            int pid) {
-  std::string file = "host/data/aiprof." + std::to_string(pid) + ".data";
+  const std::string file = format::RuntimeDataFile(pid);
   for (const std::string& name : ListProfDirs(output_dir)) {
     if (ignore.count(name)) continue;
     std::string dir = output_dir + "/" + name;

@@ -20,12 +20,13 @@ HandBuiltProfiles InputWait(int64_t wait) {
   data.inputs = {"DataLoader operators"};
   for (uint64_t step = 0; step < 10; ++step) {
     DataPreparationStep row;
+    row.step_id = static_cast<uint32_t>(step);
     row.step = step;
+    row.wait_ns = wait;
     row.begin_ns = static_cast<int64_t>(step) * 100;
     row.end_ns = row.begin_ns + 100;
-    row.wait_ns = wait;
     data.steps.push_back(row);
-    data.total_wait_ns += wait;
+    data.total_wait_ns += row.wait_ns;
     data.total_step_ns += 100;
   }
   return b;
@@ -40,6 +41,10 @@ TEST(DataLoadingRule, TriggersAboveFivePercentOfTheStep) {
   EXPECT_NEAR(above.impact, 0.06, 1e-9);
   ASSERT_EQ(above.evidence.size(), 1u);
   EXPECT_EQ(above.evidence[0].rows.size(), 5u);
+  // Each row says which step it is, so the UI opens it on the timeline.
+  ASSERT_EQ(above.evidence[0].targets.size(), 5u);
+  EXPECT_EQ(above.evidence[0].targets[0].kind, EvidenceTarget::Kind::kStep);
+  EXPECT_EQ(above.evidence[0].rows[0][0], std::to_string(above.evidence[0].targets[0].step_id));
   EXPECT_NE(above.suggestion.find("num_workers"), std::string::npos);
   EXPECT_EQ(Evaluate(InputWait(30).input(), "data_loading").severity, Severity::kHigh);
 }
@@ -144,6 +149,8 @@ TEST(HostBoundRule, CpuShortOperatorsAndGapsAboveHalfTheStep) {
   EXPECT_EQ(above.status, RuleStatus::kTriggered);
   EXPECT_EQ(above.severity, Severity::kMedium);
   EXPECT_EQ(above.evidence.at(0).rows.at(0).at(0), "aten::add_");
+  EXPECT_EQ(above.evidence.at(0).targets.at(0).kind, EvidenceTarget::Kind::kName);
+  EXPECT_EQ(above.evidence.at(0).targets.at(0).name, "aten::add_");
   // Operators of 60 µs are not dispatch-bound: only the gaps count.
   EXPECT_EQ(Evaluate(CpuDispatch(100, 900, 60000).input(), "host_bound").status,
             RuleStatus::kPassed);
@@ -188,6 +195,7 @@ TEST(SlowStepsRule, OutlierAboveTwentyPercentOfTheMedian) {
   EXPECT_EQ(above.status, RuleStatus::kTriggered);
   ASSERT_EQ(above.evidence.at(0).rows.size(), 1u);
   EXPECT_EQ(above.evidence[0].rows[0][0], "19");
+  EXPECT_EQ(above.evidence[0].targets.at(0).step_id, 19u);
   // The slow step computes 800 ns instead of 500: computing is its cause.
   EXPECT_NE(above.evidence[0].rows[0][3].find("computing"), std::string::npos);
 }

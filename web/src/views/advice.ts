@@ -3,6 +3,7 @@
 // try and the evidence tables; then the rules that passed or could not be evaluated.
 import { getJson } from "../api";
 import { el } from "../format";
+import { timelineLink } from "../router";
 
 export interface Finding {
   rule: string;
@@ -14,7 +15,9 @@ export interface Finding {
   suggestion: string;
   reads: string[];
   thresholds: { key: string; value: number; unit: string; description: string; source: string }[];
-  evidence: { title: string; columns: string[]; rows: string[][] }[];
+  // targets: per row, what it is about (advice.json; analysis/advice/advice.h EvidenceTarget):
+  // a step id, an operator or kernel name, a rank; null: nothing on the timeline.
+  evidence: { title: string; columns: string[]; rows: string[][]; targets?: ({ step: number } | { name: string } | { rank: number } | null)[] }[];
 }
 
 export interface AdviceData {
@@ -41,7 +44,19 @@ export function findingCard(finding: Finding, evidenceRows = 10): HTMLElement {
   for (const table of finding.evidence) {
     if (!table.rows.length) continue;
     const t = el("table", { class: "data" }, el("tr", {}, ...table.columns.map((c) => el("th", {}, c))));
-    for (const row of table.rows.slice(0, evidenceRows)) t.append(el("tr", {}, ...row.map((v) => el("td", {}, v))));
+    table.rows.slice(0, evidenceRows).forEach((row, r) => {
+      const target = table.targets?.[r] ?? null;
+      // The row's first cell names what it is about: it links there on the timeline.
+      const first = (v: string): Node | string => {
+        if (!target) return v;
+        if ("step" in target) return timelineLink(v, { step: target.step }, "the step on the timeline");
+        if ("name" in target) return timelineLink(v, { find: target.name }, "its longest call on the timeline");
+        return timelineLink(v, { rank: target.rank }, "the rank's processes on the timeline");
+      };
+      // With several profiles the first column is the profile; the target is the next one.
+      const linked = table.columns[0] === "profile" ? 1 : 0;
+      t.append(el("tr", {}, ...row.map((v, i) => el("td", {}, i === linked ? first(v) : v))));
+    });
     card.append(el("div", { class: "hint" }, table.title), t);
   }
   if (finding.thresholds.length) {

@@ -1,14 +1,21 @@
 // Communication / cluster: every collective and send/recv with its wait vs transit (the
 // numbers of communication.json), the communication wait per rank × step as a heatmap, and
 // the point-to-point matrix (communication_matrix.json's links). Says what is missing when
-// the run has no communication or one rank only.
+// the run has no communication or one rank only. An operation opens on the timeline (its
+// slice selected), a rank its processes, and a heatmap cell the operation that waited most
+// in that rank's step.
 import { getJson } from "../api";
 import { card, el, formatNs } from "../format";
+import { timelineHref, timelineLink } from "../router";
 import { Column, numberColumn, SHOWN_ROWS, sortable } from "./sortable_table";
 
 // [name, group, kind, type, rank, step, start, elapse, transit, wait, synchronization, idle,
-//  wait ratio, bytes (-1 unknown), bandwidth GB/s, transport, wait source]; times in ns.
-type OpRow = [string, string, string, string, number, number, number, number, number, number, number, number, number, number, number, string, string];
+//  wait ratio, bytes (-1 unknown), bandwidth GB/s, transport, wait source, slice (-1: none)];
+//  times in ns.
+type OpRow = [string, string, string, string, number, number, number, number, number, number, number, number, number, number, number, string, string, number];
+
+// An operation's place on the timeline: its slice selected, with as much again on each side.
+const opTarget = (op: OpRow) => ({ t0: op[6] - op[7], t1: op[6] + 2 * op[7], slice: op[17] >= 0 ? op[17] : undefined });
 // [name, group, step, src, dst, transport, bytes, transit ns, bandwidth GB/s]
 type MatrixRow = [string, string, number, number, number, string, number, number, number];
 
@@ -48,9 +55,9 @@ function waitTransitBar(op: OpRow, longest: number): HTMLElement {
 function opsTable(ops: OpRow[]): HTMLElement {
   const longest = Math.max(0, ...ops.map((op) => op[7]));
   const columns: Column<OpRow>[] = [
-    { title: "Operation", numeric: false, value: (r) => r[0], cell: (r) => r[0] },
+    { title: "Operation", numeric: false, value: (r) => r[0], cell: (r) => timelineLink(r[0], opTarget(r), "this operation on the timeline") },
     { title: "Group", numeric: false, value: (r) => r[1], cell: (r) => r[1] },
-    numberColumn("Rank", (r) => r[4], String),
+    { title: "Rank", numeric: true, value: (r) => r[4], cell: (r) => timelineLink(String(r[4]), { rank: r[4] }, "the rank's processes on the timeline") },
     numberColumn("Step", (r) => r[5], stepName),
     { title: "Wait vs transit", numeric: false, value: (r) => r[9], cell: (r) => waitTransitBar(r, longest) },
     numberColumn("Elapse Time(ms)", (r) => r[7], ms),
@@ -127,6 +134,17 @@ function heatmap(data: CommunicationData): HTMLElement {
     ctx.strokeRect(left + column * cellW + 0.5, top + row * cellH + 0.5, cellW - 2, cellH - 2);
   }
   canvas.dataset.cells = String(cells.size);
+  // A click on a cell opens the operation that waited most in that rank's step.
+  canvas.addEventListener("click", (event) => {
+    const column = Math.floor((event.offsetX - left) / cellW);
+    const row = Math.floor((event.offsetY - top) / cellH);
+    const cell = cells.get(`${row},${column}`);
+    if (!cell) return;
+    const ops = data.ops.filter((op) => op[4] === cell[0] && op[5] === cell[1]);
+    const worst = ops.reduce<OpRow | null>((a, b) => (a === null || b[9] > a[9] ? b : a), null);
+    if (worst) location.hash = timelineHref(opTarget(worst));
+  });
+  canvas.style.cursor = "pointer";
   canvas.addEventListener("mousemove", (event) => {
     const column = Math.floor((event.offsetX - left) / cellW);
     const row = Math.floor((event.offsetY - top) / cellH);

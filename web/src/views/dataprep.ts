@@ -1,8 +1,9 @@
 // Data preparation: per step, how long the training thread waited for input and whether the
 // loader kept up (analysis/data_preparation.h).
 import uPlot from "uplot";
-import { getJson } from "../api";
+import { getJson, run } from "../api";
 import { el, micros } from "../format";
+import { timelineLink } from "../router";
 
 interface DataPrep {
   inputs: string[];
@@ -10,12 +11,13 @@ interface DataPrep {
   total_wait: number;
   total_step: number;
   empty_queue_steps: number;
-  // [step id, label, tid, duration, wait, waits, loader busy, queue empty]
-  steps: [number, string, number, number, number, number, number, boolean][];
+  // [step id, label, tid, duration, wait, waits, loader busy, queue empty, longest wait slice]
+  steps: [number, string, number, number, number, number, number, boolean, number | null][];
 }
 
 export async function renderDataPreparation(root: HTMLElement): Promise<void> {
-  const data = await getJson<DataPrep>("/api/dataprep");
+  const [data, info] = await Promise.all([getJson<DataPrep>("/api/dataprep"), run()]);
+  const begins = new Map(info.steps.map((s) => [s[0], s[1]]));
   root.append(el("h2", {}, "Data preparation"));
   if (!data.steps.length) {
     root.append(
@@ -50,8 +52,10 @@ export async function renderDataPreparation(root: HTMLElement): Promise<void> {
   );
   const table = el("table", { class: "data", id: "dataprep-table" });
   table.append(el("tr", {}, ...["Step", "Thread", "Step Time(us)", "Wait Time(us)", "Waits", "Loader Busy(us)", "Queue Empty"].map((h) => el("th", {}, h))));
-  for (const [, label, tid, duration, wait, waits, busy, empty] of data.steps.slice(0, 500)) {
-    table.append(el("tr", {}, el("td", {}, label), el("td", {}, String(tid)), el("td", { class: "num" }, micros(duration)), el("td", { class: "num" }, micros(wait)), el("td", { class: "num" }, String(waits)), el("td", { class: "num" }, micros(busy)), el("td", {}, data.has_queue_view ? (empty ? "yes" : "no") : "n/a")));
+  for (const [id, label, tid, duration, wait, waits, busy, empty, waitSlice] of data.steps.slice(0, 500)) {
+    const begin = begins.get(id) ?? 0;
+    const waitCell = waitSlice === null ? micros(wait) : timelineLink(micros(wait), { t0: begin - duration * 0.03, t1: begin + duration * 1.03, slice: waitSlice }, `step ${label}'s input wait on the timeline`);
+    table.append(el("tr", {}, el("td", {}, timelineLink(label, { step: id }, `step ${label} on the timeline`)), el("td", {}, String(tid)), el("td", { class: "num" }, micros(duration)), el("td", { class: "num" }, waitCell), el("td", { class: "num" }, String(waits)), el("td", { class: "num" }, micros(busy)), el("td", {}, data.has_queue_view ? (empty ? "yes" : "no") : "n/a")));
   }
   root.append(el("div", { class: "table-wrap", style: "max-height:400px" }, table));
 }

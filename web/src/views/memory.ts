@@ -1,14 +1,19 @@
 // Memory: allocated/reserved curves per pool with the peak marked, live bytes by category,
-// and the operators that allocated most (the memory analysis, analysis/memory.h).
+// and the operators that allocated most (the memory analysis, analysis/memory.h). Each chart
+// is titled by its pool and the process it belongs to (role and pid), and drawn in the unit
+// its largest value fits (B, KiB, MiB, GiB).
 import uPlot from "uplot";
 import { getJson } from "../api";
-import { el, formatBytes, formatNs } from "../format";
+import { el, formatBytes, formatNs, timeAxisUnit } from "../format";
 
 interface MemoryData {
   inputs: string[];
   pools: {
     name: string;
     source: string;
+    process: number;
+    pid: number;
+    role: string;
     peak_allocated: number;
     peak_allocated_ts: number;
     peak_reserved: number;
@@ -20,18 +25,27 @@ interface MemoryData {
   top_operators: [string, number, number, number, number, number][];
 }
 
+// The unit the largest value fits: its scale and name.
+export function byteUnit(max: number): [number, string] {
+  const units: [number, string][] = [[2 ** 30, "GiB"], [2 ** 20, "MiB"], [2 ** 10, "KiB"]];
+  for (const unit of units) if (max >= unit[0]) return unit;
+  return [1, "B"];
+}
+
 function lineChart(title: string, series: { label: string; points: [number, number][] }[], width: number, peakTs?: number): HTMLElement {
   const times = [...new Set(series.flatMap((s) => s.points.map((p) => p[0])))].sort((a, b) => a - b);
   const index = new Map(times.map((t, i) => [t, i]));
+  const [scale, unit] = byteUnit(Math.max(0, ...series.flatMap((s) => s.points.map((p) => p[1]))));
+  const [timeScale, timeLabel] = timeAxisUnit(times.length ? times[times.length - 1] : 0);
   const columns = series.map((s) => {
     const column: (number | null)[] = times.map(() => null);
-    for (const [t, v] of s.points) column[index.get(t)!] = v / 2 ** 20;
+    for (const [t, v] of s.points) column[index.get(t)!] = v / scale;
     return column;
   });
-  const chart = el("div", { class: "chart" });
+  const chart = el("div", { class: "chart", "data-unit": unit, "data-time-unit": timeLabel });
   const peakLine = (u: uPlot) => {
     if (peakTs === undefined) return;
-    const x = u.valToPos(peakTs / 1e9, "x", true);
+    const x = u.valToPos(peakTs / timeScale, "x", true);
     u.ctx.save();
     u.ctx.strokeStyle = "#c44b4b";
     u.ctx.setLineDash([4, 3]);
@@ -47,11 +61,11 @@ function lineChart(title: string, series: { label: string; points: [number, numb
       width,
       height: 220,
       scales: { x: { time: false } },
-      axes: [{ label: "s since start" }, { label: "MiB", size: 80 }],
-      series: [{ label: "s" }, ...series.map((s, k) => ({ label: s.label, stroke: `hsl(${(k * 97 + 210) % 360} 60% 45%)`, spanGaps: true }))],
+      axes: [{ label: timeLabel }, { label: unit, size: 80 }],
+      series: [{ label: timeLabel.split(" ")[0] }, ...series.map((s, k) => ({ label: s.label, stroke: `hsl(${(k * 97 + 210) % 360} 60% 45%)`, spanGaps: true }))],
       hooks: { draw: [peakLine] },
     },
-    [times.map((t) => t / 1e9), ...columns] as uPlot.AlignedData,
+    [times.map((t) => t / timeScale), ...columns] as uPlot.AlignedData,
     chart,
   );
   return chart;
@@ -71,21 +85,22 @@ export async function renderMemory(root: HTMLElement): Promise<void> {
   const cards = el("div", { class: "cards", id: "memory-peaks" });
   for (const pool of data.pools) {
     cards.append(
-      el("div", { class: "card" }, el("div", { class: "label" }, `${pool.name} peak allocated`), el("div", { class: "value" }, formatBytes(pool.peak_allocated)), el("div", { class: "hint" }, `at ${formatNs(pool.peak_allocated_ts)}${pool.peak_reserved >= 0 ? ` · reserved peak ${formatBytes(pool.peak_reserved)}` : ""}${pool.capacity > 0 ? ` · capacity ${formatBytes(pool.capacity)}` : ""}`)),
+      el("div", { class: "card" }, el("div", { class: "label" }, `${pool.name} · ${pool.role} · pid ${pool.pid} peak allocated`), el("div", { class: "value" }, formatBytes(pool.peak_allocated)), el("div", { class: "hint" }, `at ${formatNs(pool.peak_allocated_ts)}${pool.peak_reserved >= 0 ? ` · reserved peak ${formatBytes(pool.peak_reserved)}` : ""}${pool.capacity > 0 ? ` · capacity ${formatBytes(pool.capacity)}` : ""}`)),
     );
   }
   root.append(cards);
   for (const pool of data.pools) {
     const series = [{ label: "allocated", points: pool.allocated }];
     if (pool.reserved) series.push({ label: "reserved", points: pool.reserved });
-    root.append(lineChart(`${pool.name} (${pool.source})`, series, width, pool.peak_allocated_ts));
+    root.append(lineChart(`${pool.name} · ${pool.role} · pid ${pool.pid} (${pool.source})`, series, width, pool.peak_allocated_ts));
   }
   if (data.categories.length) {
     root.append(el("h2", {}, "By category"));
     const pools = [...new Set(data.categories.map((c) => c.pool))];
     for (const pool of pools) {
       const tracks = data.categories.filter((c) => c.pool === pool);
-      root.append(lineChart(`${data.pools[pool].name} by category`, tracks.map((c) => ({ label: c.category, points: c.points })), width));
+      const p = data.pools[pool];
+      root.append(lineChart(`${p.name} · ${p.role} · pid ${p.pid} by category`, tracks.map((c) => ({ label: c.category, points: c.points })), width));
     }
   }
   root.append(el("h2", {}, "Top operators by allocated memory"));

@@ -16,8 +16,9 @@ export function numberColumn<Row>(title: string, of: (row: Row) => number, text:
   return { title, numeric: true, value: of, cell: (row) => text(of(row)) };
 }
 
-// Makes `table` sortable, starting descending by `sortColumn`. The returned draw() sorts and
-// shows the rows it is given; a header click redraws the last ones in the new order.
+// Makes `table` sortable, starting descending by `sortColumn` (-1: in the order given, until a
+// header is clicked). The returned draw() sorts and shows the rows it is given; a header click
+// redraws the last ones in the new order.
 export function sortable<Row>(
   table: HTMLTableElement,
   sortColumn: number,
@@ -29,8 +30,8 @@ export function sortable<Row>(
   const draw = (columns: Column<Row>[], rows: Row[]): void => {
     shownColumns = columns;
     shownRows = rows;
-    const value = columns[sortColumn].value;
-    const sorted = [...rows].sort((a, b) => {
+    const value = columns[sortColumn]?.value;
+    const sorted = !value ? rows : [...rows].sort((a, b) => {
       const x = value(a);
       const y = value(b);
       const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));

@@ -1,18 +1,26 @@
-// Timeline: our own canvas renderer. The server answers by time range and pixel
-// resolution (level of detail per track), so a frame draws from a cache covering three
-// screen widths and a fetch happens only when the view leaves that cache or the zoom level
-// changes by more than half: pan and zoom frames never wait for the network.
-//   W/S zoom in/out, A/D pan, ctrl+wheel zoom, wheel scroll, drag pan,
-//   shift+drag select a range (statistics), click a slice (details), search by name.
-import { analysis, counters, getJson, run, tracks, AnalysisSummary } from "../api";
-import { CRITICAL_COLORS, el, formatNs, formatValue } from "../format";
-import { buildLanes, DEPTH_H, Lane } from "./timeline_lanes";
-import { drawRuler, LABEL_W, RULER_H, StepTable } from "./timeline_ruler";
+// Timeline: our own canvas renderer. The server answers by time range and pixel resolution
+// (level of detail per track), so a frame draws from a cache covering three screen widths and a
+// fetch happens only when the view leaves that cache or the zoom changes by more than half:
+// pan and zoom frames never wait for the network. Navigation as in Perfetto:
+//   W/S zoom, A/D pan, ctrl+wheel zoom, wheel scroll, drag pan, F fit the selection, 0 the
+//   whole run, Esc clear; click a slice or instant (details), shift+drag an area (statistics),
+//   hover for a tooltip; process headers collapse (click) and pin; thread labels collapse.
+// The address keeps the window and the selection (router.ts), and links from the other views
+// open it on a slice, a step, a name or a rank (navigate()).
+import { analysis, AnalysisSummary, counters, getJson, run, tracks } from "../api";
+import { el, formatCounterValue, formatNs, formatNsExact } from "../format";
+import type { ViewHandle } from "../main";
+import { replaceParams } from "../router";
 import {
-  CounterPoints, decodeCounter, decodeIntervals, decodeTrack, FrameRects, Instant, slotsOf, Span, TrackSpans,
-} from "./timeline_spans";
+  drawCounter, drawCritical, drawFlow, drawInstants, drawLaneLabel, drawLaneSeparator, drawOverlap, drawProcessHeader, PIN_W, Scale, slicesTop,
+} from "./timeline_draw";
+import { buildLanes, DEPTH_H, INSTANT_H, Lane, LaneState, Layout } from "./timeline_lanes";
+import { areaStatistics, AreaStatistics, InstantDetail, instantDetails, Search, SliceDetail, sliceDetails } from "./timeline_panel";
+import { drawRuler, LABEL_W, RULER_H, StepTable } from "./timeline_ruler";
+import { CounterPoints, decodeCounter, decodeIntervals, decodeTrack, FrameRects, Instant, pointAt, slotsOf, Span, TrackSpans } from "./timeline_spans";
 
-type Flow = [fromTrack: number, fromDepth: number, fromTs: number, toTrack: number, toDepth: number, toTs: number, category: string];
+// [fromTrack, fromDepth, fromTs, toTrack, toDepth, toTs, category, fromSlice, toSlice]
+type Flow = [number, number, number, number, number, number, string, number, number];
 
 // What the server answered for a window, decoded when it arrived (timeline_spans.ts).
 interface Cache {
@@ -28,8 +36,8 @@ interface Cache {
   critical: Float64Array | null;  // the critical path: [begin, end, category] per piece
 }
 
-const OVERLAP_COLORS = ["#7fb3e8", "#b38fe8", "#e88f8f", "#c9d1e0"];
-
+type Selection = { kind: "slice"; id: number; track: number } | { kind: "instant"; id: number; track: number; ts: number } | null;
+interface Area { t0: number; t1: number; tracks: number[] }
 
 interface TimelineHandle {
   window: () => [number, number];
@@ -39,7 +47,15 @@ interface TimelineHandle {
   firstDataFrameAt: number;
   drawnSpans: number;
   ticks: string[];  // the ruler's labels in the last frame
-  selected: number;
+  selected: number;  // slice id, -1 none
+  selectedInstant: number;
+  area: Area | null;
+  tooltip: () => string;
+  // Screen positions for the tests: a drawn slice's centre, an instant's, a lane's top.
+  sliceCenter: (slice: number) => { x: number; y: number } | null;
+  instantCenter: (instant: number) => { x: number; y: number } | null;
+  lane: (kind: string, id: number) => { y: number; h: number; collapsed: boolean; pinned: boolean; label: string; slicesTop: number } | null;
+  flowEnds: () => { from: number; to: number; xb: number; yb: number }[];
 }
 
 declare global {
@@ -48,35 +64,53 @@ declare global {
   }
 }
 
-export async function renderTimeline(root: HTMLElement): Promise<() => void> {
+const MIN_SPAN = 20;  // ns: deep enough to tell nanoseconds apart
+
+export async function renderTimeline(root: HTMLElement, params: URLSearchParams): Promise<ViewHandle> {
   const [info, layout] = await Promise.all([run(), tracks()]);
   const steps = new StepTable(info.steps);
+  const runEnd = Math.max(info.end, 1);
   // The analyses may still be running on the server: draw the tracks now and add the
   // Overlap Analysis lanes when their results arrive.
-  let lanes = buildLanes(layout.processes, { inputs: "", step_source: "", scopes: [], step_breakdown: [], step_trace: [] });
-  const tracksOf = (all: Lane[]) => new Map(all.filter((l) => l.kind === "track").map((l) => [l.id, l]));
-  let laneOfTrack = tracksOf(lanes);
+  let summary: AnalysisSummary = { inputs: "", step_source: "", scopes: [], step_breakdown: [], step_trace: [] };
+  const laneState: LaneState = { collapsed: new Set(), pinned: new Set(), collapsedTracks: new Set() };
+  let lanes: Layout = buildLanes(layout.processes, summary, laneState);
+  let laneOfTrack = new Map<number, Lane>();
   let overlapLaneNames: string[] = [];
-  const heightOf = (all: Lane[]) => (all.length ? all[all.length - 1].y + all[all.length - 1].h : 0);
-  let contentHeight = heightOf(lanes);
+  const relayout = () => {
+    lanes = buildLanes(layout.processes, summary, laneState);
+    laneOfTrack = new Map(lanes.lanes.filter((l) => l.kind === "track").map((l) => [l.id, l]));
+  };
+  relayout();
 
   const wrap = el("div", { id: "timeline-canvas-wrap", tabindex: "0" });
   const canvas = el("canvas", { id: "timeline-canvas" });
-  wrap.append(canvas);
-  const searchBox = el("input", { id: "timeline-search", placeholder: "search slices by name (Enter)" });
+  const tooltip = el("div", { id: "timeline-tooltip", class: "timeline-tooltip" });
+  wrap.append(canvas, tooltip);
   const flowsToggle = el("input", { type: "checkbox", id: "timeline-flows" });
   flowsToggle.checked = true;
-  const results = el("div", { class: "search-results", id: "timeline-search-results" });
-  const details = el("div", { class: "panel", id: "timeline-details" }, el("div", { class: "hint" }, "Click a slice for its details."));
-  const selection = el("div", { class: "panel", id: "timeline-selection" }, el("div", { class: "hint" }, "Shift+drag to select a range and see its statistics."));
+  const stepPicker = el("select", { id: "timeline-step" }, el("option", { value: "" }, info.steps.length ? `steps (${info.steps.length})…` : "no steps in this run"));
+  // Thousands of options cost the first layout hundreds of ms (a 10 M-range run has 5,000
+  // steps): they are added once the first frame is drawn.
+  const fillStepPicker = () => {
+    if (stepPicker.options.length > 1) return;
+    stepPicker.append(...info.steps.map(([id, begin, end, label]) => el("option", { value: String(id) }, `step ${label} · ${formatNs(end - begin)}`)));
+  };
+  stepPicker.addEventListener("focus", fillStepPicker);
+  const fitButton = el("button", { id: "timeline-fit", title: "fit the selection (F)" }, "Fit (F)");
+  const resetButton = el("button", { id: "timeline-reset", title: "the whole run (0)" }, "Whole run (0)");
+  const details = el("div", { class: "panel", id: "timeline-details" }, el("div", { class: "hint" }, "Click a slice or an instant for its details."));
+  const selectionPanel = el("div", { class: "panel", id: "timeline-selection" }, el("div", { class: "hint" }, "Shift+drag over lanes to select an area and see its statistics."));
+  const search = new Search((m) => void jumpTo(m[0], { ts: m[1], dur: m[2], track: m[3] }));
   const side = el(
     "div",
     { id: "timeline-side" },
-    el("div", { class: "panel" }, searchBox, results),
+    el("div", { class: "toolbar timeline-toolbar" }, stepPicker, fitButton, resetButton),
+    search.element(),
     el("label", { class: "hint" }, flowsToggle, " show flows (launch → kernel, forward → backward)"),
-    el("div", { class: "hint" }, "W/S zoom · A/D pan · ctrl+wheel zoom · wheel scroll · drag pan · shift+drag select"),
+    el("div", { class: "hint" }, "W/S zoom · A/D pan · ctrl+wheel zoom · wheel scroll · drag pan · shift+drag area · F fit · 0 whole run · Esc clear · click a process header to collapse it"),
     details,
-    selection,
+    selectionPanel,
   );
   const timelineRoot = el("div", { id: "timeline-root" }, wrap, side);
   root.append(timelineRoot);
@@ -85,14 +119,16 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   let width = 0;
   let height = 0;
   let v0 = 0;
-  let v1 = Math.max(info.end, 1);
+  let v1 = runEnd;
   let scrollY = 0;
   let cache: Cache | null = null;
   let pending = false;
   let wanted = false;
-  let selected = -1;
-  let range: [number, number] | null = null;
+  let selection: Selection = null;
+  let area: Area | null = null;
+  let dragArea: { t0: number; t1: number; y0: number; y1: number } | null = null;
   let mouseX = -1;
+  let mouseY = -1;
   const handle: TimelineHandle = {
     window: () => [v0, v1],
     setWindow: (a, b) => setWindow(a, b),
@@ -102,8 +138,40 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     drawnSpans: 0,
     ticks: [],
     selected: -1,
+    selectedInstant: -1,
+    area: null,
+    tooltip: () => (tooltip.style.display === "none" ? "" : tooltip.textContent ?? ""),
+    sliceCenter: (slice) => {
+      for (const r of [regions.scrolled.rects, regions.pinned.rects]) {
+        for (let i = 0; i < r.length; i++) if (r.slice[i] === slice) return { x: r.left[i] + r.width[i] / 2, y: r.top[i] + DEPTH_H / 2 };
+      }
+      return null;
+    },
+    instantCenter: (instant) => {
+      for (const m of [regions.scrolled.markers, regions.pinned.markers]) {
+        for (let i = 0; i < m.length; i += 3) if (m[i + 2] === instant) return { x: m[i], y: m[i + 1] + INSTANT_H / 2 };
+      }
+      return null;
+    },
+    lane: (kind, id) => {
+      const l = lanes.lanes.find((x) => x.kind === kind && x.id === id);
+      return l ? { y: laneTop(l), h: l.h, collapsed: l.collapsed, pinned: l.pinned, label: l.label, slicesTop: slicesTop(l, laneTop(l)) } : null;
+    },
+    flowEnds: () => {
+      const ends = [];
+      for (let i = 0; i < flowEnds.length; i += 4) ends.push({ from: flowEnds[i], to: flowEnds[i + 1], xb: flowEnds[i + 2], yb: flowEnds[i + 3] });
+      return ends;
+    },
   };
   window.__aiprofTimeline = handle;
+  // Scratch of draw(), kept between frames (drawing allocates nothing but text): per region
+  // (pinned lanes, scrolled lanes) its slice rectangles and its instants as x, y, row; the
+  // drawn flows as from, to, end x, end y.
+  const regions = {
+    scrolled: { rects: new FrameRects(), markers: [] as number[] },
+    pinned: { rects: new FrameRects(), markers: [] as number[] },
+  };
+  const flowEnds: number[] = [];
 
   function resize(): void {
     const dpr = window.devicePixelRatio || 1;
@@ -120,24 +188,23 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
   const nsPerPx = () => (v1 - v0) / plotWidth();
   const xOf = (t: number) => LABEL_W + (t - v0) / nsPerPx();
   const tOf = (x: number) => v0 + (x - LABEL_W) * nsPerPx();
-
-  // Whether a lane is within the scrolled view (widened by `margin` px above and below).
-  const onScreen = (l: Lane, margin = 0) => l.y + l.h >= scrollY - margin && l.y <= scrollY + height - RULER_H + margin;
-
-  function visibleLanes(margin = 0): Lane[] {
-    return lanes.filter((l) => onScreen(l, margin));
-  }
+  const scrolledTop = () => RULER_H + lanes.pinnedHeight;
+  const laneTop = (l: Lane) => (l.pinned ? RULER_H + l.y : scrolledTop() + l.y - scrollY);
+  const maxScroll = () => Math.max(0, lanes.scrolledHeight - (height - scrolledTop()));
+  // Whether a lane is within the view (widened by `margin` px above and below).
+  const onScreen = (l: Lane, margin = 0) => l.pinned || (l.y + l.h >= scrollY - margin && l.y <= scrollY + height - scrolledTop() + margin);
 
   function needsFetch(): boolean {
     if (!cache) return true;
     const ratio = nsPerPx() / cache.nsPerPx;
     if (v0 < cache.t0 || v1 > cache.t1 || ratio < 0.5 || ratio > 1.5) return true;
-    return visibleLanes().some(
+    return lanes.lanes.some(
       (l) =>
-        (l.kind === "track" && !cache!.tracks.has(l.id)) ||
-        (l.kind === "counter" && !cache!.counters.has(l.id)) ||
-        (l.kind === "overlap" && !cache!.overlap.has(l.id)) ||
-        (l.kind === "critical" && !cache!.critical),
+        onScreen(l) &&
+        ((l.kind === "track" && !cache!.tracks.has(l.id)) ||
+          (l.kind === "counter" && !cache!.counters.has(l.id)) ||
+          (l.kind === "overlap" && !cache!.overlap.has(l.id)) ||
+          (l.kind === "critical" && !cache!.critical)),
     );
   }
 
@@ -151,7 +218,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     const t0 = Math.max(Math.floor(v0 - span), Math.min(0, Math.floor(v0)));
     const t1 = Math.ceil(v1 + span);
     const px = Math.min(plotWidth() * 3, 20000);
-    const shown = visibleLanes(height);
+    const shown = lanes.lanes.filter((l) => onScreen(l, height));
     const trackIds = shown.filter((l) => l.kind === "track").map((l) => l.id);
     const counterIds = shown.filter((l) => l.kind === "counter").map((l) => l.id);
     try {
@@ -197,22 +264,27 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     }
   }
 
+  // The window stays within the run: no wider than it (plus 2%), never narrower than
+  // MIN_SPAN, and never past its ends by more than 1%.
   function setWindow(a: number, b: number): void {
-    const minSpan = 1000;
-    if (b - a < minSpan) {
-      const mid = (a + b) / 2;
-      a = mid - minSpan / 2;
-      b = mid + minSpan / 2;
-    }
-    v0 = a;
-    v1 = b;
+    const margin = runEnd * 0.01;
+    let span = Math.min(Math.max(b - a, MIN_SPAN), runEnd + 2 * margin);
+    if (!(span > 0)) span = runEnd;
+    let start = (a + b) / 2 - span / 2;
+    start = Math.min(Math.max(start, -margin), runEnd + margin - span);
+    v0 = start;
+    v1 = start + span;
     draw();
     if (needsFetch()) void fetchWindow();
+    scheduleAddress();
   }
 
   function zoom(factor: number, atX: number): void {
     const anchor = tOf(atX >= LABEL_W ? atX : LABEL_W + plotWidth() / 2);
-    setWindow(anchor - (anchor - v0) * factor, anchor + (v1 - anchor) * factor);
+    const margin = runEnd * 0.01;
+    const span = Math.min(Math.max((v1 - v0) * factor, MIN_SPAN), runEnd + 2 * margin);
+    const left = (anchor - v0) / (v1 - v0);
+    setWindow(anchor - span * left, anchor - span * left + span);
   }
 
   function pan(fraction: number): void {
@@ -220,84 +292,73 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     setWindow(v0 + d, v1 + d);
   }
 
-  // Scratch of draw(), kept between frames: the slice rectangles and the markers' x/y.
-  const rects = new FrameRects();
-  const markers: number[] = [];
-
-  function drawLaneFrame(lane: Lane, y: number): void {
-    if (lane.kind === "process") {
-      ctx.fillStyle = "#dde3ee";
-      ctx.fillRect(0, y, width, lane.h);
-      ctx.fillStyle = "#1d2330";
-      ctx.font = "bold 11px system-ui";
-      ctx.fillText(lane.label, 6, y + 14);
-      return;
-    }
-    ctx.strokeStyle = "#eceff4";
-    ctx.beginPath();
-    ctx.moveTo(0, y + lane.h - 0.5);
-    ctx.lineTo(width, y + lane.h - 0.5);
-    ctx.stroke();
+  // Fits [t0, t1] with a margin of `pad` of its length on each side.
+  function fit(t0: number, t1: number, pad = 0.1): void {
+    const len = Math.max(t1 - t0, MIN_SPAN);
+    setWindow(t0 - len * pad, t1 + len * pad);
   }
 
-  function drawOverlap(rows: Float64Array[], y: number): void {
-    ctx.font = "10px system-ui";
-    const scale = 1 / nsPerPx();
-    for (let row = 0; row < rows.length; row++) {
-      const intervals = rows[row];
-      ctx.fillStyle = OVERLAP_COLORS[row];
-      // Intervals that touch within a pixel are drawn as one rectangle.
-      let runLeft = -1;
-      let runRight = -1;
-      for (let i = 0; i <= intervals.length; i += 2) {
-        const last = i === intervals.length;
-        const x0 = last ? 0 : Math.max(LABEL_W + (intervals[i] - v0) * scale, LABEL_W);
-        const x1 = last ? 0 : Math.min(LABEL_W + (intervals[i + 1] - v0) * scale, width);
-        if (!last && (x1 < LABEL_W || x0 > width)) continue;
-        if (!last && runLeft >= 0 && x0 <= runRight + 1) {
-          runRight = Math.max(runRight, x1);
-          continue;
-        }
-        if (runLeft >= 0) ctx.fillRect(runLeft, y + 2 + row * DEPTH_H, Math.max(runRight - runLeft, 1), DEPTH_H - 1);
-        runLeft = x0;
-        runRight = x1;
+  function revealLane(track: number): void {
+    let lane = laneOfTrack.get(track);
+    if (lane && laneState.collapsed.has(lane.process)) {
+      laneState.collapsed.delete(lane.process);
+      relayout();
+      lane = laneOfTrack.get(track);
+    }
+    if (!lane) return;
+    if (!lane.pinned && (lane.y < scrollY || lane.y + lane.h > scrollY + height - scrolledTop())) {
+      scrollY = Math.min(Math.max(0, lane.y - 40), maxScroll());
+    }
+  }
+
+  function drawRegion(pinned: boolean, top: number, bottom: number): void {
+    const { rects, markers } = pinned ? regions.pinned : regions.scrolled;
+    const scale: Scale = { v0, nsPerPx: nsPerPx(), width };
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, top, width, bottom - top);
+    ctx.clip();
+    rects.clear();
+    markers.length = 0;
+    let selectedMarker = -1;
+    const selectedSlice = selection?.kind === "slice" ? selection.id : -1;
+    for (const lane of lanes.lanes) {
+      if (lane.pinned !== pinned || !onScreen(lane)) continue;
+      const y = laneTop(lane);
+      if (lane.kind === "process") {
+        drawProcessHeader(ctx, lane, y, width);
+        continue;
       }
-      ctx.fillStyle = "#445";
-      ctx.fillText(overlapLaneNames[row] ?? "", LABEL_W + 4, y + 2 + row * DEPTH_H + 11);
+      drawLaneSeparator(ctx, lane, y, width);
+      if (lane.kind === "track") {
+        const data = cache?.tracks.get(lane.id);
+        if (data) {
+          rects.addTrack(data, v0, v1, nsPerPx(), LABEL_W, width, slicesTop(lane, y), DEPTH_H, cache!.slots, selectedSlice, lane.depths);
+          for (let i = 0; i < data.instants.length; i++) {
+            const x = xOf(data.instants[i]);
+            if (x < LABEL_W || x > width) continue;
+            if (selection?.kind === "instant" && selection.id === data.instantRow[i]) selectedMarker = markers.length;
+            markers.push(x, y, data.instantRow[i]);
+          }
+        }
+      } else if (lane.kind === "overlap") {
+        drawOverlap(ctx, scale, cache?.overlap.get(lane.id) ?? [], overlapLaneNames, y);
+      } else if (lane.kind === "critical") {
+        drawCritical(ctx, scale, cache?.critical ?? null, y);
+      } else {
+        drawCounter(ctx, scale, cache?.counters.get(lane.id), lane, y, xOf(runEnd));
+      }
+      drawLaneLabel(ctx, lane, y);
     }
-  }
-
-  // The job's critical path: one row, each piece in its category's colour.
-  function drawCritical(pieces: Float64Array | null, y: number): void {
-    if (!pieces) return;
-    const scale = 1 / nsPerPx();
-    for (let i = 0; i < pieces.length; i += 3) {
-      const x0 = Math.max(LABEL_W + (pieces[i] - v0) * scale, LABEL_W);
-      const x1 = Math.min(LABEL_W + (pieces[i + 1] - v0) * scale, width);
-      if (x1 < LABEL_W || x0 > width) continue;
-      ctx.fillStyle = CRITICAL_COLORS[pieces[i + 2]] ?? "#999";
-      ctx.fillRect(x0, y + 2, Math.max(x1 - x0, 1), DEPTH_H - 1);
-    }
-  }
-
-  function drawCounter(points: CounterPoints | undefined, lane: Lane, y: number): void {
-    const max = points?.max ?? 0;
-    ctx.strokeStyle = "#2f7d5b";
-    ctx.beginPath();
-    for (let i = 0; points && i < points.ts.length; i++) {
-      const x = Math.min(Math.max(xOf(points.ts[i]), LABEL_W), width);
-      const py = y + lane.h - 3 - (max > 0 ? (points.hi[i] / max) * (lane.h - 8) : 0);
-      if (i === 0) ctx.moveTo(x, py);
-      else ctx.lineTo(x, py);
-    }
-    ctx.stroke();
-    ctx.fillStyle = "#667085";
-    ctx.font = "9px system-ui";
-    ctx.fillText(`max ${formatValue(max)}`, LABEL_W + 2, y + 9);
+    // The slices of every lane, colour by colour, then their labels; instants in their own row.
+    rects.fill(ctx, DEPTH_H - 1);
+    drawLabels(rects, selectedSlice);
+    drawInstants(ctx, markers, selectedMarker);
+    ctx.restore();
   }
 
   // Span labels, where a rectangle is wide enough for a few characters.
-  function drawLabels(): void {
+  function drawLabels(rects: FrameRects, selectedSlice: number): void {
     if (!cache) return;
     ctx.font = "10px system-ui";
     for (let i = 0; i < rects.length; i++) {
@@ -305,86 +366,57 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       if (w <= 36) continue;
       const name = cache.names[rects.name[i]];
       const count = rects.count[i];
-      ctx.fillStyle = rects.slice[i] === selected ? "#fff" : "#111";
+      ctx.fillStyle = rects.slice[i] === selectedSlice ? "#fff" : "#111";
       const label = count > 1 ? `${name} +${count - 1}` : name;
       ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, rects.left[i] + 3, rects.top[i] + 11, w - 4);
     }
   }
 
+  function drawFlows(): void {
+    flowEnds.length = 0;
+    if (!flowsToggle.checked || !cache) return;
+    const selectedSlice = selection?.kind === "slice" ? selection.id : -1;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(LABEL_W, RULER_H, width - LABEL_W, height - RULER_H);
+    ctx.clip();
+    for (const [fromTrack, fromDepth, fromTs, toTrack, toDepth, toTs, , fromSlice, toSlice] of cache.flows) {
+      const fromLane = laneOfTrack.get(fromTrack);
+      const toLane = laneOfTrack.get(toTrack);
+      if (!fromLane || !toLane || !onScreen(fromLane) || !onScreen(toLane)) continue;
+      if (fromDepth >= fromLane.depths || toDepth >= toLane.depths) continue;
+      const xa = xOf(fromTs);
+      const xb = xOf(toTs);
+      if (Math.max(xa, xb) < LABEL_W || Math.min(xa, xb) > width) continue;
+      const ya = slicesTop(fromLane, laneTop(fromLane)) + fromDepth * DEPTH_H + 8;
+      const yb = slicesTop(toLane, laneTop(toLane)) + toDepth * DEPTH_H + 8;
+      drawFlow(ctx, xa, ya, xb, yb, fromSlice === selectedSlice || toSlice === selectedSlice);
+      flowEnds.push(fromSlice, toSlice, xb, yb);
+    }
+    ctx.restore();
+  }
+
   function draw(): void {
     const started = performance.now();
     ctx.clearRect(0, 0, width, height);
-    ctx.save();
-    ctx.beginPath();
-    ctx.rect(0, RULER_H, width, height - RULER_H);
-    ctx.clip();
-    rects.clear();
-    markers.length = 0;
-    for (const lane of lanes) {
-      if (!onScreen(lane)) continue;
-      const y = RULER_H + lane.y - scrollY;
-      drawLaneFrame(lane, y);
-      if (lane.kind === "process") continue;
-      if (lane.kind === "track") {
-        const data = cache?.tracks.get(lane.id);
-        if (data) {
-          rects.addTrack(data, v0, v1, nsPerPx(), LABEL_W, width, y + 2, DEPTH_H, cache!.slots, selected);
-          for (let i = 0; i < data.instants.length; i++) {
-            const x = xOf(data.instants[i]);
-            if (x >= LABEL_W && x <= width) markers.push(x, y);
-          }
-        }
-      } else if (lane.kind === "overlap") {
-        drawOverlap(cache?.overlap.get(lane.id) ?? [], y);
-      } else if (lane.kind === "critical") {
-        drawCritical(cache?.critical ?? null, y);
-      } else {
-        drawCounter(cache?.counters.get(lane.id), lane, y);
-      }
-      ctx.fillStyle = "#fafbfc";
-      ctx.fillRect(0, y, LABEL_W - 2, lane.h - 1);
-      ctx.fillStyle = "#344";
-      ctx.font = "11px system-ui";
-      ctx.fillText(lane.label, 6, y + 13, LABEL_W - 12);
+    drawRegion(false, scrolledTop(), height);
+    regions.pinned.rects.clear();
+    regions.pinned.markers.length = 0;
+    if (lanes.pinnedHeight > 0) {
+      drawRegion(true, RULER_H, scrolledTop());
+      ctx.fillStyle = "#9aa6b8";
+      ctx.fillRect(0, scrolledTop() - 1, width, 1);
     }
-    // The slices of every lane, colour by colour (lanes never overlap, and nothing drawn with
-    // the lanes lies under a slice), then their labels.
-    rects.fill(ctx, DEPTH_H - 1);
-    drawLabels();
-    // Markers over the slices, in one path: one fill instead of one per marker.
-    ctx.fillStyle = "#111";
-    ctx.beginPath();
-    for (let i = 0; i < markers.length; i += 2) {
-      ctx.moveTo(markers[i], markers[i + 1] + 1);
-      ctx.lineTo(markers[i] - 4, markers[i + 1] + 8);
-      ctx.lineTo(markers[i] + 4, markers[i + 1] + 8);
-      ctx.closePath();
-    }
-    ctx.fill();
-    if (flowsToggle.checked && cache) {
-      ctx.strokeStyle = "rgba(200,60,60,0.7)";
-      for (const [fromTrack, fromDepth, fromTs, toTrack, toDepth, toTs] of cache.flows) {
-        const fromLane = laneOfTrack.get(fromTrack);
-        const toLane = laneOfTrack.get(toTrack);
-        if (!fromLane || !toLane || !onScreen(fromLane) || !onScreen(toLane)) continue;
-        const ya = RULER_H + fromLane.y - scrollY;
-        const yb = RULER_H + toLane.y - scrollY;
-        const xa = xOf(fromTs);
-        const xb = xOf(toTs);
-        if (Math.max(xa, xb) < LABEL_W || Math.min(xa, xb) > width) continue;
-        ctx.beginPath();
-        ctx.moveTo(xa, ya + 2 + fromDepth * DEPTH_H + 8);
-        ctx.lineTo(xb, yb + 2 + toDepth * DEPTH_H + 8);
-        ctx.stroke();
-      }
-    }
-    if (range) {
-      const x0 = Math.max(xOf(Math.min(range[0], range[1])), LABEL_W);
-      const x1 = Math.min(xOf(Math.max(range[0], range[1])), width);
-      ctx.fillStyle = "rgba(29,78,216,0.12)";
+    drawFlows();
+    const shownArea = dragArea ?? area;
+    if (shownArea) {
+      const x0 = Math.max(xOf(Math.min(shownArea.t0, shownArea.t1)), LABEL_W);
+      const x1 = Math.min(xOf(Math.max(shownArea.t0, shownArea.t1)), width);
+      ctx.fillStyle = "rgba(29,78,216,0.10)";
       ctx.fillRect(x0, RULER_H, Math.max(x1 - x0, 1), height);
+      ctx.strokeStyle = "rgba(29,78,216,0.6)";
+      ctx.strokeRect(x0 + 0.5, RULER_H + 0.5, Math.max(x1 - x0, 1) - 1, height - RULER_H - 1);
     }
-    ctx.restore();
     handle.ticks = drawRuler(ctx, steps, v0, v1, width);
     if (mouseX >= LABEL_W) {
       ctx.strokeStyle = "rgba(0,0,0,0.25)";
@@ -393,7 +425,7 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
       ctx.lineTo(mouseX, height);
       ctx.stroke();
     }
-    handle.drawnSpans = rects.length;
+    handle.drawnSpans = regions.scrolled.rects.length + regions.pinned.rects.length;
     handle.frames.push(performance.now() - started);
     if (handle.frames.length > 1000) handle.frames.shift();
     if (cache && !handle.firstDataFrameAt) {
@@ -402,127 +434,320 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     }
   }
 
-  function hit(x: number, y: number): { slice: number; count: number; ts: number; dur: number } | null {
-    if (!cache || x < LABEL_W || y < RULER_H) return null;
-    const contentY = y - RULER_H + scrollY;
-    const lane = lanes.find((l) => l.kind === "track" && contentY >= l.y && contentY < l.y + l.h);
-    if (!lane) return null;
-    const depth = Math.floor((contentY - lane.y - 2) / DEPTH_H);
+  // ---- hit testing -------------------------------------------------------------------
+  function laneAt(y: number): Lane | null {
+    if (y < RULER_H) return null;
+    for (const l of lanes.lanes) {
+      if (l.pinned !== y < scrolledTop()) continue;
+      const top = laneTop(l);
+      if (y >= top && y < top + l.h) return l;
+    }
+    return null;
+  }
+
+  type Hit =
+    | { kind: "slice"; lane: Lane; slice: number; count: number; ts: number; dur: number; name: string }
+    | { kind: "instant"; lane: Lane; row: number; ts: number; name: string }
+    | { kind: "counter"; lane: Lane; text: string }
+    | { kind: "overlap"; lane: Lane; text: string }
+    | null;
+
+  function hit(x: number, y: number): Hit {
+    const lane = laneAt(y);
+    if (!lane || !cache || x < LABEL_W) return null;
     const t = tOf(x);
-    const slack = 2 * nsPerPx();
-    const data = cache.tracks.get(lane.id);
-    for (let i = 0; data && i < data.length; i++) {
-      if (data.depth[i] === depth && t >= data.ts[i] - slack && t <= data.end[i] + slack) {
-        return { slice: data.slice[i], count: data.count[i], ts: data.ts[i], dur: data.end[i] - data.ts[i] };
+    const top = laneTop(lane);
+    if (lane.kind === "track") {
+      const data = cache.tracks.get(lane.id);
+      if (!data) return null;
+      if (lane.instantsRow && y < top + 2 + INSTANT_H) {
+        let best = -1;
+        let bestDx = 6;
+        for (let i = 0; i < data.instants.length; i++) {
+          const dx = Math.abs(xOf(data.instants[i]) - x);
+          if (dx < bestDx) {
+            bestDx = dx;
+            best = i;
+          }
+        }
+        return best < 0 ? null : { kind: "instant", lane, row: data.instantRow[best], ts: data.instants[best], name: cache.names[data.instantName[best]] };
+      }
+      const depth = Math.floor((y - slicesTop(lane, top)) / DEPTH_H);
+      if (depth < 0 || depth >= lane.depths) return null;
+      const slack = 2 * nsPerPx();
+      for (let i = 0; i < data.length; i++) {
+        if (data.depth[i] === depth && t >= data.ts[i] - slack && t <= data.end[i] + slack) {
+          return { kind: "slice", lane, slice: data.slice[i], count: data.count[i], ts: data.ts[i], dur: data.end[i] - data.ts[i], name: cache.names[data.name[i]] };
+        }
+      }
+      return null;
+    }
+    if (lane.kind === "counter") {
+      const points = cache.counters.get(lane.id);
+      if (!points) return null;
+      const i = pointAt(points, t);
+      if (i < 0) return { kind: "counter", lane, text: `${lane.label}\nno sample yet at ${formatNsExact(t)}` };
+      const unit = lane.unit ?? "";
+      const value = points.lo[i] === points.hi[i]
+        ? formatCounterValue(points.hi[i], unit)
+        : `${formatCounterValue(points.lo[i], unit)} … ${formatCounterValue(points.hi[i], unit)} (several samples in this pixel)`;
+      return { kind: "counter", lane, text: `${lane.label}\n${value}\nsince ${formatNsExact(points.ts[i])}` };
+    }
+    if (lane.kind === "overlap") {
+      const row = Math.floor((y - top - 2) / DEPTH_H);
+      const intervals = cache.overlap.get(lane.id)?.[row];
+      if (!intervals) return null;
+      for (let i = 0; i < intervals.length; i += 2) {
+        if (t >= intervals[i] && t <= intervals[i + 1]) {
+          return { kind: "overlap", lane, text: `${overlapLaneNames[row]}\n${formatNsExact(intervals[i])} for ${formatNs(intervals[i + 1] - intervals[i])}` };
+        }
       }
     }
     return null;
   }
 
-  function kvTable(rows: [string, string][]): HTMLElement {
-    return el("table", { class: "kv" }, ...rows.map(([k, v]) => el("tr", {}, el("td", {}, k), el("td", {}, v))));
+  function showTooltip(x: number, y: number): void {
+    const found = x >= LABEL_W && !dragArea ? hit(x, y) : null;
+    if (!found) {
+      tooltip.style.display = "none";
+      return;
+    }
+    let text = "";
+    if (found.kind === "slice") {
+      text = `${found.name}\nstart ${formatNsExact(found.ts)}\nduration ${formatNsExact(found.dur)}`;
+      if (found.count > 1) text += `\n${found.count} slices merged at this zoom`;
+    } else if (found.kind === "instant") {
+      text = `${found.name}\ninstant at ${formatNsExact(found.ts)}`;
+    } else {
+      text = found.text;
+    }
+    tooltip.textContent = text;
+    tooltip.style.display = "block";
+    tooltip.style.left = `${Math.min(x + 14, width - 260)}px`;
+    tooltip.style.top = `${Math.min(y + 14, height - 70)}px`;
   }
 
-  async function showDetails(slice: number, merged = 1): Promise<void> {
-    selected = slice;
+  // ---- selection, details and the address ------------------------------------------
+  async function selectSlice(slice: number, merged = 1): Promise<SliceDetail> {
+    const d = await getJson<SliceDetail>(`/api/slice?id=${slice}`);
+    area = null;  // one selection at a time, as in Perfetto; the area's statistics stay listed
+    handle.area = null;
+    selection = { kind: "slice", id: slice, track: d.track };
     handle.selected = slice;
+    handle.selectedInstant = -1;
+    details.replaceChildren(...sliceDetails(d, merged, (id, place) => void jumpTo(id, place)));
     draw();
-    const d = await getJson<{
-      name: string; category: string; ts: number; dur: number; tid: number; thread: string; pid: number; process: string;
-      depth: number; unclosed: boolean; parent?: { id: number; name: string }; args: Record<string, unknown>;
-      flows: { direction: string; category: string; slice: number; name: string; ts: number }[];
-    }>(`/api/slice?id=${slice}`);
-    const rows: [string, string][] = [
-      ["name", d.name],
-      ["category", d.category],
-      ["start", formatNs(d.ts)],
-      ["duration", formatNs(d.dur)],
-      ["thread", `${d.thread} (${d.tid})`],
-      ["process", `${d.process} (${d.pid})`],
-      ["depth", String(d.depth)],
-    ];
-    if (d.parent) rows.push(["parent", d.parent.name]);
-    if (d.unclosed) rows.push(["note", "its end was missing; closed at the end of the data"]);
-    for (const [k, v] of Object.entries(d.args)) rows.push([k, String(v)]);
-    for (const f of d.flows) rows.push([`flow ${f.direction} (${f.category})`, `${f.name} @ ${formatNs(f.ts)}`]);
-    details.replaceChildren(
-      el("div", { id: "timeline-details-name" }, el("b", {}, d.name)),
-      merged > 1 ? el("div", { class: "hint" }, `${merged} slices merged at this zoom; zoom in to separate them.`) : "",
-      kvTable(rows),
-    );
+    scheduleAddress();
+    return d;
   }
 
-  async function showRange(a: number, b: number): Promise<void> {
-    const t0 = Math.floor(Math.min(a, b));
-    const t1 = Math.ceil(Math.max(a, b));
-    const stats = await getJson<{ slices: number; names: number; rows: [string, number, number, number][] }>(
-      `/api/range?t0=${t0}&t1=${t1}`,
-    );
-    const table = el("table", { class: "data", id: "timeline-range-table" });
-    table.append(el("tr", {}, ...["Name", "Count", "Total", "Max"].map((h) => el("th", {}, h))));
-    for (const [name, count, total, max] of stats.rows.slice(0, 50)) {
-      table.append(el("tr", {}, el("td", {}, name), el("td", { class: "num" }, String(count)), el("td", { class: "num" }, formatNs(total)), el("td", { class: "num" }, formatNs(max))));
-    }
-    selection.replaceChildren(
-      el("div", {}, el("b", {}, `Range ${formatNs(t1 - t0)}`), ` · ${stats.slices} slices starting inside, ${stats.names} names`),
-      table,
-    );
+  async function selectInstant(row: number): Promise<InstantDetail> {
+    const d = await getJson<InstantDetail>(`/api/instant?id=${row}`);
+    area = null;
+    handle.area = null;
+    selection = { kind: "instant", id: row, track: d.track, ts: d.ts };
+    handle.selected = -1;
+    handle.selectedInstant = row;
+    details.replaceChildren(...instantDetails(d));
+    draw();
+    scheduleAddress();
+    return d;
   }
 
-  async function search(): Promise<void> {
-    const text = searchBox.value.trim();
-    if (!text) return;
-    const found = await getJson<{ total: number; matches: [number, number, number, number, number, string][] }>(
-      `/api/search?q=${encodeURIComponent(text)}&limit=200`,
-    );
-    results.replaceChildren(el("div", { class: "hint" }, `${found.total} slices match${found.total > 200 ? " (first 200)" : ""}`));
-    for (const [slice, ts, dur, track, , name] of found.matches) {
-      const item = el("div", { "data-slice": String(slice) }, `${name} @ ${formatNs(ts)} (${formatNs(dur)})`);
-      item.addEventListener("click", () => {
-        const lane = lanes.find((l) => l.kind === "track" && l.id === track);
-        if (lane) scrollY = Math.max(0, lane.y - 40);
-        const pad = Math.max(dur, 1000);
-        setWindow(ts - pad, ts + dur + pad);
-        void showDetails(slice);
+  // Selects a slice elsewhere (a flow's other end, a search match): its lane is shown and the
+  // window moves to it, kept at this zoom when it fits.
+  async function jumpTo(slice: number, place?: { ts: number; dur: number; track: number }): Promise<void> {
+    const where = place ?? (await getJson<SliceDetail>(`/api/slice?id=${slice}`));
+    revealLane(where.track);
+    const span = v1 - v0;
+    if (where.dur < span * 0.8) setWindow(where.ts + where.dur / 2 - span / 2, where.ts + where.dur / 2 + span / 2);
+    else fit(where.ts, where.ts + where.dur);
+    await selectSlice(slice);
+  }
+
+  async function selectArea(next: Area): Promise<void> {
+    area = next;
+    handle.area = next;
+    selection = null;
+    handle.selected = -1;
+    handle.selectedInstant = -1;
+    draw();
+    scheduleAddress();
+    const t0 = Math.floor(Math.min(next.t0, next.t1));
+    const t1 = Math.ceil(Math.max(next.t0, next.t1));
+    const stats = await getJson<AreaStatistics>(`/api/range?t0=${t0}&t1=${Math.max(t1, t0 + 1)}${next.tracks.length ? `&tracks=${next.tracks.join(",")}` : ""}`);
+    selectionPanel.replaceChildren(...areaStatistics(stats, t0, t1, (row) => void jumpTo(row[5])));
+  }
+
+  function clearSelection(): void {
+    selection = null;
+    area = null;
+    handle.selected = -1;
+    handle.selectedInstant = -1;
+    handle.area = null;
+    draw();
+    scheduleAddress();
+  }
+
+  function selectionSpan(): [number, number] | null {
+    if (area) return [Math.min(area.t0, area.t1), Math.max(area.t0, area.t1)];
+    if (selection?.kind === "instant") return [selection.ts - (v1 - v0) / 20, selection.ts + (v1 - v0) / 20];
+    return null;
+  }
+
+  let addressTimer = 0;
+  function scheduleAddress(): void {
+    clearTimeout(addressTimer);
+    addressTimer = window.setTimeout(() => {
+      if (window.__aiprofTimeline !== handle) return;
+      replaceParams("timeline", {
+        t0: Math.floor(v0),
+        t1: Math.ceil(v1),
+        sel: selection ? `${selection.kind === "slice" ? "s" : "i"}${selection.id}` : undefined,
+        area: area ? `${Math.floor(area.t0)},${Math.ceil(area.t1)}` : undefined,
+        tracks: area && area.tracks.length ? area.tracks.join(",") : undefined,
       });
-      results.append(item);
-    }
+    }, 200);
   }
 
-  let drag: { x: number; v0: number; v1: number; select: boolean; moved: boolean } | null = null;
+  // Applies a link's target (router.ts, TimelineTarget).
+  async function navigate(p: URLSearchParams): Promise<void> {
+    const t0 = p.get("t0");
+    const t1 = p.get("t1");
+    const hasWindow = t0 !== null && t1 !== null;
+    if (hasWindow) setWindow(Number(t0), Number(t1));
+    const step = p.get("step");
+    if (step !== null) {
+      const s = info.steps.find((x) => x[0] === Number(step));
+      if (s) {
+        if (s[4] >= 0) revealLane(s[4]);
+        if (!hasWindow) fit(s[1], s[2], 0.03);
+        fillStepPicker();
+        stepPicker.value = String(s[0]);
+        await selectArea({ t0: s[1], t1: s[2], tracks: s[4] >= 0 ? [s[4]] : [] });
+      }
+    }
+    const areaText = p.get("area");
+    if (areaText) {
+      const [a, b] = areaText.split(",").map(Number);
+      const tracksText = p.get("tracks");
+      await selectArea({ t0: a, t1: b, tracks: tracksText ? tracksText.split(",").map(Number) : [] });
+    }
+    const sel = p.get("sel") ?? "";
+    if (sel.startsWith("s")) {
+      const d = await selectSlice(Number(sel.slice(1)));
+      revealLane(d.track);
+      if (!hasWindow) fit(d.ts, d.ts + d.dur, 0.5);
+    } else if (sel.startsWith("i")) {
+      const d = await selectInstant(Number(sel.slice(1)));
+      revealLane(d.track);
+      if (!hasWindow) setWindow(d.ts - (v1 - v0) / 2, d.ts + (v1 - v0) / 2);
+    }
+    const find = p.get("find");
+    if (find) {
+      const found = await getJson<{ matches: [number, number, number, number, number, string][] }>(`/api/search?q=${encodeURIComponent(find)}&exact=1&order=duration&limit=1`);
+      const m = found.matches[0];
+      if (m) {
+        revealLane(m[3]);
+        if (!hasWindow) fit(m[1], m[1] + m[2], 0.5);
+        await selectSlice(m[0]);
+      } else {
+        details.replaceChildren(el("div", { class: "missing" }, `No slice named ${find} in this run.`));
+      }
+    }
+    const rank = p.get("rank");
+    if (rank !== null) {
+      const process = layout.processes.find((x) => x.rank === Number(rank));
+      if (process) {
+        laneState.collapsed.delete(process.id);
+        relayout();
+        const header = lanes.lanes.find((l) => l.kind === "process" && l.id === process.id);
+        if (header && !header.pinned) scrollY = Math.min(header.y, maxScroll());
+      }
+    }
+    draw();
+    if (needsFetch()) void fetchWindow();
+  }
+
+  // ---- input --------------------------------------------------------------------------
+  let drag: { x: number; y: number; v0: number; v1: number; select: boolean; moved: boolean } | null = null;
   const onMouseDown = (e: MouseEvent) => {
     wrap.focus();
-    drag = { x: e.offsetX, v0, v1, select: e.shiftKey, moved: false };
-    if (e.shiftKey) range = [tOf(e.offsetX), tOf(e.offsetX)];
+    drag = { x: e.offsetX, y: e.offsetY, v0, v1, select: e.shiftKey, moved: false };
+    if (e.shiftKey) dragArea = { t0: tOf(e.offsetX), t1: tOf(e.offsetX), y0: e.offsetY, y1: e.offsetY };
   };
   const onMouseMove = (e: MouseEvent) => {
     mouseX = e.offsetX;
+    mouseY = e.offsetY;
     if (!drag) {
       draw();
+      showTooltip(e.offsetX, e.offsetY);
       return;
     }
-    if (Math.abs(e.offsetX - drag.x) > 3) drag.moved = true;
-    if (drag.select) {
-      range = [range![0], tOf(e.offsetX)];
+    tooltip.style.display = "none";
+    if (Math.abs(e.offsetX - drag.x) > 3 || Math.abs(e.offsetY - drag.y) > 3) drag.moved = true;
+    if (drag.select && dragArea) {
+      dragArea.t1 = tOf(e.offsetX);
+      dragArea.y1 = e.offsetY;
       draw();
     } else if (drag.moved) {
       const d = (e.offsetX - drag.x) * ((drag.v1 - drag.v0) / plotWidth());
       setWindow(drag.v0 - d, drag.v1 - d);
     }
   };
+  // The tracks an area covers: those of the lanes between the drag's two rows.
+  function tracksBetween(y0: number, y1: number): number[] {
+    const top = Math.min(y0, y1);
+    const bottom = Math.max(y0, y1);
+    return lanes.lanes.filter((l) => l.kind === "track" && onScreen(l) && laneTop(l) + l.h > top && laneTop(l) < bottom).map((l) => l.id);
+  }
   const onMouseUp = (e: MouseEvent) => {
     if (!drag) return;
     const wasDrag = drag;
     drag = null;
-    if (wasDrag.select && range && wasDrag.moved) {
-      void showRange(range[0], range[1]);
+    if (wasDrag.select && dragArea) {
+      const done = dragArea;
+      dragArea = null;
+      if (wasDrag.moved) void selectArea({ t0: Math.min(done.t0, done.t1), t1: Math.max(done.t0, done.t1), tracks: tracksBetween(done.y0, done.y1) });
+      else draw();
       return;
     }
-    if (!wasDrag.moved) {
-      const found = hit(e.offsetX, e.offsetY);
-      if (found) void showDetails(found.slice, found.count);
-    }
+    if (wasDrag.moved || e.target !== canvas) return;
+    click(e.offsetX, e.offsetY);
   };
+  function click(x: number, y: number): void {
+    if (y < RULER_H) {
+      const i = steps.stepAt(tOf(x));
+      if (x >= LABEL_W && i >= 0) void navigate(new URLSearchParams({ step: String(steps.id[i]) }));
+      return;
+    }
+    const lane = laneAt(y);
+    if (lane?.kind === "process") {
+      if (x >= width - PIN_W) {
+        if (laneState.pinned.has(lane.id)) laneState.pinned.delete(lane.id);
+        else laneState.pinned.add(lane.id);
+      } else if (laneState.collapsed.has(lane.id)) {
+        laneState.collapsed.delete(lane.id);
+      } else {
+        laneState.collapsed.add(lane.id);
+      }
+      relayout();
+      scrollY = Math.min(scrollY, maxScroll());
+      draw();
+      if (needsFetch()) void fetchWindow();
+      return;
+    }
+    if (lane?.kind === "track" && x < LABEL_W) {
+      if (laneState.collapsedTracks.has(lane.id)) laneState.collapsedTracks.delete(lane.id);
+      else laneState.collapsedTracks.add(lane.id);
+      relayout();
+      draw();
+      return;
+    }
+    const found = hit(x, y);
+    if (found?.kind === "slice") void selectSlice(found.slice, found.count);
+    else if (found?.kind === "instant") void selectInstant(found.row);
+  }
   const onWheel = (e: WheelEvent) => {
     e.preventDefault();
     if (e.ctrlKey || e.metaKey) {
@@ -530,41 +755,69 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     } else if (e.shiftKey) {
       pan(e.deltaY / 1000);
     } else {
-      scrollY = Math.min(Math.max(0, scrollY + e.deltaY), Math.max(0, contentHeight - (height - RULER_H)));
+      scrollY = Math.min(Math.max(0, scrollY + e.deltaY), maxScroll());
       draw();
       if (needsFetch()) void fetchWindow();
     }
   };
   const onKey = (e: KeyboardEvent) => {
-    if (e.target === searchBox) return;
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.toLowerCase();
     if (key === "w") zoom(0.8, mouseX);
     else if (key === "s") zoom(1.25, mouseX);
     else if (key === "a") pan(-0.1);
     else if (key === "d") pan(0.1);
+    else if (key === "f") fitSelection();
+    else if (key === "0") setWindow(0, runEnd);
+    else if (key === "escape") clearSelection();
     else return;
     e.preventDefault();
   };
+  function fitSelection(): void {
+    const span = selectionSpan();
+    if (span) return fit(span[0], span[1], 0.05);
+    if (selection?.kind === "slice") {
+      void getJson<SliceDetail>(`/api/slice?id=${selection.id}`).then((d) => fit(d.ts, d.ts + d.dur, 0.1));
+      return;
+    }
+    setWindow(0, runEnd);
+  }
   const onResize = () => {
     resize();
     draw();
   };
   canvas.addEventListener("mousedown", onMouseDown);
   canvas.addEventListener("mousemove", onMouseMove);
+  canvas.addEventListener("mouseleave", () => {
+    mouseX = -1;
+    tooltip.style.display = "none";
+    draw();
+  });
   window.addEventListener("mouseup", onMouseUp);
   canvas.addEventListener("wheel", onWheel, { passive: false });
   window.addEventListener("keydown", onKey);
   window.addEventListener("resize", onResize);
-  searchBox.addEventListener("keydown", (e) => {
-    if (e.key === "Enter") void search();
-  });
   flowsToggle.addEventListener("change", () => {
     cache = null;
     void fetchWindow();
   });
+  stepPicker.addEventListener("change", () => {
+    if (stepPicker.value) void navigate(new URLSearchParams({ step: stepPicker.value }));
+  });
+  fitButton.addEventListener("click", () => fitSelection());
+  resetButton.addEventListener("click", () => setWindow(0, runEnd));
 
   resize();
   performance.mark("aiprof:timeline-layout");
+  // The first window: the link's, when it names one, so the first answer is for it.
+  const t0 = params.get("t0");
+  const t1 = params.get("t1");
+  if (t0 !== null && t1 !== null) {
+    const margin = runEnd * 0.01;
+    const span = Math.min(Math.max(Number(t1) - Number(t0), MIN_SPAN), runEnd + 2 * margin);
+    v0 = Math.min(Math.max(Number(t0), -margin), runEnd + margin - span);
+    v1 = v0 + span;
+  }
   // The view stays hidden until its first data is drawn, so that the browser paints and
   // commits one frame with the lanes, the data and the side panel, rather than one of empty
   // lanes first: on a small machine that frame's paint and commit held the drawing of the
@@ -576,18 +829,23 @@ export async function renderTimeline(root: HTMLElement): Promise<() => void> {
     timelineRoot.style.visibility = "";
   }
   wrap.focus();
-  void analysis().then((summary: AnalysisSummary) => {
-    if ((!summary.scopes.length && !summary.critical_path_steps) || window.__aiprofTimeline !== handle) return;
-    lanes = buildLanes(layout.processes, summary);
-    laneOfTrack = tracksOf(lanes);
-    contentHeight = heightOf(lanes);
+  setTimeout(fillStepPicker, 0);
+  if ([...params.keys()].some((k) => k !== "t0" && k !== "t1")) await navigate(params);
+  void analysis().then((result: AnalysisSummary) => {
+    if ((!result.scopes.length && !result.critical_path_steps) || window.__aiprofTimeline !== handle) return;
+    summary = result;
+    relayout();
     draw();
     if (needsFetch()) void fetchWindow();
   });
-  return () => {
-    window.removeEventListener("mouseup", onMouseUp);
-    window.removeEventListener("keydown", onKey);
-    window.removeEventListener("resize", onResize);
-    delete window.__aiprofTimeline;
+  return {
+    cleanup: () => {
+      clearTimeout(addressTimer);
+      window.removeEventListener("mouseup", onMouseUp);
+      window.removeEventListener("keydown", onKey);
+      window.removeEventListener("resize", onResize);
+      delete window.__aiprofTimeline;
+    },
+    navigate: (p) => void navigate(p),
   };
 }

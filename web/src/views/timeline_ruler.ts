@@ -10,6 +10,8 @@ export const RULER_H = 30;
 // thousands before it (the steps of several threads may overlap, so the ends alone are not
 // sorted).
 export class StepTable {
+  readonly id: number[];
+  readonly track: number[];
   readonly label: string[];
   readonly begin: Float64Array;
   readonly end: Float64Array;
@@ -17,12 +19,26 @@ export class StepTable {
 
   constructor(steps: StepSpan[]) {
     const sorted = [...steps].sort((a, b) => a[1] - b[1]);
+    this.id = sorted.map((s) => s[0]);
+    this.track = sorted.map((s) => s[4] ?? -1);
     this.label = sorted.map((s) => s[3]);
     this.begin = Float64Array.from(sorted, (s) => s[1]);
     this.end = Float64Array.from(sorted, (s) => s[2]);
     this.endsBefore = new Float64Array(sorted.length);
     let max = -Infinity;
     this.end.forEach((end, i) => (this.endsBefore[i] = max = Math.max(max, end)));
+  }
+
+  // The index of a step holding time t (the latest begun), or -1.
+  stepAt(t: number): number {
+    for (let i = this.firstEndingAfter(t); i < this.begin.length && this.begin[i] <= t; i++) {
+      if (this.end[i] >= t) {
+        let found = i;
+        for (let k = i + 1; k < this.begin.length && this.begin[k] <= t; k++) if (this.end[k] >= t) found = k;
+        return found;
+      }
+    }
+    return -1;
   }
 
   // The first step whose end, or the end of one before it, reaches t.

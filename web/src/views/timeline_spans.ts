@@ -19,6 +19,8 @@ export interface TrackSpans {
   slice: Float64Array;
   name: Int32Array;
   instants: Float64Array;  // their times: a marker is drawn per instant
+  instantRow: Float64Array;  // their InstantTable rows (/api/instant?id=)
+  instantName: Int32Array;  // index into the answer's names
 }
 
 export function decodeTrack(spans: Span[], instants: Instant[]): TrackSpans {
@@ -32,6 +34,8 @@ export function decodeTrack(spans: Span[], instants: Instant[]): TrackSpans {
     slice: new Float64Array(n),
     name: new Int32Array(n),
     instants: new Float64Array(instants.length),
+    instantRow: new Float64Array(instants.length),
+    instantName: new Int32Array(instants.length),
   };
   for (let i = 0; i < n; i++) {
     const s = spans[i];
@@ -42,28 +46,47 @@ export function decodeTrack(spans: Span[], instants: Instant[]): TrackSpans {
     track.slice[i] = s[4];
     track.name[i] = s[5];
   }
-  for (let i = 0; i < instants.length; i++) track.instants[i] = instants[i][0];
+  for (let i = 0; i < instants.length; i++) {
+    track.instants[i] = instants[i][0];
+    track.instantRow[i] = instants[i][1];
+    track.instantName[i] = instants[i][2];
+  }
   return track;
 }
 
-// A counter series as times and per-pixel maxima (the server's [ts, min, max] points), with
-// the largest maximum, which scales the lane.
+// A counter series as times and per-pixel minima and maxima (the server's [ts, min, max]
+// points: one sample each when zoomed in), with the largest maximum, which scales the lane.
 export interface CounterPoints {
   ts: Float64Array;
+  lo: Float64Array;
   hi: Float64Array;
   max: number;
 }
 
 export function decodeCounter(points: [number, number, number][]): CounterPoints {
   const ts = new Float64Array(points.length);
+  const lo = new Float64Array(points.length);
   const hi = new Float64Array(points.length);
   let max = 0;
   for (let i = 0; i < points.length; i++) {
     ts[i] = points[i][0];
+    lo[i] = points[i][1];
     hi[i] = points[i][2];
     max = Math.max(max, hi[i]);
   }
-  return { ts, hi, max };
+  return { ts, lo, hi, max };
+}
+
+// The point holding time t (the last one at or before it), or -1 before the first.
+export function pointAt(points: CounterPoints, t: number): number {
+  let lo = 0;
+  let hi = points.ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (points.ts[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
 }
 
 // Per Overlap Analysis row, its intervals as [begin, end, begin, end, ...].
@@ -141,7 +164,7 @@ export class FrameRects {
   // and row, however many spans the cache holds. Spans come grouped by depth, by time.
   addTrack(
     track: TrackSpans, t0: number, t1: number, nsPerPx: number, labelW: number, right: number,
-    laneTop: number, rowHeight: number, slots: Uint16Array, selected: number,
+    laneTop: number, rowHeight: number, slots: Uint16Array, selected: number, rows = Infinity,
   ): void {
     let depth = -1;
     let ts = 0;
@@ -156,7 +179,7 @@ export class FrameRects {
       const last = i === track.length;
       const s = last ? 0 : track.ts[i];
       const e = last ? 0 : track.end[i];
-      if (!last && (e < t0 || s > t1)) continue;
+      if (!last && (e < t0 || s > t1 || track.depth[i] >= rows)) continue;
       const d = last ? -1 : track.depth[i];
       const dur = e - s;
       if (!last && d === depth && Math.max(s - previousEnd, previousDur, dur) < nsPerPx) {
