@@ -1,12 +1,14 @@
 // The critical path (analysis/critical_path/) on hand-built models with known answers: one
 // thread, a DataLoader worker process handing over a batch, a kernel launched and waited for,
-// a sync that waits for an idle device, two streams joined by a device sync (and a tie), a
-// collective gated by a late rank, host work overlapping device work; every attribution sums
-// to the step, every projection is re-solved on the graph.
+// a sync that waits for an idle device, two streams joined by a device sync (and a tie), two
+// streams ordered by a CUDA event (cudaStreamWaitEvent, cudaEventSynchronize), a collective
+// gated by a late rank, host work overlapping device work; every attribution sums to the
+// step, every projection is re-solved on the graph.
 #include "analysis/critical_path/critical_path.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "analysis/analysis_set.h"
@@ -14,6 +16,7 @@
 #include "analysis/critical_path/path_solver.h"
 #include "analysis/critical_path/run_index.h"
 #include "analysis/hand_built_model.h"
+#include "model/importer.h"
 #include "model/nesting.h"
 
 namespace aiprof::analysis {
@@ -53,6 +56,14 @@ void ExpectConsistent(const model::Model& m, const CriticalPathResult& r) {
       EXPECT_EQ(r.ranks[i].own.total(), r.ranks[i].end_ns - r.ranks[i].begin_ns);
     }
   }
+}
+
+void AddFlow(HandBuiltModel& b, uint32_t from, uint32_t to) {
+  model::FlowTable& f = b.mutable_model().flows;
+  f.id.push_back(f.size() + 1);
+  f.from_slice.push_back(from);
+  f.to_slice.push_back(to);
+  f.category.push_back(b.mutable_model().strings.Intern("ac2g"));
 }
 
 // One thread: two operators in a step of 100.
@@ -297,6 +308,90 @@ TEST(CriticalPathTest, OverlappedDeviceWorkIsOffThePath) {
   // The sync began at 20 and the kernel ended at 30: the device gated it from 30; after, 55
   // of the sync's own time (nothing recorded on the device) is synchronisation.
   EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kSync), 55);
+}
+
+// Two streams of device 0 (stream 0 and stream 7) and a host thread; gemm_a [10, 60) on stream
+// 0 is launched at 2, then an event is recorded on stream 0 (cudaEventRecord, correlation 42).
+// `wait_args` are the CUDA sync record's arguments naming that event, as Kineto writes them.
+struct TwoStreams {
+  HandBuiltModel b;
+  uint32_t host = 0, stream_a = 0, stream_b = 0, gemm_a = 0;
+};
+TwoStreams EventRecordedAfterGemmA() {
+  TwoStreams t;
+  t.host = t.b.AddProcess(10);
+  t.b.AddStep(t.host, 1, 0, 100);
+  const uint32_t launch_a = t.b.AddSlice(t.host, 2, 4, "cudaLaunchKernel", "cuda_runtime");
+  const uint32_t record = t.b.AddSlice(t.host, 5, 6, "cudaEventRecord", "cuda_runtime");
+  model::Model& m = t.b.mutable_model();
+  m.slices.args[record] = model::ArgSetBuilder(&m).Int("correlation", 42).Commit();
+  t.stream_a = t.b.AddProcess(0, 0);
+  t.stream_b = t.b.AddThread(1, 7);
+  t.gemm_a = t.b.AddSlice(t.stream_a, 10, 60, "gemm_a", "kernel");
+  AddFlow(t.b, launch_a, t.gemm_a);
+  return t;
+}
+uint32_t EventSyncRecord(TwoStreams& t, uint32_t stream, int64_t ts, int64_t end,
+                         std::string_view kind) {
+  const uint32_t sync = t.b.AddSlice(stream, ts, end, kind, "cuda_sync");
+  model::Model& m = t.b.mutable_model();
+  model::ArgSetBuilder args(&m);
+  if (kind == "Event Sync") {
+    args.UInt("cuda_sync_kind", 1);  // aiprof's importer writes the number
+  } else {
+    args.String("cuda_sync_kind", kind);  // Kineto the name
+  }
+  m.slices.args[sync] =
+      args.Int("wait_on_stream", 0).Int("wait_on_cuda_event_record_corr_id", 42).Commit();
+  return sync;
+}
+
+// Stream 7 waits on the event (cudaStreamWaitEvent at 6) before gemm_b, launched at 8 but
+// held back until gemm_a ends at 60; a device sync [10, 95) waits for both streams. The path
+// runs gemm_a → gemm_b (80 of compute); without the event's edge gemm_b would look gated by
+// its launch (52 of host overhead) and gemm_a would be off the path.
+TEST(CriticalPathTest, StreamWaitEventOrdersTwoStreams) {
+  TwoStreams t = EventRecordedAfterGemmA();
+  t.b.AddSlice(t.host, 6, 7, "cudaStreamWaitEvent", "cuda_runtime");
+  EventSyncRecord(t, t.stream_b, 6, 7, "Stream Wait Event");
+  const uint32_t launch_b = t.b.AddSlice(t.host, 8, 9, "cudaLaunchKernel", "cuda_runtime");
+  t.b.AddSlice(t.host, 10, 95, "cudaDeviceSynchronize", "cuda_runtime");
+  const uint32_t gemm_b = t.b.AddSlice(t.stream_b, 60, 90, "gemm_b", "kernel");
+  AddFlow(t.b, launch_b, gemm_b);
+  const AnalysisSet set = RunAnalyses(Finish(t.b), {std::nullopt, true});
+  const CriticalPathResult& r = set.critical_path;
+  ASSERT_EQ(r.steps.size(), 1u);
+  ExpectConsistent(t.b.model(), r);
+  const CategoryTimes& a = r.steps[0].attribution;
+  EXPECT_EQ(Of(a, PathCategory::kCompute), 80);
+  EXPECT_EQ(Of(a, PathCategory::kHostOverhead), 8);  // gemm_a's launch at 2 → its start at 10
+  EXPECT_EQ(Of(a, PathCategory::kSync), 5);
+  EXPECT_EQ(Of(a, PathCategory::kIdle), 7);
+  EXPECT_EQ(r.slice_slack[t.gemm_a], 0);
+  // gemm_a 50% faster: it ends at 35, gemm_b runs [35, 65), the sync returns at 70.
+  EXPECT_EQ(ProjectSteps(t.b.model(), set,
+                         {{WhatIfKind::kOperatorFaster, "gemm_a", PathCategory::kCompute, 0.5}}),
+            std::vector<int64_t>{75});
+}
+
+// The host waits for the event (cudaEventSynchronize [9, 62)), not for stream 7, whose gemm_b
+// [10, 61) runs beside gemm_a: the sync returns 2 after gemm_a, so gemm_a 50% faster saves 25
+// (had the sync waited for every stream, gemm_b would gate it and the saving would be 0).
+TEST(CriticalPathTest, EventSynchronizeWaitsForTheEventsStreamOnly) {
+  TwoStreams t = EventRecordedAfterGemmA();
+  const uint32_t launch_b = t.b.AddSlice(t.host, 7, 8, "cudaLaunchKernel", "cuda_runtime");
+  const uint32_t call = t.b.AddSlice(t.host, 9, 62, "cudaEventSynchronize", "cuda_runtime");
+  AddFlow(t.b, call, EventSyncRecord(t, t.stream_a, 9, 62, "Event Sync"));
+  const uint32_t gemm_b = t.b.AddSlice(t.stream_b, 10, 61, "gemm_b", "kernel");
+  AddFlow(t.b, launch_b, gemm_b);
+  const AnalysisSet set = RunAnalyses(Finish(t.b), {std::nullopt, true});
+  const CriticalPathResult& r = set.critical_path;
+  ExpectConsistent(t.b.model(), r);
+  EXPECT_EQ(Of(r.steps[0].attribution, PathCategory::kCompute), 50);  // gemm_a
+  EXPECT_TRUE(std::isinf(r.slice_slack[gemm_b]));                     // nothing waits for it
+  EXPECT_EQ(ProjectSteps(t.b.model(), set,
+                         {{WhatIfKind::kOperatorFaster, "gemm_a", PathCategory::kCompute, 0.5}}),
+            std::vector<int64_t>{75});
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ void GraphBuilder::Build(const std::vector<GraphMemberSpec>& members, PathGraph*
   }
   AddLaunchAndFlowEdges();
   AddSyncEdges();
+  AddEventWaitEdges();
   AddCommunicationEdges();
   AddHandOffEdges();
   FinishJoins();
@@ -244,13 +245,24 @@ void GraphBuilder::AddSyncEdges() {
     const PathOwner call = g.owners[o];
     if ((index_.role(call.slice) & kRoleSync) == 0) continue;
     const uint32_t member = g.chains[g.node_chain[call.start_node]].member;
-    const auto [sync_kind, sync_track] = index_.SyncTargetOf(call.slice);
+    const SyncTarget target = index_.SyncTargetOf(call.slice);
     const uint32_t sync_thread =
-        sync_track == model::kNoRow ? model::kNoRow : index_.model().tracks.thread[sync_track];
+        target.track == model::kNoRow ? model::kNoRow : index_.model().tracks.thread[target.track];
+    // An event sync waits for the event's stream up to its record, when both were recorded.
+    const EventWait* event = target.kind == 1 ? index_.EventWaitOf(target.sync_slice) : nullptr;
+    if (event != nullptr) {
+      const uint32_t process = g.members[member].process;
+      const uint32_t source =
+          EventSourceTask(*event, process, index_.model().threads.process[sync_thread]);
+      if (source != model::kNoRow) {
+        AddEdge(g.owners[source].end_node, call.end_node, EdgeKind::kSync, PathCategory::kSync);
+        continue;
+      }
+    }
     for (uint32_t c = 0; c < g.chains.size(); ++c) {
       const PathChain& chain = g.chains[c];
       if (chain.kind != ChainKind::kDeviceStream || chain.member != member) continue;
-      if (sync_kind == 3 && chain.thread != sync_thread) continue;  // a stream sync
+      if (target.kind == 3 && chain.thread != sync_thread) continue;  // a stream sync
       const std::vector<DeviceTask>& tasks = chain_scratch_[c].tasks;
       // The last task enqueued before the call began: the stream finishes it last.
       auto last =
@@ -258,6 +270,57 @@ void GraphBuilder::AddSyncEdges() {
                            [](int64_t t, const DeviceTask& task) { return t < task.launch_ns; });
       if (last == tasks.begin()) continue;
       AddEdge(g.owners[std::prev(last)->owner].end_node, call.end_node, EdgeKind::kSync,
+              PathCategory::kSync);
+    }
+  }
+}
+
+uint32_t GraphBuilder::EventSourceTask(const EventWait& wait, uint32_t process,
+                                       uint32_t device) const {
+  const model::Model& m = index_.model();
+  const uint32_t call = index_.EventRecordCall(process, wait.record_correlation);
+  if (call == model::kNoRow) return model::kNoRow;
+  uint32_t source = model::kNoRow;
+  for (uint32_t c = 0; c < g_->chains.size(); ++c) {
+    const PathChain& chain = g_->chains[c];
+    if (chain.kind != ChainKind::kDeviceStream || m.threads.process[chain.thread] != device ||
+        static_cast<int64_t>(m.threads.tid[chain.thread]) != wait.record_stream) {
+      continue;
+    }
+    // The event completes when the stream has done what was enqueued before it was recorded.
+    const std::vector<DeviceTask>& tasks = chain_scratch_[c].tasks;
+    auto last =
+        std::upper_bound(tasks.begin(), tasks.end(), m.slices.ts[call],
+                         [](int64_t t, const DeviceTask& task) { return t < task.launch_ns; });
+    if (last == tasks.begin()) continue;
+    const uint32_t owner = std::prev(last)->owner;
+    if (source == model::kNoRow ||
+        g_->time[g_->owners[owner].end_node] > g_->time[g_->owners[source].end_node]) {
+      source = owner;  // of a stream's several lanes, the one that finishes last
+    }
+  }
+  return source;
+}
+
+void GraphBuilder::AddEventWaitEdges() {
+  PathGraph& g = *g_;
+  const model::Model& m = index_.model();
+  for (uint32_t c = 0; c < g.chains.size(); ++c) {
+    const PathChain& waiting = g.chains[c];
+    if (waiting.kind != ChainKind::kDeviceStream) continue;
+    const std::vector<DeviceTask>& tasks = chain_scratch_[c].tasks;
+    auto [wait, waits_end] = index_.EventWaitsOn(waiting.thread, g.begin_ns, g.end_ns);
+    for (; wait != waits_end; ++wait) {
+      if (wait->kind != 2) continue;  // a stream wait event
+      const uint32_t source = EventSourceTask(*wait, g.members[waiting.member].process,
+                                              m.threads.process[waiting.thread]);
+      if (source == model::kNoRow) continue;
+      // The first task enqueued on the waiting stream after the wait is held back by it.
+      auto next =
+          std::lower_bound(tasks.begin(), tasks.end(), wait->ts,
+                           [](const DeviceTask& task, int64_t t) { return task.launch_ns < t; });
+      if (next == tasks.end()) continue;
+      AddEdge(g.owners[source].end_node, g.owners[next->owner].start_node, EdgeKind::kEventWait,
               PathCategory::kSync);
     }
   }

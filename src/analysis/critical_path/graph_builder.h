@@ -7,7 +7,11 @@
 //   launch      a runtime call's start → the start of the device task it launched
 //   sync        the last task enqueued (launched) on a stream before a sync call began →
 //               the call's end; every stream of the member's devices unless the CUDA sync
-//               record names one stream (a stream sync)
+//               record names one stream (a stream sync) or an event (an event sync: the
+//               last task enqueued on the event's stream before its cudaEventRecord call)
+//   event wait  a stream's cudaStreamWaitEvent: the last task enqueued on the event's
+//               stream before the cudaEventRecord call → the start of the first task
+//               enqueued on the waiting stream after the wait (run_index.h's EventWait)
 //   enqueue     a c10d dispatcher op's start → the start of the backend work it issued on a
 //               communication thread (the member's last such op that began before the work)
 //   resume      that work's end → the issuing thread's next event, when the thread
@@ -68,6 +72,10 @@ class GraphBuilder {
   void AddEdge(uint32_t from, uint32_t to, EdgeKind kind, PathCategory category);
   void AddLaunchAndFlowEdges();
   void AddSyncEdges();
+  void AddEventWaitEdges();
+  // The owner of the task an event waits for: the last one enqueued on the event's stream
+  // (of `device`'s streams in the graph) before the event's cudaEventRecord call of `process`.
+  uint32_t EventSourceTask(const EventWait& wait, uint32_t process, uint32_t device) const;
   void AddCommunicationEdges();
   void AddHandOffEdges();
   void FinishJoins();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string_view>
 
 #include "analysis/analysis_set.h"
@@ -44,12 +45,22 @@ int64_t ParentPid(const std::string& metadata) {
   return found != parsed.end() && found->is_number_integer() ? found->get<int64_t>() : -1;
 }
 
-uint64_t ArgValue(const model::Model& m, uint32_t set, model::StringId key, uint64_t fallback) {
-  if (set == 0 || key == model::kNoString) return fallback;
-  for (uint32_t a = m.args.set_begin[set]; a < m.args.set_begin[set + 1]; ++a) {
-    if (m.args.key[a] == key) return m.args.value[a];
+// CUPTI's synchronisation type of a CUDA sync record: aiprof's importer writes the number,
+// Kineto its name.
+uint32_t SyncKindOf(const model::Model& m, uint32_t set, model::StringId key) {
+  if (const std::optional<int64_t> number = m.args.Int(set, key)) {
+    return static_cast<uint32_t>(*number);
   }
-  return fallback;
+  const std::optional<model::StringId> text = m.args.Text(set, key);
+  if (!text) return 0;
+  static constexpr std::string_view kNames[] = {"Event Sync", "Stream Wait Event", "Stream Sync",
+                                                "Context Sync"};
+  const auto found = std::find(std::begin(kNames), std::end(kNames), m.Str(*text));
+  return found == std::end(kNames) ? 0 : static_cast<uint32_t>(found - std::begin(kNames)) + 1;
+}
+
+bool IsEventRecordCall(std::string_view name) {
+  return name.starts_with("cudaEventRecord") || name.starts_with("cuEventRecord");
 }
 
 }  // namespace
@@ -60,6 +71,7 @@ RunIndex::RunIndex(const model::Model& model, const AnalysisSet& set) : model_(m
   IndexFlows();
   FindProcessLinks(set);
   ClassifyThreads(set);
+  IndexEventWaits();
 }
 
 void RunIndex::IndexTracks() {
@@ -153,14 +165,48 @@ void RunIndex::IndexFlows() {
     if (to >= slices || from >= slices) continue;
     flows_.push_back(row);
     if (slice_role_[to] & kRoleSkip) {  // a CUDA sync record: what the call waited for
-      const uint32_t kind = static_cast<uint32_t>(ArgValue(model_, s.args[to], sync_kind, 0));
-      sync_targets_.push_back({from, {kind, s.track[to]}});
+      sync_targets_.push_back({from, {SyncKindOf(model_, s.args[to], sync_kind), s.track[to], to}});
     }
   }
   // Flows are paired in record order, mostly by the target's start already.
   StableSortRuns(flows_,
                  [&](uint32_t a, uint32_t b) { return s.ts[f.to_slice[a]] < s.ts[f.to_slice[b]]; });
-  std::sort(sync_targets_.begin(), sync_targets_.end());
+  std::sort(sync_targets_.begin(), sync_targets_.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+}
+
+void RunIndex::IndexEventWaits() {
+  const model::SliceTable& s = model_.slices;
+  const model::StringPool& strings = model_.strings;
+  const model::StringId kind_key = strings.Find("cuda_sync_kind");
+  const model::StringId stream_key = strings.Find("wait_on_stream");
+  const model::StringId record_key = strings.Find("wait_on_cuda_event_record_corr_id");
+  const model::StringId correlation_key = strings.Find("correlation");
+  std::vector<uint8_t> record_call(strings.size(), 0);
+  for (model::StringId id = 0; id < strings.size(); ++id) {
+    record_call[id] = IsEventRecordCall(strings.Get(id));
+  }
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    const uint32_t args = s.args[row];
+    if (args == 0) continue;
+    if (record_call[s.name[row]]) {
+      if (const std::optional<int64_t> correlation = model_.args.Int(args, correlation_key)) {
+        const uint32_t process = model_.ProcessOfThread(model_.ThreadOfSlice(row));
+        event_records_.push_back({{process, *correlation}, row});
+      }
+      continue;
+    }
+    if ((slice_role_[row] & kRoleSkip) == 0) continue;
+    const std::optional<int64_t> stream = model_.args.Int(args, stream_key);
+    const std::optional<int64_t> record = model_.args.Int(args, record_key);
+    if (!stream || !record || *stream < 0 || *record < 0) continue;  // no event record found
+    event_waits_.push_back({row, model_.ThreadOfSlice(row), s.ts[row],
+                            SyncKindOf(model_, args, kind_key), *stream, *record});
+  }
+  std::sort(event_waits_.begin(), event_waits_.end(), [](const EventWait& a, const EventWait& b) {
+    return a.thread != b.thread ? a.thread < b.thread : a.ts < b.ts;
+  });
+  std::sort(event_records_.begin(), event_records_.end());
 }
 
 std::pair<const uint32_t*, const uint32_t*> RunIndex::FlowsInto(int64_t begin, int64_t end) const {
@@ -264,12 +310,42 @@ uint32_t RunIndex::CommTimingOf(uint32_t slice) const {
   return found != comm_of_slice_.end() && found->first == slice ? found->second : model::kNoRow;
 }
 
-std::pair<uint32_t, uint32_t> RunIndex::SyncTargetOf(uint32_t call) const {
-  auto found = std::lower_bound(sync_targets_.begin(), sync_targets_.end(), call,
-                                [](const std::pair<uint32_t, std::pair<uint32_t, uint32_t>>& e,
-                                   uint32_t c) { return e.first < c; });
-  if (found == sync_targets_.end() || found->first != call) return {0, model::kNoRow};
+SyncTarget RunIndex::SyncTargetOf(uint32_t call) const {
+  auto found = std::lower_bound(
+      sync_targets_.begin(), sync_targets_.end(), call,
+      [](const std::pair<uint32_t, SyncTarget>& e, uint32_t c) { return e.first < c; });
+  if (found == sync_targets_.end() || found->first != call) return {};
   return found->second;
+}
+
+std::pair<const EventWait*, const EventWait*> RunIndex::EventWaitsOn(uint32_t thread, int64_t begin,
+                                                                     int64_t end) const {
+  const auto before = [](const EventWait& w, std::pair<uint32_t, int64_t> at) {
+    return w.thread != at.first ? w.thread < at.first : w.ts < at.second;
+  };
+  const auto first =
+      std::lower_bound(event_waits_.begin(), event_waits_.end(), std::pair{thread, begin}, before);
+  const auto last = std::lower_bound(first, event_waits_.end(), std::pair{thread, end}, before);
+  return {event_waits_.data() + (first - event_waits_.begin()),
+          event_waits_.data() + (last - event_waits_.begin())};
+}
+
+const EventWait* RunIndex::EventWaitOf(uint32_t sync_slice) const {
+  if (sync_slice >= model_.slices.size()) return nullptr;
+  const uint32_t thread = model_.ThreadOfSlice(sync_slice);
+  auto [first, last] = EventWaitsOn(thread, model_.slices.ts[sync_slice], INT64_MAX);
+  for (; first != last && first->ts == model_.slices.ts[sync_slice]; ++first) {
+    if (first->sync_slice == sync_slice) return first;
+  }
+  return nullptr;
+}
+
+uint32_t RunIndex::EventRecordCall(uint32_t process, int64_t correlation) const {
+  const std::pair<uint32_t, int64_t> key{process, correlation};
+  auto found = std::lower_bound(
+      event_records_.begin(), event_records_.end(), key,
+      [](const auto& e, const std::pair<uint32_t, int64_t>& k) { return e.first < k; });
+  return found != event_records_.end() && found->first == key ? found->second : model::kNoRow;
 }
 
 }  // namespace aiprof::analysis
