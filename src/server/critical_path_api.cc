@@ -3,13 +3,14 @@
 // and the standard projections; one step's path piece by piece; the path as a timeline lane
 // over a window; and the what-if sliders, each combination re-solved on every step's graph
 // (analysis::ProjectSteps), not scaled from the attribution.
+#include "server/critical_path_api.h"
+
 #include <algorithm>
 
 #include "analysis/critical_path/critical_path.h"
 #include "export/analysis/critical_path_files.h"
 #include "model/steps.h"
 #include "server/json_text.h"
-#include "server/critical_path_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -23,7 +24,8 @@ std::string StepLabel(const model::Model& m, const analysis::CriticalPathResult&
 }  // namespace
 
 const analysis::CriticalPathResult& CriticalPathApi::Result() const {
-  return result_.Get([this] { return analysis::ComputeCriticalPath(model_, analyses_.Analyses()); });
+  return result_.Get(
+      [this] { return analysis::ComputeCriticalPath(model_, analyses_.Analyses()); });
 }
 
 std::string CriticalPathApi::Summary() const {

@@ -2,9 +2,9 @@
 // the model and answers the timeline itself (run, tracks, slices, counters, flows, search,
 // tables: through the level-of-detail index, so their size follows the pixels, not the
 // events); each view over once-computed results is a class of its own that it holds
-// (analysis_api.h, communication_api.h, critical_path_api.h, cpu_profile_api.h, advice_api.h, compare_api.h,
-// query_api.h).
-// Times in answers are ns since `origin_ns` (the run's start), to stay exact in a double.
+// (analysis_api.h, communication_api.h, critical_path_api.h, cpu_profile_api.h, advice_api.h,
+// compare_api.h, query_api.h). Times in answers are ns since `origin_ns` (the run's start), to stay
+// exact in a double.
 #pragma once
 
 #include <cstdint>
@@ -21,8 +21,8 @@
 #include "server/api_types.h"
 #include "server/communication_api.h"
 #include "server/compare_api.h"
-#include "server/critical_path_api.h"
 #include "server/cpu_profile_api.h"
+#include "server/critical_path_api.h"
 #include "server/query_api.h"
 #include "server/timeline_index.h"
 
