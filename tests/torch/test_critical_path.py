@@ -10,7 +10,8 @@
   (examples/pytorch/distributed_gloo.py --slow-rank=2): every step's path is gated by rank
   2 (its compute on the path, the other ranks' own paths mostly waiting for it in the
   collectives), "the slowest rank at the median rank's speed" saves most, and the advice
-  puts the slow rank first.
+  puts the slow rank first; its near-critical work (critical_path_slack.csv) is off the path
+  with its slack, least first.
 
 No timing is asserted beyond shares the knobs make large (a 40 ms sleep against a few ms of
 work); each attribution must sum to its step.
@@ -132,12 +133,24 @@ class SlowRankGlooJob(CriticalPathTestCase):
         cls.steps = read_csv(cls.output, "critical_path_steps.csv")
         cls.ranks = read_csv(cls.output, "critical_path_ranks.csv")
         cls.what_ifs = read_csv(cls.output, "critical_path_what_if.csv")
+        cls.slack = read_csv(cls.output, "critical_path_slack.csv")
         run([AIPROF, "advise", "--output=" + cls.output])
         cls.findings = findings(cls.output)
 
     @classmethod
     def tearDownClass(cls):
         cls._tmp.cleanup()
+
+    def test_near_critical_work_is_off_the_path_least_slack_first(self):
+        self.assertTrue(self.slack, self.report)
+        by_step = {}
+        for row in self.slack:
+            self.assertGreaterEqual(float(row["Slack(us)"]), 0, row)
+            by_step.setdefault(row["Step"], []).append(float(row["Slack(us)"]))
+        self.assertEqual(len(by_step), 4, self.report)
+        for slacks in by_step.values():
+            self.assertLessEqual(len(slacks), 10)
+            self.assertEqual(slacks, sorted(slacks))
 
     def test_every_step_is_gated_by_the_slow_rank(self):
         self.assertEqual(len(self.steps), 4, self.report)
