@@ -11,7 +11,8 @@
   2 (its compute on the path, the other ranks' own paths mostly waiting for it in the
   collectives), "the slowest rank at the median rank's speed" saves most, and the advice
   puts the slow rank first; its near-critical work (critical_path_slack.csv) is off the path
-  with its slack, least first.
+  with its slack, least first; and `aiprof cluster --critical-path`, from the ranks'
+  summaries alone, names rank 2 as the rank that gates every step, with compute as why.
 
 No timing is asserted beyond shares the knobs make large (a 40 ms sleep against a few ms of
 work); each attribution must sum to its step.
@@ -84,7 +85,7 @@ class DataLoaderBoundJob(CriticalPathTestCase):
         cls._tmp.cleanup()
 
     def test_the_path_runs_through_the_loader_workers(self):
-        self.assertIn("PROF_* directories parsed together", self.report)
+        self.assertIn("runs parsed together", self.report)
         self.assertEqual(len(self.steps), 6, self.report)
         self.check_attribution_sums(self.steps)
         # Threads are "<name> <pid>/<tid>"; the training process is where compute is.
@@ -136,6 +137,11 @@ class SlowRankGlooJob(CriticalPathTestCase):
         cls.slack = read_csv(cls.output, "critical_path_slack.csv")
         run([AIPROF, "advise", "--output=" + cls.output])
         cls.findings = findings(cls.output)
+        cls.cluster_report = run([AIPROF, "cluster", "-d", cls.output, "--critical-path",
+                                  "--jobs=2"])
+        with open(os.path.join(cls.output, "cluster_analysis_output",
+                               "cluster_critical_path.csv")) as handle:
+            cls.cluster_steps = list(csv.DictReader(handle))
 
     @classmethod
     def tearDownClass(cls):
@@ -159,6 +165,18 @@ class SlowRankGlooJob(CriticalPathTestCase):
             self.assertEqual(int(row["Critical Rank"]), self.SLOW_RANK, self.report)
             self.assertGreater(float(row["compute(us)"]), 0.3 * float(row["Step Time(us)"]),
                                self.report)
+
+    def test_cluster_names_the_slow_rank_per_step_from_the_summaries(self):
+        self.assertEqual(len(self.cluster_steps), 4, self.cluster_report)
+        for row in self.cluster_steps:
+            self.assertEqual(int(row["Ranks"]), 4, row)
+            self.assertEqual(int(row["Critical Rank"]), self.SLOW_RANK, self.cluster_report)
+            self.assertEqual(row["Gate"], "compute", row)
+            self.assertGreater(float(row["On Path(%)"]), 50, row)
+            # The others waited for it; it waited little itself.
+            self.assertGreater(float(row["Peers Wait(us)"]), float(row["Own compute(us)"]) / 10,
+                               row)
+        self.assertIn("rank %d gates 4 of 4 step(s)" % self.SLOW_RANK, self.cluster_report)
 
     def test_the_other_ranks_wait_for_it(self):
         for row in self.ranks:

@@ -146,7 +146,9 @@ bool CommunicationTables(Database& db, const ClusterResult& result) {
                   [&](Insert& insert) {
                     for (const CommOpTiming& op : result.comm_ops) {
                       const analysis::CommTimeInfo& t = op.time;
-                      insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops)).Int(op.rank).Text(op.name);
+                      insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops))
+                          .Int(op.rank)
+                          .Text(op.name);
                       insert.Text(op.group).Real(Us(t.start_ns)).Real(Ms(t.elapse_ns));
                       insert.Real(Ms(t.transit_ns)).Real(Ms(t.wait_ns));
                       insert.Real(Ms(t.synchronization_ns)).Real(Ms(t.idle_ns));
@@ -163,7 +165,9 @@ bool CommunicationTables(Database& db, const ClusterResult& result) {
                     for (const CommOpTiming& op : result.comm_ops) {
                       const analysis::CommBandwidthInfo b = op.bandwidth();
                       for (const auto& [bytes, entry] : b.size_distribution) {
-                        insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops)).Int(op.rank).Text(op.name);
+                        insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops))
+                            .Int(op.rank)
+                            .Text(op.name);
                         insert.Text(op.group).Text(analysis::TransportTypeName(op.transport));
                         insert.Real(Round(b.size_mb(), 6)).Real(Ms(b.transit_ns));
                         insert.Real(Round(b.bandwidth_gbps(), 4));
@@ -183,7 +187,9 @@ bool MatrixTable(Database& db, const ClusterResult& result) {
                    "transport_type TEXT", "op_name TEXT"},
                   [&](Insert& insert) {
                     for (const analysis::CommMatrixEntry& e : result.matrix) {
-                      insert.Text(ClusterStepKey(e.step, e.loop, result.several_loops)).Text(e.name).Text(e.group);
+                      insert.Text(ClusterStepKey(e.step, e.loop, result.several_loops))
+                          .Text(e.name)
+                          .Text(e.group);
                       insert.Int(e.src_rank).Int(e.dst_rank);
                       insert.Real(Round(static_cast<double>(e.bytes) / 1e6, 6));
                       insert.Real(Ms(e.transit_ns)).Real(Round(e.bandwidth_gbps(), 4));
@@ -305,6 +311,35 @@ bool DiagnosisTables(Database& db, const ClusterResult& result) {
                   });
 }
 
+// --critical-path: the critical rank per step and why (cluster_critical_path.h); µs.
+bool CriticalPathTable(Database& db, const ClusterResult& result) {
+  std::vector<std::string> columns = {"step INTEGER",
+                                      "loop INTEGER",
+                                      "ranks INTEGER",
+                                      "step_time REAL",
+                                      "critical_rank INTEGER",
+                                      "on_path REAL",
+                                      "gated_operations INTEGER",
+                                      "gate TEXT",
+                                      "peers_wait REAL",
+                                      "last_rank INTEGER"};
+  for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
+    columns.push_back(
+        "own_" + std::string(analysis::PathCategoryKey(static_cast<analysis::PathCategory>(c))) +
+        " REAL");
+  }
+  return db.Table("ClusterCriticalPath", columns, [&](Insert& insert) {
+    for (const analysis::cluster::ClusterCriticalStep& s : result.critical_steps) {
+      insert.Step(s.step).Int(s.loop).Int(s.ranks).Real(Us(s.duration_ns()));
+      insert.Int(s.critical_rank).Real(Us(s.on_path_ns)).Int(s.gated_operations);
+      insert.Text(std::string(analysis::PathCategoryName(s.gate))).Real(Us(s.peers_wait_ns));
+      insert.Int(s.last_rank);
+      for (int64_t ns : s.critical_own.ns) insert.Real(Us(ns));
+      insert.Row();
+    }
+  });
+}
+
 }  // namespace
 
 bool WriteClusterDb(const ClusterResult& result, unsigned outputs, const std::string& path,
@@ -327,7 +362,8 @@ bool WriteClusterDb(const ClusterResult& result, unsigned outputs, const std::st
             (!selected(ClusterOutputs::kStepTrace) || StepTraceTable(db, result)) &&
             (!selected(ClusterOutputs::kCommunicationTime) || CommunicationTables(db, result)) &&
             (!selected(ClusterOutputs::kCommunicationMatrix) || MatrixTable(db, result)) &&
-            InfoTables(db, result) && DiagnosisTables(db, result) && db.Exec("COMMIT");
+            InfoTables(db, result) && DiagnosisTables(db, result) &&
+            (result.critical_steps.empty() || CriticalPathTable(db, result)) && db.Exec("COMMIT");
   if (!ok) *error = "cannot write database '" + path + "': " + db.error();
   sqlite3_close(handle);
   if (!ok) std::filesystem::remove(path, ec);
