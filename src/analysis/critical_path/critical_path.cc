@@ -194,13 +194,14 @@ class StepSolver {
   }
 
   // The outermost slices off the job's path (their parent on it, or none) with the least
-  // slack; a step's own range is no work.
+  // slack; a step's own range and a slice of no length in the step are no work.
   void RecordNearCritical(CriticalPathStep* step) {
     std::vector<NearCriticalSlice> candidates;
     for (uint32_t o = 0; o < graph_.owners.size(); ++o) {
       const PathOwner& owner = graph_.owners[o];
       if (on_path_owner_[o] || (owner.parent != model::kNoRow && !on_path_owner_[owner.parent]) ||
           owner.end_node == model::kNoRow || latest_[owner.end_node] == kUnboundedSlack ||
+          graph_.time[owner.end_node] == graph_.time[owner.start_node] ||
           (index_.role(owner.slice) & kRoleStep)) {
         continue;
       }
