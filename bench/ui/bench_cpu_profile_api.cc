@@ -78,19 +78,21 @@ int main(int argc, char** argv) {
       prof_dirs.size(), model.cpu.samples.size(), model.cpu.thread_states.size(),
       model.cpu.stacks.size(), parse_ms);
   const aiprof::server::UiApi api(std::move(model), prof_dirs);
-  const double first_ms = Milliseconds([&] { api.CpuFlameGraph(false); });
+  const double first_ms = Milliseconds([&] { api.cpu_profile().FlameGraph(false); });
   std::printf("first request (symbolise, both graphs of every thread): %.0f ms\n", first_ms);
-  Report("every thread, on-CPU (kept)", runs, [&] { return api.CpuFlameGraph(false); });
-  Report("every thread, off-CPU (kept)", runs, [&] { return api.CpuFlameGraph(true); });
-  Report("/api/cpu_threads (kept)", runs, [&] { return api.CpuThreads(); });
-  const nlohmann::json threads = nlohmann::json::parse(api.CpuThreads())["threads"];
+  Report("every thread, on-CPU (kept)", runs, [&] { return api.cpu_profile().FlameGraph(false); });
+  Report("every thread, off-CPU (kept)", runs, [&] { return api.cpu_profile().FlameGraph(true); });
+  Report("/api/cpu_threads (kept)", runs, [&] { return api.cpu_profile().Threads(); });
+  const nlohmann::json threads = nlohmann::json::parse(api.cpu_profile().Threads())["threads"];
   for (size_t i = 0; i < threads.size() && i < max_threads; ++i) {
     const auto row = threads[i]["thread"].get<uint32_t>();
     const std::string name = threads[i]["name"].get<std::string>() + " (" +
                              std::to_string(threads[i]["on_samples"].get<uint64_t>()) + " samples)";
     for (bool off_cpu : {false, true}) {
       const std::string what = "thread " + name + (off_cpu ? ", off-CPU" : ", on-CPU");
-      Report(what.c_str(), runs, [&] { return api.CpuFlameGraph(off_cpu, {{row}, {}}); });
+      Report(what.c_str(), runs, [&] {
+        return api.cpu_profile().FlameGraph(off_cpu, {{row}, {}});
+      });
     }
   }
   return 0;

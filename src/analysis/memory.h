@@ -48,6 +48,7 @@
 
 #include "analysis/memory_attribution.h"
 #include "analysis/memory_transfers.h"
+#include "analysis/result_columns.h"
 #include "analysis/steps.h"
 #include "model/model.h"
 
@@ -106,6 +107,27 @@ struct MemoryStepRow {
   uint64_t frees = 0;
   int64_t allocated_bytes = 0;
   int64_t freed_bytes = 0;
+};
+
+// The memory_steps / MEMORY_STEP columns after the step and the pool (export/analysis/
+// resource_analysis_files.cc, export/sqlite/resource_analysis_tables.cc).
+inline constexpr Column<MemoryStepRow> kMemoryStepColumns[] = {
+    {"Allocated at Begin(B)", "allocated_at_begin", "allocatedAtBegin", ColumnUnit::kBytes,
+     kFiles | kDatabase, [](const MemoryStepRow& s) { return s.allocated_at_begin; }},
+    {"Allocated at End(B)", "allocated_at_end", "allocatedAtEnd", ColumnUnit::kBytes,
+     kFiles | kDatabase, [](const MemoryStepRow& s) { return s.allocated_at_end; }},
+    {"Peak Allocated(B)", "peak_allocated", "peakAllocated", ColumnUnit::kBytes, kFiles | kDatabase,
+     [](const MemoryStepRow& s) { return s.peak_allocated; }},
+    {"Peak Reserved(B)", "peak_reserved", "peakReserved", ColumnUnit::kBytes, kFiles | kDatabase,
+     [](const MemoryStepRow& s) { return s.peak_reserved; }, /*null_when_negative=*/true},
+    {"Allocations", "allocations", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const MemoryStepRow& s) { return static_cast<int64_t>(s.allocations); }},
+    {"Allocated(B)", "allocated_bytes", "allocatedBytes", ColumnUnit::kBytes, kFiles | kDatabase,
+     [](const MemoryStepRow& s) { return s.allocated_bytes; }},
+    {"Frees", "frees", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const MemoryStepRow& s) { return static_cast<int64_t>(s.frees); }},
+    {"Freed(B)", "freed_bytes", "freedBytes", ColumnUnit::kBytes, kFiles | kDatabase,
+     [](const MemoryStepRow& s) { return s.freed_bytes; }},
 };
 
 // One allocator block of a framework pool: its allocation paired with its free by pool and

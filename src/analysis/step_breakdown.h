@@ -19,11 +19,14 @@
 // Without steps (StepSource::kNone) each scope gets one row spanning all its tasks.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "analysis/data_preparation.h"
 #include "analysis/overlap.h"
+#include "analysis/result_columns.h"
 #include "analysis/step_trace.h"
 #include "analysis/steps.h"
 #include "model/model.h"
@@ -52,6 +55,47 @@ struct StepParts {
                                                        : 0;
   }
 };
+
+// The step_trace_time columns, in msprof's order, and aiprof's parts after them: every
+// writer of a step's parts (step_trace_time.csv, the StepTraceTime table, the UI's step
+// breakdown, cluster_step_trace_time and ClusterStepTraceTime) reads this list.
+inline constexpr Column<StepParts> kStepTraceTimeColumns[] = {
+    {"Computing", "computing", "", ColumnUnit::kNanoseconds, kEveryWriter,
+     [](const StepParts& p) { return p.computing_ns; }},
+    {"Communication(Not Overlapped)", "communication_not_overlapped", "", ColumnUnit::kNanoseconds,
+     kEveryWriter, [](const StepParts& p) { return p.communication_not_overlapped_ns; }},
+    {"Overlapped", "overlapped", "", ColumnUnit::kNanoseconds, kEveryWriter,
+     [](const StepParts& p) { return p.overlapped_ns(); }},
+    {"Communication", "communication", "", ColumnUnit::kNanoseconds, kEveryWriter,
+     [](const StepParts& p) { return p.communication_ns; }},
+    {"Free", "free", "", ColumnUnit::kNanoseconds, kEveryWriter,
+     [](const StepParts& p) { return p.free_ns; }},
+    {"Stage", "stage", "", ColumnUnit::kNanoseconds, kEveryWriter,
+     [](const StepParts& p) { return p.stage_ns(); }},
+    {"Bubble", "bubble", "", ColumnUnit::kNanoseconds, kEveryWriter,
+     [](const StepParts& p) { return p.bubble_ns; }},
+    {"Communication(Not Overlapped and Exclude Receive)",
+     "communication_not_overlapped_and_exclude_receive", "", ColumnUnit::kNanoseconds, kEveryWriter,
+     [](const StepParts& p) { return p.communication_not_overlapped_exclude_receive_ns(); }},
+    {"Preparing", "preparing", "", ColumnUnit::kNanoseconds, kEveryWriter,
+     [](const StepParts& p) { return p.preparing_ns; }},
+    // aiprof's parts of Free, not in msprof's files.
+    {"Input Wait", "input_wait", "inputWait", ColumnUnit::kNanoseconds, kDatabase | kUi,
+     [](const StepParts& p) { return p.input_wait_ns; }},
+    {"Idle", "idle", "", ColumnUnit::kNanoseconds, kUi,
+     [](const StepParts& p) { return p.idle_ns(); }},
+};
+inline constexpr size_t kStepTraceTimeColumnCount = std::size(kStepTraceTimeColumns);
+
+// A step's column values in kStepTraceTimeColumns' order: what the cluster's rows hold (a
+// stage row holds the maximum of each column over the stage's ranks, as msprof-analyze's).
+using StepTraceTimeValues = std::array<int64_t, kStepTraceTimeColumnCount>;
+inline StepTraceTimeValues StepTraceTimeValuesOf(const StepParts& parts) {
+  StepTraceTimeValues values;
+  for (size_t i = 0; i < kStepTraceTimeColumnCount; ++i)
+    values[i] = kStepTraceTimeColumns[i].value(parts);
+  return values;
+}
 
 struct StepBreakdownRow : StepParts {
   uint32_t step_id = model::kNoRow;  // model::StepTable row; kNoRow: the run has no steps

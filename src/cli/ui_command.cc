@@ -160,9 +160,9 @@ int RunUi(const UiOptions& options) {
   // (docs/PERFORMANCE.md, Web UI).
   std::thread warm([&api] {
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
-    api.Analyses();
-    api.Advice();
-    api.Comparison();
+    api.analysis().Analyses();
+    api.advice().Answer();
+    api.comparison().Answer();
   });
 
   // SIGINT/SIGTERM stop the server from a thread of ours (stopping is not signal-safe).

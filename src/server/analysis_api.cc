@@ -1,9 +1,9 @@
-// The analysis part of the UI's API: answers built from the one AnalysisSet (the same results
-// `aiprof analyze` and the exporters write), so the UI shows the files' numbers.
+#include "server/analysis_api.h"
+
 #include <algorithm>
+#include <type_traits>
 
 #include "server/json_text.h"
-#include "server/ui_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -65,20 +65,32 @@ std::string WaitSliceOf(const analysis::DataPreparationResult& data, uint32_t st
   return std::to_string(data.steps[row].longest_wait_slice);
 }
 
-}  // namespace
-
-const analysis::AnalysisSet& UiApi::Analyses() const {
-  std::call_once(analyses_once_, [this] { analyses_ = analysis::RunAnalyses(model_); });
-  return analyses_;
+// The UI's columns of a described result (analysis/result_columns.h) as `,"key":value`.
+template <typename Row>
+void AppendColumns(std::string& out, analysis::Columns<Row> columns,
+                   const std::type_identity_t<Row>& row) {
+  for (const analysis::Column<Row>& column : columns) {
+    if (!column.WrittenBy(analysis::kUi)) continue;
+    out += ",\"";
+    out += column.key;
+    const int64_t value = column.value(row);
+    out += "\":" + (column.IsNull(value) ? std::string("null") : std::to_string(value));
+  }
 }
 
-std::string UiApi::AnalysisSummary() const {
+}  // namespace
+
+const analysis::AnalysisSet& AnalysisApi::Analyses() const {
+  return analyses_.Get([this] { return analysis::RunAnalyses(model_); });
+}
+
+std::string AnalysisApi::Summary(size_t critical_path_steps) const {
   const analysis::AnalysisSet& a = Analyses();
   std::string out = "{\"inputs\":";
   AppendJsonString(out, a.inputs.Describe());
   out += ",\"step_source\":";
   AppendJsonString(out, analysis::StepSourceName(a.step_breakdown.step_source));
-  out += ",\"critical_path_steps\":" + std::to_string(PathResult().steps.size());
+  out += ",\"critical_path_steps\":" + std::to_string(critical_path_steps);
   out += ",\"scopes\":[";
   for (size_t i = 0; i < a.overlap.scopes.size(); ++i) {
     const analysis::OverlapScope& scope = a.overlap.scopes[i];
@@ -98,19 +110,11 @@ std::string UiApi::AnalysisSummary() const {
            (r.step_id == model::kNoRow ? std::string("null") : std::to_string(r.step_id)) +
            ",\"label\":";
     AppendJsonString(out, r.step_id == model::kNoRow ? "all" : a.steps.Label(r.step, r.loop));
-    out +=
-        ",\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
-        ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
-        ",\"duration\":" + std::to_string(r.end_ns - r.begin_ns) +
-        ",\"computing\":" + std::to_string(r.computing_ns) +
-        ",\"communication_not_overlapped\":" + std::to_string(r.communication_not_overlapped_ns) +
-        ",\"overlapped\":" + std::to_string(r.overlapped_ns()) +
-        ",\"free\":" + std::to_string(r.free_ns) +
-        ",\"preparing\":" + std::to_string(r.preparing_ns) +
-        ",\"input_wait\":" + std::to_string(r.input_wait_ns) +
-        ",\"idle\":" + std::to_string(r.idle_ns()) + ",\"bubble\":" + std::to_string(r.bubble_ns) +
-        ",\"stage\":" + std::to_string(r.stage_ns()) +
-        ",\"wait_slice\":" + WaitSliceOf(a.data_preparation, r.step_id) + "}";
+    out += ",\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
+           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns_) +
+           ",\"duration\":" + std::to_string(r.end_ns - r.begin_ns);
+    AppendColumns<analysis::StepParts>(out, analysis::kStepTraceTimeColumns, r);
+    out += ",\"wait_slice\":" + WaitSliceOf(a.data_preparation, r.step_id) + '}';
   }
   // msprof's step_trace per step: the rows `aiprof export` writes to step_trace_*.csv.
   out += "],\"step_trace\":[";
@@ -121,7 +125,7 @@ std::string UiApi::AnalysisSummary() const {
     out += "{\"id\":" + std::to_string(r.step_id) + ",\"label\":";
     AppendJsonString(out, a.steps.Label(r.step, r.loop));
     out += ",\"step\":" + std::to_string(r.step) +
-           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns()) +
+           ",\"begin\":" + std::to_string(r.begin_ns - origin_ns_) +
            ",\"iteration\":" + std::to_string(r.iteration_time_ns()) +
            ",\"fp_to_bp\":" + std::to_string(r.fp_to_bp_ns()) +
            ",\"refresh\":" + std::to_string(r.refresh_ns()) + ",\"data_aug_bound\":" +
@@ -131,7 +135,7 @@ std::string UiApi::AnalysisSummary() const {
   return out;
 }
 
-std::string UiApi::Memory(int64_t pixels) const {
+std::string AnalysisApi::Memory(int64_t pixels) const {
   const analysis::MemoryAnalysis& m = Analyses().memory;
   std::string out = "{\"inputs\":";
   AppendStrings(out, m.inputs);
@@ -147,17 +151,16 @@ std::string UiApi::Memory(int64_t pixels) const {
            ",\"pid\":" + std::to_string(model_.processes.pid[pool.process]) + ",\"role\":";
     AppendJsonString(out, role_labels_[pool.process]);
     out += ",\"peak_allocated\":" + std::to_string(pool.peak_allocated) +
-           ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns()) +
+           ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns_) +
            ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) +
            ",\"capacity\":" + std::to_string(pool.capacity) + ",\"allocated\":";
     AppendDownsampled(
-        out, pool.samples, origin_ns(), pixels,
-        [](const analysis::MemorySample& s) { return s.ts; },
+        out, pool.samples, origin_ns_, pixels, [](const analysis::MemorySample& s) { return s.ts; },
         [](const analysis::MemorySample& s) { return static_cast<double>(s.allocated); });
     out += ",\"reserved\":";
     if (pool.peak_reserved >= 0) {
       AppendDownsampled(
-          out, pool.samples, origin_ns(), pixels,
+          out, pool.samples, origin_ns_, pixels,
           [](const analysis::MemorySample& s) { return s.ts; },
           [](const analysis::MemorySample& s) { return static_cast<double>(s.reserved); });
     } else {
@@ -173,7 +176,7 @@ std::string UiApi::Memory(int64_t pixels) const {
     AppendJsonString(out, analysis::MemoryCategoryName(track.category));
     out += ",\"peak\":" + std::to_string(track.peak) + ",\"points\":";
     AppendDownsampled(
-        out, track.points, origin_ns(), pixels, [](const auto& p) { return p.first; },
+        out, track.points, origin_ns_, pixels, [](const auto& p) { return p.first; },
         [](const auto& p) { return static_cast<double>(p.second); });
     out += '}';
   }
@@ -191,7 +194,7 @@ std::string UiApi::Memory(int64_t pixels) const {
   return out;
 }
 
-std::string UiApi::DataPreparation() const {
+std::string AnalysisApi::DataPreparation() const {
   const analysis::DataPreparationResult& d = Analyses().data_preparation;
   std::string out = "{\"inputs\":";
   AppendStrings(out, d.inputs);
@@ -217,10 +220,10 @@ std::string UiApi::DataPreparation() const {
   return out;
 }
 
-std::string UiApi::Overlap(const TimeWindow& window) const {
+std::string AnalysisApi::Overlap(const TimeWindow& window) const {
   const analysis::OverlapResult& overlap = Analyses().overlap;
-  const int64_t t0 = window.t0 + origin_ns();
-  const int64_t t1 = window.t1 + origin_ns();
+  const int64_t t0 = window.t0 + origin_ns_;
+  const int64_t t1 = window.t1 + origin_ns_;
   const int64_t ns_per_px = std::max<int64_t>((window.t1 - window.t0) / window.pixels, 1);
   std::string out = "{\"scopes\":[";
   for (size_t i = 0; i < overlap.scopes.size(); ++i) {
@@ -238,7 +241,7 @@ std::string UiApi::Overlap(const TimeWindow& window) const {
       if (pending_end < 0) return;
       if (!first) out += ',';
       first = false;
-      out += '[' + std::to_string(pending_begin - origin_ns()) + ',' +
+      out += '[' + std::to_string(pending_begin - origin_ns_) + ',' +
              std::to_string(pending_end - pending_begin) + ']';
       pending_end = -1;
     };

@@ -3,12 +3,13 @@
 // communication_matrix.json): every operation's time split, the communication wait per rank
 // and step (the heatmap), the point-to-point matrix, and what is missing when the run has no
 // communication or one rank only.
+#include "server/communication_api.h"
+
 #include <map>
 #include <set>
 #include <utility>
 
 #include "server/json_text.h"
-#include "server/ui_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -29,8 +30,8 @@ std::string MissingText(const analysis::CommunicationAnalysis& c, size_t ranks) 
 
 }  // namespace
 
-std::string UiApi::Communication() const {
-  const analysis::CommunicationAnalysis& c = Analyses().communication_analysis;
+std::string CommunicationApi::Answer() const {
+  const analysis::CommunicationAnalysis& c = analyses_.Analyses().communication_analysis;
   // The heatmap: per rank and step, the operations' summed wait and elapse (ns).
   std::map<std::pair<int32_t, int64_t>, std::pair<int64_t, int64_t>> cells;
   std::set<int32_t> ranks;
@@ -67,10 +68,9 @@ std::string UiApi::Communication() const {
     out += ',';
     AppendJsonString(out, model::CommOpTypeName(op.type));
     out += ',' + std::to_string(op.rank) + ',' + std::to_string(op.step) + ',' +
-           std::to_string(op.time.start_ns - origin_ns()) + ',' +
-           std::to_string(op.time.elapse_ns) + ',' + std::to_string(op.time.transit_ns) + ',' +
-           std::to_string(op.time.wait_ns) + ',' + std::to_string(op.time.synchronization_ns) +
-           ',' + std::to_string(op.time.idle_ns) + ',';
+           std::to_string(op.time.start_ns - origin_ns_) + ',' + std::to_string(op.time.elapse_ns) +
+           ',' + std::to_string(op.time.transit_ns) + ',' + std::to_string(op.time.wait_ns) + ',' +
+           std::to_string(op.time.synchronization_ns) + ',' + std::to_string(op.time.idle_ns) + ',';
     AppendJsonNumber(out, analysis::RoundedRatio(op.time.wait_ratio()));
     out += ',' + std::to_string(op.bytes) + ',';
     AppendJsonNumber(out, op.bandwidth().bandwidth_gbps());
@@ -78,8 +78,8 @@ std::string UiApi::Communication() const {
     AppendJsonString(out, analysis::TransportTypeName(op.transport));
     out += ',';
     AppendJsonString(out, analysis::WaitSourceName(op.wait_source));
-    const uint32_t slice = op.comm_op < Analyses().communication.ops.size()
-                               ? Analyses().communication.ops[op.comm_op].slice
+    const uint32_t slice = op.comm_op < analyses_.Analyses().communication.ops.size()
+                               ? analyses_.Analyses().communication.ops[op.comm_op].slice
                                : model::kNoRow;
     out += ',' + (slice == model::kNoRow ? std::string("-1") : std::to_string(slice)) + ']';
   }

@@ -1,12 +1,13 @@
 // /api/compare: `aiprof ui NEW --compare BASE` shows analysis::CompareRuns' result (the
 // numbers behind `aiprof compare`'s report and CSVs): the top regressions of operators and
 // kernels and the step figures of both runs.
+#include "server/compare_api.h"
+
 #include <algorithm>
 #include <cmath>
 
 #include "analysis/compare/run_comparison.h"
 #include "server/json_text.h"
-#include "server/ui_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -101,24 +102,22 @@ std::string ComparisonJson(const analysis::RunComparison& c) {
 
 }  // namespace
 
-void UiApi::SetComparisonBase(model::Model base, std::vector<std::string> base_dirs) {
+void CompareApi::SetBase(model::Model base, std::vector<std::string> base_dirs) {
   base_model_ = std::make_unique<model::Model>(std::move(base));
   base_dirs_ = std::move(base_dirs);
 }
 
-const std::string& UiApi::Comparison() const {
-  std::call_once(comparison_once_, [this] {
+const std::string& CompareApi::Answer() const {
+  return json_.Get([this]() -> std::string {
     if (!base_model_) {
-      comparison_json_ =
-          "{\"missing\":\"No comparison: start the UI with a base run to compare this one with: "
-          "aiprof ui <this run> --compare <base run> (the same comparison as aiprof "
-          "compare).\"}";
-      return;
+      return "{\"missing\":\"No comparison: start the UI with a base run to compare this one "
+             "with: aiprof ui <this run> --compare <base run> (the same comparison as aiprof "
+             "compare).\"}";
     }
     // The base's analyses are needed only here; they and its model go once compared.
     const analysis::AnalysisSet base_analyses = analysis::RunAnalyses(*base_model_);
     analysis::RunComparison comparison =
-        analysis::CompareRuns(*base_model_, base_analyses, model_, Analyses());
+        analysis::CompareRuns(*base_model_, base_analyses, model_, analyses_.Analyses());
     comparison.base.label = base_dirs_.size() == 1 ? base_dirs_.front()
                                                    : std::to_string(base_dirs_.size()) +
                                                          " PROF_* dirs from " + base_dirs_.front();
@@ -126,10 +125,9 @@ const std::string& UiApi::Comparison() const {
         prof_dirs_.size() == 1 ? prof_dirs_.front()
                                : std::to_string(prof_dirs_.size()) + " PROF_* dirs from " +
                                      (prof_dirs_.empty() ? std::string() : prof_dirs_.front());
-    comparison_json_ = ComparisonJson(comparison);
     base_model_.reset();
+    return ComparisonJson(comparison);
   });
-  return comparison_json_;
 }
 
 }  // namespace aiprof::server

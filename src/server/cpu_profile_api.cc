@@ -2,13 +2,15 @@
 // `aiprof export` writes to cpu_stacks.folded (on-CPU, in samples) and offcpu_stacks.folded
 // (off-CPU, in µs blocked), as a flat pruned tree (server/flame_tree.h), or what is missing
 // when the run has no CPU sampling data; and the threads those graphs can be narrowed to.
+#include "server/cpu_profile_api.h"
+
 #include <algorithm>
 
 #include "analysis/cpu_profile/cpu_profile.h"
 #include "format/records_cpu.h"
+#include "server/api_types.h"
 #include "server/flame_tree.h"
 #include "server/json_text.h"
-#include "server/ui_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -77,7 +79,8 @@ std::string FlameJson(const model::Model& m, const analysis::CpuProfile& profile
 }
 
 // The filter as one flag per ThreadTable row; rows the model does not have are refused.
-std::vector<uint8_t> SelectedThreads(const model::Model& m, const UiApi::CpuThreadFilter& filter) {
+std::vector<uint8_t> SelectedThreads(const model::Model& m,
+                                     const CpuProfileApi::ThreadFilter& filter) {
   std::vector<uint8_t> selected(m.threads.size(), 0);
   for (uint32_t t : filter.threads) {
     if (t >= m.threads.size()) {
@@ -141,23 +144,24 @@ std::string ThreadsJson(const model::Model& m) {
 
 }  // namespace
 
-std::string UiApi::CpuFlameGraph(bool off_cpu, const CpuThreadFilter& filter) const {
+std::string CpuProfileApi::FlameGraph(bool off_cpu, const ThreadFilter& filter) const {
   // Checked first: a bad row is refused without waiting for the symbolisation.
   const std::vector<uint8_t> selected =
       filter.empty() ? std::vector<uint8_t>() : SelectedThreads(model_, filter);
   // One symbolisation for every graph, on first use: it reads every sampled binary.
-  std::call_once(cpu_profile_once_, [this] {
-    cpu_profile_ = analysis::SymbolizeCpuProfile(model_);
-    cpu_flame_json_[0] = FlameJson(model_, cpu_profile_, false, {});
-    cpu_flame_json_[1] = FlameJson(model_, cpu_profile_, true, {});
+  const Symbolised& symbolised = symbolised_.Get([this] {
+    Symbolised s;
+    s.profile = analysis::SymbolizeCpuProfile(model_);
+    s.every_thread[0] = FlameJson(model_, s.profile, false, {});
+    s.every_thread[1] = FlameJson(model_, s.profile, true, {});
+    return s;
   });
-  if (filter.empty()) return cpu_flame_json_[off_cpu ? 1 : 0];
-  return FlameJson(model_, cpu_profile_, off_cpu, selected);
+  if (filter.empty()) return symbolised.every_thread[off_cpu ? 1 : 0];
+  return FlameJson(model_, symbolised.profile, off_cpu, selected);
 }
 
-const std::string& UiApi::CpuThreads() const {
-  std::call_once(cpu_threads_once_, [this] { cpu_threads_json_ = ThreadsJson(model_); });
-  return cpu_threads_json_;
+const std::string& CpuProfileApi::Threads() const {
+  return threads_.Get([this] { return ThreadsJson(model_); });
 }
 
 }  // namespace aiprof::server

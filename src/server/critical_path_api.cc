@@ -3,13 +3,14 @@
 // and the standard projections; one step's path piece by piece; the path as a timeline lane
 // over a window; and the what-if sliders, each combination re-solved on every step's graph
 // (analysis::ProjectSteps), not scaled from the attribution.
+#include "server/critical_path_api.h"
+
 #include <algorithm>
 
 #include "analysis/critical_path/critical_path.h"
 #include "export/analysis/critical_path_files.h"
 #include "model/steps.h"
 #include "server/json_text.h"
-#include "server/ui_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -22,14 +23,13 @@ std::string StepLabel(const model::Model& m, const analysis::CriticalPathResult&
 
 }  // namespace
 
-const analysis::CriticalPathResult& UiApi::PathResult() const {
-  std::call_once(critical_path_once_,
-                 [this] { critical_path_ = analysis::ComputeCriticalPath(model_, Analyses()); });
-  return critical_path_;
+const analysis::CriticalPathResult& CriticalPathApi::Result() const {
+  return result_.Get(
+      [this] { return analysis::ComputeCriticalPath(model_, analyses_.Analyses()); });
 }
 
-std::string UiApi::CriticalPath() const {
-  const analysis::CriticalPathResult& r = PathResult();
+std::string CriticalPathApi::Summary() const {
+  const analysis::CriticalPathResult& r = Result();
   std::string out = "{\"whole_run\":";
   out += r.whole_run ? "true" : "false";
   out += ",\"categories\":[";
@@ -60,7 +60,7 @@ std::string UiApi::CriticalPath() const {
     if (i > 0) out += ',';
     out += '[' + std::to_string(i) + ',';
     AppendJsonString(out, StepLabel(model_, r, step));
-    out += ',' + std::to_string(step.begin_ns - origin_ns()) + ',' +
+    out += ',' + std::to_string(step.begin_ns - origin_ns_) + ',' +
            std::to_string(step.duration_ns()) + ',' + std::to_string(step.critical_rank) + ',';
     AppendJsonString(out, step.critical_thread == model::kNoRow
                               ? std::string()
@@ -81,8 +81,8 @@ std::string UiApi::CriticalPath() const {
   return out;
 }
 
-std::string UiApi::CriticalPathSegments(size_t step_index) const {
-  const analysis::CriticalPathResult& r = PathResult();
+std::string CriticalPathApi::Segments(size_t step_index) const {
+  const analysis::CriticalPathResult& r = Result();
   if (step_index >= r.steps.size()) throw ApiError(400, "parameter step: no such step");
   const analysis::CriticalPathStep& step = r.steps[step_index];
   // [begin (origin-relative), duration, category, name, kind, thread, rank, slice or -1]
@@ -90,7 +90,7 @@ std::string UiApi::CriticalPathSegments(size_t step_index) const {
   for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
     const analysis::CriticalPathSegment s = r.Segment(model_, step, i);
     if (i > step.first_segment) out += ',';
-    out += '[' + std::to_string(s.begin_ns - origin_ns()) + ',' +
+    out += '[' + std::to_string(s.begin_ns - origin_ns_) + ',' +
            std::to_string(s.end_ns - s.begin_ns) + ',' +
            std::to_string(static_cast<int>(s.category)) + ',';
     AppendJsonString(out, s.slice != model::kNoRow ? model_.Str(model_.slices.name[s.slice])
@@ -106,9 +106,9 @@ std::string UiApi::CriticalPathSegments(size_t step_index) const {
   return out;
 }
 
-std::string UiApi::CriticalPathLane(const TimeWindow& window) const {
-  const analysis::CriticalPathResult& r = PathResult();
-  const int64_t t0 = window.t0 + origin_ns(), t1 = window.t1 + origin_ns();
+std::string CriticalPathApi::Lane(const TimeWindow& window) const {
+  const analysis::CriticalPathResult& r = Result();
+  const int64_t t0 = window.t0 + origin_ns_, t1 = window.t1 + origin_ns_;
   const int64_t ns_per_px = std::max<int64_t>((window.t1 - window.t0) / window.pixels, 1);
   // [begin, duration, category] per piece in the window; pieces narrower than a pixel are
   // merged into the piece before them when it is within a pixel (the longer's category).
@@ -120,7 +120,7 @@ std::string UiApi::CriticalPathLane(const TimeWindow& window) const {
     if (end < 0) return;
     if (!first) out += ',';
     first = false;
-    out += '[' + std::to_string(begin - origin_ns()) + ',' + std::to_string(end - begin) + ',' +
+    out += '[' + std::to_string(begin - origin_ns_) + ',' + std::to_string(end - begin) + ',' +
            std::to_string(category) + ']';
     end = -1;
   };
@@ -151,9 +151,9 @@ std::string UiApi::CriticalPathLane(const TimeWindow& window) const {
   return out;
 }
 
-std::string UiApi::WhatIf(const WhatIfQuery& query) const {
-  const analysis::AnalysisSet& set = Analyses();
-  const analysis::CriticalPathResult& r = PathResult();
+std::string CriticalPathApi::WhatIf(const WhatIfQuery& query) const {
+  const analysis::AnalysisSet& set = analyses_.Analyses();
+  const analysis::CriticalPathResult& r = Result();
   std::vector<analysis::WhatIfSpec> specs;
   auto add = [&](analysis::WhatIfKind kind) {
     analysis::WhatIfSpec spec;

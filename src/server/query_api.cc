@@ -6,6 +6,8 @@
 // (no writes, ATTACH, PRAGMA), a progress handler stops it past its time limit, and at most
 // `row_limit` rows are returned. Integers beyond 2^53 (the epoch-ns times) are sent as
 // strings, so that JavaScript does not round them.
+#include "server/query_api.h"
+
 #include <sqlite3.h>
 #include <stdlib.h>
 
@@ -16,7 +18,6 @@
 
 #include "export/sqlite/sqlite_exporter.h"
 #include "server/json_text.h"
-#include "server/ui_api.h"
 
 namespace aiprof::server {
 namespace {
@@ -99,41 +100,42 @@ void AppendValue(sqlite3_stmt* statement, int column, std::string& out) {
 
 }  // namespace
 
-UiApi::~UiApi() {
-  if (!query_dir_.empty()) {
+QueryApi::~QueryApi() {
+  if (!dir_.empty()) {
     std::error_code ec;
-    std::filesystem::remove_all(query_dir_, ec);
+    std::filesystem::remove_all(dir_, ec);
   }
 }
 
-const std::string& UiApi::QueryDatabase() const {
-  std::call_once(query_once_, [this] {
+const std::string& QueryApi::Database() const {
+  std::call_once(once_, [this] {
     std::error_code ec;
     std::string base = std::filesystem::temp_directory_path(ec).string();
     if (ec || base.empty()) base = "/tmp";
     std::string pattern = base + "/aiprof_ui_XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {  // mode 0700: private to this user
-      query_error_ = "cannot create a private directory in " + base + ": " + std::strerror(errno);
+      error_ = "cannot create a private directory in " + base + ": " + std::strerror(errno);
       return;
     }
-    query_dir_ = pattern;
-    const std::string path = query_dir_ + "/run.db";
+    dir_ = pattern;
+    const std::string path = dir_ + "/run.db";
     std::string error;
-    if (!exporter::WriteSqlite(model_, path, &error, &Analyses())) {
-      query_error_ = "cannot write the run's database: " + error;
+    if (!exporter::WriteSqlite(model_, path, &error, &analyses_.Analyses())) {
+      error_ = "cannot write the run's database: " + error;
       return;
     }
-    query_db_ = path;
+    path_ = path;
   });
-  if (query_db_.empty()) throw ApiError(500, "query: " + query_error_);
-  return query_db_;
+  if (path_.empty()) throw ApiError(500, "query: " + error_);
+  return path_;
 }
 
-std::string UiApi::Query(const std::string& sql, size_t row_limit, int64_t time_limit_ms) const {
+std::string QueryApi::Answer(const std::string& sql, size_t row_limit,
+                             int64_t time_limit_ms) const {
   if (sql.find_first_not_of(" \t\r\n;") == std::string::npos) {
     throw ApiError(400, "query: the parameter q (an SQL SELECT statement) is empty");
   }
-  Db db = OpenReadOnly(QueryDatabase());
+  Db db = OpenReadOnly(Database());
   sqlite3_set_authorizer(db.get(), ReadOnlyAuthorizer, nullptr);
   Deadline deadline{std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms)};
   sqlite3_progress_handler(db.get(), 10000, StopPastDeadline, &deadline);
@@ -198,8 +200,8 @@ std::string UiApi::Query(const std::string& sql, size_t row_limit, int64_t time_
   return out;
 }
 
-std::string UiApi::QuerySchema() const {
-  Db db = OpenReadOnly(QueryDatabase());
+std::string QueryApi::Schema() const {
+  Db db = OpenReadOnly(Database());
   sqlite3_stmt* raw = nullptr;
   sqlite3_prepare_v2(db.get(),
                      "SELECT m.name, p.name FROM sqlite_schema m, pragma_table_info(m.name) p "

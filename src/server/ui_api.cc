@@ -65,6 +65,16 @@ size_t ApproximateModelBytes(const model::Model& m) {
   return bytes;
 }
 
+std::vector<std::string> RoleLabels(const model::Model& m,
+                                    const std::vector<model::ProcessRoleInfo>& roles) {
+  std::vector<std::string> labels;
+  labels.reserve(m.processes.size());
+  for (uint32_t p = 0; p < m.processes.size(); ++p) {
+    labels.push_back(model::ProcessRoleLabel(m, roles, p));
+  }
+  return labels;
+}
+
 }  // namespace
 
 void UiApi::CheckTracks(const std::vector<uint32_t>& tracks) const {
@@ -77,14 +87,21 @@ void UiApi::CheckTracks(const std::vector<uint32_t>& tracks) const {
 }
 
 UiApi::UiApi(model::Model model, std::vector<std::string> prof_dirs)
-    : model_(std::move(model)), prof_dirs_(std::move(prof_dirs)), index_(model_) {
-  extent_ = analysis::ComputeRunExtent(model_);
-  origin_ns_ = extent_.begin_ns;
-  end_ns_ = extent_.end_ns;
-  roles_ = model::ProcessRoles(model_);
-  for (uint32_t p = 0; p < model_.processes.size(); ++p) {
-    role_labels_.push_back(model::ProcessRoleLabel(model_, roles_, p));
-  }
+    : model_(std::move(model)),
+      prof_dirs_(std::move(prof_dirs)),
+      index_(model_),
+      extent_(analysis::ComputeRunExtent(model_)),
+      origin_ns_(extent_.begin_ns),
+      end_ns_(extent_.end_ns),
+      roles_(model::ProcessRoles(model_)),
+      role_labels_(RoleLabels(model_, roles_)),
+      analysis_(model_, origin_ns_, role_labels_),
+      communication_(analysis_, origin_ns_),
+      critical_path_(model_, analysis_, origin_ns_),
+      cpu_profile_(model_),
+      advice_(model_, analysis_, prof_dirs_),
+      comparison_(model_, analysis_, prof_dirs_),
+      query_(model_, analysis_, origin_ns_) {
   // Both are small and cheap (no walk over the slices): built before the server answers, so
   // the first page never waits for them.
   run_json_ = BuildRun();

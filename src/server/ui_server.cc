@@ -65,8 +65,8 @@ double PercentParam(const httplib::Request& req, const char* name) {
 }
 
 // /api/what_if?loader=1&comm=1&rank=1&op=<name>&op_pct=50&cat<N>_pct=30 (N a PathCategory).
-UiApi::WhatIfQuery WhatIfParams(const httplib::Request& req) {
-  UiApi::WhatIfQuery query;
+CriticalPathApi::WhatIfQuery WhatIfParams(const httplib::Request& req) {
+  CriticalPathApi::WhatIfQuery query;
   query.data_loading_free = IntParam(req, "loader", 0) != 0;
   query.communication_overlapped = IntParam(req, "comm", 0) != 0;
   query.rank_at_median = IntParam(req, "rank", 0) != 0;
@@ -295,6 +295,15 @@ bool UiServer::HostIsThisServer(const httplib::Request& req) const {
 }
 
 void UiServer::AddRoutes() {
+  AddRequestChecks();
+  AddTimelineRoutes();
+  AddViewRoutes();
+  AddStaticRoutes();
+}
+
+// Connection limits, headers, and the checks every request passes before its route: the
+// Host, no body, a safe path, the token.
+void UiServer::AddRequestChecks() {
   httplib::Server& http = *http_;
   const ConnectionLimits limits = options_.limits;
   http.new_task_queue = [this, limits] { return new ConnectionGuard(port_, limits); };
@@ -349,6 +358,11 @@ void UiServer::AddRoutes() {
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
+}
+
+// The timeline's answers, from the model and its level-of-detail index (UiApi).
+void UiServer::AddTimelineRoutes() {
+  httplib::Server& http = *http_;
   http.Get("/api/run", Guarded([this](const httplib::Request&, httplib::Response& res) {
              SendJson(res, api_.Run());
            }));
@@ -430,52 +444,58 @@ void UiServer::AddRoutes() {
                api_.Table(name, step_id, out);
              });
            }));
+}
+
+// The views over once-computed results, one class each (analysis, communication, CPU
+// profile, advice, comparison).
+void UiServer::AddViewRoutes() {
+  httplib::Server& http = *http_;
   http.Get("/api/analysis", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.AnalysisSummary());
+             SendJson(res, api_.analysis().Summary(api_.critical_path().Result().steps.size()));
            }));
   http.Get("/api/memory", Guarded([this](const httplib::Request& req, httplib::Response& res) {
              const int64_t pixels = IntParam(req, "px", 2000);
              if (pixels < 1 || pixels > kMaxPixels)
                throw ApiError(400, "parameter px: out of range");
-             SendJson(res, api_.Memory(pixels));
+             SendJson(res, api_.analysis().Memory(pixels));
            }));
   http.Get("/api/dataprep", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.DataPreparation());
+             SendJson(res, api_.analysis().DataPreparation());
            }));
   http.Get("/api/overlap", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-             SendJson(res, api_.Overlap(WindowParams(req, api_)));
+             SendJson(res, api_.analysis().Overlap(WindowParams(req, api_)));
            }));
   http.Get("/api/critical_path", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.CriticalPath());
+             SendJson(res, api_.critical_path().Summary());
            }));
   http.Get("/api/critical_path/segments",
            Guarded([this](const httplib::Request& req, httplib::Response& res) {
              const int64_t step = IntParam(req, "step", 0);
              if (step < 0) throw ApiError(400, "parameter step: out of range");
-             SendJson(res, api_.CriticalPathSegments(static_cast<size_t>(step)));
+             SendJson(res, api_.critical_path().Segments(static_cast<size_t>(step)));
            }));
   http.Get("/api/critical_path/lane",
            Guarded([this](const httplib::Request& req, httplib::Response& res) {
-             SendJson(res, api_.CriticalPathLane(WindowParams(req, api_)));
+             SendJson(res, api_.critical_path().Lane(WindowParams(req, api_)));
            }));
   http.Get("/api/what_if", Guarded([this](const httplib::Request& req, httplib::Response& res) {
-             SendJson(res, api_.WhatIf(WhatIfParams(req)));
+             SendJson(res, api_.critical_path().WhatIf(WhatIfParams(req)));
            }));
   http.Get("/api/communication", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.Communication());
+             SendJson(res, api_.communication().Answer());
            }));
   http.Get("/api/cpu_profile", Guarded([this](const httplib::Request& req, httplib::Response& res) {
              const std::string kind = req.has_param("kind") ? req.get_param_value("kind") : "on";
              if (kind != "on" && kind != "off") {
                throw ApiError(400, "parameter kind: 'on' or 'off', not '" + kind + "'");
              }
-             UiApi::CpuThreadFilter filter;
+             CpuProfileApi::ThreadFilter filter;
              filter.threads = IdListParam(req, "thread");
              filter.processes = IdListParam(req, "process");
-             SendJson(res, api_.CpuFlameGraph(kind == "off", filter));
+             SendJson(res, api_.cpu_profile().FlameGraph(kind == "off", filter));
            }));
   http.Get("/api/cpu_threads", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.CpuThreads());
+             SendJson(res, api_.cpu_profile().Threads());
            }));
   // Read-only SQL over the run's database (query_api.cc); the text travels in the URL, so it
   // passes the same checks as every request (token, and what the pre-routing handler does).
@@ -489,17 +509,22 @@ void UiServer::AddRoutes() {
              if (limit < 1 || limit > static_cast<int64_t>(kMaxQueryRows)) {
                throw ApiError(400, "parameter limit: not in 1.." + std::to_string(kMaxQueryRows));
              }
-             SendJson(res, api_.Query(sql, static_cast<size_t>(limit), kQueryTimeLimitMs));
+             SendJson(res, api_.query().Answer(sql, static_cast<size_t>(limit), kQueryTimeLimitMs));
            }));
   http.Get("/api/query_schema", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.QuerySchema());
+             SendJson(res, api_.query().Schema());
            }));
   http.Get("/api/advice", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.Advice());
+             SendJson(res, api_.advice().Answer());
            }));
   http.Get("/api/compare", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.Comparison());
+             SendJson(res, api_.comparison().Answer());
            }));
+}
+
+// Unknown API routes, then the front end's files.
+void UiServer::AddStaticRoutes() {
+  httplib::Server& http = *http_;
   http.Get(R"(/api/.*)", Guarded([](const httplib::Request& req, httplib::Response&) {
              throw ApiError(404, "no API route " + req.path);
            }));

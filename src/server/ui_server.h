@@ -51,6 +51,10 @@ class UiServer {
   };
   void LoadStaticFiles();
   void AddRoutes();
+  void AddRequestChecks();
+  void AddTimelineRoutes();
+  void AddViewRoutes();
+  void AddStaticRoutes();
   // Whether the request's Host header names this server: localhost, 127.0.0.1, [::1], the
   // bound address, or (bound to every address) this machine's name or the address the
   // request came in on; with this server's port when it names one.

@@ -16,6 +16,8 @@
 #include "analysis/hand_built_model.h"
 #include "analysis/steps.h"
 #include "export/analysis/communication_files.h"
+#include "export/sqlite/communication_analysis_tables.h"
+#include "export/sqlite/database.h"
 #include "model/communication.h"
 #include "model/rank_identity.h"
 
@@ -308,10 +310,11 @@ TEST(CommunicationFilesTest, MatrixJsonAndTables) {
   EXPECT_DOUBLE_EQ(total["Transit Time(ms)"].get<double>(), 0.0015);
   EXPECT_DOUBLE_EQ(total["Bandwidth(GB/s)"].get<double>(), 64.0 / 1500.0);
 
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
+  exporter::Database database;
+  ASSERT_TRUE(database.Open(":memory:")) << database.error();
   std::string error;
-  ASSERT_TRUE(exporter::WriteCommunicationTables(db, a, &error)) << error;
+  ASSERT_TRUE(exporter::WriteCommunicationTables(database, a, &error)) << error;
+  sqlite3* db = database.handle();
   auto count = [&](const char* sql) {
     sqlite3_stmt* stmt = nullptr;
     sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
@@ -327,7 +330,6 @@ TEST(CommunicationFilesTest, MatrixJsonAndTables) {
   EXPECT_EQ(count("SELECT CAST(elapse_time * 1e6 AS INTEGER) FROM CommAnalyzerTime "
                   "WHERE hccl_op_name = 'gloo_send_1'"),
             1000);
-  sqlite3_close(db);
 }
 
 TEST(RankIdentityTest, TorchDistributedWinsAndDevicesTakeTheirHostsIdentity) {

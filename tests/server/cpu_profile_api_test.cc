@@ -83,7 +83,7 @@ TEST(CpuProfileApi, TheTreesSumsAreTheFoldedStacksTotals) {
   for (bool off_cpu : {false, true}) {
     const auto folded = analysis::FoldedStacks(api.model(), profile, off_cpu);
     ASSERT_FALSE(folded.empty()) << off_cpu;
-    const nlohmann::json graph = nlohmann::json::parse(api.CpuFlameGraph(off_cpu));
+    const nlohmann::json graph = nlohmann::json::parse(api.cpu_profile().FlameGraph(off_cpu));
     EXPECT_TRUE(graph["missing"].is_null()) << graph;
     EXPECT_EQ(graph["kind"], off_cpu ? "off" : "on");
     EXPECT_EQ(graph["unit"], off_cpu ? "us" : "samples");
@@ -103,8 +103,8 @@ TEST(CpuProfileApi, TheTreesSumsAreTheFoldedStacksTotals) {
     for (size_t n = 0; n < children.size(); ++n) EXPECT_LE(children[n], nodes[n * 3 + 2]);
     EXPECT_EQ(graph["pruned_nodes"], 0) << "no frame is under 0.05% here";
   }
-  EXPECT_EQ(nlohmann::json::parse(api.CpuFlameGraph(false))["total"], 50) << "42 + 8";
-  EXPECT_EQ(nlohmann::json::parse(api.CpuFlameGraph(true))["total"], 6) << "2 × 3 µs";
+  EXPECT_EQ(nlohmann::json::parse(api.cpu_profile().FlameGraph(false))["total"], 50) << "42 + 8";
+  EXPECT_EQ(nlohmann::json::parse(api.cpu_profile().FlameGraph(true))["total"], 6) << "2 × 3 µs";
 }
 
 uint32_t ThreadRow(const model::Model& m, uint32_t tid) {
@@ -123,7 +123,7 @@ TEST(CpuProfileApi, ThreadsAreListedWithTheirWeightMostSamplesFirst) {
   aiprof::testing::TempDir dir;
   const std::string prof = WriteSampledRun(dir.path());
   UiApi api(model::ParseProfDir(prof), {prof});
-  const nlohmann::json threads = nlohmann::json::parse(api.CpuThreads())["threads"];
+  const nlohmann::json threads = nlohmann::json::parse(api.cpu_profile().Threads())["threads"];
   ASSERT_EQ(threads.size(), 2u) << threads << ": the writer thread has no samples";
   EXPECT_EQ(threads[0]["tid"], kTid);
   EXPECT_EQ(threads[0]["thread"], ThreadRow(api.model(), kTid));
@@ -141,20 +141,23 @@ TEST(CpuProfileApi, AThreadFilterKeepsThoseThreadsSamples) {
   UiApi api(model::ParseProfDir(prof), {prof});
   const uint32_t main_row = ThreadRow(api.model(), kTid);
   const uint32_t loader_row = ThreadRow(api.model(), kLoaderTid);
-  EXPECT_EQ(Total(api.CpuFlameGraph(false, {{main_row}, {}})), 42);
-  EXPECT_EQ(Total(api.CpuFlameGraph(true, {{main_row}, {}})), 6);
-  EXPECT_EQ(Total(api.CpuFlameGraph(false, {{loader_row}, {}})), 8);
-  EXPECT_EQ(Total(api.CpuFlameGraph(false, {{main_row, loader_row}, {}})), 50);
-  EXPECT_EQ(Total(api.CpuFlameGraph(false, {{}, {api.model().threads.process[main_row]}})), 50)
+  EXPECT_EQ(Total(api.cpu_profile().FlameGraph(false, {{main_row}, {}})), 42);
+  EXPECT_EQ(Total(api.cpu_profile().FlameGraph(true, {{main_row}, {}})), 6);
+  EXPECT_EQ(Total(api.cpu_profile().FlameGraph(false, {{loader_row}, {}})), 8);
+  EXPECT_EQ(Total(api.cpu_profile().FlameGraph(false, {{main_row, loader_row}, {}})), 50);
+  EXPECT_EQ(
+      Total(api.cpu_profile().FlameGraph(false, {{}, {api.model().threads.process[main_row]}})), 50)
       << "a process selects all its threads";
   // The loader's graph has its own frames only: 8 samples through each of its 2 frames.
-  const nlohmann::json loader = nlohmann::json::parse(api.CpuFlameGraph(false, {{loader_row}, {}}));
+  const nlohmann::json loader =
+      nlohmann::json::parse(api.cpu_profile().FlameGraph(false, {{loader_row}, {}}));
   EXPECT_EQ(loader["nodes"].size(), 9u) << loader;
-  const nlohmann::json blocked = nlohmann::json::parse(api.CpuFlameGraph(true, {{loader_row}, {}}));
+  const nlohmann::json blocked =
+      nlohmann::json::parse(api.cpu_profile().FlameGraph(true, {{loader_row}, {}}));
   EXPECT_EQ(blocked["total"], 0);
   EXPECT_NE(blocked["missing"].get<std::string>().find("selected threads"), std::string::npos);
   // Every thread's graph is still the one kept.
-  EXPECT_EQ(Total(api.CpuFlameGraph(false)), 50);
+  EXPECT_EQ(Total(api.cpu_profile().FlameGraph(false)), 50);
 }
 
 TEST(CpuProfileApi, RowsNotInTheRunAreRefused) {
@@ -163,10 +166,10 @@ TEST(CpuProfileApi, RowsNotInTheRunAreRefused) {
   UiApi api(model::ParseProfDir(prof), {prof});
   const auto threads = static_cast<uint32_t>(api.model().threads.size());
   const auto processes = static_cast<uint32_t>(api.model().processes.size());
-  for (const UiApi::CpuThreadFilter& bad :
-       {UiApi::CpuThreadFilter{{threads}, {}}, UiApi::CpuThreadFilter{{}, {processes}}}) {
+  for (const CpuProfileApi::ThreadFilter& bad :
+       {CpuProfileApi::ThreadFilter{{threads}, {}}, CpuProfileApi::ThreadFilter{{}, {processes}}}) {
     try {
-      api.CpuFlameGraph(false, bad);
+      api.cpu_profile().FlameGraph(false, bad);
       ADD_FAILURE() << "accepted";
     } catch (const ApiError& e) {
       EXPECT_EQ(e.status, 400);
@@ -180,13 +183,13 @@ TEST(CpuProfileApi, WithoutSamplesItSaysHowToRecordThem) {
   const std::string prof = testing::WriteGoldenProfDir(dir.path());
   UiApi api(model::ParseProfDir(prof), {prof});
   for (bool off_cpu : {false, true}) {
-    const nlohmann::json graph = nlohmann::json::parse(api.CpuFlameGraph(off_cpu));
+    const nlohmann::json graph = nlohmann::json::parse(api.cpu_profile().FlameGraph(off_cpu));
     ASSERT_TRUE(graph["missing"].is_string());
     EXPECT_NE(graph["missing"].get<std::string>().find("--sys-cpu-profiling=on"),
               std::string::npos);
     EXPECT_EQ(graph["total"], 0);
   }
-  EXPECT_TRUE(nlohmann::json::parse(api.CpuThreads())["threads"].empty());
+  EXPECT_TRUE(nlohmann::json::parse(api.cpu_profile().Threads())["threads"].empty());
 }
 
 }  // namespace

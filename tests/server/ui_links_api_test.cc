@@ -144,43 +144,44 @@ TEST(UiLinksApi, OperatorsTableHasSelfTimeProcessAndWallShares) {
 
 TEST(UiLinksApi, EachStepNamesItsLongestInputWait) {
   UiApi api(TorchLikeModel(), {"run"});
-  const nlohmann::json summary = nlohmann::json::parse(api.AnalysisSummary());
+  const nlohmann::json summary = nlohmann::json::parse(api.analysis().Summary(0));
   ASSERT_FALSE(summary["step_breakdown"].empty());
   EXPECT_EQ(summary["step_breakdown"][0]["wait_slice"], 1);  // the DataLoader fetch
-  const nlohmann::json dataprep = nlohmann::json::parse(api.DataPreparation());
+  const nlohmann::json dataprep = nlohmann::json::parse(api.analysis().DataPreparation());
   ASSERT_EQ(dataprep["steps"].size(), 1u);
   EXPECT_EQ(dataprep["steps"][0][8], 1);
 }
 
 TEST(UiLinksApi, QueryReadsTheExportsTablesAndNothingElse) {
   UiApi api(TorchLikeModel(), {"run"});
-  const nlohmann::json names = nlohmann::json::parse(
-      api.Query("SELECT s.value AS name, a.startNs FROM API a JOIN STRING_IDS s ON s.id = a.name "
-                "ORDER BY a.startNs",
-                100, 5000));
+  const nlohmann::json names = nlohmann::json::parse(api.query().Answer(
+      "SELECT s.value AS name, a.startNs FROM API a JOIN STRING_IDS s ON s.id = a.name "
+      "ORDER BY a.startNs",
+      100, 5000));
   EXPECT_EQ(names["columns"], nlohmann::json::parse(R"(["name","startNs"])"));
   ASSERT_FALSE(names["rows"].empty());
   EXPECT_EQ(names["truncated"], false);
   // Epoch-ns times pass 2^53 elsewhere; these hand-built ones are small, so numbers.
   EXPECT_TRUE(names["rows"][0][1].is_number());
-  const nlohmann::json limited = nlohmann::json::parse(api.Query("SELECT * FROM API", 1, 5000));
+  const nlohmann::json limited =
+      nlohmann::json::parse(api.query().Answer("SELECT * FROM API", 1, 5000));
   EXPECT_EQ(limited["rows"].size(), 1u);
   EXPECT_EQ(limited["truncated"], true);
   const nlohmann::json big =
-      nlohmann::json::parse(api.Query("SELECT 1795894478057851700", 1, 5000));
+      nlohmann::json::parse(api.query().Answer("SELECT 1795894478057851700", 1, 5000));
   EXPECT_EQ(big["rows"][0][0], "1795894478057851700");
   for (const char* refused :
        {"DELETE FROM API", "DROP TABLE API", "INSERT INTO META_DATA VALUES ('a', 'b')",
         "ATTACH DATABASE '/tmp/x.db' AS other", "PRAGMA writable_schema = 1",
         "SELECT 1; DELETE FROM API", "SELEC 1", ""}) {
-    EXPECT_THROW(api.Query(refused, 10, 5000), ApiError) << refused;
+    EXPECT_THROW(api.query().Answer(refused, 10, 5000), ApiError) << refused;
   }
   // A query past its time limit is stopped.
-  EXPECT_THROW(api.Query("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
-                         "SELECT count(*) FROM n",
-                         10, 50),
+  EXPECT_THROW(api.query().Answer("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+                                  "SELECT count(*) FROM n",
+                                  10, 50),
                ApiError);
-  const nlohmann::json schema = nlohmann::json::parse(api.QuerySchema());
+  const nlohmann::json schema = nlohmann::json::parse(api.query().Schema());
   bool api_table = false;
   for (const auto& table : schema["tables"]) api_table |= table["name"] == "API";
   EXPECT_TRUE(api_table);

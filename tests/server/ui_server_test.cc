@@ -165,10 +165,11 @@ TEST_F(UiServerTest, SearchDetailsRangeAndCounters) {
 
 TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
   const nlohmann::json summary = GetJson("/api/analysis");
-  EXPECT_EQ(summary["inputs"], api_->Analyses().inputs.Describe());
-  EXPECT_EQ(summary["step_breakdown"].size(), api_->Analyses().step_breakdown.rows.size());
+  EXPECT_EQ(summary["inputs"], api_->analysis().Analyses().inputs.Describe());
+  EXPECT_EQ(summary["step_breakdown"].size(),
+            api_->analysis().Analyses().step_breakdown.rows.size());
   // The step trace is the set's, the rows step_trace_*.csv holds.
-  const auto& trace = api_->Analyses().step_breakdown.trace;
+  const auto& trace = api_->analysis().Analyses().step_breakdown.trace;
   ASSERT_EQ(summary["step_trace"].size(), trace.size());
   ASSERT_EQ(trace.size(), 2u);
   for (size_t i = 0; i < trace.size(); ++i) {
@@ -177,11 +178,11 @@ TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
     EXPECT_EQ(summary["step_trace"][i]["fp_to_bp"], trace[i].fp_to_bp_ns());
   }
   const nlohmann::json memory = GetJson("/api/memory?px=100");
-  EXPECT_EQ(memory["pools"].size(), api_->Analyses().memory.pools.size());
+  EXPECT_EQ(memory["pools"].size(), api_->analysis().Analyses().memory.pools.size());
   const nlohmann::json dataprep = GetJson("/api/dataprep");
-  EXPECT_EQ(dataprep["steps"].size(), api_->Analyses().data_preparation.steps.size());
+  EXPECT_EQ(dataprep["steps"].size(), api_->analysis().Analyses().data_preparation.steps.size());
   const nlohmann::json overlap = GetJson("/api/overlap?t0=0&t1=100000&px=100");
-  ASSERT_EQ(overlap["scopes"].size(), api_->Analyses().overlap.scopes.size());
+  ASSERT_EQ(overlap["scopes"].size(), api_->analysis().Analyses().overlap.scopes.size());
   for (const auto& scope : overlap["scopes"]) EXPECT_EQ(scope["lanes"].size(), 4u);
   httplib::Result bad = Get("/api/overlap?t0=5&t1=1");
   ASSERT_TRUE(bad);
@@ -192,7 +193,7 @@ TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
 // a timeline lane, and what-if answers re-solved on the graph (the standard projections'
 // figures when the same projection is asked for).
 TEST_F(UiServerTest, CriticalPathAndWhatIfComeFromTheAnalysisSet) {
-  const analysis::CriticalPathResult& r = api_->PathResult();
+  const analysis::CriticalPathResult& r = api_->critical_path().Result();
   ASSERT_FALSE(r.steps.empty());
   const nlohmann::json path = GetJson("/api/critical_path");
   ASSERT_EQ(path["steps"].size(), r.steps.size());
@@ -243,7 +244,7 @@ TEST_F(UiServerTest, AdviceIsTheExportsAdviceJsonAndCompareSaysWhatItNeeds) {
     EXPECT_TRUE(finding["rule"].is_string());
     EXPECT_TRUE(finding["status"].is_string());
   }
-  EXPECT_EQ(advice["inputs"][0], api_->Analyses().inputs.Describe());
+  EXPECT_EQ(advice["inputs"][0], api_->analysis().Analyses().inputs.Describe());
   const nlohmann::json compare = GetJson("/api/compare");
   ASSERT_TRUE(compare["missing"].is_string());
   EXPECT_NE(compare["missing"].get<std::string>().find("--compare"), std::string::npos);
@@ -277,7 +278,7 @@ TEST_F(UiServerTest, CommunicationOfFourRanksHasTheWaitOfEveryRankAndStep) {
     for (const std::string& file : model::ListRawFiles(prof)) files.push_back(file);
   }
   UiApi api(model::ParseFiles(files), prof_dirs);
-  const nlohmann::json c = nlohmann::json::parse(api.Communication());
+  const nlohmann::json c = nlohmann::json::parse(api.communication().Answer());
   EXPECT_TRUE(c["missing"].is_null()) << c["missing"];
   EXPECT_EQ(c["wait_note"], "");
   EXPECT_EQ(c["ranks"], nlohmann::json({0, 1, 2, 3}));
@@ -315,7 +316,7 @@ TEST_F(UiServerTest, CommunicationOfOneRankSaysTheWaitNeedsThePeers) {
   const std::vector<std::string> prof_dirs = model::FindProfDirs(parent, &error);
   ASSERT_EQ(prof_dirs.size(), 2u) << error;
   UiApi api(model::ParseProfDir(prof_dirs.front()), {prof_dirs.front()});
-  const nlohmann::json c = nlohmann::json::parse(api.Communication());
+  const nlohmann::json c = nlohmann::json::parse(api.communication().Answer());
   ASSERT_TRUE(c["missing"].is_string());
   EXPECT_NE(c["missing"].get<std::string>().find("One rank only"), std::string::npos);
   EXPECT_FALSE(c["wait_note"].get<std::string>().empty());
@@ -354,7 +355,7 @@ TEST_F(UiServerTest, ComparisonWithABaseRunListsEveryNameUnchanged) {
   const std::string base = testing::WriteGoldenProfDir(dir_.path() + "/base");
   UiApi api(model::ParseProfDir(base), {base});
   api.SetComparisonBase(model::ParseProfDir(base), {base});
-  const nlohmann::json compare = nlohmann::json::parse(api.Comparison());
+  const nlohmann::json compare = nlohmann::json::parse(api.comparison().Answer());
   EXPECT_TRUE(compare["missing"].is_null());
   EXPECT_EQ(compare["base"]["label"], base);
   EXPECT_EQ(compare["base"]["steps"], 2);

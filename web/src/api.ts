@@ -121,16 +121,20 @@ export interface BreakdownRow {
   scope: number;
   begin: number;
   duration: number;  // the step's window on the scope: computing + comm. not overlapped + free
+  // The step_trace_time columns the server writes from analysis::kStepTraceTimeColumns
+  // (tests/server/ui_api_types_test.cc checks these fields against them); ns.
   computing: number;
   communication_not_overlapped: number;
   overlapped: number;
+  communication: number;
   free: number;
+  stage: number;
+  bubble: number;
+  communication_not_overlapped_and_exclude_receive: number;
   preparing: number;  // a part of free: step begin to the first task
   input_wait: number;  // a part of free: waiting for input
   idle: number;  // free less input_wait
-  bubble: number;
-  stage: number;
-  wait_slice: number | null;  // the step's longest input-wait range
+  wait_slice: number | null;  // the step's longest input-wait range (not a step_trace_time column)
 }
 export interface AnalysisSummary {
   inputs: string;

@@ -39,17 +39,9 @@ struct ClusterStepRow {
   int64_t step = kNoStep;
   uint32_t loop = 0;  // loop ordinal (model/steps.h)
   Type type = Type::kRank;
-  std::string index;          // the rank ("3"), or the stage's ranks ("(0, 1, 2, 3)")
-  ParallelPosition position;  // a rank row's indices; -1 (NA) for stage rows
-  int64_t computing_ns = 0;
-  int64_t communication_not_overlapped_ns = 0;
-  int64_t overlapped_ns = 0;
-  int64_t communication_ns = 0;
-  int64_t free_ns = 0;
-  int64_t stage_ns = 0;
-  int64_t bubble_ns = 0;
-  int64_t communication_not_overlapped_exclude_receive_ns = 0;
-  int64_t preparing_ns = 0;
+  std::string index;            // the rank ("3"), or the stage's ranks ("(0, 1, 2, 3)")
+  ParallelPosition position;    // a rank row's indices; -1 (NA) for stage rows
+  StepTraceTimeValues times{};  // the step_trace_time columns (analysis/step_breakdown.h)
 };
 
 struct SlowLink {

@@ -22,11 +22,9 @@ void WriteStepTraceTime(const model::Model& m, const analysis::AnalysisSet& set,
                         const SummaryTarget& target) {
   const std::vector<analysis::StepBreakdownRow>& rows = set.step_breakdown.rows;
   if (rows.empty()) return;
-  SummaryWriter w(target, "step_trace_time",
-                  {"Device_id", "Step", "Computing", "Communication(Not Overlapped)", "Overlapped",
-                   "Communication", "Free", "Stage", "Bubble",
-                   "Communication(Not Overlapped and Exclude Receive)", "Preparing"},
-                  rows.size());
+  std::vector<std::string> headers = {"Device_id", "Step"};
+  AppendHeaders<analysis::StepParts>(headers, analysis::kStepTraceTimeColumns);
+  SummaryWriter w(target, "step_trace_time", std::move(headers), rows.size());
   bool has_steps = set.step_breakdown.step_source != analysis::StepSource::kNone;
   for (const analysis::StepBreakdownRow& r : rows) {
     w.Text(ScopeDeviceId(m, set.overlap.scopes[r.scope]));
@@ -35,9 +33,7 @@ void WriteStepTraceTime(const model::Model& m, const analysis::AnalysisSet& set,
     } else {
       w.NotApplicable();
     }
-    w.Micros(r.computing_ns).Micros(r.communication_not_overlapped_ns).Micros(r.overlapped_ns());
-    w.Micros(r.communication_ns).Micros(r.free_ns).Micros(r.stage_ns()).Micros(r.bubble_ns);
-    w.Micros(r.communication_not_overlapped_exclude_receive_ns()).Micros(r.preparing_ns);
+    w.Cells<analysis::StepParts>(analysis::kStepTraceTimeColumns, r);
     w.EndRow();
   }
 }

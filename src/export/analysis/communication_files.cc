@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "export/sqlite/communication_analysis_tables.h"
 #include "model/steps.h"
 
 namespace aiprof::exporter {
@@ -26,15 +27,6 @@ double Ms(int64_t ns) {
 }
 double Us(int64_t ns) {
   return static_cast<double>(ns) / 1e3;
-}
-
-// msprof's step key: "step<N>", "step" outside every step; "step<L:N>" when the run has
-// several training loops (model/steps.h).
-template <typename Row>
-std::string StepKey(const Row& row, bool several_loops) {
-  return row.step >= 0 ? "step" + model::FormatStepLabel(several_loops, row.loop,
-                                                         static_cast<uint64_t>(row.step))
-                       : "step";
 }
 
 using StepId = std::pair<uint32_t, int64_t>;  // (loop, number)
@@ -85,11 +77,6 @@ Json BandwidthJson(const std::map<analysis::TransportType, CommBandwidthInfo>& b
         {"Size Distribution", sizes}};
   }
   return bandwidth;
-}
-
-std::string WaitSourceText(const CommOpTiming& op, const analysis::CommunicationAnalysis& a) {
-  if (op.wait_source == analysis::WaitSource::kPeers) return "peers";
-  return a.wait_note.empty() ? std::string(analysis::WaitSourceName(op.wait_source)) : a.wait_note;
 }
 
 // The key of an operation in its step's kind; a model holding several ranks (fork children,
@@ -190,62 +177,12 @@ bool WriteText(const std::string& path, const std::string& text, std::vector<std
   return true;
 }
 
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) { sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-  bool ok() const { return stmt_ != nullptr; }
-  Statement& Text(const std::string& text) {
-    sqlite3_bind_text(stmt_, ++column_, text.c_str(), static_cast<int>(text.size()),
-                      SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& Int(int64_t value) {
-    sqlite3_bind_int64(stmt_, ++column_, value);
-    return *this;
-  }
-  Statement& Real(double value) {
-    sqlite3_bind_double(stmt_, ++column_, value);
-    return *this;
-  }
-  bool Step() {
-    column_ = 0;
-    const bool done = sqlite3_step(stmt_) == SQLITE_DONE;
-    sqlite3_reset(stmt_);
-    return done;
-  }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  int column_ = 0;
-};
-
-const char* const kTablesSql = R"sql(
-DROP TABLE IF EXISTS CommAnalyzerTime;
-DROP TABLE IF EXISTS CommAnalyzerBandwidth;
-DROP TABLE IF EXISTS CommAnalyzerMatrix;
-CREATE TABLE CommAnalyzerTime(hccl_op_name TEXT, group_name TEXT, start_timestamp REAL,
-                              elapse_time REAL, transit_time REAL, wait_time REAL,
-                              synchronization_time REAL, idle_time REAL,
-                              synchronization_time_ratio REAL, wait_time_ratio REAL,
-                              step TEXT, type TEXT, rank_id INTEGER, wait_source TEXT);
-CREATE TABLE CommAnalyzerBandwidth(hccl_op_name TEXT, group_name TEXT, transport_type TEXT,
-                                   transit_size REAL, transit_time REAL, bandwidth REAL,
-                                   large_packet_ratio REAL, package_size REAL, count INTEGER,
-                                   total_duration REAL, step TEXT, type TEXT, rank_id INTEGER);
-CREATE TABLE CommAnalyzerMatrix(hccl_op_name TEXT, group_name TEXT, src_rank INTEGER,
-                                dst_rank INTEGER, transport_type TEXT, transit_size REAL,
-                                transit_time REAL, bandwidth REAL, step TEXT, type TEXT,
-                                op_name TEXT, rank_id INTEGER);
-)sql";
-
-std::string TableType(CommKind kind) {
-  return kind == CommKind::kP2p ? "P2P" : "Collective";
-}
-
 }  // namespace
+
+std::string WaitSourceText(const CommOpTiming& op, const analysis::CommunicationAnalysis& a) {
+  if (op.wait_source == analysis::WaitSource::kPeers) return "peers";
+  return a.wait_note.empty() ? std::string(analysis::WaitSourceName(op.wait_source)) : a.wait_note;
+}
 
 std::string CommunicationJson(const analysis::CommunicationAnalysis& a) {
   Json root = Json::object();
@@ -277,7 +214,7 @@ std::string CommunicationJson(const analysis::CommunicationAnalysis& a) {
           {"Communication Bandwidth Info", BandwidthJson(total_bandwidth)}};
       step_json[std::string(analysis::CommKindName(kind))] = std::move(kind_json);
     }
-    root[StepKey(Keyed{step}, a.several_loops)] = std::move(step_json);
+    root[CommunicationStepKey(Keyed{step}, a.several_loops)] = std::move(step_json);
   }
   return root.dump(4);
 }
@@ -306,77 +243,9 @@ std::string CommunicationMatrixJson(const analysis::CommunicationAnalysis& a) {
       }
       step_json[std::string(analysis::CommKindName(kind))] = std::move(kind_json);
     }
-    root[StepKey(Keyed{step}, a.several_loops)] = std::move(step_json);
+    root[CommunicationStepKey(Keyed{step}, a.several_loops)] = std::move(step_json);
   }
   return root.dump(4);
-}
-
-bool WriteCommunicationTables(sqlite3* db, const analysis::CommunicationAnalysis& a,
-                              std::string* error) {
-  if (sqlite3_exec(db, kTablesSql, nullptr, nullptr, nullptr) != SQLITE_OK) {
-    *error = std::string("communication tables: ") + sqlite3_errmsg(db);
-    return false;
-  }
-  Statement time(db, "INSERT INTO CommAnalyzerTime VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  Statement bandwidth(db, "INSERT INTO CommAnalyzerBandwidth VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  Statement matrix(db, "INSERT INTO CommAnalyzerMatrix VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
-  bool ok = time.ok() && bandwidth.ok() && matrix.ok();
-  for (size_t i = 0; ok && i < a.ops.size(); ++i) {
-    const CommOpTiming& op = a.ops[i];
-    const CommTimeInfo& t = op.time;
-    ok = time.Text(op.name)
-             .Text(op.group)
-             .Real(Us(t.start_ns))
-             .Real(Ms(t.elapse_ns))
-             .Real(Ms(t.transit_ns))
-             .Real(Ms(t.wait_ns))
-             .Real(Ms(t.synchronization_ns))
-             .Real(Ms(t.idle_ns))
-             .Real(analysis::RoundedRatio(t.synchronization_ratio()))
-             .Real(analysis::RoundedRatio(t.wait_ratio()))
-             .Text(StepKey(op, a.several_loops))
-             .Text(TableType(op.kind))
-             .Int(op.rank)
-             .Text(WaitSourceText(op, a))
-             .Step();
-    const CommBandwidthInfo info = op.bandwidth();
-    for (const auto& [bytes, entry] : info.size_distribution) {
-      ok = ok && bandwidth.Text(op.name)
-                     .Text(op.group)
-                     .Text(std::string(analysis::TransportTypeName(op.transport)))
-                     .Real(info.size_mb())
-                     .Real(info.transit_ms())
-                     .Real(info.bandwidth_gbps())
-                     .Real(analysis::RoundedRatio(info.large_packet_ratio()))
-                     .Real(static_cast<double>(bytes) / 1e6)
-                     .Int(static_cast<int64_t>(entry.first))
-                     .Real(Ms(entry.second))
-                     .Text(StepKey(op, a.several_loops))
-                     .Text(TableType(op.kind))
-                     .Int(op.rank)
-                     .Step();
-    }
-  }
-  std::unordered_map<std::string, int32_t> rank_of_op;
-  for (const CommOpTiming& op : a.ops) rank_of_op[op.key()] = op.rank;
-  for (size_t i = 0; ok && i < a.matrix.size(); ++i) {
-    const CommMatrixEntry& e = a.matrix[i];
-    ok = matrix.Text(e.name)
-             .Text(e.group)
-             .Int(e.src_rank)
-             .Int(e.dst_rank)
-             .Text(std::string(analysis::TransportTypeName(e.transport)))
-             .Real(static_cast<double>(e.bytes) / 1e6)
-             .Real(Ms(e.transit_ns))
-             .Real(e.bandwidth_gbps())
-             .Text(StepKey(e, a.several_loops))
-             .Text(TableType(e.kind))
-             .Text(e.name)
-             .Int(rank_of_op[e.name + "@" + e.group])
-             .Step();
-  }
-  if (!ok) *error = std::string("communication tables: ") + sqlite3_errmsg(db);
-  return ok;
 }
 
 void WriteCommunicationFiles(const analysis::CommunicationAnalysis& a, const std::string& dir,
@@ -401,18 +270,11 @@ void CommunicationOutputs::Finish(std::vector<std::string>* written,
     if (p.analysis.ops.empty()) continue;
     if (!p.dir.empty()) WriteCommunicationFiles(p.analysis, p.dir, written, errors);
     if (p.database.empty()) continue;
-    sqlite3* db = nullptr;
     std::string error;
-    bool ok =
-        sqlite3_open_v2(p.database.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK &&
-        sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr) == SQLITE_OK &&
-        WriteCommunicationTables(db, p.analysis, &error) &&
-        sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK;
-    if (!ok) {
+    if (!WriteCommunicationTables(p.database, p.analysis, &error)) {
       errors->push_back("cannot write the communication tables into '" + p.database +
-                        "': " + (error.empty() && db ? sqlite3_errmsg(db) : error));
+                        "': " + error);
     }
-    sqlite3_close(db);
   }
   pending_.clear();
 }

@@ -7,7 +7,8 @@
 //                              "-middle@", "-bottom1@", "-bottom2@", "-bottom3@", "-total@":
 //                              {"<src>-<dst>": {"Transport Type", "Transit Size(MB)",
 //                              "Transit Time(ms)", "Bandwidth(GB/s)", "Op Name"}}}}}
-//   CommAnalyzerTime, CommAnalyzerBandwidth, CommAnalyzerMatrix (msprof's analysis tables)
+//   CommAnalyzerTime, CommAnalyzerBandwidth, CommAnalyzerMatrix (msprof's analysis tables,
+//                              export/sqlite/communication_analysis_tables.h)
 // "Communication Time Info" adds "Wait Time Source" ("peers" / "not measured: ...") after
 // msprof's keys, so a reader knows when the wait could not be measured.
 //
@@ -18,22 +19,29 @@
 // each rank's files beside its other analysis files (or its tables into its database).
 #pragma once
 
-#include <sqlite3.h>
-
 #include <string>
 #include <vector>
 
 #include "analysis/communication_analysis.h"
 #include "export/csv/summary_writer.h"
+#include "model/steps.h"
 
 namespace aiprof::exporter {
 
 std::string CommunicationJson(const analysis::CommunicationAnalysis& analysis);
 std::string CommunicationMatrixJson(const analysis::CommunicationAnalysis& analysis);
 
-// Replaces the three CommAnalyzer* tables of `db` with the analysis' rows.
-bool WriteCommunicationTables(sqlite3* db, const analysis::CommunicationAnalysis& analysis,
-                              std::string* error);
+// msprof's step key: "step<N>", "step" outside every step; "step<L:N>" when the run has
+// several training loops (model/steps.h).
+template <typename Row>
+std::string CommunicationStepKey(const Row& row, bool several_loops) {
+  return row.step >= 0 ? "step" + model::FormatStepLabel(several_loops, row.loop,
+                                                         static_cast<uint64_t>(row.step))
+                       : "step";
+}
+// Where an operation's wait comes from: "peers", or why it was not measured.
+std::string WaitSourceText(const analysis::CommOpTiming& op,
+                           const analysis::CommunicationAnalysis& analysis);
 
 // Writes communication.json and communication_matrix.json into `dir` (the names are
 // fixed: msprof-analyze and torch_npu use no timestamp for them).

@@ -26,7 +26,9 @@ void WriteDataPreparation(const model::Model& m, const analysis::DataPreparation
                      "Waits", "Loader Busy(us)", "Queue Empty"},
                     r.steps.size());
     for (const analysis::DataPreparationStep& s : r.steps) {
-      w.Step(s.step, s.loop, several_loops).Unsigned(m.threads.tid[s.thread]).Micros(s.duration_ns());
+      w.Step(s.step, s.loop, several_loops)
+          .Unsigned(m.threads.tid[s.thread])
+          .Micros(s.duration_ns());
       w.Micros(s.wait_ns).Real(Ratio(s.wait_ns, s.duration_ns())).Unsigned(s.waits);
       w.Micros(s.loader_busy_ns);
       if (r.has_queue_view) {
@@ -71,16 +73,12 @@ void WriteMemory(const model::Model& m, const analysis::MemoryAnalysis& r,
     }
   }
   if (!r.steps.empty()) {
-    SummaryWriter w(
-        target, "memory_steps",
-        {"Step", "Pool", "Allocated at Begin(B)", "Allocated at End(B)", "Peak Allocated(B)",
-         "Peak Reserved(B)", "Allocations", "Allocated(B)", "Frees", "Freed(B)"},
-        r.steps.size());
+    std::vector<std::string> headers = {"Step", "Pool"};
+    AppendHeaders<analysis::MemoryStepRow>(headers, analysis::kMemoryStepColumns);
+    SummaryWriter w(target, "memory_steps", std::move(headers), r.steps.size());
     for (const analysis::MemoryStepRow& s : r.steps) {
-      w.Step(s.step, s.loop, several_loops).Text(r.pools[s.pool].name).Number(s.allocated_at_begin);
-      w.Number(s.allocated_at_end).Number(s.peak_allocated);
-      reserved(w, s.peak_reserved).Unsigned(s.allocations).Number(s.allocated_bytes);
-      w.Unsigned(s.frees).Number(s.freed_bytes).EndRow();
+      w.Step(s.step, s.loop, several_loops).Text(r.pools[s.pool].name);
+      w.Cells<analysis::MemoryStepRow>(analysis::kMemoryStepColumns, s).EndRow();
     }
   }
   if (!r.top_operators.empty()) {

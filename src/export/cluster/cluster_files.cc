@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "export/cluster/cluster_db.h"
 #include "export/csv/summary_writer.h"
+#include "export/sqlite/cluster_db.h"
 #include "export/text_writer.h"
 #include "model/steps.h"
 
@@ -98,18 +98,8 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
   target.dir = dir;
   target.written = written;
   target.errors = errors;
-  std::vector<std::string> headers = {"Step",
-                                      "Type",
-                                      "Index",
-                                      "Computing",
-                                      "Communication(Not Overlapped)",
-                                      "Overlapped",
-                                      "Communication",
-                                      "Free",
-                                      "Stage",
-                                      "Bubble",
-                                      "Communication(Not Overlapped and Exclude Receive)",
-                                      "Preparing"};
+  std::vector<std::string> headers = {"Step", "Type", "Index"};
+  AppendHeaders<analysis::StepParts>(headers, analysis::kStepTraceTimeColumns);
   // msprof-analyze adds the parallel indices only when it knows them: so does aiprof.
   const bool indices = result.layout.known;
   if (indices) headers.insert(headers.end(), {"DP Index", "PP Index", "TP Index"});
@@ -122,9 +112,10 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
       w.Step(static_cast<uint64_t>(r.step), r.loop, result.several_loops);
     }
     w.PlainText(r.type == ClusterStepRow::Type::kRank ? "rank" : "stage").Text(r.index);
-    w.Micros(r.computing_ns).Micros(r.communication_not_overlapped_ns).Micros(r.overlapped_ns);
-    w.Micros(r.communication_ns).Micros(r.free_ns).Micros(r.stage_ns).Micros(r.bubble_ns);
-    w.Micros(r.communication_not_overlapped_exclude_receive_ns).Micros(r.preparing_ns);
+    for (size_t c = 0; c < analysis::kStepTraceTimeColumnCount; ++c) {
+      const auto& column = analysis::kStepTraceTimeColumns[c];
+      if (column.WrittenBy(analysis::kFiles)) w.Value(column.unit, r.times[c]);
+    }
     if (indices) {
       for (int32_t index : {r.position.dp_index, r.position.pp_index, r.position.tp_index}) {
         if (index < 0) {

@@ -8,17 +8,16 @@
 //   cluster_critical_path.csv          with --critical-path: per step, the rank that gates it,
 //                                      the job's path on it, why (its own path by category)
 //                                      and the other ranks' wait
-//   cluster.db                         the same tables (cluster_db.h)
+//   cluster.db                         the same tables (export/sqlite/cluster_db.h)
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "analysis/cluster/cluster_merge.h"
+#include "format/output_layout.h"
 
 namespace aiprof::exporter {
-
-inline constexpr const char* kClusterOutputDir = "cluster_analysis_output";
 
 enum class ClusterOutputs : unsigned {
   kStepTrace = 1u << 0,

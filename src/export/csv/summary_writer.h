@@ -9,8 +9,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "analysis/result_columns.h"
 #include "export/text_writer.h"
 
 namespace aiprof::analysis {
@@ -45,6 +47,14 @@ inline constexpr uint64_t kCsvRowLimit = 1'000'000;
 std::string OutputFileName(const SummaryTarget& target, const std::string& stem,
                            const std::string& extension);
 
+// Appends the headers of the columns the files show.
+template <typename Row>
+void AppendHeaders(std::vector<std::string>& headers, analysis::Columns<Row> columns) {
+  for (const analysis::Column<Row>& column : columns) {
+    if (column.WrittenBy(analysis::kFiles)) headers.emplace_back(column.header);
+  }
+}
+
 class SummaryWriter {
  public:
   SummaryWriter(const SummaryTarget& target, std::string name, std::vector<std::string> headers,
@@ -64,6 +74,24 @@ class SummaryWriter {
   // A step as the user names it (model/steps.h): its number, or the text "loop:number"
   // when the run has several training loops.
   SummaryWriter& Step(uint64_t step, uint32_t loop, bool several_loops);
+  // A described column's value (analysis/result_columns.h) as the files spell its unit.
+  SummaryWriter& Value(analysis::ColumnUnit unit, int64_t value) {
+    return unit == analysis::ColumnUnit::kNanoseconds ? Micros(value) : Number(value);
+  }
+  // The cells of `row`'s columns that the files show, in order.
+  template <typename Row>
+  SummaryWriter& Cells(analysis::Columns<Row> columns, const std::type_identity_t<Row>& row) {
+    for (const analysis::Column<Row>& column : columns) {
+      if (!column.WrittenBy(analysis::kFiles)) continue;
+      const int64_t value = column.value(row);
+      if (column.IsNull(value)) {
+        NotApplicable();
+      } else {
+        Value(column.unit, value);
+      }
+    }
+    return *this;
+  }
   void EndRow();
   bool Finish();
 

@@ -2,8 +2,11 @@
 
 #include <filesystem>
 
-#include "export/analysis/communication_files.h"
+#include "export/sqlite/column_sql.h"
+#include "export/sqlite/communication_analysis_tables.h"
 #include "export/sqlite/critical_path_tables.h"
+#include "export/sqlite/database.h"
+#include "export/sqlite/process_key.h"
 #include "export/sqlite/resource_analysis_tables.h"
 
 namespace aiprof::exporter {
@@ -15,30 +18,36 @@ INSERT INTO ENUM_OVERLAP_ANALYSIS_TYPE VALUES(0,'COMPUTE'),(1,'COMMUNICATION'),
   (2,'COMM_NOT_OVERLAP_COMP'),(3,'FREE');
 CREATE TABLE OVERLAP_ANALYSIS(id INTEGER PRIMARY KEY, deviceId INTEGER, startNs INTEGER,
                               endNs INTEGER, type INTEGER, globalPid INTEGER);
-CREATE TABLE StepTraceTime(deviceId INTEGER, step INTEGER, computing REAL,
-                           communication_not_overlapped REAL, overlapped REAL,
-                           communication REAL, free REAL, stage REAL, bubble REAL,
-                           communication_not_overlapped_and_exclude_receive REAL,
-                           preparing REAL, startNs INTEGER, endNs INTEGER, rankId INTEGER,
-                           globalPid INTEGER, loop INTEGER, inputWait REAL);
-CREATE TABLE ANALYSIS_INPUTS(name TEXT, value TEXT);
 )sql";
+const char* const kInputsSchema = "CREATE TABLE ANALYSIS_INPUTS(name TEXT, value TEXT);";
 
-// As sqlite_exporter.cc: device processes get bit 31 set so they never collide with a pid.
-int64_t GlobalPid(const model::Model& m, uint32_t process) {
-  int32_t device = m.processes.device_id[process];
-  return device >= 0 ? (int64_t{1} << 31) | device : m.processes.pid[process];
+// StepTraceTime: the step, msprof's step_trace_time columns, the step's place, then
+// aiprof's further parts (analysis::kStepTraceTimeColumns).
+bool IsMsprofColumn(const analysis::Column<analysis::StepParts>& column) {
+  return column.WrittenBy(analysis::kFiles) && column.WrittenBy(analysis::kDatabase);
+}
+bool IsAiprofColumn(const analysis::Column<analysis::StepParts>& column) {
+  return !column.WrittenBy(analysis::kFiles) && column.WrittenBy(analysis::kDatabase);
 }
 
-double Micros(int64_t ns) {
-  return static_cast<double>(ns) / 1e3;
+std::string StepTraceTimeSchema() {
+  std::string sql = "CREATE TABLE StepTraceTime(deviceId INTEGER, step INTEGER";
+  AppendColumnDefinitions<analysis::StepParts>(sql, analysis::kStepTraceTimeColumns,
+                                               IsMsprofColumn);
+  sql += ", startNs INTEGER, endNs INTEGER, rankId INTEGER, globalPid INTEGER, loop INTEGER";
+  AppendColumnDefinitions<analysis::StepParts>(sql, analysis::kStepTraceTimeColumns,
+                                               IsAiprofColumn);
+  return sql + ")";
 }
 
 }  // namespace
 
-bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
+bool WriteAnalysisTables(Database& database, const model::Model& m,
                          const analysis::AnalysisSet& set, std::string* error) {
-  if (sqlite3_exec(db, kAnalysisSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
+  sqlite3* db = database.handle();
+  RowSource& rows = database.rows();
+  const std::string schema = kAnalysisSchema + StepTraceTimeSchema() + ";\n" + kInputsSchema;
+  if (sqlite3_exec(db, schema.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("analysis tables: ") + sqlite3_errmsg(db);
     return false;
   }
@@ -65,8 +74,10 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
   const std::vector<analysis::StepBreakdownRow>& steps = set.step_breakdown.rows;
   bool has_steps = set.step_breakdown.step_source != analysis::StepSource::kNone;
   size_t next = 0;
+  const analysis::Columns<analysis::StepParts> columns = analysis::kStepTraceTimeColumns;
   ok = ok && rows.InsertAll(
-                 db, "StepTraceTime", 17,
+                 db, "StepTraceTime",
+                 7 + CountColumns(columns, IsMsprofColumn) + CountColumns(columns, IsAiprofColumn),
                  [&](Row& row) {
                    if (next == steps.size()) return false;
                    const analysis::StepBreakdownRow& r = steps[next++];
@@ -76,15 +87,7 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
                    } else {
                      row.Null();
                    }
-                   row.Real(Micros(r.computing_ns))
-                       .Real(Micros(r.communication_not_overlapped_ns))
-                       .Real(Micros(r.overlapped_ns()))
-                       .Real(Micros(r.communication_ns))
-                       .Real(Micros(r.free_ns))
-                       .Real(Micros(r.stage_ns()))
-                       .Real(Micros(r.bubble_ns))
-                       .Real(Micros(r.communication_not_overlapped_exclude_receive_ns()))
-                       .Real(Micros(r.preparing_ns));
+                   AppendCells(row, columns, r, IsMsprofColumn);
                    row.Int(r.begin_ns).Int(r.end_ns).Int(r.rank);
                    row.Int(GlobalPid(m, scopes[r.scope].process));
                    if (has_steps) {
@@ -92,7 +95,7 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
                    } else {
                      row.Null();
                    }
-                   row.Real(Micros(r.input_wait_ns));
+                   AppendCells(row, columns, r, IsAiprofColumn);
                    return true;
                  },
                  error);
@@ -122,29 +125,22 @@ bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
                return true;
              },
              error) &&
-         WriteResourceAnalysisTables(db, rows, m, set, error) &&
-         WriteCommunicationTables(db, set.communication_analysis, error) &&
-         WriteCriticalPathTables(db, rows, m, set, error);
+         WriteResourceAnalysisTables(database, m, set, error) &&
+         WriteCommunicationTables(database, set.communication_analysis, error) &&
+         WriteCriticalPathTables(database, m, set, error);
 }
 
 bool WriteAnalysisDb(const model::Model& model, const analysis::AnalysisSet& set,
                      const std::string& path, std::string* error) {
   std::error_code ec;
   std::filesystem::remove(path, ec);
-  sqlite3* db = nullptr;
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  RowSource rows;
   std::string detail;
-  bool ok = sqlite3_open_v2(path.c_str(), &db, flags, nullptr) == SQLITE_OK &&
-            sqlite3_exec(db, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN", nullptr,
-                         nullptr, nullptr) == SQLITE_OK;
-  if (!ok) detail = db ? sqlite3_errmsg(db) : "out of memory";
-  ok = ok && rows.Register(db, &detail) && WriteAnalysisTables(db, rows, model, set, &detail);
-  if (ok && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    detail = sqlite3_errmsg(db);
-    ok = false;
+  bool ok;
+  {
+    Database db;
+    ok = db.Open(path) && db.Begin() && WriteAnalysisTables(db, model, set, &detail) && db.Commit();
+    if (detail.empty()) detail = db.error();
   }
-  sqlite3_close(db);
   if (!ok) {
     *error = "cannot write database '" + path + "': " + detail;
     std::filesystem::remove(path, ec);

@@ -6,18 +6,17 @@
 // Matrix (msprof's communication analysis, export/analysis/communication_files.h).
 #pragma once
 
-#include <sqlite3.h>
-
 #include <string>
 
 #include "analysis/analysis_set.h"
-#include "export/sqlite/row_source.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
+class Database;  // database.h
+
 // Creates and fills the tables inside the caller's transaction; `rows` is registered on `db`.
-bool WriteAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& model,
+bool WriteAnalysisTables(Database& database, const model::Model& model,
                          const analysis::AnalysisSet& set, std::string* error);
 
 // A database holding only the analysis tables (replaced if it exists).

@@ -1,5 +1,7 @@
 #include "export/sqlite/communication_table.h"
 
+#include "export/sqlite/database.h"
+#include "export/sqlite/process_key.h"
 #include "model/communication.h"
 
 namespace aiprof::exporter {
@@ -15,14 +17,6 @@ CREATE TABLE COMMUNICATION_OP(opName INTEGER, startNs INTEGER, endNs INTEGER,
 
 namespace {
 
-// As sqlite_exporter.cc: globalTid = globalPid << 32 | tid, device processes bit 31 set.
-int64_t GlobalTid(const model::Model& m, uint32_t thread) {
-  const uint32_t process = m.threads.process[thread];
-  const int32_t device = m.processes.device_id[process];
-  const int64_t pid = device >= 0 ? (int64_t{1} << 31) | device : m.processes.pid[process];
-  return (pid << 32) | m.threads.tid[thread];
-}
-
 void BindOptional(sqlite3_stmt* statement, int index, int64_t value) {
   if (value < 0) {
     sqlite3_bind_null(statement, index);
@@ -33,10 +27,11 @@ void BindOptional(sqlite3_stmt* statement, int index, int64_t value) {
 
 }  // namespace
 
-bool WriteCommunicationOpTable(sqlite3* db, const model::Model& m,
+bool WriteCommunicationOpTable(Database& database, const model::Model& m,
                                const std::vector<model::CommOp>& ops,
                                const std::function<int64_t(std::string_view)>& string_id,
                                std::string* error) {
+  sqlite3* db = database.handle();
   auto fail = [&](const char* what) {
     *error = std::string("COMMUNICATION_OP ") + what + ": " + sqlite3_errmsg(db);
     return false;

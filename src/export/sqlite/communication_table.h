@@ -4,8 +4,6 @@
 // the table can change without touching it.
 #pragma once
 
-#include <sqlite3.h>
-
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -17,12 +15,14 @@
 
 namespace aiprof::exporter {
 
+class Database;  // database.h
+
 extern const char* const kCommunicationOpSchema;
 
 // Creates the table and inserts `ops` (the AnalysisSet's classification) inside the
 // caller's transaction. `string_id` gives the STRING_IDS id of a text that is not a model
 // string (op type, dtype, source).
-bool WriteCommunicationOpTable(sqlite3* db, const model::Model& model,
+bool WriteCommunicationOpTable(Database& database, const model::Model& model,
                                const std::vector<model::CommOp>& ops,
                                const std::function<int64_t(std::string_view)>& string_id,
                                std::string* error);

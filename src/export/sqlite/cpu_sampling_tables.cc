@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "export/sqlite/database.h"
+#include "export/sqlite/process_key.h"
 #include "format/records_cpu.h"
 
 namespace aiprof::exporter {
@@ -22,15 +24,6 @@ CREATE TABLE THREAD_STATES(startNs INTEGER, endNs INTEGER, globalTid INTEGER, st
 CREATE TABLE CPU_SAMPLING(globalPid INTEGER, mode TEXT, reason TEXT, frequencyHz INTEGER);
 )sql";
 
-// As sqlite_exporter.cc: globalTid = globalPid << 32 | tid (CPU samples are host threads).
-int64_t GlobalPid(const model::Model& m, uint32_t process) {
-  int32_t device = m.processes.device_id[process];
-  return device >= 0 ? (int64_t{1} << 31) | device : m.processes.pid[process];
-}
-int64_t GlobalTid(const model::Model& m, uint32_t thread) {
-  return (GlobalPid(m, m.threads.process[thread]) << 32) | m.threads.tid[thread];
-}
-
 const char* ModeName(uint16_t mode) {
   switch (static_cast<format::CpuSamplingMode>(mode)) {
     case format::CpuSamplingMode::kPerfEvent:
@@ -44,8 +37,10 @@ const char* ModeName(uint16_t mode) {
 
 }  // namespace
 
-bool WriteCpuSamplingTables(sqlite3* db, RowSource& rows, const model::Model& m,
+bool WriteCpuSamplingTables(Database& database, const model::Model& m,
                             const analysis::CpuProfile& profile, std::string* error) {
+  sqlite3* db = database.handle();
+  RowSource& rows = database.rows();
   if (sqlite3_exec(db, kCpuSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("CPU sampling tables: ") + sqlite3_errmsg(db);
     return false;

@@ -4,19 +4,18 @@
 // CPU_SAMPLING (which mode ran per process). All from the AnalysisSet's one CpuProfile.
 #pragma once
 
-#include <sqlite3.h>
-
 #include <string>
 
 #include "analysis/cpu_profile/cpu_profile.h"
-#include "export/sqlite/row_source.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
+class Database;  // database.h
+
 // Creates the tables (always, so a query finds them empty rather than missing) and fills
 // them inside the caller's transaction.
-bool WriteCpuSamplingTables(sqlite3* db, RowSource& rows, const model::Model& model,
+bool WriteCpuSamplingTables(Database& database, const model::Model& model,
                             const analysis::CpuProfile& profile, std::string* error);
 
 }  // namespace aiprof::exporter

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "export/analysis/critical_path_files.h"
+#include "export/sqlite/database.h"
 
 namespace aiprof::exporter {
 namespace {
@@ -70,9 +71,11 @@ bool InsertSlack(sqlite3* db, RowSource& rows, const model::Model& m,
 
 }  // namespace
 
-bool WriteCriticalPathTables(sqlite3* db, RowSource& rows, const model::Model& m,
+bool WriteCriticalPathTables(Database& database, const model::Model& m,
                              const analysis::AnalysisSet& set, std::string* error) {
   if (!set.critical_path.computed) return true;  // not asked for (AnalysisOptions)
+  sqlite3* db = database.handle();
+  RowSource& rows = database.rows();
   if (sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("critical path tables: ") + sqlite3_errmsg(db);
     return false;

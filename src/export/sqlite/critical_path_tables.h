@@ -6,18 +6,18 @@
 // projection: projected time), ENUM_CRITICAL_PATH_CATEGORY. Times in ns.
 #pragma once
 
-#include <sqlite3.h>
-
 #include <string>
 
 #include "analysis/analysis_set.h"
-#include "export/sqlite/row_source.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
-// Creates and fills the tables inside the caller's transaction; `rows` is registered on `db`.
-bool WriteCriticalPathTables(sqlite3* db, RowSource& rows, const model::Model& model,
+class Database;  // database.h
+
+// Creates and fills the tables inside the caller's transaction when the set has the critical
+// path (AnalysisOptions::critical_path); nothing otherwise.
+bool WriteCriticalPathTables(Database& database, const model::Model& model,
                              const analysis::AnalysisSet& set, std::string* error);
 
 }  // namespace aiprof::exporter

@@ -1,5 +1,9 @@
 #include "export/sqlite/resource_analysis_tables.h"
 
+#include "export/sqlite/column_sql.h"
+#include "export/sqlite/database.h"
+#include "export/sqlite/process_key.h"
+
 namespace aiprof::exporter {
 namespace {
 
@@ -10,10 +14,9 @@ CREATE TABLE DATA_PREPARATION(step INTEGER, tid INTEGER, startNs INTEGER, endNs 
 CREATE TABLE MEMORY_POOL(id INTEGER PRIMARY KEY, name TEXT, source TEXT, deviceId INTEGER,
                          globalPid INTEGER, peakAllocated INTEGER, peakAllocatedNs INTEGER,
                          peakReserved INTEGER);
-CREATE TABLE MEMORY_STEP(step INTEGER, poolId INTEGER, startNs INTEGER, endNs INTEGER,
-                         allocatedAtBegin INTEGER, allocatedAtEnd INTEGER, peakAllocated INTEGER,
-                         peakReserved INTEGER, allocations INTEGER, allocatedBytes INTEGER,
-                         frees INTEGER, freedBytes INTEGER, loop INTEGER);
+)sql";
+// MEMORY_STEP comes here, from analysis::kMemoryStepColumns (MemoryStepSchema).
+const char* const kSchemaAfterMemoryStep = R"sql(
 CREATE TABLE OPERATOR_MEMORY_TOP(name TEXT, poolId INTEGER, allocations INTEGER,
                                  allocatedBytes INTEGER, maxAllocation INTEGER,
                                  freedBytes INTEGER);
@@ -38,9 +41,17 @@ CREATE TABLE CUDA_LAUNCH_OUTLIER(launchName TEXT, kernelName TEXT, launchStartNs
                                  gpuDurationNs INTEGER, launchDelayNs INTEGER);
 )sql";
 
-int64_t GlobalPid(const model::Model& m, uint32_t process) {
-  int32_t device = m.processes.device_id[process];
-  return device >= 0 ? (int64_t{1} << 31) | device : m.processes.pid[process];
+bool IsTableColumn(const analysis::Column<analysis::MemoryStepRow>& column) {
+  return column.WrittenBy(analysis::kDatabase);
+}
+
+std::string MemoryStepSchema() {
+  std::string sql =
+      "CREATE TABLE MEMORY_STEP(step INTEGER, poolId INTEGER, startNs INTEGER, "
+      "endNs INTEGER";
+  AppendColumnDefinitions<analysis::MemoryStepRow>(sql, analysis::kMemoryStepColumns,
+                                                   IsTableColumn);
+  return sql + ", loop INTEGER);";
 }
 
 Row& Process(Row& row, const model::Model& m, uint32_t process) {
@@ -84,9 +95,12 @@ bool WriteCategoryRows(sqlite3* db, RowSource& rows, const analysis::MemoryAnaly
 
 }  // namespace
 
-bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& m,
+bool WriteResourceAnalysisTables(Database& database, const model::Model& m,
                                  const analysis::AnalysisSet& set, std::string* error) {
-  if (sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
+  sqlite3* db = database.handle();
+  RowSource& rows = database.rows();
+  const std::string schema = kSchema + MemoryStepSchema() + kSchemaAfterMemoryStep;
+  if (sqlite3_exec(db, schema.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("analysis tables: ") + sqlite3_errmsg(db);
     return false;
   }
@@ -120,12 +134,13 @@ bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Mode
              },
              error) &&
          InsertEach(
-             db, rows, "MEMORY_STEP", 13, memory.steps,
+             db, rows, "MEMORY_STEP",
+             5 + CountColumns<analysis::MemoryStepRow>(analysis::kMemoryStepColumns, IsTableColumn),
+             memory.steps,
              [&](Row& row, const analysis::MemoryStepRow& s) {
                row.Int(static_cast<int64_t>(s.step)).Int(s.pool).Int(s.begin_ns).Int(s.end_ns);
-               row.Int(s.allocated_at_begin).Int(s.allocated_at_end).Int(s.peak_allocated);
-               reserved(row, s.peak_reserved).Int(static_cast<int64_t>(s.allocations));
-               row.Int(s.allocated_bytes).Int(static_cast<int64_t>(s.frees)).Int(s.freed_bytes);
+               AppendCells<analysis::MemoryStepRow>(row, analysis::kMemoryStepColumns, s,
+                                                    IsTableColumn);
                row.Int(s.loop);
              },
              error) &&

@@ -4,18 +4,17 @@
 // tables: a device has bit 31 set).
 #pragma once
 
-#include <sqlite3.h>
-
 #include <string>
 
 #include "analysis/analysis_set.h"
-#include "export/sqlite/row_source.h"
 #include "model/model.h"
 
 namespace aiprof::exporter {
 
+class Database;  // database.h
+
 // Creates and fills the tables inside the caller's transaction; `rows` is registered on `db`.
-bool WriteResourceAnalysisTables(sqlite3* db, RowSource& rows, const model::Model& model,
+bool WriteResourceAnalysisTables(Database& database, const model::Model& model,
                                  const analysis::AnalysisSet& set, std::string* error);
 
 }  // namespace aiprof::exporter

@@ -12,6 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/result_columns.h"
+
 namespace aiprof::exporter {
 
 // One row under construction; cells are set in column order.
@@ -23,6 +25,11 @@ class Row {
   // `text` must stay valid until the insert statement has finished (model strings do).
   Row& Text(std::string_view text) { return Set({Cell::kText, 0, 0, text}); }
   Row& Null() { return Set({Cell::kNull, 0, 0, {}}); }
+  // A described column's value (analysis/result_columns.h) as the tables hold its unit.
+  Row& Value(analysis::ColumnUnit unit, int64_t value) {
+    return unit == analysis::ColumnUnit::kNanoseconds ? Real(analysis::MicrosValue(value))
+                                                      : Int(value);
+  }
 
   struct Cell {
     enum Type : uint8_t { kInt, kReal, kText, kNull } type;

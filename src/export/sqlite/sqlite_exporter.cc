@@ -1,7 +1,5 @@
 #include "export/sqlite/sqlite_exporter.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <bit>
 #include <filesystem>
@@ -14,6 +12,8 @@
 #include "export/sqlite/analysis_tables.h"
 #include "export/sqlite/communication_table.h"
 #include "export/sqlite/cpu_sampling_tables.h"
+#include "export/sqlite/database.h"
+#include "export/sqlite/process_key.h"
 #include "export/sqlite/row_source.h"
 #include "model/communication.h"
 #include "model/huge_pages.h"
@@ -71,91 +71,6 @@ CREATE INDEX CounterIndex ON COUNTERS(seriesId, timestampNs);
 CREATE INDEX CpuSampleIndex ON CPU_SAMPLES(globalTid, timestampNs);
 )sql";
 
-class Db {
- public:
-  ~Db() {
-    for (sqlite3_stmt* s : statements_) sqlite3_finalize(s);
-    if (db_) sqlite3_close(db_);
-  }
-  bool Open(const std::string& path) {
-    // One connection used by one thread: SQLite's per-call mutexes are pure cost.
-    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-    if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) return Fail("open");
-    // A fresh file written once: no journal, no syncs, no zeroing of freed pages (Debian
-    // builds SQLite with SECURE_DELETE). An 8 MB cache was faster than 32 MB here (the
-    // index sorter sizes itself from it) and keeps the export's peak memory down.
-    return Exec(
-               "PRAGMA page_size=65536; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; "
-               "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-8192; "
-               "PRAGMA secure_delete=OFF;") &&
-           rows_.Register(db_, &error_);
-  }
-  bool Exec(const char* sql) {
-    char* message = nullptr;
-    if (sqlite3_exec(db_, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-      error_ = message ? message : "unknown";
-      sqlite3_free(message);
-      return false;
-    }
-    return true;
-  }
-  sqlite3_stmt* Prepare(const char* sql) {
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr) != SQLITE_OK) {
-      Fail(sql);
-      return nullptr;
-    }
-    statements_.push_back(statement);
-    return statement;
-  }
-  // Binds the values in order and runs the statement (small tables).
-  template <typename... Values>
-  void Insert(sqlite3_stmt* statement, const Values&... values) {
-    int index = 0;
-    (Bind(statement, ++index, values), ...);
-    if (sqlite3_step(statement) != SQLITE_DONE && error_.empty()) Fail("insert");
-    sqlite3_reset(statement);
-  }
-  // Inserts every row the generator yields (large tables), see row_source.h.
-  bool InsertAll(const char* table, int columns, const RowGenerator& generator) {
-    return error_.empty() && rows_.InsertAll(db_, table, columns, generator, &error_);
-  }
-  const std::string& error() const { return error_; }
-  sqlite3* handle() const { return db_; }
-  RowSource& rows() { return rows_; }
-  static void Bind(sqlite3_stmt* s, int i, int64_t v) { sqlite3_bind_int64(s, i, v); }
-  static void Bind(sqlite3_stmt* s, int i, uint64_t v) {
-    sqlite3_bind_int64(s, i, static_cast<int64_t>(v));
-  }
-  static void Bind(sqlite3_stmt* s, int i, uint32_t v) { sqlite3_bind_int64(s, i, v); }
-  static void Bind(sqlite3_stmt* s, int i, int32_t v) { sqlite3_bind_int64(s, i, v); }
-  static void Bind(sqlite3_stmt* s, int i, double v) { sqlite3_bind_double(s, i, v); }
-  static void Bind(sqlite3_stmt* s, int i, std::nullptr_t) { sqlite3_bind_null(s, i); }
-  static void Bind(sqlite3_stmt* s, int i, std::string_view v) {
-    sqlite3_bind_text(s, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC);
-  }
-  bool Fail(const std::string& what) {
-    error_ = what + ": " + (db_ ? sqlite3_errmsg(db_) : "out of memory");
-    return false;
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-  std::vector<sqlite3_stmt*> statements_;
-  std::string error_;
-  RowSource rows_;
-};
-
-// Process and thread ids as msprof combines them: globalTid = globalPid << 32 | tid. Device
-// processes get bit 31 set so they never collide with a host pid.
-int64_t GlobalPid(const model::Model& m, uint32_t process) {
-  int32_t device = m.processes.device_id[process];
-  return device >= 0 ? (int64_t{1} << 31) | device : m.processes.pid[process];
-}
-int64_t GlobalTid(const model::Model& m, uint32_t thread) {
-  return (GlobalPid(m, m.threads.process[thread]) << 32) | m.threads.tid[thread];
-}
-
 // Yields rows [0, count) through `fill` (which may skip a row by returning false).
 template <typename Fill>
 RowGenerator EachRow(size_t count, Fill fill) {
@@ -172,7 +87,7 @@ RowGenerator EachRow(size_t count, Fill fill) {
 // (MSTX_EVENTS), a step (STEP_TIME), a garbage collection (GC_RECORD, torch_npu's table for
 // gc_detect_threshold) or else a host API row. Its slice row is its id everywhere, so
 // FLOWS, ARGS and API.parentId refer to any of them.
-bool WriteSliceTables(const model::Model& m, Db& db,
+bool WriteSliceTables(const model::Model& m, Database& db,
                       const std::function<int64_t(std::string_view)>& extra_id) {
   const model::SliceTable& s = m.slices;
   enum : uint8_t { kApi = 0, kDeviceTask = 1, kElsewhere = 2, kGc = 3 };
@@ -195,11 +110,9 @@ bool WriteSliceTables(const model::Model& m, Db& db,
   const model::ArgTable& a = m.args;
   model::StringId input_dims = m.strings.Find("Input Dims");
   model::StringId input_type = m.strings.Find("Input type");
+  // The argument's raw value (a StringId for these two), 0 when the slice lacks it.
   auto arg_value = [&](uint32_t set, model::StringId key) -> int64_t {
-    for (uint32_t i = set ? a.set_begin[set] : 0; set && i < a.set_begin[set + 1]; ++i) {
-      if (a.key[i] == key) return static_cast<int64_t>(a.value[i]);
-    }
-    return 0;
+    return static_cast<int64_t>(a.Bits(set, key).value_or(0));
   };
   bool ok =
       db.InsertAll("TASK", 11, EachRow(s.size(), [&](size_t row, Row& r) {
@@ -279,7 +192,98 @@ bool WriteSliceTables(const model::Model& m, Db& db,
                             }));
 }
 
-bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* analyses) {
+// The run's own tables: META_DATA (schema version, losses, what the program recorded about
+// itself), SESSION_TIME_INFO, HOST_INFO, PROCESSES, TARGET_INFO_GPU, THREADS.
+void WriteRunTables(const model::Model& m, Database& db) {
+  uint64_t skipped = 0;
+  for (const auto& f : m.files) skipped += f.report.chunks_skipped;
+  auto* meta = db.Prepare("INSERT INTO META_DATA VALUES(?,?)");
+  meta->Insert(std::string_view("SCHEMA_VERSION"), std::string_view(kDbSchemaVersion));
+  meta->Insert(std::string_view("DROPPED_EVENTS"), std::to_string(m.drops.total()));
+  meta->Insert(std::string_view("SKIPPED_CHUNKS"), std::to_string(skipped));
+  // What the program recorded about itself, as torch_npu's profiler_metadata.json holds it:
+  // ENV_VARIABLES (a JSON object) and each add_metadata key (a string as given, else JSON).
+  const model::RecordedMetadata recorded = model::ReadRecordedMetadata(m);
+  if (!recorded.environment.empty()) {
+    nlohmann::ordered_json environment = nlohmann::ordered_json::object();
+    for (const auto& [name, value] : recorded.environment) environment[name] = value;
+    meta->Insert(std::string_view("ENV_VARIABLES"), environment.dump());
+  }
+  for (const auto& [key, json] : recorded.user) {
+    const auto value = nlohmann::json::parse(json, nullptr, false);
+    meta->Insert(std::string_view(key),
+                 value.is_string() ? value.get<std::string>() : std::string(json));
+  }
+  db.Prepare("INSERT INTO SESSION_TIME_INFO VALUES(?,?)")->Insert(m.start_ns, m.end_ns);
+
+  auto* hosts = db.Prepare("INSERT INTO HOST_INFO VALUES(?,?)");
+  auto* processes = db.Prepare("INSERT OR IGNORE INTO PROCESSES VALUES(?,?,?,?,?,?,?)");
+  std::vector<model::StringId> seen_hosts;
+  for (uint32_t p = 0; p < m.processes.size(); ++p) {
+    model::StringId host = m.processes.host[p];
+    if (std::find(seen_hosts.begin(), seen_hosts.end(), host) == seen_hosts.end()) {
+      seen_hosts.push_back(host);
+      hosts->Insert(m.Str(host), m.Str(host));
+    }
+    processes->Insert(GlobalPid(m, p), m.processes.pid[p], m.processes.name[p],
+                      m.processes.label[p], m.processes.device_id[p], m.processes.rank[p], host);
+  }
+  auto* gpus = db.Prepare("INSERT INTO TARGET_INFO_GPU VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const model::DeviceProperties& d : m.devices) {
+    gpus->Insert(m.processes.device_id[d.process], GlobalPid(m, d.process), d.name,
+                 static_cast<int64_t>(d.total_memory), d.sm_count, d.compute_major, d.compute_minor,
+                 d.warp_size, d.max_warps_per_sm, d.max_blocks_per_sm, d.max_threads_per_block,
+                 d.registers_per_block, d.registers_per_sm, d.shared_memory_per_block,
+                 d.shared_memory_per_sm);
+  }
+  auto* threads = db.Prepare("INSERT OR IGNORE INTO THREADS VALUES(?,?,?,?)");
+  for (uint32_t t = 0; t < m.threads.size(); ++t) {
+    threads->Insert(GlobalTid(m, t), GlobalPid(m, m.threads.process[t]), m.threads.tid[t],
+                    m.threads.name[t]);
+  }
+}
+
+// COUNTER_SERIES, COUNTERS, FLOWS, STEP_TIME (the analyses' step trace when given) and DROPS.
+void WriteCounterFlowStepTables(const model::Model& m, Database& db,
+                                const analysis::AnalysisSet* analyses) {
+  auto* series = db.Prepare("INSERT INTO COUNTER_SERIES VALUES(?,?,?,?,?,?)");
+  for (uint32_t i = 0; i < m.counter_series.size(); ++i) {
+    series->Insert(int64_t{i}, m.counter_series.name[i], GlobalPid(m, m.counter_series.process[i]),
+                   uint32_t{m.counter_series.scope[i]}, m.counter_series.instance[i],
+                   m.counter_series.unit[i]);
+  }
+  const model::CounterTable& c = m.counters;
+  db.InsertAll("COUNTERS", 3, EachRow(c.size(), [&](size_t i, Row& r) {
+                 r.Int(c.series[i]).Int(c.ts[i]).Real(c.value[i]);
+                 return true;
+               }));
+  auto* flows = db.Prepare("INSERT INTO FLOWS VALUES(?,?,?,?)");
+  for (size_t i = 0; i < m.flows.size(); ++i) {
+    flows->Insert(m.flows.id[i], m.flows.category[i], m.flows.from_slice[i], m.flows.to_slice[i]);
+  }
+  auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?,?)");
+  // The analyses already hold the step trace; compute it only without them.
+  const std::vector<analysis::StepTraceRow> computed =
+      analyses ? std::vector<analysis::StepTraceRow>{}
+               : analysis::ComputeStepTrace(m, analysis::StepsOf(m).steps);
+  for (const auto& r : analyses ? analyses->step_breakdown.trace : computed) {
+    // eventId: the step's range (its slice row is its event id); none for steps bounded by
+    // Optimizer.step.
+    if (r.slice == model::kNoRow) {
+      steps->Insert(r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread), r.fp_start_ns,
+                    r.bp_end_ns, nullptr, r.loop);
+    } else {
+      steps->Insert(r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread), r.fp_start_ns,
+                    r.bp_end_ns, r.slice, r.loop);
+    }
+  }
+  auto* drops = db.Prepare("INSERT INTO DROPS VALUES(?,?,?)");
+  for (size_t i = 0; i < m.drops.size(); ++i) {
+    drops->Insert(GlobalTid(m, m.drops.thread[i]), uint32_t{m.drops.kind[i]}, m.drops.count[i]);
+  }
+}
+
+bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSet* analyses) {
   if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
   // Ids used only by this writer (task types, metadata) are appended after the model's.
   std::vector<std::string> extra;
@@ -295,116 +299,33 @@ bool WriteTables(const model::Model& m, Db& db, const analysis::AnalysisSet* ana
                  return true;
                }));
 
-  uint64_t skipped = 0;
-  for (const auto& f : m.files) skipped += f.report.chunks_skipped;
-  auto* meta = db.Prepare("INSERT INTO META_DATA VALUES(?,?)");
-  db.Insert(meta, std::string_view("SCHEMA_VERSION"), std::string_view(kDbSchemaVersion));
-  db.Insert(meta, std::string_view("DROPPED_EVENTS"), std::to_string(m.drops.total()));
-  db.Insert(meta, std::string_view("SKIPPED_CHUNKS"), std::to_string(skipped));
-  // What the program recorded about itself, as torch_npu's profiler_metadata.json holds it:
-  // ENV_VARIABLES (a JSON object) and each add_metadata key (a string as given, else JSON).
-  const model::RecordedMetadata recorded = model::ReadRecordedMetadata(m);
-  if (!recorded.environment.empty()) {
-    nlohmann::ordered_json environment = nlohmann::ordered_json::object();
-    for (const auto& [name, value] : recorded.environment) environment[name] = value;
-    db.Insert(meta, std::string_view("ENV_VARIABLES"), environment.dump());
-  }
-  for (const auto& [key, json] : recorded.user) {
-    const auto value = nlohmann::json::parse(json, nullptr, false);
-    db.Insert(meta, std::string_view(key),
-              value.is_string() ? value.get<std::string>() : std::string(json));
-  }
-  db.Insert(db.Prepare("INSERT INTO SESSION_TIME_INFO VALUES(?,?)"), m.start_ns, m.end_ns);
-
-  auto* hosts = db.Prepare("INSERT INTO HOST_INFO VALUES(?,?)");
-  auto* processes = db.Prepare("INSERT OR IGNORE INTO PROCESSES VALUES(?,?,?,?,?,?,?)");
-  std::vector<model::StringId> seen_hosts;
-  for (uint32_t p = 0; p < m.processes.size(); ++p) {
-    model::StringId host = m.processes.host[p];
-    if (std::find(seen_hosts.begin(), seen_hosts.end(), host) == seen_hosts.end()) {
-      seen_hosts.push_back(host);
-      db.Insert(hosts, m.Str(host), m.Str(host));
-    }
-    db.Insert(processes, GlobalPid(m, p), m.processes.pid[p], m.processes.name[p],
-              m.processes.label[p], m.processes.device_id[p], m.processes.rank[p], host);
-  }
-  auto* gpus = db.Prepare("INSERT INTO TARGET_INFO_GPU VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  for (const model::DeviceProperties& d : m.devices) {
-    db.Insert(gpus, m.processes.device_id[d.process], GlobalPid(m, d.process), d.name,
-              static_cast<int64_t>(d.total_memory), d.sm_count, d.compute_major, d.compute_minor,
-              d.warp_size, d.max_warps_per_sm, d.max_blocks_per_sm, d.max_threads_per_block,
-              d.registers_per_block, d.registers_per_sm, d.shared_memory_per_block,
-              d.shared_memory_per_sm);
-  }
-  auto* threads = db.Prepare("INSERT OR IGNORE INTO THREADS VALUES(?,?,?,?)");
-  for (uint32_t t = 0; t < m.threads.size(); ++t) {
-    db.Insert(threads, GlobalTid(m, t), GlobalPid(m, m.threads.process[t]), m.threads.tid[t],
-              m.threads.name[t]);
-  }
+  WriteRunTables(m, db);
   if (!WriteSliceTables(m, db, extra_id)) return false;
 
-  auto* series = db.Prepare("INSERT INTO COUNTER_SERIES VALUES(?,?,?,?,?,?)");
-  for (uint32_t i = 0; i < m.counter_series.size(); ++i) {
-    db.Insert(series, int64_t{i}, m.counter_series.name[i],
-              GlobalPid(m, m.counter_series.process[i]), uint32_t{m.counter_series.scope[i]},
-              m.counter_series.instance[i], m.counter_series.unit[i]);
-  }
-  const model::CounterTable& c = m.counters;
-  db.InsertAll("COUNTERS", 3, EachRow(c.size(), [&](size_t i, Row& r) {
-                 r.Int(c.series[i]).Int(c.ts[i]).Real(c.value[i]);
-                 return true;
-               }));
-  auto* flows = db.Prepare("INSERT INTO FLOWS VALUES(?,?,?,?)");
-  for (size_t i = 0; i < m.flows.size(); ++i) {
-    db.Insert(flows, m.flows.id[i], m.flows.category[i], m.flows.from_slice[i],
-              m.flows.to_slice[i]);
-  }
-  auto* steps = db.Prepare("INSERT INTO STEP_TIME VALUES(?,?,?,?,?,?,?,?)");
-  // The analyses already hold the step trace; compute it only without them.
-  const std::vector<analysis::StepTraceRow> computed =
-      analyses ? std::vector<analysis::StepTraceRow>{}
-               : analysis::ComputeStepTrace(m, analysis::StepsOf(m).steps);
-  for (const auto& r : analyses ? analyses->step_breakdown.trace : computed) {
-    // eventId: the step's range (its slice row is its event id); none for steps bounded by
-    // Optimizer.step.
-    if (r.slice == model::kNoRow) {
-      db.Insert(steps, r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread),
-                r.fp_start_ns, r.bp_end_ns, nullptr, r.loop);
-    } else {
-      db.Insert(steps, r.step, r.begin_ns, r.iteration_end_ns, GlobalTid(m, r.thread),
-                r.fp_start_ns, r.bp_end_ns, r.slice, r.loop);
-    }
-  }
-  auto* drops = db.Prepare("INSERT INTO DROPS VALUES(?,?,?)");
-  for (size_t i = 0; i < m.drops.size(); ++i) {
-    db.Insert(drops, GlobalTid(m, m.drops.thread[i]), uint32_t{m.drops.kind[i]}, m.drops.count[i]);
-  }
+  WriteCounterFlowStepTables(m, db, analyses);
   std::string communication_error;
   // Likewise the communication classification.
   const model::CommunicationOps classified =
       analyses ? model::CommunicationOps{} : model::ClassifyCommunication(m);
-  if (!WriteCommunicationOpTable(db.handle(), m,
-                                 (analyses ? analyses->communication : classified).ops, extra_id,
-                                 &communication_error)) {
+  if (!WriteCommunicationOpTable(db, m, (analyses ? analyses->communication : classified).ops,
+                                 extra_id, &communication_error)) {
     return db.Fail(communication_error);
   }
   // The analyses' one symbolisation of the CPU samples; without them, this writer's own.
   analysis::CpuProfile own_profile;
   if (analyses == nullptr && !m.cpu.empty()) own_profile = analysis::SymbolizeCpuProfile(m);
   std::string cpu_error;
-  if (!WriteCpuSamplingTables(db.handle(), db.rows(), m,
-                              analyses != nullptr ? analyses->cpu_profile : own_profile,
+  if (!WriteCpuSamplingTables(db, m, analyses != nullptr ? analyses->cpu_profile : own_profile,
                               &cpu_error)) {
     return db.Fail(cpu_error);
   }
   std::string analysis_error;
-  if (analyses != nullptr &&
-      !WriteAnalysisTables(db.handle(), db.rows(), m, *analyses, &analysis_error)) {
+  if (analyses != nullptr && !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
     return db.Fail(analysis_error);
   }
   auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
   for (size_t i = 0; i < extra.size(); ++i) {
-    db.Insert(strings, static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
+    strings->Insert(static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
   }
   return db.error().empty() && db.Exec(kIndexes) && db.Exec("COMMIT");
 }
@@ -418,7 +339,7 @@ bool WriteSqlite(const model::Model& model, const std::string& path, std::string
   std::filesystem::remove(temporary, ec);
   bool ok;
   {
-    Db db;
+    Database db;
     ok = db.Open(temporary) && WriteTables(model, db, analyses);
     if (!ok) *error = "cannot write database '" + path + "': " + db.error();
   }

@@ -1,0 +1,120 @@
+// The one SQLite layer of every database aiprof writes (the export's database, analysis.db,
+// the cluster's cluster.db): opening with the pragmas of a file written once, transactions,
+// prepared statements bound cell by cell or all at once, bulk inserts from row generators
+// (row_source.h) and tables created and filled from a column list. Only src/export/sqlite/
+// includes <sqlite3.h>; table writers take a Database.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/result_columns.h"
+#include "export/sqlite/row_source.h"
+
+namespace aiprof::exporter {
+
+// One prepared statement; cells are bound in column order, then Run inserts the row.
+class Database;
+
+class Statement {
+ public:
+  // `owner` (may be null) records a failed row as its error.
+  Statement(sqlite3* db, const char* sql, Database* owner = nullptr);
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  bool ok() const { return stmt_ != nullptr && ok_; }
+  Statement& Int(int64_t value);
+  Statement& Real(double value);
+  Statement& Text(std::string_view text);  // copied: the text may go before Run
+  Statement& Null();
+  // A described column's value (analysis/result_columns.h) as the tables hold its unit.
+  Statement& Value(analysis::ColumnUnit unit, int64_t value) {
+    return unit == analysis::ColumnUnit::kNanoseconds ? Real(analysis::MicrosValue(value))
+                                                      : Int(value);
+  }
+  // Runs the bound row; after a failure the statement refuses further rows (ok() false).
+  bool Run();
+
+  // Binds `values` in order and runs the row: integers, doubles, text, nullptr for NULL.
+  // Text is not copied: the values outlive the call.
+  template <typename... Values>
+  bool Insert(const Values&... values) {
+    (Bind(values), ...);
+    return Run();
+  }
+
+ private:
+  void Bind(int64_t v) { Int(v); }
+  void Bind(uint64_t v) { Int(static_cast<int64_t>(v)); }
+  void Bind(int32_t v) { Int(v); }
+  void Bind(uint32_t v) { Int(v); }
+  void Bind(double v) { Real(v); }
+  void Bind(std::nullptr_t) { Null(); }
+  void Bind(std::string_view v);
+
+  sqlite3_stmt* stmt_ = nullptr;
+  Database* owner_ = nullptr;
+  int column_ = 0;
+  bool ok_ = true;
+};
+
+class Database {
+ public:
+  // kCreate: a new file written once (no journal, no syncs, exclusive); kUpdate: an
+  // existing database that gets more tables.
+  enum class Mode { kCreate, kUpdate };
+  Database() = default;
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  bool Open(const std::string& path, Mode mode = Mode::kCreate);
+  // Finalizes the statements and closes the file (the destructor does too).
+  void Close();
+  bool Exec(const std::string& sql);
+  bool Begin() { return Exec("BEGIN"); }
+  bool Commit() { return Exec("COMMIT"); }
+  // A statement that lives as long as the database. Never null: one that failed to
+  // prepare sets error() and inserts nothing.
+  Statement* Prepare(const char* sql);
+  // Inserts every row `generator` yields into `table` in one statement (large tables).
+  bool InsertAll(const char* table, int columns, const RowGenerator& generator);
+  // Creates `table` with `columns` ("name TYPE") and fills it: `fill(Statement&)` binds and
+  // runs each row.
+  template <typename Fill>
+  bool Table(const std::string& table, const std::vector<std::string>& columns, Fill fill) {
+    std::string create = "CREATE TABLE " + table + " (",
+                insert = "INSERT INTO " + table + " VALUES (";
+    for (size_t i = 0; i < columns.size(); ++i) {
+      create += (i ? ", " : "") + columns[i];
+      insert += i ? ", ?" : "?";
+    }
+    if (!Exec(create + ")")) return false;
+    Statement* rows = Prepare((insert + ")").c_str());
+    if (!rows->ok()) return false;
+    fill(*rows);
+    return rows->ok() || Fail(table);
+  }
+
+  // Records `what` and SQLite's message as the error; returns false.
+  bool Fail(const std::string& what);
+  const std::string& error() const { return error_; }
+  bool ok() const { return error_.empty(); }
+  sqlite3* handle() const { return db_; }
+  RowSource& rows() { return rows_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::deque<Statement> statements_;
+  std::string error_;
+  RowSource rows_;
+};
+
+}  // namespace aiprof::exporter

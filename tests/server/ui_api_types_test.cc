@@ -1,0 +1,64 @@
+// The UI API's TypeScript types (web/src/api.ts) checked against the column descriptions
+// the server writes them from (analysis/result_columns.h): every column the UI API sends
+// is a typed field, and every field is either such a column or one of the row's own keys.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "analysis/step_breakdown.h"
+
+namespace aiprof {
+namespace {
+
+// The fields of `export interface <name> { ... }` in api.ts: name → TypeScript type.
+std::map<std::string, std::string> InterfaceFields(const std::string& name) {
+  std::ifstream in(std::string(AIPROF_WEB_SOURCE_DIR) + "/src/api.ts");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string source = text.str();
+  const std::string opening = "export interface " + name + " {";
+  const size_t begin = source.find(opening);
+  if (begin == std::string::npos) return {};
+  const size_t end = source.find("\n}", begin);
+  const std::string body = source.substr(begin + opening.size(), end - begin - opening.size());
+  std::map<std::string, std::string> fields;
+  const std::regex field(R"(^\s*(\w+)\??:\s*([^;]+);)", std::regex::multiline);
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), field);
+       it != std::sregex_iterator(); ++it) {
+    fields[(*it)[1]] = (*it)[2];
+  }
+  return fields;
+}
+
+template <typename Row, size_t N>
+void ExpectTypesMatch(const std::string& interface, const analysis::Column<Row> (&columns)[N],
+                      const std::set<std::string>& own_keys) {
+  const std::map<std::string, std::string> fields = InterfaceFields(interface);
+  ASSERT_FALSE(fields.empty()) << "web/src/api.ts has no interface " << interface;
+  std::set<std::string> described;
+  for (const analysis::Column<Row>& column : columns) {
+    if (!column.WrittenBy(analysis::kUi)) continue;
+    const std::string key(column.key);
+    described.insert(key);
+    const auto found = fields.find(key);
+    ASSERT_NE(found, fields.end()) << interface << " lacks the UI API's column " << key;
+    EXPECT_EQ(found->second, "number") << interface << "." << key;
+  }
+  for (const auto& [key, type] : fields) {
+    EXPECT_TRUE(described.count(key) || own_keys.count(key))
+        << interface << "." << key << " is neither a described column nor one of the row's keys";
+  }
+}
+
+TEST(UiApiTypesTest, StepBreakdownRowFollowsTheStepTraceTimeColumns) {
+  ExpectTypesMatch("BreakdownRow", analysis::kStepTraceTimeColumns,
+                   {"id", "label", "step", "scope", "begin", "duration", "wait_slice"});
+}
+
+}  // namespace
+}  // namespace aiprof
