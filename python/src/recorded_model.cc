@@ -88,10 +88,11 @@ const analysis::AnalysisSet& RecordedModel::Analyses() const {
 void RecordedModel::WriteChromeTrace(const std::string& path, const std::string& trace_name) const {
   std::string error;
   // The same analyses `aiprof export` runs, so the Overlap Analysis lanes, memory counters
-  // and operator memory match its trace event for event.
+  // and operator memory match its trace event for event (the critical path only with
+  // --critical-path=on there).
   const analysis::AnalysisSet& analyses = Analyses();
   if (!exporter::WriteTraceJson(model_, path, trace_name, &error, &analyses.overlap,
-                                &analyses.memory, &analyses.cpu_profile)) {
+                                &analyses.memory, &analyses.cpu_profile, &analyses.critical_path)) {
     throw std::runtime_error("cannot write the trace " + path + ": " + error);
   }
 }

@@ -45,6 +45,7 @@ AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& option
   }
   if (!model.cpu.empty()) set.cpu_profile = SymbolizeCpuProfile(model);
   set.communication_analysis = ComputeCommunicationAnalysis(model, set.communication, set.steps);
+  if (options.critical_path) set.critical_path = ComputeCriticalPath(model, set);
 
   AnalysisInputs& in = set.inputs;
   in.device_run = set.overlap.device_run;

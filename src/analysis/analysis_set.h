@@ -23,6 +23,7 @@
 
 #include "analysis/communication_analysis.h"
 #include "analysis/cpu_profile/cpu_profile.h"
+#include "analysis/critical_path/critical_path.h"
 #include "analysis/data_preparation.h"
 #include "analysis/device_activity.h"
 #include "analysis/idle_time.h"
@@ -40,6 +41,11 @@ namespace aiprof::analysis {
 struct AnalysisOptions {
   // --iteration-id: analyse only the steps it selects (model::SelectSteps); none: all.
   std::optional<model::StepRange> iterations;
+  // The critical path and its projections (critical_path/critical_path.h): only when asked
+  // (`aiprof analyze --critical-path`, `aiprof export --critical-path=on`, `aiprof advise`,
+  // the UI's Critical path view): it costs more than every other analysis together, and its
+  // per-piece outputs are as large as the timeline (docs/PERFORMANCE.md).
+  bool critical_path = false;
 };
 
 // What the run had, decided once for every analysis.
@@ -77,6 +83,9 @@ struct AnalysisSet {
   // CPU samples symbolised (and DWARF-unwound) once; empty without samples.
   CpuProfile cpu_profile;
   CommunicationAnalysis communication_analysis;  // per-op time split, bandwidth, matrix
+  // The critical path of every step across threads, streams, loaders and ranks, with its
+  // attribution, slack and what-if projections (critical_path/critical_path.h).
+  CriticalPathResult critical_path;
 };
 
 AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& options = {});

@@ -361,39 +361,47 @@ void PairUnknownPeers(std::vector<CommOpTiming>& ops) {
 
 }  // namespace
 
-void DerivePeerWait(std::vector<CommOpTiming>& ops) {
-  PairUnknownPeers(ops);
+std::vector<std::vector<uint32_t>> MatchPeerOperations(const std::vector<CommOpTiming>& ops) {
   // (kind, group, src, dst, sequence) -> the operation on each rank.
   using Key = std::tuple<CommKind, std::string, int32_t, int32_t, uint64_t>;
-  std::map<Key, std::vector<CommOpTiming*>> same;
-  for (CommOpTiming& op : ops) {
+  std::map<Key, std::vector<uint32_t>> same;
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const CommOpTiming& op = ops[i];
     if (op.rank < 0) continue;
     if (op.kind == CommKind::kP2p && (op.src_rank < 0 || op.dst_rank < 0)) continue;
-    same[{op.kind, op.group, op.src_rank, op.dst_rank, op.sequence}].push_back(&op);
+    same[{op.kind, op.group, op.src_rank, op.dst_rank, op.sequence}].push_back(i);
   }
+  std::vector<std::vector<uint32_t>> matched;
   for (auto& [key, members] : same) {
     if (members.size() < 2) continue;
     bool consistent = true;
-    int64_t last_arrival = members.front()->time.start_ns;
     std::set<int32_t> ranks;
-    for (const CommOpTiming* op : members) {
+    for (uint32_t i : members) {
       // A collective's n-th operation has one type on every rank; a mismatch means the
       // ranks' sequences disagree (records dropped): no peer is trusted then. A rank seen
       // twice means two jobs' ranks were mixed.
-      if (op->kind == CommKind::kCollective && op->type != members.front()->type) {
+      if (ops[i].kind == CommKind::kCollective && ops[i].type != ops[members.front()].type) {
         consistent = false;
       }
-      if (!ranks.insert(op->rank).second) consistent = false;
-      last_arrival = std::max(last_arrival, op->time.start_ns);
+      if (!ranks.insert(ops[i].rank).second) consistent = false;
     }
-    if (!consistent) continue;
-    for (CommOpTiming* op : members) {
-      CommTimeInfo& t = op->time;
+    if (consistent) matched.push_back(std::move(members));
+  }
+  return matched;
+}
+
+void DerivePeerWait(std::vector<CommOpTiming>& ops) {
+  PairUnknownPeers(ops);
+  for (const std::vector<uint32_t>& members : MatchPeerOperations(ops)) {
+    int64_t last_arrival = ops[members.front()].time.start_ns;
+    for (uint32_t i : members) last_arrival = std::max(last_arrival, ops[i].time.start_ns);
+    for (uint32_t i : members) {
+      CommTimeInfo& t = ops[i].time;
       t.wait_ns = std::clamp<int64_t>(last_arrival - t.start_ns, 0, t.elapse_ns);
       t.synchronization_ns = t.wait_ns;
       t.transit_ns = t.elapse_ns - t.wait_ns;
       t.idle_ns = t.elapse_ns - t.transit_ns - t.wait_ns;
-      op->wait_source = WaitSource::kPeers;
+      ops[i].wait_source = WaitSource::kPeers;
     }
   }
 }

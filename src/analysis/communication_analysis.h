@@ -168,6 +168,12 @@ CommunicationAnalysis ComputeCommunicationAnalysis(const model::Model& model,
 // leaves the others as they are.
 void DerivePeerWait(std::vector<CommOpTiming>& ops);
 
+// The matching DerivePeerWait uses, once send/recv peers are paired: groups of indexes into
+// `ops` that are one operation on different ranks (same kind, group, src, dst and
+// sequence; one type and distinct ranks, else not trusted). Operations without a peer are
+// in no group. The critical path (critical_path/) joins the ranks' participations with it.
+std::vector<std::vector<uint32_t>> MatchPeerOperations(const std::vector<CommOpTiming>& ops);
+
 // Rebuilds what follows from the operations (the matrix, wait_source, wait_note), after
 // DerivePeerWait changed them.
 void RebuildFromOps(CommunicationAnalysis& analysis);

@@ -126,8 +126,6 @@ bool LaneCursor::Next(OverlapLane* lane, Interval* interval) {
 
 namespace {
 
-enum SliceKind : uint8_t { kOther = 0, kDeviceTask = 1, kFrameworkOp = 2, kMarkerRange = 3 };
-
 // Markers of a process used as compute only when the process has no framework operators.
 // The kept slices are held as rows (4 bytes each, not an interval's 16) until their union is
 // built (intervals.h UnionOf).
@@ -168,16 +166,16 @@ std::vector<uint8_t> InsideInputWait(const model::Model& model) {
   return inside;
 }
 
-// What each slice counts as (kDeviceTask, kFrameworkOp, kMarkerRange or kOther), and
-// whether the run has device tasks at all.
-std::vector<uint8_t> ClassifySlices(const model::Model& model,
-                                    const std::vector<model::CommOp>& comm, bool* device_run_out) {
+}  // namespace
+
+ComputeClassification ClassifyComputeSlices(const model::Model& model,
+                                            const std::vector<model::CommOp>& comm) {
   const model::SliceTable& s = model.slices;
-  std::vector<uint8_t> category_kind(model.strings.size(), kOther);
+  std::vector<uint8_t> category_kind(model.strings.size(), kComputeOther);
   for (model::StringId id = 0; id < model.strings.size(); ++id) {
     std::string_view text = model.strings.Get(id);
-    if (IsDeviceTaskCategory(text)) category_kind[id] = kDeviceTask;
-    if (text == "cpu_op") category_kind[id] = kFrameworkOp;
+    if (IsDeviceTaskCategory(text)) category_kind[id] = kComputeDeviceTask;
+    if (text == "cpu_op") category_kind[id] = kComputeFrameworkOp;
   }
   // Not compute: the steps (the step model's ranges, whether or not --iteration-id selected
   // them), ranges that wait for input and everything inside them (loading a batch on the
@@ -195,31 +193,34 @@ std::vector<uint8_t> ClassifySlices(const model::Model& model,
   };
   const std::vector<uint8_t> inside_wait = InsideInputWait(model);
   // Per slice: what it counts as. Communication and step slices are never compute.
-  std::vector<uint8_t> slice_kind;
+  ComputeClassification result;
+  std::vector<uint8_t>& slice_kind = result.kind;
   model::ReserveOnHugePages(slice_kind, s.size());
-  bool& device_run = *device_run_out;
-  device_run = false;
+  bool device_run = false;
   for (uint32_t row = 0; row < s.size(); ++row) {
     uint8_t kind = category_kind[s.category[row]];
-    device_run |= kind == kDeviceTask;
-    if (kind == kFrameworkOp && (excluded_name(s.name[row]) || inside_wait[row])) kind = kOther;
+    device_run |= kind == kComputeDeviceTask;
+    if (kind == kComputeFrameworkOp && (excluded_name(s.name[row]) || inside_wait[row]))
+      kind = kComputeOther;
     slice_kind.push_back(kind);
   }
   for (size_t i = 0; i < model.markers.size(); ++i) {
     uint32_t row = model.markers.row[i];
     // A marker on a slice of another kind (a framework operator) stays that kind.
-    if (!model.markers.is_instant[i] && category_kind[s.category[row]] == kOther &&
+    if (!model.markers.is_instant[i] && category_kind[s.category[row]] == kComputeOther &&
         !excluded_name(s.name[row]) && !inside_wait[row]) {
-      slice_kind[row] = kMarkerRange;
+      slice_kind[row] = kComputeMarkerRange;
     }
   }
   for (uint32_t row : model.steps.slice) {
-    if (row != model::kNoRow) slice_kind[row] = kOther;
+    if (row != model::kNoRow) slice_kind[row] = kComputeOther;
   }
-  for (const model::CommOp& op : comm) slice_kind[op.slice] = kOther;
-
-  return slice_kind;
+  for (const model::CommOp& op : comm) slice_kind[op.slice] = kComputeOther;
+  result.device_run = device_run;
+  return result;
 }
+
+namespace {
 
 // The scopes with something in them: lanes merged, compute input named, time span set.
 OverlapResult FinishScopes(std::vector<ScopeBuilder>& builders, bool device_run,
@@ -263,8 +264,9 @@ OverlapResult FinishScopes(std::vector<ScopeBuilder>& builders, bool device_run,
 
 OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm) {
   const model::SliceTable& s = model.slices;
-  bool device_run = false;
-  const std::vector<uint8_t> slice_kind = ClassifySlices(model, comm, &device_run);
+  const ComputeClassification classified = ClassifyComputeSlices(model, comm);
+  const std::vector<uint8_t>& slice_kind = classified.kind;
+  const bool device_run = classified.device_run;
 
   const model::ProcessTable& processes = model.processes;
   auto in_scope = [&](uint32_t process) {
@@ -284,20 +286,20 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     }
     for (uint32_t row = 0; row < s.size(); ++row) {
       uint8_t kind = slice_kind[row];
-      if (kind == kOther) continue;
+      if (kind == kComputeOther) continue;
       uint32_t process = track_process[s.track[row]];
       if (!in_scope(process)) continue;
       ScopeBuilder& b = builders[process];
       const uint32_t parent = s.parent[row];
       const bool covered = parent != model::kNoRow && slice_kind[parent] == kind;
-      if (kind == kMarkerRange) {
+      if (kind == kComputeMarkerRange) {
         if (pass == 0) {
           ++b.marker_count;
           b.markers_kept += !covered;
         } else if (!covered) {
           b.markers.push_back(row);
         }
-      } else if (device_run == (kind == kDeviceTask)) {
+      } else if (device_run == (kind == kComputeDeviceTask)) {
         if (pass == 0) {
           ++b.scope.compute_tasks;
           b.compute_kept += !covered;

@@ -60,6 +60,21 @@ struct OverlapResult {
   std::vector<OverlapScope> scopes;  // by process row
 };
 
+// What each slice counts as for Computing (the rules above): the one classification the
+// overlap unions and the critical path's categories (critical_path/) read.
+enum ComputeSliceKind : uint8_t {
+  kComputeOther = 0,
+  kComputeDeviceTask = 1,
+  kComputeFrameworkOp = 2,
+  kComputeMarkerRange = 3,
+};
+struct ComputeClassification {
+  std::vector<uint8_t> kind;  // ComputeSliceKind per slice
+  bool device_run = false;    // device tasks exist: Computing is the devices' tasks
+};
+ComputeClassification ClassifyComputeSlices(const model::Model& model,
+                                            const std::vector<model::CommOp>& comm);
+
 OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model::CommOp>& comm);
 
 // Yields every interval of the four lanes of `scope`: all of Computing, then Communication,

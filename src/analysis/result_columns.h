@@ -1,31 +1,62 @@
 // The description of a result's columns, read by every writer of the result: the summary
 // files (CSV/JSON, export/csv/summary_writer.h), the SQLite tables (export/sqlite/), the UI
-// API (server/) and the cluster's files and database (export/cluster/). A column says its
-// names, unit, type and how its value is read from a row, so a derived column is computed
-// once, by its accessor, and adding a column to a result is one edit of its description.
+// API (server/), the communication JSON files (export/analysis/communication_files.h) and the
+// cluster's files and database (export/cluster/). A column says its names, unit, type and how
+// its value is read from a row, so a derived column is computed once, by its accessor, and
+// adding a column to a result is one edit of its description.
+//
+// A writer's own key columns (the step as the user names it, the thread id, the device or
+// process, a pool's name) need the model or the whole result, not the row, and are written
+// by the writer around the described columns.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
 namespace aiprof::analysis {
 
-// What a column's integer value measures, and so how each writer spells it: durations are
-// ns in the model and the UI API, µs in msprof's files (3 decimals) and tables (REAL).
+// What a column's value measures, and so how each writer spells it.
 enum class ColumnUnit : uint8_t {
-  kNanoseconds,  // files: µs, 3 decimals; database: REAL µs; UI: integer ns
-  kCount,        // an integer everywhere
-  kBytes,        // an integer everywhere
+  kNanoseconds,         // msprof's durations: files µs (3 decimals); tables REAL µs; UI ns
+  kNanosecondsInteger,  // aiprof's `...Ns` table columns: files µs (3 decimals); tables ns
+                        // (INTEGER, REAL for a real-valued column); UI ns
+  kMilliseconds,        // msprof's communication times: ns / 1e6, a real in files and tables
+  kCount,               // an integer everywhere
+  kBytes,               // an integer everywhere
+  kReal,                // a real number (MB, GB/s), written as it is
+  kRatio,               // a share in [0, 1], rounded to 4 decimals in files and tables
+  kPercent,             // a share in [0, 1] shown as 100 × the share rounded to 4 decimals
+  kFlag,                // 0 or 1: files "yes"/"no", tables 0/1, UI false/true
+  kText,                // text (the `text` accessor): files and tables as it is, UI a string
 };
 
 // Which writers show a column: msprof's files and tables keep their published columns, the
 // UI API adds the parts it charts.
 enum ColumnWriter : uint8_t {
-  kFiles = 1,     // summary files (CSV/JSON) and the cluster's files
+  kFiles = 1,     // summary files (CSV/JSON), communication JSON files, the cluster's files
   kDatabase = 2,  // SQLite tables (the export's and the cluster's)
   kUi = 4,        // the UI API's JSON (and its TypeScript types, web/src/api.ts)
   kEveryWriter = kFiles | kDatabase | kUi,
+};
+
+// msprof's rounding of a share: 4 decimals.
+inline double RoundedRatio(double ratio) {
+  return std::round(ratio * 1e4) / 1e4;
+}
+
+// part / whole, 0 when there is no whole: the share every ratio column derives.
+inline double Share(int64_t part, int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+// One cell read from a row through its column's accessor.
+struct CellValue {
+  enum Kind : uint8_t { kNull, kInteger, kReal, kText } kind = kNull;
+  int64_t integer = 0;
+  double real = 0;
+  std::string_view text;
 };
 
 template <typename Row>
@@ -35,9 +66,12 @@ struct Column {
   std::string_view db_name;  // the database column where msprof's table spells it otherwise
   ColumnUnit unit = ColumnUnit::kNanoseconds;
   uint8_t writers = kEveryWriter;
+  // Exactly one accessor is set: an integer, a real or a text value.
   int64_t (*value)(const Row&) = nullptr;
-  // A negative value means "not known": N/A in the files, NULL in the tables and the UI.
+  // A negative integer means "not known": N/A in the files, NULL in the tables and the UI.
   bool null_when_negative = false;
+  double (*real)(const Row&) = nullptr;
+  std::string_view (*text)(const Row&) = nullptr;
 
   bool IsNull(int64_t v) const { return null_when_negative && v < 0; }
 
@@ -45,7 +79,34 @@ struct Column {
   std::string_view DatabaseName() const { return db_name.empty() ? key : db_name; }
   // The SQLite type of the column's values.
   std::string_view DatabaseType() const {
-    return unit == ColumnUnit::kNanoseconds ? "REAL" : "INTEGER";
+    if (text != nullptr) return "TEXT";
+    if (real != nullptr) return "REAL";
+    switch (unit) {
+      case ColumnUnit::kNanoseconds:
+      case ColumnUnit::kMilliseconds:
+      case ColumnUnit::kReal:
+      case ColumnUnit::kRatio:
+      case ColumnUnit::kPercent:
+        return "REAL";
+      default:
+        return "INTEGER";
+    }
+  }
+  // The TypeScript type of the UI API's field.
+  std::string_view UiType() const {
+    std::string_view type = "number";
+    if (text != nullptr) type = "string";
+    if (unit == ColumnUnit::kFlag) type = "boolean";
+    if (null_when_negative) return type == "number" ? "number | null" : "boolean | null";
+    return type;
+  }
+
+  CellValue Read(const Row& row) const {
+    if (text != nullptr) return {CellValue::kText, 0, 0, text(row)};
+    if (real != nullptr) return {CellValue::kReal, 0, real(row), {}};
+    const int64_t v = value(row);
+    if (IsNull(v)) return {};
+    return {CellValue::kInteger, v, 0, {}};
   }
 };
 
@@ -55,6 +116,24 @@ using Columns = std::span<const Column<Row>>;
 // A duration column's value as msprof's tables hold it: µs.
 inline double MicrosValue(int64_t ns) {
   return static_cast<double>(ns) / 1e3;
+}
+
+// A cell's number as files and tables hold its unit (not for text, flags or null): µs or ms
+// for msprof's durations, the share rounded for ratios, the value itself otherwise.
+inline double RealValue(ColumnUnit unit, const CellValue& cell) {
+  const double v = cell.kind == CellValue::kReal ? cell.real : static_cast<double>(cell.integer);
+  switch (unit) {
+    case ColumnUnit::kNanoseconds:
+      return v / 1e3;
+    case ColumnUnit::kMilliseconds:
+      return v / 1e6;
+    case ColumnUnit::kRatio:
+      return RoundedRatio(v);
+    case ColumnUnit::kPercent:
+      return 100 * RoundedRatio(v);
+    default:
+      return v;
+  }
 }
 
 }  // namespace aiprof::analysis

@@ -1,6 +1,7 @@
 // `aiprof export [--output=]<PROF dir, Kineto trace or folder>... [--type=text|db]
 // [--iteration-id=N|N-M]
-//  [--summary-format=csv|json] [--timeline-format=json|perfetto] [--clear=on|off]`
+//  [--summary-format=csv|json] [--timeline-format=json|perfetto] [--clear=on|off]
+//  [--critical-path=on|off]`
 #include <iostream>
 #include <memory>
 
@@ -13,7 +14,7 @@ void AddExportCommand(CLI::App& app) {
   struct Values {
     InputPaths inputs;
     std::string type = "text", iteration, summary_format = "csv", timeline_format = "json",
-                clear = "off";
+                clear = "off", critical_path = "off";
   };
   auto values = std::make_shared<Values>();
   CLI::App* sub = app.add_subcommand(
@@ -31,6 +32,10 @@ void AddExportCommand(CLI::App& app) {
       ->check(CLI::IsMember({"json", "perfetto"}));
   sub->add_option("--clear", values->clear, "on: remove outputs of earlier exports first")
       ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("--critical-path", values->critical_path,
+                  "on: also the critical path of each step and what-if projections (files, "
+                  "tables, a timeline lane, advice's projected savings)")
+      ->check(CLI::IsMember({"on", "off"}));
   sub->callback([values] {
     exporter::ExportOptions options;
     const std::vector<std::string> inputs = values->inputs.All("aiprof export");
@@ -43,6 +48,7 @@ void AddExportCommand(CLI::App& app) {
                                   ? exporter::TimelineFormat::kPerfetto
                                   : exporter::TimelineFormat::kJson;
     options.clear = values->clear == "on";
+    options.critical_path = values->critical_path == "on";
     if (!values->iteration.empty()) {
       model::StepRange range;
       std::string error;

@@ -7,6 +7,7 @@
 #include "analysis/advice/engine.h"
 #include "analysis/analysis_set.h"
 #include "export/advice/advice_writers.h"
+#include "export/critical_path_job.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "export/run_inputs.h"
@@ -21,22 +22,6 @@ namespace {
 // As src/cli/command.h (the CLI depends on this module, not the other way round).
 constexpr int kExitFailure = 1, kExitUsage = 2;
 constexpr const char* kCommand = "aiprof advise";
-
-// The deepest directory holding every output: where a report over several goes.
-fs::path CommonParent(const std::vector<std::string>& outputs) {
-  fs::path common = fs::absolute(outputs.front()).lexically_normal();
-  if (outputs.size() == 1) return common;
-  common = common.parent_path();
-  for (const std::string& output : outputs) {
-    const fs::path path = fs::absolute(output).lexically_normal();
-    while (!common.empty() &&
-           std::mismatch(common.begin(), common.end(), path.begin(), path.end()).first !=
-               common.end()) {
-      common = common.parent_path();
-    }
-  }
-  return common;
-}
 
 }  // namespace
 
@@ -79,8 +64,8 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
       return result;
     }
     const model::Model* m = &selection.model();
-    sets.push_back(
-        std::make_unique<analysis::AnalysisSet>(analysis::RunAnalyses(*m, {options.iterations})));
+    sets.push_back(std::make_unique<analysis::AnalysisSet>(
+        analysis::RunAnalyses(*m, {options.iterations, true})));
     input.profiles.push_back(
         analysis::advice::MakeProfileInput(*m, *sets.back(), prof.filename().string()));
   }
@@ -89,6 +74,13 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
   std::vector<analysis::CommunicationAnalysis*> ranks;
   for (auto& set : sets) ranks.push_back(&set->communication_analysis);
   analysis::DerivePeerWaitAcrossRanks(ranks);
+  // The findings' projected savings: with several directories, from the job's critical path
+  // (the directories parsed together once more).
+  std::vector<analysis::WhatIfSummary> job_what_ifs;
+  if (runs.size() > 1 &&
+      JobWhatIfs(runs, options.iterations, options.threads, kCommand, err, &job_what_ifs)) {
+    input.job_what_ifs = &job_what_ifs;
+  }
   const analysis::advice::AdviceReport report = analysis::advice::RunAdvice(input, thresholds);
   PrintAdviceReport(report, out, {options.color, 5});
 
@@ -97,13 +89,7 @@ ExportResult RunAdvise(const AdviseOptions& options, std::ostream& out, std::ost
   if (report_dir.empty() && runs.size() == 1 && runs[0].kind == model::RunKind::kTrace) {
     report_dir = fs::path(runs[0].output_dir) / format::kAnalysisDir;
   } else if (report_dir.empty()) {
-    std::vector<std::string> folders;
-    for (const std::string& output : options.outputs) {
-      std::error_code ec;
-      folders.push_back(fs::is_regular_file(output, ec) ? fs::path(output).parent_path().string()
-                                                        : output);
-    }
-    report_dir = CommonParent(folders) / format::kExportDir / format::kAnalysisDir;
+    report_dir = JobAnalysisDir(options.outputs);
   }
   std::error_code ec;
   fs::create_directories(report_dir, ec);

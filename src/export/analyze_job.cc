@@ -6,6 +6,8 @@
 #include "analysis/analysis_set.h"
 #include "export/analysis/analysis_files.h"
 #include "export/analysis/analysis_report.h"
+#include "export/analysis/critical_path_report.h"
+#include "export/critical_path_job.h"
 #include "export/export_lock.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
@@ -60,7 +62,8 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
       continue;
     }
     const model::Model* m = &selection.model();
-    analysis::AnalysisSet set = analysis::RunAnalyses(*m, {options.iterations});
+    analysis::AnalysisSet set =
+        analysis::RunAnalyses(*m, {options.iterations, options.critical_path});
     std::vector<std::string> written, errors;
     WriteAnalysisOutputs(*m, set, run.output_dir, options.type == ExportType::kDb,
                          options.summary_format, &written, &errors, FileNaming::kTimestamped,
@@ -68,6 +71,7 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     out << prof.string() << ": analysis of " << m->slices.size() << " slices, " << m->drops.total()
         << " dropped events\n";
     PrintAnalysisReport(*m, set, out);
+    if (options.critical_path && runs.size() == 1) PrintCriticalPathReport(*m, set, out);
     for (const std::string& path : written) out << "  " << path << "\n";
     for (const std::string& e : errors) err << kCommand << ": " << e << "\n";
     if (!errors.empty()) failed = true;
@@ -83,6 +87,12 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
   }
   for (const auto& e : communication_errors) err << kCommand << ": " << e << "\n";
   failed |= !communication_errors.empty();
+  if (options.critical_path && runs.size() > 1 && analysed > 0) {
+    std::vector<std::string> job_written;
+    failed |= !RunJobCriticalPath(runs, options, out, err, &job_written);
+    for (const std::string& path : job_written) out << "  " << path << "\n";
+    result.written.insert(result.written.end(), job_written.begin(), job_written.end());
+  }
   if (failed) {
     result.exit_code = kExitFailure;
   } else if (usage_error) {

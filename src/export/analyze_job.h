@@ -22,6 +22,10 @@ struct AnalyzeOptions {
   std::optional<model::StepRange> iterations;
   SummaryFormat summary_format = SummaryFormat::kCsv;
   unsigned threads = 2;
+  // --critical-path: print each step's critical path and what-if projections; with several
+  // PROF_* directories also the run's, from all of them parsed together
+  // (critical_path_job.h).
+  bool critical_path = false;
 };
 
 // The report and the paths written go to `out`, problems to `err`.

@@ -218,7 +218,8 @@ bool WriteTextOutputs(const DirectoryExport& job, std::ostream& err) {
     timeline_ok = perfetto ? WritePerfettoTrace(m, timeline, &timeline_error, &analyses.overlap,
                                                 &analyses.memory, &analyses.cpu_profile)
                            : WriteTraceJson(m, timeline, &timeline_error, &analyses.overlap,
-                                            &analyses.memory, &analyses.cpu_profile);
+                                            &analyses.memory, &analyses.cpu_profile,
+                                            &analyses.critical_path);
   };
   std::jthread timeline_thread;
   if (job.options.threads > 1) {
@@ -286,7 +287,8 @@ DirectoryOutcome ExportDirectory(const ExportOptions& options, const model::RunI
     fs::remove_all(place.dir, ec);
   }
   step(0.2, "analyses");
-  const analysis::AnalysisSet analyses = analysis::RunAnalyses(m, {options.iterations});
+  const analysis::AnalysisSet analyses =
+      analysis::RunAnalyses(m, {options.iterations, options.critical_path});
   std::vector<std::string> errors;
   const size_t written_before = result.written.size();
   const DirectoryExport job{options, run,      prof,          place,          timestamp,

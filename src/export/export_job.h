@@ -31,6 +31,9 @@ struct ExportOptions {
   SummaryFormat summary_format = SummaryFormat::kCsv;
   TimelineFormat timeline_format = TimelineFormat::kJson;
   bool clear = false;
+  // --critical-path=on: the critical path and its projections (AnalysisOptions): its files,
+  // tables, timeline lane and advice.json's projected savings.
+  bool critical_path = false;
   unsigned threads = 2;
   std::string timestamp;        // empty: now, local time YYYYMMDDhhmmss
   bool progress_lines = false;  // stages as plain lines when stderr is not a terminal

@@ -1,7 +1,10 @@
 #include "export/run_inputs.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
+
+#include "format/output_layout.h"
 
 namespace aiprof::exporter {
 
@@ -29,6 +32,27 @@ std::string ExportLockDir(const model::RunInput& run) {
   std::error_code ec;
   std::filesystem::create_directories(run.output_dir, ec);  // unwritable: no lock, no output
   return run.output_dir;
+}
+
+std::string JobAnalysisDir(const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> folders;
+  for (const std::string& input : inputs) {
+    std::error_code ec;
+    const fs::path path = fs::absolute(input).lexically_normal();
+    folders.push_back(fs::is_regular_file(path, ec) ? path.parent_path() : path);
+  }
+  if (folders.empty()) return {};
+  fs::path common = folders.front();
+  if (folders.size() > 1) common = common.parent_path();
+  for (const fs::path& folder : folders) {
+    while (!common.empty() &&
+           std::mismatch(common.begin(), common.end(), folder.begin(), folder.end()).first !=
+               common.end()) {
+      common = common.parent_path();
+    }
+  }
+  return (common / format::kExportDir / format::kAnalysisDir).string();
 }
 
 }  // namespace aiprof::exporter

@@ -24,4 +24,8 @@ std::string NoDataMessage(const model::RunInput& run);
 // in, which other runs and files share.
 std::string ExportLockDir(const model::RunInput& run);
 
+// Where a report over several inputs goes: <the deepest folder holding every input (a trace
+// file's folder)>/aiprof_output/analysis.
+std::string JobAnalysisDir(const std::vector<std::string>& inputs);
+
 }  // namespace aiprof::exporter

@@ -84,12 +84,13 @@ const analysis::AnalysisSet& AnalysisApi::Analyses() const {
   return analyses_.Get([this] { return analysis::RunAnalyses(model_); });
 }
 
-std::string AnalysisApi::Summary() const {
+std::string AnalysisApi::Summary(size_t critical_path_steps) const {
   const analysis::AnalysisSet& a = Analyses();
   std::string out = "{\"inputs\":";
   AppendJsonString(out, a.inputs.Describe());
   out += ",\"step_source\":";
   AppendJsonString(out, analysis::StepSourceName(a.step_breakdown.step_source));
+  out += ",\"critical_path_steps\":" + std::to_string(critical_path_steps);
   out += ",\"scopes\":[";
   for (size_t i = 0; i < a.overlap.scopes.size(); ++i) {
     const analysis::OverlapScope& scope = a.overlap.scopes[i];

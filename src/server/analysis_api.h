@@ -24,8 +24,9 @@ class AnalysisApi {
 
   const analysis::AnalysisSet& Analyses() const;
   // What the run had, the scopes, the step breakdown (analysis::kStepTraceTimeColumns'
-  // UI columns) and msprof's step trace.
-  std::string Summary() const;
+  // UI columns) and msprof's step trace; `critical_path_steps`: how many steps the critical
+  // path has (critical_path_api.h, which reads this set), so that the timeline shows its lane.
+  std::string Summary(size_t critical_path_steps) const;
   // Memory curves (downsampled to `pixels`), peaks and top operators.
   std::string Memory(int64_t pixels) const;
   std::string DataPreparation() const;

@@ -103,6 +103,7 @@ UiApi::UiApi(model::Model model, std::vector<std::string> prof_dirs)
       role_labels_(RoleLabels(model_, roles_)),
       analysis_(model_, origin_ns_, role_labels_),
       communication_(analysis_, origin_ns_),
+      critical_path_(model_, analysis_, origin_ns_),
       cpu_profile_(model_),
       advice_(model_, analysis_, prof_dirs_),
       comparison_(model_, analysis_, prof_dirs_),

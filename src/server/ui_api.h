@@ -2,9 +2,9 @@
 // the model and answers the timeline itself (run, tracks, slices, counters, flows, search,
 // tables: through the level-of-detail index, so their size follows the pixels, not the
 // events); each view over once-computed results is a class of its own that it holds
-// (analysis_api.h, communication_api.h, cpu_profile_api.h, advice_api.h, compare_api.h,
-// query_api.h).
-// Times in answers are ns since `origin_ns` (the run's start), to stay exact in a double.
+// (analysis_api.h, communication_api.h, critical_path_api.h, cpu_profile_api.h, advice_api.h,
+// compare_api.h, query_api.h). Times in answers are ns since `origin_ns` (the run's start), to stay
+// exact in a double.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,7 @@
 #include "server/communication_api.h"
 #include "server/compare_api.h"
 #include "server/cpu_profile_api.h"
+#include "server/critical_path_api.h"
 #include "server/query_api.h"
 #include "server/timeline_index.h"
 
@@ -80,6 +81,7 @@ class UiApi {
   // The views over the analyses and the other once-computed answers, one class each.
   const AnalysisApi& analysis() const { return analysis_; }
   const CommunicationApi& communication() const { return communication_; }
+  const CriticalPathApi& critical_path() const { return critical_path_; }
   const CpuProfileApi& cpu_profile() const { return cpu_profile_; }
   const AdviceApi& advice() const { return advice_; }
   const CompareApi& comparison() const { return comparison_; }
@@ -108,6 +110,7 @@ class UiApi {
   std::string run_json_, tracks_json_;
   AnalysisApi analysis_;
   CommunicationApi communication_;
+  CriticalPathApi critical_path_;
   CpuProfileApi cpu_profile_;
   AdviceApi advice_;
   CompareApi comparison_;

@@ -55,6 +55,30 @@ int64_t IntParam(const httplib::Request& req, const char* name, int64_t fallback
   return value;
 }
 
+// A share removed, 0..1, from a percentage parameter (0..100).
+double PercentParam(const httplib::Request& req, const char* name) {
+  const int64_t percent = IntParam(req, name, 0);
+  if (percent < 0 || percent > 100) {
+    throw ApiError(400, std::string("parameter ") + name + ": a percentage 0..100");
+  }
+  return static_cast<double>(percent) / 100;
+}
+
+// /api/what_if?loader=1&comm=1&rank=1&op=<name>&op_pct=50&cat<N>_pct=30 (N a PathCategory).
+CriticalPathApi::WhatIfQuery WhatIfParams(const httplib::Request& req) {
+  CriticalPathApi::WhatIfQuery query;
+  query.data_loading_free = IntParam(req, "loader", 0) != 0;
+  query.communication_overlapped = IntParam(req, "comm", 0) != 0;
+  query.rank_at_median = IntParam(req, "rank", 0) != 0;
+  if (req.has_param("op")) query.operator_name = req.get_param_value("op");
+  query.operator_speedup = PercentParam(req, "op_pct");
+  for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
+    const std::string name = "cat" + std::to_string(c) + "_pct";
+    query.category_speedup[c] = PercentParam(req, name.c_str());
+  }
+  return query;
+}
+
 std::vector<uint32_t> IdListParam(const httplib::Request& req, const char* name) {
   std::vector<uint32_t> ids;
   if (!req.has_param(name)) return ids;
@@ -427,7 +451,7 @@ void UiServer::AddTimelineRoutes() {
 void UiServer::AddViewRoutes() {
   httplib::Server& http = *http_;
   http.Get("/api/analysis", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.analysis().Summary());
+             SendJson(res, api_.analysis().Summary(api_.critical_path().Result().steps.size()));
            }));
   http.Get("/api/memory", Guarded([this](const httplib::Request& req, httplib::Response& res) {
              const int64_t pixels = IntParam(req, "px", 2000);
@@ -440,6 +464,22 @@ void UiServer::AddViewRoutes() {
            }));
   http.Get("/api/overlap", Guarded([this](const httplib::Request& req, httplib::Response& res) {
              SendJson(res, api_.analysis().Overlap(WindowParams(req, api_)));
+           }));
+  http.Get("/api/critical_path", Guarded([this](const httplib::Request&, httplib::Response& res) {
+             SendJson(res, api_.critical_path().Summary());
+           }));
+  http.Get("/api/critical_path/segments",
+           Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             const int64_t step = IntParam(req, "step", 0);
+             if (step < 0) throw ApiError(400, "parameter step: out of range");
+             SendJson(res, api_.critical_path().Segments(static_cast<size_t>(step)));
+           }));
+  http.Get("/api/critical_path/lane",
+           Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             SendJson(res, api_.critical_path().Lane(WindowParams(req, api_)));
+           }));
+  http.Get("/api/what_if", Guarded([this](const httplib::Request& req, httplib::Response& res) {
+             SendJson(res, api_.critical_path().WhatIf(WhatIfParams(req)));
            }));
   http.Get("/api/communication", Guarded([this](const httplib::Request&, httplib::Response& res) {
              SendJson(res, api_.communication().Answer());

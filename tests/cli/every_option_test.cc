@@ -295,6 +295,13 @@ TEST_F(ExportOptions, EachChangesTheFilesWritten) {
       {"--iteration-id", [&] { EXPECT_NE(Export("--iteration-id=2"), plain); }},
       {"--summary-format", [&] { EXPECT_NE(Export("--summary-format=json"), plain); }},
       {"--timeline-format", [&] { EXPECT_NE(Export("--timeline-format=perfetto"), plain); }},
+      {"--critical-path",
+       [&] {
+         const auto without = Export("");
+         EXPECT_NE(Export("--critical-path=on"), without);
+         EXPECT_TRUE(fs::exists(fs::path(prof_) / "aiprof_output" / "analysis" /
+                                "critical_path_steps.csv"));
+       }},
       {"--clear",
        [&] {
          const fs::path stale = fs::path(prof_) / "aiprof_output" / "op_summary_1.csv";
@@ -337,6 +344,16 @@ TEST_F(ExportOptions, AnalyzeOptionsEachChangeTheFilesWritten) {
       {"--type", [&] { EXPECT_NE(analyze("--type=db"), plain); }},
       {"--iteration-id", [&] { EXPECT_NE(analyze("--iteration-id=2"), plain); }},
       {"--summary-format", [&] { EXPECT_NE(analyze("--summary-format=json"), plain); }},
+      {"--critical-path",
+       [&] {
+         // One PROF_* writes the same files (critical_path_*.csv are always written); the
+         // option adds the path's report to the terminal output.
+         auto with = RunAiprof("analyze --output=" + prof_ + " --critical-path");
+         EXPECT_EQ(with.exit_code, 0) << with.output;
+         EXPECT_NE(with.output.find("critical path ("), std::string::npos) << with.output;
+         auto without = RunAiprof("analyze --output=" + prof_);
+         EXPECT_EQ(without.output.find("critical path ("), std::string::npos) << without.output;
+       }},
   };
   std::set<std::string> listed = HelpOptions("analyze");
   for (const std::string& option : listed) {

@@ -341,7 +341,10 @@ TEST_F(LaunchTest, NvtxProgramsRangesAreRecordedAndExportedWithNoFlag) {
   auto trace = nlohmann::json::parse(in, nullptr, false);
   ASSERT_TRUE(trace.is_object()) << timeline;
   size_t outer = 0;
-  for (const auto& event : trace["traceEvents"]) outer += event["name"] == "outer";
+  for (const auto& event : trace["traceEvents"]) {
+    // The critical path lane repeats the names of the ranges on the path.
+    outer += event["name"] == "outer" && event.value("cat", "") != "critical_path";
+  }
   EXPECT_EQ(outer, 5u) << "nvtxRangePushA(\"outer\") once per iteration";
 
   // And `aiprof export` of the same directory shows them again, with no flag either.

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "export/export_job.h"
+#include "export/timeline/critical_path_track.h"
 #include "export/timeline/overlap_tracks.h"
 #include "export/timeline/trace_json.h"
 #include "export_fixture.h"
@@ -28,6 +29,7 @@ class TimelineTest : public ExportFixture {
     ExportOptions options;
     options.output = root_.string();
     options.timestamp = "20260101000000";
+    options.critical_path = true;  // the timeline's Critical path lane
     if (!extra_iteration.empty()) {
       model::StepRange range;
       std::string error;
@@ -96,10 +98,17 @@ TEST_F(TimelineTest, EveryEventMatchesTheGoldenData) {
   // compute of the Overlap Analysis process (docs/analysis.md), input waits excepted.
   std::vector<Expected> lanes;
   const std::vector<Expected> expected_lanes = GoldenOverlapLanes();
+  // The critical path lane: each step's path piece by piece, end to end, covering the step.
+  std::vector<Expected> path;
   for (const json& e : trace["traceEvents"]) {
     if (e["ph"] == "X" && e["cat"] == "overlap_analysis") {
       EXPECT_EQ(e["pid"], 1u << 30);
       lanes.push_back({e["name"], Ns(e["ts"]), Ns(e["dur"]), e["tid"], e["cat"]});
+    } else if (e["ph"] == "X" && e["cat"] == "critical_path") {
+      EXPECT_EQ(e["pid"], kCriticalPathPid);
+      EXPECT_TRUE(e["args"]["category"].is_string());
+      EXPECT_EQ(e["args"]["step"], Ns(e["ts"]) < 2000 ? "1" : "2");
+      path.push_back({e["name"], Ns(e["ts"]), Ns(e["dur"]), e["tid"], e["cat"]});
     } else if (e["ph"] == "X") {
       EXPECT_EQ(e["pid"], kPid);
       got.push_back({e["name"], Ns(e["ts"]), Ns(e["dur"]), e["tid"], e["cat"]});
@@ -123,6 +132,12 @@ TEST_F(TimelineTest, EveryEventMatchesTheGoldenData) {
   std::sort(lanes.begin(), lanes.end(), [&](const Expected& a, const Expected& b) {
     return std::tie(a.name, a.ts) < std::tie(b.name, b.ts);
   });
+  std::sort(path.begin(), path.end(),
+            [](const Expected& a, const Expected& b) { return a.ts < b.ts; });
+  ASSERT_FALSE(path.empty());
+  EXPECT_EQ(path.front().ts, 1000);
+  for (size_t i = 1; i < path.size(); ++i) EXPECT_EQ(path[i].ts, path[i - 1].ts + path[i - 1].dur);
+  EXPECT_EQ(path.back().ts + path.back().dur, 3000);
   ASSERT_EQ(lanes.size(), expected_lanes.size());
   for (size_t i = 0; i < lanes.size(); ++i) {
     EXPECT_EQ(key(lanes[i]), key(expected_lanes[i])) << lanes[i].name << " " << lanes[i].ts;
@@ -189,14 +204,17 @@ TEST_F(TimelineTest, IterationIdSelectsExactlyThatStep) {
   json trace = Export("2");
   std::multiset<std::string> names;
   for (const json& e : trace["traceEvents"]) {
-    if (e.value("cat", "") == "overlap_analysis") continue;  // derived lanes, checked above
+    const std::string cat = e.value("cat", "");
+    if (cat == "overlap_analysis" || cat == "critical_path") continue;  // derived lanes
+
     if (e["ph"] == "X" || e["ph"] == "i") names.insert(e["name"]);
   }
   EXPECT_EQ(names, (std::multiset<std::string>{"ProfilerStep#2", "forward", "matmul", "load"}));
   json both = Export("1-2");
   size_t slices = 0;
   for (const json& e : both["traceEvents"]) {
-    slices += e["ph"] == "X" && e.value("cat", "") != "overlap_analysis";
+    const std::string cat = e.value("cat", "");
+    slices += e["ph"] == "X" && cat != "overlap_analysis" && cat != "critical_path";
   }
   EXPECT_EQ(slices, 8u);
 }

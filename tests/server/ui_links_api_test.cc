@@ -144,7 +144,7 @@ TEST(UiLinksApi, OperatorsTableHasSelfTimeProcessAndWallShares) {
 
 TEST(UiLinksApi, EachStepNamesItsLongestInputWait) {
   UiApi api(TorchLikeModel(), {"run"});
-  const nlohmann::json summary = nlohmann::json::parse(api.analysis().Summary());
+  const nlohmann::json summary = nlohmann::json::parse(api.analysis().Summary(0));
   ASSERT_FALSE(summary["step_breakdown"].empty());
   EXPECT_EQ(summary["step_breakdown"][0]["wait_slice"], 1);  // the DataLoader fetch
   const nlohmann::json dataprep = nlohmann::json::parse(api.analysis().DataPreparation());

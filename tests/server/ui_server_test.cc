@@ -189,6 +189,47 @@ TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
   EXPECT_EQ(bad->status, 400);
 }
 
+// The Critical path view: the set's path per step, one step's pieces end to end, the path as
+// a timeline lane, and what-if answers re-solved on the graph (the standard projections'
+// figures when the same projection is asked for).
+TEST_F(UiServerTest, CriticalPathAndWhatIfComeFromTheAnalysisSet) {
+  const analysis::CriticalPathResult& r = api_->critical_path().Result();
+  ASSERT_FALSE(r.steps.empty());
+  const nlohmann::json path = GetJson("/api/critical_path");
+  ASSERT_EQ(path["steps"].size(), r.steps.size());
+  EXPECT_EQ(path["step_ns"], r.step_ns);
+  EXPECT_EQ(path["categories"].size(), static_cast<size_t>(analysis::kPathCategoryCount));
+  for (size_t i = 0; i < r.steps.size(); ++i) {
+    int64_t sum = 0;
+    for (const auto& ns : path["steps"][i][6]) sum += ns.get<int64_t>();
+    EXPECT_EQ(sum, r.steps[i].duration_ns());
+    const nlohmann::json pieces = GetJson("/api/critical_path/segments?step=" + std::to_string(i));
+    ASSERT_EQ(pieces["segments"].size(), r.steps[i].segment_count);
+    int64_t covered = 0;
+    for (const auto& piece : pieces["segments"]) covered += piece[1].get<int64_t>();
+    EXPECT_EQ(covered, r.steps[i].duration_ns());
+  }
+  const nlohmann::json lane = GetJson("/api/critical_path/lane?t0=0&t1=100000&px=100");
+  EXPECT_FALSE(lane["pieces"].empty());
+  EXPECT_EQ(GetJson("/api/analysis")["critical_path_steps"], r.steps.size());
+
+  const nlohmann::json none = GetJson("/api/what_if");
+  EXPECT_EQ(none["projected_ns"], r.step_ns);
+  const analysis::WhatIfSummary* top = r.Find(analysis::WhatIfKind::kOperatorFaster);
+  ASSERT_NE(top, nullptr);
+  const nlohmann::json faster = GetJson("/api/what_if?op=" + top->spec.name + "&op_pct=50");
+  EXPECT_EQ(faster["projected_ns"], top->projected_ns);
+  ASSERT_EQ(faster["steps"].size(), r.steps.size());
+  EXPECT_EQ(GetJson("/api/what_if?loader=1")["projected_ns"],
+            r.Find(analysis::WhatIfKind::kDataLoadingFree)->projected_ns);
+  for (const char* bad : {"/api/what_if?op_pct=101", "/api/what_if?cat0_pct=x",
+                          "/api/critical_path/segments?step=99999"}) {
+    httplib::Result answer = Get(bad);
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(answer->status, 400) << bad;
+  }
+}
+
 TEST_F(UiServerTest, TablesSayWhatIsMissing) {
   const nlohmann::json kernels = GetJson("/api/table/kernels");
   EXPECT_TRUE(kernels["missing"].is_string());

@@ -364,7 +364,7 @@ async function main() {
     page.on("console", (m) => m.type() === "error" && !(page.url().includes("#query") && m.text().includes("status of 400")) && errors.push(`${m.text()} (on ${page.url().replace(/token=\w+/, "token=…")})`));
     page.on("pageerror", (e) => errors.push(`${String(e)} (on ${page.url().replace(/token=\w+/, "token=…")})`));
 
-    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "cpu", "dataprep", "advice", "compare", "query"];
+    const views = ["overview", "timeline", "operators", "kernels", "memory", "resources", "communication", "cpu", "critical", "dataprep", "advice", "compare", "query"];
     for (const view of views) {
       const before = errors.length;
       await page.goto(`${url}#${view}`);
@@ -396,6 +396,27 @@ async function main() {
       );
       check("overview step numbers equal step_trace CSV", mismatches.length === 0, JSON.stringify(mismatches.slice(0, 2)));
     }
+
+    // Critical path: one row per step of critical_path_steps.csv, the step's path shown, and a
+    // what-if answer (re-solved on the server) for "data loading free" equal to the CSV's.
+    await page.goto(`${url}#critical`);
+    await page.reload();
+    await page.waitForSelector('#view[data-ready="1"]');
+    // The critical path is not in the default export: `aiprof analyze --critical-path` writes it.
+    run(aiprof, ["analyze", `--output=${prof}`, "--critical-path"]);
+    const pathCsv = join(prof, "aiprof_output", "analysis", "critical_path_steps.csv");
+    const pathRows = readCsv(pathCsv);
+    const pathShown = await page.$$eval("#critical-steps tr", (rows) => rows.length - 1);
+    check("critical path: one row per critical_path_steps.csv step", pathShown === Math.min(pathRows.length, 1000), `${pathShown} vs ${pathRows.length}`);
+    const pieces = await page.$$eval("#critical-segments tr", (rows) => rows.length - 1);
+    check("critical path: the first step's path is shown", pieces > 0, `${pieces} pieces`);
+    await page.check("#whatif-loader");
+    await page.waitForFunction(() => document.querySelector("#whatif-result")?.textContent?.includes("data loading free"), null, { timeout: 15000 }).catch(() => {});
+    const answer = await page.textContent("#whatif-result");
+    const whatIfCsv = readCsv(join(prof, "aiprof_output", "analysis", "critical_path_what_if.csv"));
+    const loaderRow = whatIfCsv.find((r) => r["Kind"] === "data_loading_free");
+    const projectedMs = loaderRow ? Number(loaderRow["Projected(us)"]) / 1000 : NaN;
+    check("critical path: the what-if panel re-solves data loading free", !!answer && answer.includes("data loading free") && Number.isFinite(projectedMs), `${answer} vs ${projectedMs} ms`);
 
     // Timeline: zoom (W), pan (D), search.
     await page.goto(`${url}#timeline`);

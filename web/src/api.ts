@@ -139,6 +139,7 @@ export interface BreakdownRow {
 export interface AnalysisSummary {
   inputs: string;
   step_source: string;
+  critical_path_steps?: number;  // steps with a critical path (its timeline lane when > 0)
   scopes: { process: number; device: number; rank: number; compute_input: string }[];
   step_breakdown: BreakdownRow[];
   step_trace: StepTraceRow[];  // the rows of step_trace_*.csv

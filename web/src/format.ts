@@ -133,3 +133,7 @@ function hslToHex(hue: number, s: number, l: number): string {
   };
   return `#${channel(0)}${channel(8)}${channel(4)}`;
 }
+
+// Per critical path category (analysis/critical_path/path_category.h): compute,
+// communication transit, communication wait, host overhead, synchronisation, data loading, idle.
+export const CRITICAL_COLORS = ["#3b82f6", "#8b5cf6", "#ef4444", "#f59e0b", "#ec4899", "#10b981", "#cbd5e1"];

@@ -25,6 +25,7 @@ const views: [string, string, View][] = [
   ["resources", "Resources", async (root) => (await import("./views/resources")).renderResources(root)],
   ["communication", "Communication", async (root) => (await import("./views/communication")).renderCommunication(root)],
   ["cpu", "CPU", async (root) => (await import("./views/cpu")).renderCpu(root)],
+  ["critical", "Critical path", async (root) => (await import("./views/critical_path")).renderCriticalPath(root)],
   ["dataprep", "Data preparation", async (root) => (await import("./views/dataprep")).renderDataPreparation(root)],
   ["advice", "Advice", async (root) => (await import("./views/advice")).renderAdvice(root)],
   ["compare", "Compare", async (root) => (await import("./views/compare")).renderCompare(root)],

@@ -74,6 +74,12 @@ struct Finding {
   // What the advice is worth, for ranking among findings of one severity: the share of
   // step (or run) time the problem concerns, 0..1.
   double impact = 0;
+  // What fixing it would save (when the critical path was computed: AnalysisOptions), re-solved on
+  // the steps' critical path graphs (critical_path/what_if.h): the share of step time the matching
+  // projection removes, and which projection that is; -1 and "" when no projection models the
+  // finding.
+  double projected_saving = -1;
+  std::string projection;
   std::string detail;  // one line with the measured figures (or why not evaluated)
   std::string suggestion;
   std::vector<std::string> reads;  // analysis results the rule read
@@ -110,6 +116,10 @@ struct ProfileInput {
 
 struct AdviceInput {
   std::vector<ProfileInput> profiles;  // one per PROF_* directory given
+  // Several profiles of one job (its ranks, a process and its DataLoader workers): the
+  // what-if projections of the job's critical path, the profiles parsed together
+  // (export/critical_path_job.h). Null with one profile, whose own projections are the job's.
+  const std::vector<WhatIfSummary>* job_what_ifs = nullptr;
 };
 
 struct RuleDefinition {

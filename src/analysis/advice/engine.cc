@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/advice/projected_saving.h"
 #include "analysis/advice/rules.h"
 #include "analysis/advice/step_view.h"
 
@@ -85,10 +86,19 @@ AdviceReport RunAdvice(const AdviceInput& input, const Thresholds& thresholds) {
     }
     report.findings.push_back(std::move(finding));
   }
+  for (Finding& finding : report.findings) AddProjectedSaving(input, &finding);
+  // Triggered findings by what fixing them would save (the critical path's projections),
+  // then those no projection models by severity and impact.
   std::stable_sort(report.findings.begin(), report.findings.end(),
                    [](const Finding& a, const Finding& b) {
                      if (a.status != b.status) return a.status < b.status;
                      if (a.status != RuleStatus::kTriggered) return false;
+                     const bool projected_a = a.projected_saving >= 0;
+                     const bool projected_b = b.projected_saving >= 0;
+                     if (projected_a != projected_b) return projected_a;
+                     if (projected_a && a.projected_saving != b.projected_saving) {
+                       return a.projected_saving > b.projected_saving;
+                     }
                      if (a.severity != b.severity) return a.severity < b.severity;
                      return a.impact > b.impact;
                    });

@@ -122,8 +122,13 @@ void FindingSection(const advice::Finding& finding, size_t rank, std::ostream& o
       << ". <span class=\"badge\" style=\"background:" << SeverityColor(finding.severity) << "\">"
       << advice::SeverityName(finding.severity) << "</span>" << EscapeMarkup(finding.title)
       << " <span class=\"muted\">(" << EscapeMarkup(finding.rule) << ")</span></h2>\n<p>"
-      << EscapeMarkup(finding.detail) << "</p>\n<p class=\"try\"><b>Try:</b> "
-      << EscapeMarkup(finding.suggestion) << "</p>\n";
+      << EscapeMarkup(finding.detail) << "</p>\n";
+  if (finding.projected_saving >= 0) {
+    out << "<p><b>Fixing it would save</b> about " << Number(100 * finding.projected_saving, 1)
+        << "% of step time (critical path, re-solved: " << EscapeMarkup(finding.projection)
+        << ")</p>\n";
+  }
+  out << "<p class=\"try\"><b>Try:</b> " << EscapeMarkup(finding.suggestion) << "</p>\n";
   for (const advice::EvidenceTable& table : finding.evidence) {
     out << "<h3>" << EscapeMarkup(table.title) << "</h3>\n";
     Table(table.columns, table.rows, out);

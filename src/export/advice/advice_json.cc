@@ -44,6 +44,10 @@ nlohmann::ordered_json FindingJson(const advice::Finding& finding) {
                          ? nlohmann::ordered_json(advice::SeverityName(finding.severity))
                          : nlohmann::ordered_json(nullptr);
   json["impact"] = finding.impact;
+  json["projected_saving"] = finding.projected_saving >= 0
+                                 ? nlohmann::ordered_json(finding.projected_saving)
+                                 : nlohmann::ordered_json(nullptr);
+  json["projection"] = finding.projection;
   json["detail"] = finding.detail;
   json["suggestion"] = finding.suggestion;
   json["reads"] = finding.reads;

@@ -1,7 +1,9 @@
-// The ranked terminal report of `aiprof advise`: triggered findings first (severity, then
-// impact), each with its figures, what to try and the head of its evidence; then one line
-// per rule that passed or could not be evaluated, so nothing passes silently.
+// The ranked terminal report of `aiprof advise`: triggered findings first (by projected
+// saving, then severity and impact), each with its figures, what to try and the head of its
+// evidence; then one line per rule that passed or could not be evaluated, so nothing passes
+// silently.
 #include <algorithm>
+#include <cstdio>
 #include <ostream>
 
 #include "export/advice/advice_writers.h"
@@ -88,6 +90,12 @@ void PrintAdviceReport(const advice::AdviceReport& report, std::ostream& out,
         << SeverityLabel(style, finding.severity, "[" + severity + "]") << " "
         << style.Bold(finding.title) << " (" << finding.rule << ")\n";
     out << "     " << finding.detail << "\n";
+    if (finding.projected_saving >= 0) {
+      char saving[64];
+      std::snprintf(saving, sizeof(saving), "%.1f%%", 100 * finding.projected_saving);
+      out << "     " << style.Bold("Fixing it would save") << " about " << saving
+          << " of step time (critical path, re-solved: " << finding.projection << ")\n";
+    }
     out << "     " << style.Bold("Try:") << " " << finding.suggestion << "\n";
     for (const advice::EvidenceTable& table : finding.evidence) {
       PrintTable(table, options.evidence_rows, style, out);

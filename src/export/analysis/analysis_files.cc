@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "export/analysis/critical_path_files.h"
 #include "export/analysis/resource_analysis_files.h"
 #include "export/sqlite/analysis_tables.h"
 
@@ -83,6 +84,7 @@ void WriteAnalysisFiles(const model::Model& model, const analysis::AnalysisSet& 
   WriteStepTraceTime(model, set, target);
   WriteOverlapTotals(model, set, target);
   WriteResourceAnalysisFiles(model, set, target);
+  WriteCriticalPathFiles(model, set, target);
 }
 
 namespace {
@@ -95,6 +97,7 @@ void WriteFixedLayout(const model::Model& model, const analysis::AnalysisSet& se
   WriteStepTraceTime(model, set, deliverables);
   WriteOverlapTotals(model, set, target);
   WriteResourceAnalysisFiles(model, set, target);
+  WriteCriticalPathFiles(model, set, target);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "export/sqlite/column_sql.h"
 #include "export/sqlite/communication_analysis_tables.h"
+#include "export/sqlite/critical_path_tables.h"
 #include "export/sqlite/database.h"
 #include "export/sqlite/process_key.h"
 #include "export/sqlite/resource_analysis_tables.h"
@@ -125,7 +126,8 @@ bool WriteAnalysisTables(Database& database, const model::Model& m,
              },
              error) &&
          WriteResourceAnalysisTables(database, m, set, error) &&
-         WriteCommunicationTables(database, set.communication_analysis, error);
+         WriteCommunicationTables(database, set.communication_analysis, error) &&
+         WriteCriticalPathTables(database, m, set, error);
 }
 
 bool WriteAnalysisDb(const model::Model& model, const analysis::AnalysisSet& set,

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/cpu_profile/cpu_profile.h"
+#include "export/analysis/critical_path_files.h"
 #include "export/text_writer.h"
+#include "export/timeline/critical_path_track.h"
 #include "export/timeline/memory_tracks.h"
 #include "export/timeline/overlap_tracks.h"
 #include "export/timeline/track_ids.h"
@@ -89,10 +91,12 @@ void WriteMarkerArgs(TextWriter& w, const model::Model& m, uint32_t marker, bool
 class TraceJsonWriter {
  public:
   TraceJsonWriter(const model::Model& m, TextWriter& w, const analysis::OverlapResult* overlap,
-                  const analysis::MemoryAnalysis* memory, const analysis::CpuProfile* cpu_profile)
+                  const analysis::MemoryAnalysis* memory, const analysis::CpuProfile* cpu_profile,
+                  const analysis::CriticalPathResult* critical_path)
       : m_(m),
         w_(w),
         overlap_(overlap),
+        critical_path_(critical_path),
         memory_(memory),
         cpu_profile_(cpu_profile),
         ids_(ComputeTimelineIds(m)),
@@ -107,6 +111,7 @@ class TraceJsonWriter {
     WriteCounters();
     WriteFlows();
     WriteOverlapLanes();
+    WriteCriticalPathLane();
     WriteCpuSampling();
     w_.Raw("\n],\n\"traceName\":").JsonString(trace_name).Raw("\n}\n");
   }
@@ -245,6 +250,15 @@ class TraceJsonWriter {
       int64_t sort = m_.threads.sort_index[m_.tracks.thread[t]] * 1000 + m_.tracks.lane[t];
       Metadata("thread_sort_index", pid, &tid, "sort_index", "", &sort);
     }
+    if (critical_path_ != nullptr && critical_path_->computed && !critical_path_->steps.empty()) {
+      const uint32_t lane = 0;
+      const int64_t sort = kCriticalPathSortIndex, lane_sort = 0;
+      Metadata("process_name", kCriticalPathPid, nullptr, "name", kCriticalPathProcessName,
+               nullptr);
+      Metadata("process_sort_index", kCriticalPathPid, nullptr, "sort_index", "", &sort);
+      Metadata("thread_name", kCriticalPathPid, &lane, "name", kCriticalPathLaneName, nullptr);
+      Metadata("thread_sort_index", kCriticalPathPid, &lane, "sort_index", "", &lane_sort);
+    }
     if (overlap_ == nullptr) return;
     for (uint32_t scope = 0; scope < overlap_->scopes.size(); ++scope) {
       uint32_t pid = OverlapAnalysisPid(scope);
@@ -276,6 +290,37 @@ class TraceJsonWriter {
             Ts(i.begin);
             w_.Raw(",\"dur\":").Micros(i.length()).Char('}');
           });
+    }
+  }
+
+  void WriteCriticalPathLane() {
+    if (critical_path_ == nullptr || !critical_path_->computed) return;
+    const analysis::CriticalPathResult& r = *critical_path_;
+    std::string thread_label;
+    uint32_t labelled = model::kNoRow;
+    for (const analysis::CriticalPathStep& step : r.steps) {
+      const std::string step_label =
+          r.whole_run ? "all"
+                      : model::FormatStepLabel(model::HasSeveralLoops(m_), step.loop, step.step);
+      for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
+        const analysis::CriticalPathSegment s = r.Segment(m_, step, i);
+        if (s.thread != labelled) {
+          labelled = s.thread;
+          thread_label = CriticalPathThreadLabel(m_, s.thread);
+        }
+        Separator();
+        w_.Raw("{\"ph\":\"X\",\"cat\":\"").Raw(kCriticalPathCategory).Raw("\",\"name\":");
+        w_.JsonString(s.slice != model::kNoRow ? m_.Str(m_.slices.name[s.slice])
+                                               : analysis::PathCategoryName(s.category));
+        w_.Raw(",\"pid\":").UInt(kCriticalPathPid).Raw(",\"tid\":0,\"ts\":");
+        Ts(s.begin_ns);
+        w_.Raw(",\"dur\":").Micros(s.end_ns - s.begin_ns);
+        w_.Raw(",\"args\":{\"category\":").JsonString(analysis::PathCategoryName(s.category));
+        w_.Raw(",\"step\":").JsonString(step_label).Raw(",\"thread\":").JsonString(thread_label);
+        w_.Raw(",\"rank\":").Int(s.rank);
+        if (s.latency) w_.Raw(",\"latency\":1");
+        w_.Raw("}}");
+      }
     }
   }
 
@@ -508,6 +553,7 @@ class TraceJsonWriter {
 
   TextWriter& w_;
   const analysis::OverlapResult* overlap_;
+  const analysis::CriticalPathResult* critical_path_;
   const analysis::MemoryAnalysis* memory_;
   const analysis::CpuProfile* cpu_profile_;
   TimelineIds ids_;
@@ -530,17 +576,19 @@ int64_t TimelineBaseNs(const model::Model& m) {
 
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
                     const analysis::OverlapResult* overlap, const analysis::MemoryAnalysis* memory,
-                    const analysis::CpuProfile* cpu_profile) {
-  return WriteTraceJson(model, path, path, error, overlap, memory, cpu_profile);
+                    const analysis::CpuProfile* cpu_profile,
+                    const analysis::CriticalPathResult* critical_path) {
+  return WriteTraceJson(model, path, path, error, overlap, memory, cpu_profile, critical_path);
 }
 
 bool WriteTraceJson(const model::Model& model, const std::string& path,
                     const std::string& trace_name, std::string* error,
                     const analysis::OverlapResult* overlap, const analysis::MemoryAnalysis* memory,
-                    const analysis::CpuProfile* cpu_profile) {
+                    const analysis::CpuProfile* cpu_profile,
+                    const analysis::CriticalPathResult* critical_path) {
   TextWriter w;
   if (!w.Open(path, error)) return false;
-  TraceJsonWriter(model, w, overlap, memory, cpu_profile).Write(trace_name);
+  TraceJsonWriter(model, w, overlap, memory, cpu_profile, critical_path).Write(trace_name);
   if (!w.Close()) {
     *error = w.error();
     return false;

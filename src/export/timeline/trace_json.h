@@ -3,7 +3,8 @@
 // displayTimeUnit, traceEvents, traceName; µs with 3 decimals relative to
 // baseTimeNanoseconds; X slices, i markers, C counters (including "Dropped events"),
 // s/f flows, and one M event per process/thread name, label and sort index; with an
-// overlap result, its "Overlap Analysis" processes (overlap_tracks.h). Metadata a program
+// overlap result, its "Overlap Analysis" processes (overlap_tracks.h); with a critical path,
+// its "Critical path" lane (critical_path_track.h). Metadata a program
 // added under "user.<key>" (aiprof_add_metadata, the Python API's add_metadata) is a
 // top-level "<key>", as Kineto writes torch.profiler's metadata.
 #pragma once
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "analysis/cpu_profile/cpu_profile.h"
+#include "analysis/critical_path/critical_path.h"
 #include "analysis/memory.h"
 #include "analysis/overlap.h"
 #include "model/model.h"
@@ -26,13 +28,15 @@ int64_t TimelineBaseNs(const model::Model& model);
 bool WriteTraceJson(const model::Model& model, const std::string& path, std::string* error,
                     const analysis::OverlapResult* overlap = nullptr,
                     const analysis::MemoryAnalysis* memory = nullptr,
-                    const analysis::CpuProfile* cpu_profile = nullptr);
+                    const analysis::CpuProfile* cpu_profile = nullptr,
+                    const analysis::CriticalPathResult* critical_path = nullptr);
 // The same, with `trace_name` as traceName instead of `path` (a caller that compresses the
 // file afterwards names the final file).
 bool WriteTraceJson(const model::Model& model, const std::string& path,
                     const std::string& trace_name, std::string* error,
                     const analysis::OverlapResult* overlap = nullptr,
                     const analysis::MemoryAnalysis* memory = nullptr,
-                    const analysis::CpuProfile* cpu_profile = nullptr);
+                    const analysis::CpuProfile* cpu_profile = nullptr,
+                    const analysis::CriticalPathResult* critical_path = nullptr);
 
 }  // namespace aiprof::exporter

@@ -44,8 +44,7 @@ TEST(DataLoadingRule, TriggersAboveFivePercentOfTheStep) {
   // Each row says which step it is, so the UI opens it on the timeline.
   ASSERT_EQ(above.evidence[0].targets.size(), 5u);
   EXPECT_EQ(above.evidence[0].targets[0].kind, EvidenceTarget::Kind::kStep);
-  EXPECT_EQ(above.evidence[0].rows[0][0],
-            std::to_string(above.evidence[0].targets[0].step_id));
+  EXPECT_EQ(above.evidence[0].rows[0][0], std::to_string(above.evidence[0].targets[0].step_id));
   EXPECT_NE(above.suggestion.find("num_workers"), std::string::npos);
   EXPECT_EQ(Evaluate(InputWait(30).input(), "data_loading").severity, Severity::kHigh);
 }

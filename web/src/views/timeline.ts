@@ -12,7 +12,7 @@ import { el, formatCounterValue, formatNs, formatNsExact } from "../format";
 import type { ViewHandle } from "../main";
 import { replaceParams } from "../router";
 import {
-  drawCounter, drawFlow, drawInstants, drawLaneLabel, drawLaneSeparator, drawOverlap, drawProcessHeader, PIN_W, Scale, slicesTop,
+  drawCounter, drawCritical, drawFlow, drawInstants, drawLaneLabel, drawLaneSeparator, drawOverlap, drawProcessHeader, PIN_W, Scale, slicesTop,
 } from "./timeline_draw";
 import { buildLanes, DEPTH_H, INSTANT_H, Lane, LaneState, Layout } from "./timeline_lanes";
 import { areaStatistics, AreaStatistics, InstantDetail, instantDetails, Search, SliceDetail, sliceDetails } from "./timeline_panel";
@@ -33,6 +33,7 @@ interface Cache {
   counters: Map<number, CounterPoints>;
   flows: Flow[];
   overlap: Map<number, Float64Array[]>;  // per scope: Computing, Communication, ...
+  critical: Float64Array | null;  // the critical path: [begin, end, category] per piece
 }
 
 type Selection = { kind: "slice"; id: number; track: number } | { kind: "instant"; id: number; track: number; ts: number } | null;
@@ -202,7 +203,8 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
         onScreen(l) &&
         ((l.kind === "track" && !cache!.tracks.has(l.id)) ||
           (l.kind === "counter" && !cache!.counters.has(l.id)) ||
-          (l.kind === "overlap" && !cache!.overlap.has(l.id))),
+          (l.kind === "overlap" && !cache!.overlap.has(l.id)) ||
+          (l.kind === "critical" && !cache!.critical)),
     );
   }
 
@@ -221,7 +223,8 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     const counterIds = shown.filter((l) => l.kind === "counter").map((l) => l.id);
     try {
       const wantOverlap = shown.some((l) => l.kind === "overlap");
-      const [slices, counterData, flows, overlap] = await Promise.all([
+      const wantCritical = shown.some((l) => l.kind === "critical");
+      const [slices, counterData, flows, overlap, critical] = await Promise.all([
         trackIds.length
           ? getJson<{ tracks: { id: number; spans: Span[]; instants: Instant[] }[]; names: string[] }>(
               `/api/slices?t0=${t0}&t1=${t1}&px=${px}&tracks=${trackIds.join(",")}`,
@@ -232,6 +235,9 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
         wantOverlap
           ? getJson<{ scopes: { lanes: [number, number][][] }[]; lanes: string[] }>(`/api/overlap?t0=${t0}&t1=${t1}&px=${px}`)
           : Promise.resolve({ scopes: [], lanes: [] }),
+        wantCritical
+          ? getJson<{ pieces: [number, number, number][] }>(`/api/critical_path/lane?t0=${t0}&t1=${t1}&px=${px}`)
+          : Promise.resolve(null),
       ]);
       overlapLaneNames = overlap.lanes;
       if (!handle.fetches) performance.mark("aiprof:timeline-data");
@@ -246,6 +252,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
         counters: new Map(counterData.series.map((s) => [s.id, decodeCounter(s.points)])),
         flows: flows.flows,
         overlap: new Map(overlap.scopes.map((s, i) => [i, decodeIntervals(s.lanes)])),
+        critical: critical ? Float64Array.from(critical.pieces.flatMap(([ts, dur, category]) => [ts, ts + dur, category])) : null,
       };
     } finally {
       pending = false;
@@ -336,6 +343,8 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
         }
       } else if (lane.kind === "overlap") {
         drawOverlap(ctx, scale, cache?.overlap.get(lane.id) ?? [], overlapLaneNames, y);
+      } else if (lane.kind === "critical") {
+        drawCritical(ctx, scale, cache?.critical ?? null, y);
       } else {
         drawCounter(ctx, scale, cache?.counters.get(lane.id), lane, y, xOf(runEnd));
       }
@@ -823,7 +832,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   setTimeout(fillStepPicker, 0);
   if ([...params.keys()].some((k) => k !== "t0" && k !== "t1")) await navigate(params);
   void analysis().then((result: AnalysisSummary) => {
-    if (!result.scopes.length || window.__aiprofTimeline !== handle) return;
+    if ((!result.scopes.length && !result.critical_path_steps) || window.__aiprofTimeline !== handle) return;
     summary = result;
     relayout();
     draw();

@@ -1,8 +1,8 @@
 // The timeline's drawing of everything but the slices (timeline_spans.ts): lane headers and
-// labels, Overlap Analysis rows, counters as steps (a value holds until the next sample;
+// labels, Overlap Analysis rows, the critical path's row, counters as steps (a value holds until the next sample;
 // min..max where a pixel holds several), instant markers in their own row above the slices,
 // and flows as curves with an arrowhead at their end.
-import { formatCounterValue } from "../format";
+import { CRITICAL_COLORS, formatCounterValue } from "../format";
 import { DEPTH_H, INSTANT_H, Lane, PROCESS_H } from "./timeline_lanes";
 import { LABEL_W } from "./timeline_ruler";
 import { CounterPoints } from "./timeline_spans";
@@ -76,6 +76,19 @@ export function drawOverlap(ctx: CanvasRenderingContext2D, s: Scale, rows: Float
     }
     ctx.fillStyle = "#445";
     ctx.fillText(names[row] ?? "", LABEL_W + 4, y + 2 + row * DEPTH_H + 11);
+  }
+}
+
+// The job's critical path: one row, each piece in its category's colour.
+export function drawCritical(ctx: CanvasRenderingContext2D, s: Scale, pieces: Float64Array | null, y: number): void {
+  if (!pieces) return;
+  const scale = 1 / s.nsPerPx;
+  for (let i = 0; i < pieces.length; i += 3) {
+    const x0 = Math.max(LABEL_W + (pieces[i] - s.v0) * scale, LABEL_W);
+    const x1 = Math.min(LABEL_W + (pieces[i + 1] - s.v0) * scale, s.width);
+    if (x1 < LABEL_W || x0 > s.width) continue;
+    ctx.fillStyle = CRITICAL_COLORS[pieces[i + 2]] ?? "#999";
+    ctx.fillRect(x0, y + 2, Math.max(x1 - x0, 1), DEPTH_H - 1);
   }
 }
 

@@ -1,4 +1,5 @@
-// The timeline's lanes: one per process header, track (a thread's slices, one row per nesting
+// The timeline's lanes: the job's critical path (when the run has one, at the top of the
+// scrolled lanes), then one per process header, track (a thread's slices, one row per nesting
 // depth, below a row of instant markers when it has instants), Overlap Analysis scope and
 // counter, stacked top to bottom. Process groups collapse to their header and can be pinned:
 // pinned groups stay at the top, above the scrolled ones. A thread's track collapses to its
@@ -12,10 +13,10 @@ export const PROCESS_H = 20;
 const COUNTER_H = 36;
 
 export interface Lane {
-  kind: "process" | "track" | "counter" | "overlap";
+  kind: "process" | "track" | "counter" | "overlap" | "critical";
   label: string;
   id: number;  // process id, track id, counter series id, or overlap scope index
-  process: number;  // the process (group) the lane belongs to
+  process: number;  // the process (group) the lane belongs to; -1 for the critical path
   y: number;  // within its region: the pinned one (pinned) or the scrolled one
   h: number;
   depths: number;  // slice rows drawn
@@ -72,13 +73,17 @@ export function buildLanes(processes: ProcessTracks[], summary: AnalysisSummary,
   let y = 0;
   let pinnedHeight = 0;
   let inPinned = true;
+  const startScrolled = () => {
+    inPinned = false;
+    pinnedHeight = y;
+    y = 0;
+    if (!summary.critical_path_steps) return;
+    lanes.push({ kind: "critical", label: "Critical path", id: 0, process: -1, y, h: DEPTH_H + 4, depths: 1, instantsRow: false, pinned: false, collapsed: false });
+    y += DEPTH_H + 4;
+  };
   for (const p of ordered) {
     const pinned = state.pinned.has(p.id);
-    if (inPinned && !pinned) {
-      inPinned = false;
-      pinnedHeight = y;
-      y = 0;
-    }
+    if (inPinned && !pinned) startScrolled();
     const collapsed = state.collapsed.has(p.id);
     const base = { process: p.id, pinned, instantsRow: false };
     lanes.push({ ...base, kind: "process", label: processTitle(p), id: p.id, y, h: PROCESS_H, depths: 0, collapsed });
@@ -106,10 +111,7 @@ export function buildLanes(processes: ProcessTracks[], summary: AnalysisSummary,
       y += COUNTER_H;
     }
   }
-  if (inPinned) {
-    pinnedHeight = y;
-    y = 0;
-  }
+  if (inPinned) startScrolled();
   return { lanes, pinnedHeight, scrolledHeight: y };
 }
 

@@ -1,0 +1,350 @@
+#include "analysis/critical_path/critical_path.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "analysis/analysis_set.h"
+#include "analysis/critical_path/graph_builder.h"
+#include "analysis/critical_path/path_solver.h"
+#include "analysis/critical_path/run_index.h"
+#include "model/huge_pages.h"
+
+namespace aiprof::analysis {
+namespace {
+
+struct StepGroup {
+  uint64_t step = 0;
+  uint32_t loop = 0;
+  std::vector<GraphMemberSpec> members;  // by rank
+};
+
+// The ranks' steps with the same loop and number are one job step; a process without a
+// rank has its steps to itself.
+std::vector<StepGroup> GroupSteps(const model::Model& model, const AnalysisSet& set) {
+  std::map<std::tuple<int, uint32_t, uint64_t, uint32_t>, StepGroup> groups;
+  for (const StepSpan& step : set.steps.steps) {
+    const uint32_t process = model.ProcessOfThread(step.thread);
+    const int32_t rank = model.processes.rank[process];
+    GraphMemberSpec member{step.id, rank, process, step.thread, step.begin_ns, step.end_ns};
+    // Ranked steps group by (loop, number); unranked ones stay alone (keyed by their id).
+    const auto key = rank >= 0 ? std::make_tuple(0, step.loop, step.step, 0u)
+                               : std::make_tuple(1, 0u, uint64_t{0}, step.id);
+    StepGroup& group = groups[key];
+    group.step = step.step;
+    group.loop = step.loop;
+    group.members.push_back(member);
+  }
+  std::vector<StepGroup> out;
+  for (auto& [key, group] : groups) {
+    std::sort(group.members.begin(), group.members.end(),
+              [](const GraphMemberSpec& a, const GraphMemberSpec& b) { return a.rank < b.rank; });
+    out.push_back(std::move(group));
+  }
+  std::sort(out.begin(), out.end(), [](const StepGroup& a, const StepGroup& b) {
+    return a.members.front().begin_ns < b.members.front().begin_ns;
+  });
+  return out;
+}
+
+// Without steps: each host process that runs more than loader work is one member, its span
+// from its first to its last slice, on the thread with the most slices.
+std::vector<StepGroup> WholeRunGroups(const model::Model& model, const RunIndex& index) {
+  const size_t processes = model.processes.size();
+  std::vector<int64_t> first(processes, INT64_MAX), last(processes, INT64_MIN);
+  std::vector<uint64_t> per_thread(model.threads.size(), 0);
+  for (uint32_t row = 0; row < model.slices.size(); ++row) {
+    const uint32_t thread = model.ThreadOfSlice(row);
+    const uint32_t process = model.ProcessOfThread(thread);
+    ++per_thread[thread];
+    first[process] = std::min(first[process], model.slices.ts[row]);
+    last[process] = std::max(last[process], model.slices.end[row]);
+  }
+  std::vector<StepGroup> out;
+  for (uint32_t p = 0; p < processes; ++p) {
+    if (model.processes.device_id[p] >= 0 || first[p] > last[p]) continue;
+    uint32_t main = model::kNoRow;
+    for (uint32_t thread : index.threads_of_process(p)) {
+      if (index.thread_kind(thread) == ChainKind::kLoader) continue;
+      if (main == model::kNoRow || per_thread[thread] > per_thread[main]) main = thread;
+    }
+    if (main == model::kNoRow) continue;
+    StepGroup group;
+    group.members.push_back({model::kNoRow, model.processes.rank[p], p, main, first[p], last[p]});
+    out.push_back(std::move(group));
+  }
+  return out;
+}
+
+// The run's operator or kernel with the most compute time (its top-level calls): the target
+// of the standard "2× faster" projection.
+std::string TopComputeName(const model::Model& model, const RunIndex& index) {
+  std::unordered_map<model::StringId, int64_t> total;
+  const model::SliceTable& s = model.slices;
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    // A c10d dispatcher op (kRoleIssue) is a framework op around communication, not compute.
+    if ((index.role(row) & kRoleCompute) == 0 || (index.role(row) & (kRoleIssue | kRoleComm))) {
+      continue;
+    }
+    const uint32_t parent = s.parent[row];
+    if (parent != model::kNoRow && (index.role(parent) & kRoleCompute)) continue;
+    total[s.name[row]] += s.dur(row);
+  }
+  model::StringId best = model::kNoString;
+  int64_t best_ns = 0;
+  for (const auto& [name, ns] : total) {
+    if (ns > best_ns || (ns == best_ns && model.Str(name) < model.Str(best))) {
+      best = name;
+      best_ns = ns;
+    }
+  }
+  return best == model::kNoString ? std::string() : std::string(model.Str(best));
+}
+
+std::vector<WhatIfSpec> StandardWhatIfs(const std::string& top_name) {
+  std::vector<WhatIfSpec> specs;
+  specs.push_back({WhatIfKind::kDataLoadingFree, "", PathCategory::kDataLoading, 1.0});
+  if (!top_name.empty())
+    specs.push_back({WhatIfKind::kOperatorFaster, top_name, PathCategory::kCompute, 0.5});
+  specs.push_back({WhatIfKind::kRankAtMedian, "", PathCategory::kCompute, 0.0});
+  specs.push_back({WhatIfKind::kCommunicationOverlapped, "", PathCategory::kCommTransit, 1.0});
+  return specs;
+}
+
+std::vector<StepGroup> GroupsOf(const model::Model& model, const AnalysisSet& set,
+                                const RunIndex& index, bool* whole_run) {
+  *whole_run = set.steps.steps.empty();
+  return *whole_run ? WholeRunGroups(model, index) : GroupSteps(model, set);
+}
+
+MemberBusy BusyOf(const std::vector<CategoryTimes>& own) {
+  MemberBusy busy;
+  for (const CategoryTimes& times : own) {
+    busy.busy_ns.push_back(times[PathCategory::kCompute] + times[PathCategory::kHostOverhead]);
+  }
+  return busy;
+}
+
+class StepSolver {
+ public:
+  StepSolver(const model::Model& model, const RunIndex& index, CriticalPathResult* result)
+      : model_(model), result_(result), builder_(index) {}
+
+  void Solve(const StepGroup& group, const std::vector<WhatIfSpec>& what_ifs) {
+    builder_.Build(group.members, &graph_);
+    if (graph_.members.empty() || graph_.members.front().end_node == model::kNoRow) return;
+    const PathWeights recorded;
+    SolveForward(graph_, recorded, true, &pass_);
+    CriticalPathStep step;
+    step.step_id = group.members.front().step_id;
+    step.step = group.step;
+    step.loop = group.loop;
+    step.begin_ns = graph_.begin_ns;
+    step.end_ns = graph_.end_ns;
+    step.nodes = graph_.nodes();
+    step.edges = graph_.edges.size();
+    step.dropped_edges = graph_.dropped_edges;
+    step.cycle_edges = pass_.cycle_edges;
+    RecordSlack(recorded);
+    RecordJobPath(&step);
+    const std::vector<CategoryTimes> own = RecordRanks(&step);
+    Project(what_ifs, BusyOf(own), &step);
+    result_->attribution.Add(step.attribution);
+    result_->step_ns += step.duration_ns();
+    result_->dropped_edges += step.dropped_edges;
+    result_->steps.push_back(std::move(step));
+  }
+
+  // The step's projected time with `specs` applied together; its time when none applies.
+  int64_t ProjectOnly(const StepGroup& group, const std::vector<WhatIfSpec>& specs) {
+    builder_.Build(group.members, &graph_);
+    if (graph_.members.empty() || graph_.members.front().end_node == model::kNoRow) return 0;
+    const PathWeights recorded;
+    SolveForward(graph_, recorded, false, &pass_);
+    std::vector<CategoryTimes> own;
+    for (uint32_t m = 0; m < graph_.members.size(); ++m)
+      own.push_back(Attribute(WalkMemberPath(graph_, pass_, m)));
+    std::vector<uint8_t> selected;
+    PathWeights weights;
+    if (!WeightsFor(graph_, model_, specs, BusyOf(own), &selected, &weights)) {
+      return graph_.end_ns - graph_.begin_ns;
+    }
+    SolveForward(graph_, weights, false, &pass_);
+    return ProjectedStepNs(graph_, pass_);
+  }
+
+ private:
+  static CategoryTimes Attribute(const std::vector<WalkedSegment>& path) {
+    CategoryTimes times;
+    for (const WalkedSegment& segment : path)
+      times[segment.category] += segment.end_ns - segment.begin_ns;
+    return times;
+  }
+
+  void RecordSlack(const PathWeights& recorded) {
+    const std::vector<int64_t> latest = SolveLatest(graph_, recorded, pass_);
+    std::vector<float>& slack = result_->slice_slack;
+    for (const PathOwner& owner : graph_.owners) {
+      if (owner.end_node == model::kNoRow || latest[owner.end_node] == kUnboundedSlack) continue;
+      const float ns = static_cast<float>(latest[owner.end_node] - pass_.earliest[owner.end_node]);
+      slack[owner.slice] = std::min(slack[owner.slice], ns);
+    }
+  }
+
+  void RecordJobPath(CriticalPathStep* step) {
+    const std::vector<WalkedSegment> path = WalkJobPath(graph_, pass_);
+    step->first_segment = static_cast<uint32_t>(result_->segments.size());
+    std::unordered_map<model::StringId, std::pair<PathCategory, int64_t>> by_name;
+    on_path_.assign(graph_.members.size(), 0);
+    std::map<uint32_t, int64_t> by_thread;
+    for (const WalkedSegment& w : path) {
+      const PathChain& chain = graph_.chains[w.chain];
+      const uint32_t slice =
+          w.owner == model::kNoRow ? model::kNoRow : graph_.owners[w.owner].slice;
+      CriticalPathSegments& out = result_->segments;
+      out.begin_ns.push_back(w.begin_ns);
+      const bool self = slice != model::kNoRow && !w.latency;
+      out.ref.push_back(self ? slice : chain.thread);
+      out.kind.push_back(static_cast<uint8_t>(
+          static_cast<uint8_t>(w.category) |
+          (w.latency ? CriticalPathSegments::kLatency : (self ? 0 : CriticalPathSegments::kGap))));
+      const int64_t length = w.end_ns - w.begin_ns;
+      step->attribution[w.category] += length;
+      if (chain.member != kNoMember) on_path_[chain.member] += length;
+      if (chain.thread != model::kNoRow) by_thread[chain.thread] += length;
+      if (slice != model::kNoRow && w.category != PathCategory::kIdle) {
+        auto& entry = by_name[model_.slices.name[slice]];
+        entry.first = w.category;
+        entry.second += length;
+      }
+    }
+    step->segment_count = static_cast<uint32_t>(result_->segments.size()) - step->first_segment;
+    int64_t best = -1;
+    for (const auto& [thread, ns] : by_thread) {
+      if (ns > best) {
+        best = ns;
+        step->critical_thread = thread;
+      }
+    }
+    for (const auto& [name, entry] : by_name) {
+      step->top_items.push_back({name, entry.first, entry.second});
+    }
+    std::sort(step->top_items.begin(), step->top_items.end(),
+              [&](const CriticalPathItem& a, const CriticalPathItem& b) {
+                return a.ns != b.ns ? a.ns > b.ns : model_.Str(a.name) < model_.Str(b.name);
+              });
+    if (step->top_items.size() > kTopItems) step->top_items.resize(kTopItems);
+  }
+
+  std::vector<CategoryTimes> RecordRanks(CriticalPathStep* step) {
+    std::vector<CategoryTimes> own;
+    step->first_rank = static_cast<uint32_t>(result_->ranks.size());
+    int64_t most = -1;
+    for (uint32_t m = 0; m < graph_.members.size(); ++m) {
+      const PathMember& member = graph_.members[m];
+      CriticalPathRank rank;
+      rank.rank = member.rank;
+      rank.step_id = member.step_id;
+      rank.begin_ns = member.begin_ns;
+      rank.end_ns = member.end_ns;
+      rank.own = Attribute(WalkMemberPath(graph_, pass_, m));
+      rank.on_job_path_ns = on_path_[m];
+      if (rank.on_job_path_ns > most) {
+        most = rank.on_job_path_ns;
+        step->critical_rank = member.rank;
+      }
+      own.push_back(rank.own);
+      result_->ranks.push_back(rank);
+    }
+    step->rank_count = static_cast<uint32_t>(graph_.members.size());
+    return own;
+  }
+
+  void Project(const std::vector<WhatIfSpec>& what_ifs, const MemberBusy& busy,
+               CriticalPathStep* step) {
+    for (size_t i = 0; i < what_ifs.size(); ++i) {
+      PathWeights weights;
+      int64_t projected = step->duration_ns();
+      if (WeightsFor(graph_, model_, {what_ifs[i]}, busy, &selected_, &weights)) {
+        SolveForward(graph_, weights, false, &projection_);
+        projected = ProjectedStepNs(graph_, projection_);
+        result_->what_ifs[i].applicable = true;
+      }
+      step->projected_ns.push_back(projected);
+      result_->what_ifs[i].step_ns += step->duration_ns();
+      result_->what_ifs[i].projected_ns += projected;
+    }
+  }
+
+  static constexpr size_t kTopItems = 5;
+  const model::Model& model_;
+  CriticalPathResult* result_;
+  GraphBuilder builder_;
+  PathGraph graph_;
+  ForwardPass pass_, projection_;
+  std::vector<int64_t> on_path_;
+  std::vector<uint8_t> selected_;
+};
+
+}  // namespace
+
+CriticalPathSegment CriticalPathResult::Segment(const model::Model& model,
+                                                const CriticalPathStep& step, uint32_t i) const {
+  CriticalPathSegment segment;
+  segment.begin_ns = segments.begin_ns[i];
+  segment.end_ns =
+      i + 1 < step.first_segment + step.segment_count ? segments.begin_ns[i + 1] : step.end_ns;
+  const uint8_t kind = segments.kind[i];
+  segment.category = static_cast<PathCategory>(kind & 0x3f);
+  segment.latency = (kind & CriticalPathSegments::kLatency) != 0;
+  const bool self = (kind & (CriticalPathSegments::kLatency | CriticalPathSegments::kGap)) == 0;
+  segment.slice = self ? segments.ref[i] : model::kNoRow;
+  segment.thread = self ? model.ThreadOfSlice(segments.ref[i]) : segments.ref[i];
+  segment.rank = segment.thread == model::kNoRow
+                     ? -1
+                     : model.processes.rank[model.ProcessOfThread(segment.thread)];
+  return segment;
+}
+
+const WhatIfSummary* CriticalPathResult::Find(WhatIfKind kind) const {
+  for (const WhatIfSummary& summary : what_ifs) {
+    if (summary.spec.kind == kind) return &summary;
+  }
+  return nullptr;
+}
+
+CriticalPathResult ComputeCriticalPath(const model::Model& model, const AnalysisSet& so_far) {
+  CriticalPathResult result;
+  result.computed = true;
+  const RunIndex index(model, so_far);
+  const std::vector<StepGroup> groups = GroupsOf(model, so_far, index, &result.whole_run);
+  const std::vector<WhatIfSpec> what_ifs = StandardWhatIfs(TopComputeName(model, index));
+  for (const WhatIfSpec& spec : what_ifs) result.what_ifs.push_back({spec});
+  model::AssignOnHugePages(result.slice_slack, model.slices.size(),
+                           std::numeric_limits<float>::infinity());
+  // A path holds about one piece per event on it, so rarely more pieces than the run has
+  // slices: reserved once, the columns never double past it (a doubling held the old and the
+  // new column at once, most of this analysis's peak), and pages never written cost nothing.
+  CriticalPathSegments& segments = result.segments;
+  model::ReserveOnHugePages(segments.begin_ns, model.slices.size());
+  model::ReserveOnHugePages(segments.ref, model.slices.size());
+  model::ReserveOnHugePages(segments.kind, model.slices.size());
+  StepSolver solver(model, index, &result);
+  for (const StepGroup& group : groups) solver.Solve(group, what_ifs);
+  return result;
+}
+
+std::vector<int64_t> ProjectSteps(const model::Model& model, const AnalysisSet& set,
+                                  const std::vector<WhatIfSpec>& specs) {
+  CriticalPathResult scratch;
+  const RunIndex index(model, set);
+  bool whole_run = false;
+  const std::vector<StepGroup> groups = GroupsOf(model, set, index, &whole_run);
+  StepSolver solver(model, index, &scratch);
+  std::vector<int64_t> projected;
+  for (const StepGroup& group : groups) projected.push_back(solver.ProjectOnly(group, specs));
+  return projected;
+}
+
+}  // namespace aiprof::analysis

@@ -1,0 +1,25 @@
+// The critical path's files in aiprof_output/analysis/ (docs/analysis.md "Critical path"):
+//   critical_path_steps.csv     per (job) step: time, the critical rank and thread, the path's
+//                               time per category and the projected time of each standard
+//                               what-if (µs)
+//   critical_path_ranks.csv     per step and rank: the rank's own path per category, and how
+//                               much of the job's path ran on it
+//   critical_path_segments.csv  the job's path, piece by piece: when, how long, category,
+//                               whose time (operator, kernel, wait) on which thread and rank
+//   critical_path_what_if.csv   per projection: the run's step time, projected, saving
+#pragma once
+
+#include "analysis/analysis_set.h"
+#include "export/csv/summary_writer.h"
+#include "model/model.h"
+
+namespace aiprof::exporter {
+
+void WriteCriticalPathFiles(const model::Model& model, const analysis::AnalysisSet& set,
+                            const SummaryTarget& target);
+
+// "python3 4242/4242", "GPU 0 stream 7": a thread or stream as the files and the report
+// name it.
+std::string CriticalPathThreadLabel(const model::Model& model, uint32_t thread);
+
+}  // namespace aiprof::exporter
