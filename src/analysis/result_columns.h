@@ -1,32 +1,80 @@
 // The description of a result's columns, read by every writer of the result: the summary
 // files (CSV/JSON, export/csv/summary_writer.h), the SQLite tables (export/sqlite/), the UI
-// API (server/) and the cluster's files and database (export/cluster/). A column says its
-// names, unit, type and how its value is read from a row, so a derived column is computed
-// once, by its accessor, and adding a column to a result is one edit of its description.
+// API (server/), the communication JSON files (export/analysis/communication_files.h) and the
+// cluster's files and database (export/cluster/). A column says its names, unit, type and how
+// its value is read from a row, so a derived column is computed once, by its accessor, and
+// adding a column to a result is one edit of its description.
+//
+// A writer's own key columns (the step as the user names it, the thread id, the device or
+// process, a pool's name) need the model or the whole result, not the row, and are written
+// by the writer around the described columns.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace aiprof::analysis {
 
-// What a column's integer value measures, and so how each writer spells it: durations are
-// ns in the model and the UI API, µs in msprof's files (3 decimals) and tables (REAL).
+// What a column's value measures, and so how each writer spells it.
 enum class ColumnUnit : uint8_t {
-  kNanoseconds,  // files: µs, 3 decimals; database: REAL µs; UI: integer ns
-  kCount,        // an integer everywhere
-  kBytes,        // an integer everywhere
+  kNanoseconds,         // msprof's durations: files µs (3 decimals); tables REAL µs; UI ns
+  kNanosecondsInteger,  // aiprof's `...Ns` table columns: files µs (3 decimals); tables ns
+                        // (INTEGER, REAL for a real-valued column); UI ns
+  kMilliseconds,        // msprof's communication times: ns / 1e6, a real in files and tables
+  kCount,               // an integer everywhere
+  kBytes,               // an integer everywhere
+  kReal,                // a real number (MB, GB/s), written as it is
+  kRatio,               // a share in [0, 1], rounded to 4 decimals in files and tables
+  kPercent,             // a share in [0, 1] shown as 100 × the share rounded to 4 decimals
+  kFlag,                // 0 or 1: files "yes"/"no", tables 0/1, UI false/true
+  kText,                // text (the `text` accessor): files and tables as it is, UI a string
+  kTimestamp,           // a time (ns): files µs (3 decimals); tables INTEGER ns; UI ns from
+                        // the run's origin
 };
 
 // Which writers show a column: msprof's files and tables keep their published columns, the
 // UI API adds the parts it charts.
 enum ColumnWriter : uint8_t {
-  kFiles = 1,     // summary files (CSV/JSON) and the cluster's files
+  kFiles = 1,     // summary files (CSV/JSON), communication JSON files, the cluster's files
   kDatabase = 2,  // SQLite tables (the export's and the cluster's)
   kUi = 4,        // the UI API's JSON (and its TypeScript types, web/src/api.ts)
   kEveryWriter = kFiles | kDatabase | kUi,
 };
+
+// msprof's rounding of a share: 4 decimals.
+inline double RoundedRatio(double ratio) {
+  return std::round(ratio * 1e4) / 1e4;
+}
+
+// part / whole, 0 when there is no whole: the share every ratio column derives.
+inline double Share(int64_t part, int64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+// Whether files and tables hold the unit's integer values as reals (µs, ms, shares).
+inline bool HeldAsReal(ColumnUnit unit) {
+  return unit == ColumnUnit::kNanoseconds || unit == ColumnUnit::kMilliseconds ||
+         unit == ColumnUnit::kReal || unit == ColumnUnit::kRatio || unit == ColumnUnit::kPercent;
+}
+
+// One cell read from a row through its column's accessor.
+struct CellValue {
+  enum Kind : uint8_t { kNull, kInteger, kReal, kText } kind = kNull;
+  int64_t integer = 0;
+  double real = 0;
+  std::string text;
+};
+
+// A cell of an integer value (the cluster's rows hold a result's values, not its rows).
+inline CellValue IntegerCell(int64_t value) {
+  CellValue cell;
+  cell.kind = CellValue::kInteger;
+  cell.integer = value;
+  return cell;
+}
 
 template <typename Row>
 struct Column {
@@ -35,9 +83,13 @@ struct Column {
   std::string_view db_name;  // the database column where msprof's table spells it otherwise
   ColumnUnit unit = ColumnUnit::kNanoseconds;
   uint8_t writers = kEveryWriter;
+  // Exactly one accessor is set: an integer, a real or a text value.
   int64_t (*value)(const Row&) = nullptr;
-  // A negative value means "not known": N/A in the files, NULL in the tables and the UI.
+  // A negative integer or an empty text means "not known": N/A in the files, NULL in the
+  // tables and the UI.
   bool null_when_negative = false;
+  double (*real)(const Row&) = nullptr;
+  std::string (*text)(const Row&) = nullptr;
 
   bool IsNull(int64_t v) const { return null_when_negative && v < 0; }
 
@@ -45,16 +97,74 @@ struct Column {
   std::string_view DatabaseName() const { return db_name.empty() ? key : db_name; }
   // The SQLite type of the column's values.
   std::string_view DatabaseType() const {
-    return unit == ColumnUnit::kNanoseconds ? "REAL" : "INTEGER";
+    if (text != nullptr) return "TEXT";
+    return real != nullptr || HeldAsReal(unit) ? "REAL" : "INTEGER";
+  }
+  // The TypeScript type of the UI API's field.
+  std::string UiType() const {
+    std::string type = text != nullptr             ? "string"
+                       : unit == ColumnUnit::kFlag ? "boolean"
+                                                   : "number";
+    return null_when_negative ? type + " | null" : type;
+  }
+
+  CellValue Read(const Row& row) const {
+    CellValue cell;
+    if (text != nullptr) {
+      cell.text = text(row);
+      if (!null_when_negative || !cell.text.empty()) cell.kind = CellValue::kText;
+    } else if (real != nullptr) {
+      cell.kind = CellValue::kReal;
+      cell.real = real(row);
+    } else if (const int64_t v = value(row); !IsNull(v)) {
+      cell.kind = CellValue::kInteger;
+      cell.integer = v;
+    }
+    return cell;
   }
 };
 
 template <typename Row>
 using Columns = std::span<const Column<Row>>;
 
+// A text column; `null_when_empty`: an empty text means "not known".
+template <typename Row>
+constexpr Column<Row> TextColumn(std::string_view header, std::string_view key,
+                                 std::string_view db_name, uint8_t writers,
+                                 std::string (*text)(const Row&), bool null_when_empty = false) {
+  return Column<Row>{header,          key,     db_name, ColumnUnit::kText, writers, nullptr,
+                     null_when_empty, nullptr, text};
+}
+
+// A real-valued column (a share, a mean, MB): `unit` says how the writers spell it.
+template <typename Row>
+constexpr Column<Row> RealColumn(std::string_view header, std::string_view key,
+                                 std::string_view db_name, ColumnUnit unit, uint8_t writers,
+                                 double (*real)(const Row&)) {
+  return Column<Row>{header, key, db_name, unit, writers, nullptr, false, real, nullptr};
+}
+
 // A duration column's value as msprof's tables hold it: µs.
 inline double MicrosValue(int64_t ns) {
   return static_cast<double>(ns) / 1e3;
+}
+
+// A cell's number as files and tables hold its unit (not for text, flags or null): µs or ms
+// for msprof's durations, the share rounded for ratios, the value itself otherwise.
+inline double RealValue(ColumnUnit unit, const CellValue& cell) {
+  const double v = cell.kind == CellValue::kReal ? cell.real : static_cast<double>(cell.integer);
+  switch (unit) {
+    case ColumnUnit::kNanoseconds:
+      return v / 1e3;
+    case ColumnUnit::kMilliseconds:
+      return v / 1e6;
+    case ColumnUnit::kRatio:
+      return RoundedRatio(v);
+    case ColumnUnit::kPercent:
+      return 100 * RoundedRatio(v);
+    default:
+      return v;
+  }
 }
 
 }  // namespace aiprof::analysis
