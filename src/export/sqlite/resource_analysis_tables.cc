@@ -111,6 +111,53 @@ bool WriteCategoryRows(sqlite3* db, RowSource& rows, const analysis::MemoryAnaly
       error);
 }
 
+// HTA's breakdowns: temporal, kernel type, kernel, idle time.
+bool WriteBreakdownRows(sqlite3* db, RowSource& rows, const model::Model& m,
+                        const analysis::AnalysisSet& set, std::string* error) {
+  const analysis::KernelBreakdownResult& kernels = set.kernel_breakdown;
+  return InsertEach(
+             db, rows, "TEMPORAL_BREAKDOWN",
+             TableColumns<analysis::TemporalBreakdownRow>(3, analysis::kTemporalBreakdownColumns),
+             kernels.temporal,
+             [&](Row& row, const analysis::TemporalBreakdownRow& t) {
+               Process(row, m, t.process).Text(analysis::ActivitySourceName(kernels.source));
+               AppendCells<analysis::TemporalBreakdownRow>(
+                   row, analysis::kTemporalBreakdownColumns, t,
+                   IsTableColumn<analysis::TemporalBreakdownRow>);
+             },
+             error) &&
+         InsertEach(
+             db, rows, "KERNEL_TYPE_BREAKDOWN",
+             TableColumns<analysis::TypeTimeRow>(2, analysis::kKernelTypeBreakdownColumns),
+             kernels.type_time,
+             [&](Row& row, const analysis::TypeTimeRow& t) {
+               AppendCells<analysis::TypeTimeRow>(Process(row, m, t.process),
+                                                  analysis::kKernelTypeBreakdownColumns, t,
+                                                  IsTableColumn<analysis::TypeTimeRow>);
+             },
+             error) &&
+         InsertEach(
+             db, rows, "KERNEL_BREAKDOWN",
+             TableColumns<analysis::KernelStatsRow>(2, analysis::kKernelBreakdownColumns),
+             kernels.top_kernels,
+             [&](Row& row, const analysis::KernelStatsRow& k) {
+               AppendCells<analysis::KernelStatsRow>(Process(row, m, k.process),
+                                                     analysis::kKernelBreakdownColumns, k,
+                                                     IsTableColumn<analysis::KernelStatsRow>);
+             },
+             error) &&
+         InsertEach(
+             db, rows, "IDLE_TIME_BREAKDOWN",
+             TableColumns<analysis::IdleTimeRow>(3, analysis::kIdleTimeColumns),
+             set.idle_time.lanes,
+             [&](Row& row, const analysis::IdleTimeRow& lane) {
+               Process(row, m, lane.process).Int(m.threads.tid[lane.thread]);
+               AppendCells<analysis::IdleTimeRow>(row, analysis::kIdleTimeColumns, lane,
+                                                  IsTableColumn<analysis::IdleTimeRow>);
+             },
+             error);
+}
+
 }  // namespace
 
 bool WriteResourceAnalysisTables(Database& database, const model::Model& m,
@@ -183,47 +230,7 @@ bool WriteResourceAnalysisTables(Database& database, const model::Model& m,
                }
              },
              error) &&
-         InsertEach(
-             db, rows, "TEMPORAL_BREAKDOWN",
-             TableColumns<analysis::TemporalBreakdownRow>(3, analysis::kTemporalBreakdownColumns),
-             kernels.temporal,
-             [&](Row& row, const analysis::TemporalBreakdownRow& t) {
-               Process(row, m, t.process).Text(analysis::ActivitySourceName(kernels.source));
-               AppendCells<analysis::TemporalBreakdownRow>(
-                   row, analysis::kTemporalBreakdownColumns, t,
-                   IsTableColumn<analysis::TemporalBreakdownRow>);
-             },
-             error) &&
-         InsertEach(
-             db, rows, "KERNEL_TYPE_BREAKDOWN",
-             TableColumns<analysis::TypeTimeRow>(2, analysis::kKernelTypeBreakdownColumns),
-             kernels.type_time,
-             [&](Row& row, const analysis::TypeTimeRow& t) {
-               AppendCells<analysis::TypeTimeRow>(Process(row, m, t.process),
-                                                  analysis::kKernelTypeBreakdownColumns, t,
-                                                  IsTableColumn<analysis::TypeTimeRow>);
-             },
-             error) &&
-         InsertEach(
-             db, rows, "KERNEL_BREAKDOWN",
-             TableColumns<analysis::KernelStatsRow>(2, analysis::kKernelBreakdownColumns),
-             kernels.top_kernels,
-             [&](Row& row, const analysis::KernelStatsRow& k) {
-               AppendCells<analysis::KernelStatsRow>(Process(row, m, k.process),
-                                                     analysis::kKernelBreakdownColumns, k,
-                                                     IsTableColumn<analysis::KernelStatsRow>);
-             },
-             error) &&
-         InsertEach(
-             db, rows, "IDLE_TIME_BREAKDOWN",
-             TableColumns<analysis::IdleTimeRow>(3, analysis::kIdleTimeColumns),
-             set.idle_time.lanes,
-             [&](Row& row, const analysis::IdleTimeRow& lane) {
-               Process(row, m, lane.process).Int(m.threads.tid[lane.thread]);
-               AppendCells<analysis::IdleTimeRow>(row, analysis::kIdleTimeColumns, lane,
-                                                  IsTableColumn<analysis::IdleTimeRow>);
-             },
-             error) &&
+         WriteBreakdownRows(db, rows, m, set, error) &&
          InsertEach(
              db, rows, "CUDA_LAUNCH_OUTLIER", 7, kernels.launches.largest_delays,
              [&](Row& row, const analysis::LaunchOutlier& o) {
