@@ -1,4 +1,4 @@
-// The names of the folders aiprof writes, in one place (docs/ARCHITECTURE.md, "Output
+// The names of the folders aiprof writes, in one place (docs/internals.md, "Output
 // directory"): every writer and every reader (the parser skipping exported folders, the
 // compare and cluster jobs finding a run) spells them through these constants.
 //

@@ -90,7 +90,11 @@ export async function checkTimelineNavigation(page, url) {
     await at(page, center.x, center.y, "click");
     await page.waitForFunction((id) => window.__aiprofTimeline.selected === id, slice);
     const start = await page.$eval("#timeline-details .kv tr:nth-child(3) td:nth-child(2)", (td) => td.textContent);
-    check("details give the start to the ns", start === `${(ts / 1e6).toFixed(6)} ms`, `${start} vs ${ts}`);
+    // Whatever unit the start is shown in (s, ms, µs), it reads back as the start in ns.
+    const shown = /^(-?[\d.]+) (s|ms|µs|ns)$/.exec(start ?? "");
+    const unitNs = { s: 1e9, ms: 1e6, "µs": 1e3, ns: 1 };
+    const readBack = shown ? Math.round(parseFloat(shown[1]) * unitNs[shown[2]]) : NaN;
+    check("details give the start to the ns", readBack === ts, `${start} vs ${ts}`);
     await page.keyboard.press("f");
     await page.waitForTimeout(300);
     [v0, v1] = (await state(page)).window;

@@ -150,34 +150,37 @@ std::vector<std::pair<int32_t, int32_t>> P2pLinks(const ClusterResult& result) {
   return {links.begin(), links.end()};
 }
 
-// Derives the wait over all ranks' operations, fills the communication rows, each rank's
-// wait per step, the matrix and the clock check.
-void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByStep>& waits,
-                        ClusterResult& result) {
-  std::map<std::string, uint32_t> host_ids;
+// Where the ranks run: a host id per summary, the hosts in order of their first rank.
+struct HostIndex {
+  std::vector<std::string> names;    // by host id
+  std::vector<uint32_t> of_summary;  // host id per summary
+  std::vector<uint32_t> order;       // host ids by first rank (summaries are by rank)
   std::map<int32_t, uint32_t> summary_of_rank;
-  std::vector<uint32_t> host_of(summaries.size());
-  std::vector<uint32_t> host_order;  // by first rank (summaries are by rank)
-  for (uint32_t i = 0; i < summaries.size(); ++i) {
-    const auto [it, added] = host_ids.try_emplace(summaries[i].host, host_ids.size());
-    host_of[i] = it->second;
-    if (added) host_order.push_back(it->second);
-    summary_of_rank[summaries[i].rank] = i;
-  }
-  std::vector<std::string> host_names(host_ids.size());
-  for (const auto& [name, id] : host_ids) host_names[id] = name;
 
-  std::map<std::string, std::vector<int32_t>> group_ranks;
-  for (const RankSummary& s : summaries) {
-    for (const CommGroup& group : s.groups) {
-      std::vector<int32_t>& ranks = group_ranks[group.name];
-      if (ranks.empty()) ranks = group.ranks;
+  explicit HostIndex(const std::vector<RankSummary>& summaries) : of_summary(summaries.size()) {
+    std::map<std::string, uint32_t> ids;
+    for (uint32_t i = 0; i < summaries.size(); ++i) {
+      const auto [it, added] = ids.try_emplace(summaries[i].host, ids.size());
+      of_summary[i] = it->second;
+      if (added) order.push_back(it->second);
+      summary_of_rank[summaries[i].rank] = i;
     }
+    names.resize(ids.size());
+    for (const auto& [name, id] : ids) names[id] = name;
   }
+  // The host id of a rank, -1 for a rank without a summary.
+  int64_t OfRank(int32_t rank) const {
+    const auto found = summary_of_rank.find(rank);
+    return found == summary_of_rank.end() ? -1 : of_summary[found->second];
+  }
+};
+
+// Every rank's operations in one list (moved out of the summaries), with the summary index
+// of each.
+void GatherOperations(std::vector<RankSummary>& summaries, std::vector<CommOpTiming>& ops,
+                      std::vector<uint32_t>& owner) {
   size_t total = 0;
   for (const RankSummary& s : summaries) total += s.communication.size();
-  std::vector<CommOpTiming> ops;
-  std::vector<uint32_t> owner;  // summary index of each operation
   ops.reserve(total);
   owner.reserve(total);
   for (uint32_t i = 0; i < summaries.size(); ++i) {
@@ -188,52 +191,50 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
     summaries[i].communication.clear();
     summaries[i].communication.shrink_to_fit();
   }
-  DerivePeerWait(ops);
+}
 
-  auto host_of_rank = [&](int32_t rank) -> int64_t {
-    const auto found = summary_of_rank.find(rank);
-    return found == summary_of_rank.end() ? -1 : host_of[found->second];
-  };
-  // One pass per matched collective (group, sequence) for the clock check.
-  std::map<std::pair<std::string, uint64_t>, std::vector<uint32_t>> collectives;
-  for (uint32_t k = 0; k < ops.size(); ++k) {
-    CommOpTiming& op = ops[k];
-    if (op.wait_source != WaitSource::kPeers) ++result.unmatched_ops;
-    waits[owner[k]][KeyOf(op)] += op.time.wait_ns;
-    if (op.transport == TransportType::kUnknown) {
-      std::vector<int32_t> peers;
-      if (op.kind == CommKind::kP2p) {
-        peers.push_back(op.src_rank == op.rank ? op.dst_rank : op.src_rank);
-      } else {
-        peers = group_ranks[op.group];
-      }
-      const int64_t own = host_of_rank(op.rank);
-      bool known = own >= 0 && !peers.empty();
-      bool same = true;
-      for (int32_t peer : peers) {
-        if (peer == op.rank) continue;
-        const int64_t host = host_of_rank(peer);
-        known &= host >= 0;
-        same &= host == own;
-      }
-      if (known) op.transport = same ? TransportType::kIntraHost : TransportType::kInterHost;
-    }
-    if (op.kind == CommKind::kCollective && op.wait_source == WaitSource::kPeers)
-      collectives[{op.group, op.sequence}].push_back(k);
+// An operation's transport when its rank did not record one: within a host when every peer
+// runs on the rank's host, across hosts otherwise, unknown when a peer has no summary. A
+// group no summary lists is added without ranks (the cluster's groups list it so).
+void InferTransport(CommOpTiming& op, const HostIndex& hosts,
+                    std::map<std::string, std::vector<int32_t>>& group_ranks) {
+  std::vector<int32_t> peers;
+  if (op.kind == CommKind::kP2p) {
+    peers.push_back(op.src_rank == op.rank ? op.dst_rank : op.src_rank);
+  } else {
+    peers = group_ranks[op.group];
   }
+  const int64_t own = hosts.OfRank(op.rank);
+  bool known = own >= 0 && !peers.empty();
+  bool same = true;
+  for (int32_t peer : peers) {
+    if (peer == op.rank) continue;
+    const int64_t host = hosts.OfRank(peer);
+    known &= host >= 0;
+    same &= host == own;
+  }
+  if (known) op.transport = same ? TransportType::kIntraHost : TransportType::kInterHost;
+}
 
-  std::vector<std::vector<int64_t>> offsets(host_ids.size());
+// The clock check: per host, the offset of its ranks' collective ends from the first host's
+// (median and half the interquartile range over the matched collectives), and the spread of
+// the ends within a host.
+void CheckClocks(
+    const std::vector<CommOpTiming>& ops, const std::vector<uint32_t>& owner,
+    const std::map<std::pair<std::string, uint64_t>, std::vector<uint32_t>>& collectives,
+    const HostIndex& hosts, ClusterResult& result) {
+  std::vector<std::vector<int64_t>> offsets(hosts.names.size());
   std::vector<int64_t> same_host_spreads;
-  std::vector<std::vector<int64_t>> ends(host_ids.size());
+  std::vector<std::vector<int64_t>> ends(hosts.names.size());
   for (const auto& [key, members] : collectives) {
     for (std::vector<int64_t>& host_ends : ends) host_ends.clear();
-    for (uint32_t k : members) ends[host_of[owner[k]]].push_back(ops[k].end_ns);
+    for (uint32_t k : members) ends[hosts.of_summary[owner[k]]].push_back(ops[k].end_ns);
     for (const std::vector<int64_t>& host_ends : ends) {
       if (host_ends.size() < 2) continue;
       const auto [low, high] = std::minmax_element(host_ends.begin(), host_ends.end());
       same_host_spreads.push_back(*high - *low);
     }
-    const uint32_t reference = host_order[0];
+    const uint32_t reference = hosts.order[0];
     if (ends[reference].empty()) continue;
     const double reference_end = Median(ends[reference]);
     for (uint32_t h = 0; h < ends.size(); ++h) {
@@ -241,10 +242,10 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
       offsets[h].push_back(static_cast<int64_t>(std::llround(Median(ends[h]) - reference_end)));
     }
   }
-  for (uint32_t h : host_order) {
+  for (uint32_t h : hosts.order) {
     HostClock clock;
-    clock.host = host_names[h];
-    for (uint32_t i = 0; i < summaries.size(); ++i) clock.ranks += host_of[i] == h;
+    clock.host = hosts.names[h];
+    for (uint32_t host : hosts.of_summary) clock.ranks += host == h;
     std::vector<int64_t>& samples = offsets[h];
     std::sort(samples.begin(), samples.end());
     clock.samples = samples.size();
@@ -257,8 +258,10 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
   }
   result.clock.same_host_end_spread_ns =
       static_cast<int64_t>(std::llround(Median(same_host_spreads)));
+}
 
-  // Rows: an operation's rows together, operations by step and first start.
+// The rows' order: an operation's rows together, operations by step and first start.
+std::vector<uint32_t> RowOrder(const std::vector<CommOpTiming>& ops) {
   std::map<std::tuple<CommKind, std::string, int32_t, int32_t, uint64_t>, int64_t> first_start;
   for (const CommOpTiming& op : ops) {
     auto [it, added] = first_start.try_emplace(
@@ -280,10 +283,42 @@ void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByS
     if (x.group != y.group) return x.group < y.group;
     return x.rank < y.rank;
   });
+  return order;
+}
+
+// Derives the wait over all ranks' operations, fills the communication rows, each rank's
+// wait per step, the matrix and the clock check.
+void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByStep>& waits,
+                        ClusterResult& result) {
+  const HostIndex hosts(summaries);
+  std::map<std::string, std::vector<int32_t>> group_ranks;
+  for (const RankSummary& s : summaries) {
+    for (const CommGroup& group : s.groups) {
+      std::vector<int32_t>& ranks = group_ranks[group.name];
+      if (ranks.empty()) ranks = group.ranks;
+    }
+  }
+  std::vector<CommOpTiming> ops;
+  std::vector<uint32_t> owner;  // summary index of each operation
+  GatherOperations(summaries, ops, owner);
+  DerivePeerWait(ops);
+
+  // One pass per matched collective (group, sequence) for the clock check.
+  std::map<std::pair<std::string, uint64_t>, std::vector<uint32_t>> collectives;
+  for (uint32_t k = 0; k < ops.size(); ++k) {
+    CommOpTiming& op = ops[k];
+    if (op.wait_source != WaitSource::kPeers) ++result.unmatched_ops;
+    waits[owner[k]][KeyOf(op)] += op.time.wait_ns;
+    if (op.transport == TransportType::kUnknown) InferTransport(op, hosts, group_ranks);
+    if (op.kind == CommKind::kCollective && op.wait_source == WaitSource::kPeers)
+      collectives[{op.group, op.sequence}].push_back(k);
+  }
+  CheckClocks(ops, owner, collectives, hosts, result);
+
   // The matrix and the wait note follow from the operations as in one rank's analysis.
   CommunicationAnalysis merged;
   merged.ops.reserve(ops.size());
-  for (uint32_t k : order) merged.ops.push_back(std::move(ops[k]));
+  for (uint32_t k : RowOrder(ops)) merged.ops.push_back(std::move(ops[k]));
   RebuildFromOps(merged);
   result.comm_ops = std::move(merged.ops);
   result.matrix = std::move(merged.matrix);

@@ -12,10 +12,9 @@
 #include <vector>
 
 #include "analysis/cluster/cluster_merge.h"
+#include "format/output_layout.h"
 
 namespace aiprof::exporter {
-
-inline constexpr const char* kClusterOutputDir = "cluster_analysis_output";
 
 enum class ClusterOutputs : unsigned {
   kStepTrace = 1u << 0,

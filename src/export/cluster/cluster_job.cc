@@ -258,7 +258,7 @@ int FinishCluster(std::vector<RankSummary> summaries, const ClusterWriteOptions&
   }
   const analysis::cluster::ClusterResult result =
       analysis::cluster::MergeRankSummaries(std::move(summaries));
-  const fs::path dir = fs::path(options.output_dir) / kClusterOutputDir;
+  const fs::path dir = fs::path(options.output_dir) / format::kClusterOutputDir;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {

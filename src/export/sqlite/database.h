@@ -1,8 +1,9 @@
 // The one SQLite layer of every database aiprof writes (the export's database, analysis.db,
 // the cluster's cluster.db): opening with the pragmas of a file written once, transactions,
 // prepared statements bound cell by cell or all at once, bulk inserts from row generators
-// (row_source.h) and tables created and filled from a column list. Only src/export/sqlite/
-// includes <sqlite3.h>; table writers take a Database.
+// (row_source.h) and tables created and filled from a column list. Every writer of a
+// database is in src/export/sqlite/ and takes a Database; the only other user of SQLite is
+// the UI's Query tab, which opens the export's database read-only (server/query_api.cc).
 #pragma once
 
 #include <sqlite3.h>

@@ -110,11 +110,9 @@ bool WriteSliceTables(const model::Model& m, Database& db,
   const model::ArgTable& a = m.args;
   model::StringId input_dims = m.strings.Find("Input Dims");
   model::StringId input_type = m.strings.Find("Input type");
+  // The argument's raw value (a StringId for these two), 0 when the slice lacks it.
   auto arg_value = [&](uint32_t set, model::StringId key) -> int64_t {
-    for (uint32_t i = set ? a.set_begin[set] : 0; set && i < a.set_begin[set + 1]; ++i) {
-      if (a.key[i] == key) return static_cast<int64_t>(a.value[i]);
-    }
-    return 0;
+    return static_cast<int64_t>(a.Bits(set, key).value_or(0));
   };
   bool ok =
       db.InsertAll("TASK", 11, EachRow(s.size(), [&](size_t row, Row& r) {
@@ -194,22 +192,9 @@ bool WriteSliceTables(const model::Model& m, Database& db,
                             }));
 }
 
-bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSet* analyses) {
-  if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
-  // Ids used only by this writer (task types, metadata) are appended after the model's.
-  std::vector<std::string> extra;
-  std::function<int64_t(std::string_view)> extra_id = [&](std::string_view text) -> int64_t {
-    for (size_t i = 0; i < extra.size(); ++i) {
-      if (extra[i] == text) return static_cast<int64_t>(m.strings.size() + i);
-    }
-    extra.emplace_back(text);
-    return static_cast<int64_t>(m.strings.size() + extra.size() - 1);
-  };
-  db.InsertAll("STRING_IDS", 2, EachRow(m.strings.size(), [&](size_t id, Row& r) {
-                 r.Int(static_cast<int64_t>(id)).Text(m.strings.Get(static_cast<uint32_t>(id)));
-                 return true;
-               }));
-
+// The run's own tables: META_DATA (schema version, losses, what the program recorded about
+// itself), SESSION_TIME_INFO, HOST_INFO, PROCESSES, TARGET_INFO_GPU, THREADS.
+void WriteRunTables(const model::Model& m, Database& db) {
   uint64_t skipped = 0;
   for (const auto& f : m.files) skipped += f.report.chunks_skipped;
   auto* meta = db.Prepare("INSERT INTO META_DATA VALUES(?,?)");
@@ -256,8 +241,11 @@ bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSe
     threads->Insert(GlobalTid(m, t), GlobalPid(m, m.threads.process[t]), m.threads.tid[t],
                     m.threads.name[t]);
   }
-  if (!WriteSliceTables(m, db, extra_id)) return false;
+}
 
+// COUNTER_SERIES, COUNTERS, FLOWS, STEP_TIME (the analyses' step trace when given) and DROPS.
+void WriteCounterFlowStepTables(const model::Model& m, Database& db,
+                                const analysis::AnalysisSet* analyses) {
   auto* series = db.Prepare("INSERT INTO COUNTER_SERIES VALUES(?,?,?,?,?,?)");
   for (uint32_t i = 0; i < m.counter_series.size(); ++i) {
     series->Insert(int64_t{i}, m.counter_series.name[i], GlobalPid(m, m.counter_series.process[i]),
@@ -293,6 +281,28 @@ bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSe
   for (size_t i = 0; i < m.drops.size(); ++i) {
     drops->Insert(GlobalTid(m, m.drops.thread[i]), uint32_t{m.drops.kind[i]}, m.drops.count[i]);
   }
+}
+
+bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSet* analyses) {
+  if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
+  // Ids used only by this writer (task types, metadata) are appended after the model's.
+  std::vector<std::string> extra;
+  std::function<int64_t(std::string_view)> extra_id = [&](std::string_view text) -> int64_t {
+    for (size_t i = 0; i < extra.size(); ++i) {
+      if (extra[i] == text) return static_cast<int64_t>(m.strings.size() + i);
+    }
+    extra.emplace_back(text);
+    return static_cast<int64_t>(m.strings.size() + extra.size() - 1);
+  };
+  db.InsertAll("STRING_IDS", 2, EachRow(m.strings.size(), [&](size_t id, Row& r) {
+                 r.Int(static_cast<int64_t>(id)).Text(m.strings.Get(static_cast<uint32_t>(id)));
+                 return true;
+               }));
+
+  WriteRunTables(m, db);
+  if (!WriteSliceTables(m, db, extra_id)) return false;
+
+  WriteCounterFlowStepTables(m, db, analyses);
   std::string communication_error;
   // Likewise the communication classification.
   const model::CommunicationOps classified =

@@ -90,7 +90,7 @@ TEST_F(ClusterTest, SixtyFourRanksFilesHaveTheirShapeAndExactSums) {
   spec.ops_per_step = 8;
   const testing::ClusterDataTruth truth = testing::WriteClusterData(dir_.string(), spec);
   ASSERT_EQ(exporter::FinishCluster(Summaries(), {dir_.string(), 7}, std::cout, std::cerr), 0);
-  const fs::path out = dir_ / exporter::kClusterOutputDir;
+  const fs::path out = dir_ / format::kClusterOutputDir;
 
   const auto csv = ReadCsv(out / "cluster_step_trace_time.csv");
   ASSERT_EQ(csv.size(), 1u + 3 * (64 + 1));
@@ -238,8 +238,8 @@ TEST_F(ClusterTest, SummaryBytesRoundTripAndTheSplitDoesNotChangeTheResult) {
   ASSERT_EQ(exporter::FinishCluster(reversed, {b.string(), 7}, std::cout, std::cerr), 0);
   for (const char* file : {"cluster_step_trace_time.csv", "cluster_communication.json",
                            "cluster_communication_matrix.json", "cluster_base_info.json"}) {
-    EXPECT_EQ(ReadFile(a / exporter::kClusterOutputDir / file),
-              ReadFile(b / exporter::kClusterOutputDir / file))
+    EXPECT_EQ(ReadFile(a / format::kClusterOutputDir / file),
+              ReadFile(b / format::kClusterOutputDir / file))
         << file;
   }
 }
