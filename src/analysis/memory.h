@@ -93,9 +93,9 @@ struct MemoryPool {
 };
 
 // The columns of memory_analysis.csv, MEMORY_POOL and /api/memory's pools; the writers put
-// the pool's device or process after the first column (the files: Device_id) or the first
-// two (the table: deviceId, globalPid; the UI: process, pid, role), as msprof's and the UI's
-// layouts have them (export/analysis/resource_analysis_files.cc,
+// the pool's device or process after the first column (the files: Device_id), after the
+// first two (the table: deviceId, globalPid) or first (the UI: process, pid, role), as the
+// published layouts have them (export/analysis/resource_analysis_files.cc,
 // export/sqlite/resource_analysis_tables.cc, server/analysis_api.cc).
 inline constexpr Column<MemoryPool> kMemoryPoolColumns[] = {
     TextColumn<MemoryPool>("Pool", "name", "", kEveryWriter,
@@ -115,7 +115,7 @@ inline constexpr Column<MemoryPool> kMemoryPoolColumns[] = {
      [](const MemoryPool& p) { return p.capacity; }},
 };
 inline constexpr size_t kMemoryPoolFileNameColumns = 1;   // before the files' Device_id
-inline constexpr size_t kMemoryPoolTableNameColumns = 2;  // before the table's and UI's process
+inline constexpr size_t kMemoryPoolTableNameColumns = 2;  // before the table's deviceId
 
 struct MemoryStepRow {
   uint32_t step_id = 0;  // model::StepTable row

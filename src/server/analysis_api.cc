@@ -163,14 +163,10 @@ std::string AnalysisApi::Memory(int64_t pixels) const {
   for (size_t i = 0; i < m.pools.size(); ++i) {
     const analysis::MemoryPool& pool = m.pools[i];
     if (i > 0) out += ',';
-    const analysis::Columns<analysis::MemoryPool> columns = analysis::kMemoryPoolColumns;
-    std::string fields;
-    AppendColumns(fields, columns.first(analysis::kMemoryPoolTableNameColumns), pool, origin_ns_);
-    out += '{' + fields.substr(1);  // the first field without its comma
-    out += ",\"process\":" + std::to_string(pool.process) +
+    out += "{\"process\":" + std::to_string(pool.process) +
            ",\"pid\":" + std::to_string(model_.processes.pid[pool.process]) + ",\"role\":";
     AppendJsonString(out, role_labels_[pool.process]);
-    AppendColumns(out, columns.subspan(analysis::kMemoryPoolTableNameColumns), pool, origin_ns_);
+    AppendColumns<analysis::MemoryPool>(out, analysis::kMemoryPoolColumns, pool, origin_ns_);
     out += ",\"allocated\":";
     AppendDownsampled(
         out, pool.samples, origin_ns_, pixels, [](const analysis::MemorySample& s) { return s.ts; },
