@@ -2,14 +2,16 @@
 
 #include <algorithm>
 
-#include "analysis/run_sort.h"
-
 namespace aiprof::analysis {
 
 void MergeInPlace(std::vector<Interval>& intervals) {
-  // Intervals come from slices in table order: sorted runs, one per thread chunk.
-  StableSortRuns(intervals, [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-  size_t out = 0;
+  const auto by_begin = [](const Interval& a, const Interval& b) { return a.begin < b.begin; };
+  if (!std::is_sorted(intervals.begin(), intervals.end(), by_begin)) {
+    std::vector<Interval> merged = UnionOf(intervals, [](const Interval& i) { return i; });
+    intervals.swap(merged);
+    return;
+  }
+  size_t out = 0;  // sorted already: merged where it lies
   for (const Interval& next : intervals) {
     if (next.end <= next.begin) continue;
     if (out > 0 && next.begin <= intervals[out - 1].end) {
@@ -19,6 +21,16 @@ void MergeInPlace(std::vector<Interval>& intervals) {
     }
   }
   intervals.resize(out);
+  if (intervals.capacity() > out + out / 8) intervals.shrink_to_fit();
+}
+
+void AppendMerged(std::vector<Interval>& merged, const Interval& next) {
+  if (next.end <= next.begin) return;
+  if (!merged.empty() && next.begin <= merged.back().end) {
+    merged.back().end = std::max(merged.back().end, next.end);
+  } else {
+    merged.push_back(next);
+  }
 }
 
 int64_t TotalLength(const std::vector<Interval>& merged) {

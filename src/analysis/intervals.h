@@ -3,7 +3,12 @@
 // disjoint and not touching (each begins after the previous one ends).
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <queue>
+#include <utility>
 #include <vector>
 
 namespace aiprof::analysis {
@@ -15,8 +20,54 @@ struct Interval {
   bool operator==(const Interval&) const = default;
 };
 
-// Sorts `intervals` (O(n log runs), analysis/run_sort.h; O(n) when already sorted) and merges
-// overlapping or touching ones in place, dropping empty ones; the result is a merged list.
+// Adds `next` to a merged list, given intervals in order of begin: the list MergeInPlace
+// makes of them, built without holding the input.
+void AppendMerged(std::vector<Interval>& merged, const Interval& next);
+
+// The merged list of `interval_of(item)` over `items` (which it may reorder): overlapping or
+// touching intervals merged, empty ones dropped. Items come in table order, sorted runs (one
+// per thread chunk): the runs' heads are merged through a heap straight into the union, so
+// that besides `items` it holds only the union (often far less than the input), at its size;
+// many short runs are sorted in place instead. O(n log runs).
+template <typename T, typename IntervalOf>
+std::vector<Interval> UnionOf(std::vector<T>& items, IntervalOf interval_of) {
+  std::vector<size_t> bounds{0};  // where each ascending run starts, then the end
+  for (size_t i = 1; i < items.size(); ++i) {
+    if (interval_of(items[i]).begin < interval_of(items[i - 1]).begin) bounds.push_back(i);
+  }
+  bounds.push_back(items.size());
+  const size_t runs = bounds.size() - 1;
+  constexpr size_t kShortestMeanRun = 64;
+  if (runs > 1 && runs > items.size() / kShortestMeanRun) {
+    // The order of equal begins does not change a union: no stable sort, no buffer.
+    std::sort(items.begin(), items.end(),
+              [&](const T& a, const T& b) { return interval_of(a).begin < interval_of(b).begin; });
+    bounds = {0, items.size()};
+  }
+  std::vector<Interval> merged;
+  // Address space only: the pages the union fills are the ones touched.
+  merged.reserve(items.size());
+  if (bounds.size() == 2) {
+    for (const T& item : items) AppendMerged(merged, interval_of(item));
+  } else {
+    using Head = std::pair<int64_t, size_t>;  // (begin, run)
+    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+    std::vector<size_t> at(bounds.begin(), bounds.end() - 1);
+    for (size_t run = 0; run + 1 < bounds.size(); ++run) {
+      heads.emplace(interval_of(items[at[run]]).begin, run);
+    }
+    while (!heads.empty()) {
+      const size_t run = heads.top().second;
+      heads.pop();
+      AppendMerged(merged, interval_of(items[at[run]]));
+      if (++at[run] < bounds[run + 1]) heads.emplace(interval_of(items[at[run]]).begin, run);
+    }
+  }
+  if (merged.capacity() > merged.size() + merged.size() / 8) merged.shrink_to_fit();
+  return merged;
+}
+
+// The same in place: `intervals` becomes their merged list, held at its size.
 void MergeInPlace(std::vector<Interval>& intervals);
 
 // Total length of a merged list.

@@ -75,7 +75,8 @@ std::string TypeSetLabel(unsigned mask) {
 void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
                       const KernelBreakdownOptions& options, KernelBreakdownResult* result) {
   const model::SliceTable& s = model.slices;
-  // Exact-size vectors (counted first): growing them by doubling cost page faults and copies.
+  // Reserved at the count of each type (counted first): growing by doubling cost page faults
+  // and copies; only the pages the unions fill are touched.
   std::array<size_t, kActivityTypes> count_of{};
   for (ActivityType type : unit.types) ++count_of[static_cast<size_t>(type)];
   std::array<std::vector<Interval>, kActivityTypes> merged;
@@ -88,7 +89,7 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     const uint32_t row = unit.rows[i];
     const size_t type = static_cast<size_t>(unit.types[i]);
     const int64_t begin = s.ts[row], end = s.end[row];
-    merged[type].push_back({begin, end});
+    AppendMerged(merged[type], {begin, end});  // by start time: merged as they come
     const model::StringId name = s.name[row];
     int32_t& at = slot[name * kActivityTypes + type];
     if (at < 0) {
@@ -97,7 +98,6 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     }
     stats[type][static_cast<size_t>(at)].second.Add(end - begin);
   }
-  for (std::vector<Interval>& intervals : merged) MergeInPlace(intervals);
   // Sweep over the per-type unions together (each is ordered and disjoint): every edge sets
   // or clears its type's bit, and the time until the next edge goes to the active set.
   std::array<int64_t, 1u << kActivityTypes> time_of_set{};

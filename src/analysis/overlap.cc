@@ -127,9 +127,12 @@ bool LaneCursor::Next(OverlapLane* lane, Interval* interval) {
 namespace {
 
 // Markers of a process used as compute only when the process has no framework operators.
+// The kept slices are held as rows (4 bytes each, not an interval's 16) until their union is
+// built (intervals.h UnionOf).
 struct ScopeBuilder {
   OverlapScope scope;
-  std::vector<Interval> markers;
+  std::vector<uint32_t> compute_rows;
+  std::vector<uint32_t> markers;
   uint64_t marker_count = 0;
   // Intervals kept: a slice inside a parent of its own kind adds nothing to the union (slices
   // of a track nest, model/nesting.h), so it counts as a task but is not copied and sorted.
@@ -221,7 +224,8 @@ namespace {
 
 // The scopes with something in them: lanes merged, compute input named, time span set.
 OverlapResult FinishScopes(std::vector<ScopeBuilder>& builders, bool device_run,
-                           const model::ProcessTable& processes) {
+                           const model::SliceTable& s, const model::ProcessTable& processes) {
+  const auto interval_of = [&s](uint32_t row) { return Interval{s.ts[row], s.end[row]}; };
   OverlapResult result;
   result.device_run = device_run;
   for (uint32_t process = 0; process < builders.size(); ++process) {
@@ -232,10 +236,11 @@ OverlapResult FinishScopes(std::vector<ScopeBuilder>& builders, bool device_run,
     } else if (b.marker_count > 0) {
       scope.compute_input = ComputeInput::kMarkerRanges;
       scope.compute_tasks = b.marker_count;
-      scope.computing = std::move(b.markers);
+      b.compute_rows.swap(b.markers);
     }
-    std::vector<Interval>().swap(b.markers);
-    MergeInPlace(scope.computing);
+    std::vector<uint32_t>().swap(b.markers);
+    scope.computing = UnionOf(b.compute_rows, interval_of);
+    std::vector<uint32_t>().swap(b.compute_rows);
     MergeInPlace(scope.communication);
     std::sort(scope.receive.begin(), scope.receive.end(),
               [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
@@ -276,7 +281,7 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
   for (int pass = 0; pass < 2; ++pass) {
     for (ScopeBuilder& b : builders) {
       if (pass == 0) continue;
-      model::ReserveOnHugePages(b.scope.computing, b.compute_kept);
+      model::ReserveOnHugePages(b.compute_rows, b.compute_kept);
       model::ReserveOnHugePages(b.markers, b.markers_kept);
     }
     for (uint32_t row = 0; row < s.size(); ++row) {
@@ -292,14 +297,14 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
           ++b.marker_count;
           b.markers_kept += !covered;
         } else if (!covered) {
-          b.markers.push_back(Interval{s.ts[row], s.end[row]});
+          b.markers.push_back(row);
         }
       } else if (device_run == (kind == kComputeDeviceTask)) {
         if (pass == 0) {
           ++b.scope.compute_tasks;
           b.compute_kept += !covered;
         } else if (!covered) {
-          b.scope.computing.push_back(Interval{s.ts[row], s.end[row]});
+          b.compute_rows.push_back(row);
         }
       }
     }
@@ -313,7 +318,7 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     if (op.type == model::CommOpType::kRecv) scope.receive.push_back(interval);
   }
 
-  return FinishScopes(builders, device_run, processes);
+  return FinishScopes(builders, device_run, s, processes);
 }
 
 }  // namespace aiprof::analysis

@@ -1,5 +1,6 @@
 // `aiprof cluster -d <dir> [-o out] [-m all|communication_matrix|communication_time|step_trace]
-//  [--jobs=N] [--no-cache]` (msprof-analyze cluster's form): the cluster analysis of a
+//  [--jobs=N] [--no-cache] [--critical-path]` (msprof-analyze cluster's form): the cluster analysis
+//  of a
 // distributed job's ranks (src/export/cluster/cluster_job.h). Started by mpirun/srun as
 // several processes, it splits the ranks across them (cluster_mpi.h).
 #include <cstdlib>
@@ -31,7 +32,8 @@ int RunThreads(const ClusterRequest& request) {
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<std::string> problems;
   std::vector<analysis::cluster::RankSummary> summaries = exporter::SummarizeRanks(
-      discovery.ranks, all, {jobs, request.use_cache}, &problems, &std::cout);
+      discovery.ranks, all, {jobs, request.use_cache, request.critical_path}, &problems,
+      &std::cout);
   for (const std::string& problem : problems) std::cerr << "aiprof cluster: " << problem << "\n";
   return exporter::FinishCluster(std::move(summaries), {request.output_dir, request.outputs},
                                  std::cout, std::cerr);
@@ -43,7 +45,7 @@ void AddClusterCommand(CLI::App& app) {
   struct Values {
     std::string input, output, mode = "all";
     unsigned jobs = 0;
-    bool no_cache = false;
+    bool no_cache = false, critical_path = false;
   };
   auto values = std::make_shared<Values>();
   CLI::App* sub = app.add_subcommand(
@@ -75,8 +77,12 @@ void AddClusterCommand(CLI::App& app) {
           "N >= 1"));
   sub->add_flag("--no-cache", values->no_cache,
                 "parse every rank again instead of reading the summary cached beside its data");
+  sub->add_flag("--critical-path", values->critical_path,
+                "also the critical rank of each step and why (each rank's own critical path, "
+                "joined at the collectives; cluster_critical_path.csv)");
   sub->callback([values] {
     ClusterRequest request;
+    request.critical_path = values->critical_path;
     request.input_dir = values->input;
     request.output_dir = values->output.empty() ? values->input : values->output;
     using exporter::ClusterOutputs;

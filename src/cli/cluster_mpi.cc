@@ -174,7 +174,7 @@ int RunClusterMpi(const ClusterRequest& request, std::ostream& out, std::ostream
   // The ranks are a work queue shared by the processes (largest first): a process that is
   // faster, or less loaded by other work on its machine, takes more of them, as the
   // threads of one process do.
-  exporter::SummarizeOptions options{jobs, request.use_cache, cores};
+  exporter::SummarizeOptions options{jobs, request.use_cache, request.critical_path, cores};
   options.next_ticket = [&session] { return session.NextTicket(); };
   std::vector<std::string> problems;
   const std::vector<analysis::cluster::RankSummary> summaries = exporter::SummarizeRanks(

@@ -12,6 +12,7 @@ struct ClusterRequest {
   unsigned outputs = 7;    // exporter::ClusterOutputs bits from -m
   unsigned jobs = 0;       // ranks in flight per process; 0: its share of the host's cores
   bool use_cache = true;
+  bool critical_path = false;  // --critical-path: the critical rank per step
 };
 
 }  // namespace aiprof::cli

@@ -215,11 +215,12 @@ bool WriteTextOutputs(const DirectoryExport& job, std::ostream& err) {
   bool timeline_ok = false;
   std::string timeline_error;
   auto write_timeline = [&] {
-    timeline_ok = perfetto ? WritePerfettoTrace(m, timeline, &timeline_error, &analyses.overlap,
-                                                &analyses.memory, &analyses.cpu_profile)
-                           : WriteTraceJson(m, timeline, &timeline_error, &analyses.overlap,
-                                            &analyses.memory, &analyses.cpu_profile,
-                                            &analyses.critical_path);
+    timeline_ok =
+        perfetto
+            ? WritePerfettoTrace(m, timeline, &timeline_error, &analyses.overlap, &analyses.memory,
+                                 &analyses.cpu_profile, &analyses.critical_path)
+            : WriteTraceJson(m, timeline, &timeline_error, &analyses.overlap, &analyses.memory,
+                             &analyses.cpu_profile, &analyses.critical_path);
   };
   std::jthread timeline_thread;
   if (job.options.threads > 1) {

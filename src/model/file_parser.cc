@@ -12,6 +12,7 @@
 #include "model/huge_pages.h"
 #include "model/nesting.h"
 #include "model/rank_identity.h"
+#include "model/zero_pages.h"
 
 namespace aiprof::model {
 namespace {
@@ -333,6 +334,9 @@ Fragment ParseRawFile(const std::string& path) {
     fragment.clock =
         ClockFit::Fit({{0, static_cast<uint64_t>(first), static_cast<uint64_t>(created)}}, true, 0);
   }
+  // The columns the importers filled are final: their all-zero pages (the args of a run
+  // without arguments...) go back before the nesting's scratch is allocated (peak memory).
+  ReleaseZeroPages(model);
   ResolveNesting(model);
   fragment.hostname = std::string(model.Str(model.processes.host[0]));
   fragment.flow_endpoints = std::move(context.flow_endpoints());

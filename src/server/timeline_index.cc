@@ -15,12 +15,14 @@ int64_t MergeKey(const SliceSpan& previous, const SliceSpan& next) {
       {next.ts - previous.end, previous.end - previous.ts, next.end - next.ts, int64_t{0}});
 }
 
-std::vector<SliceSpan> Merge(const std::vector<SliceSpan>& spans, int64_t gap_ns,
+// The spans `span_at(0 .. count)` with neighbours closer than `gap_ns` merged.
+template <typename SpanAt>
+std::vector<SliceSpan> Merge(size_t count, SpanAt span_at, int64_t gap_ns,
                              const model::SliceTable& slices) {
   std::vector<SliceSpan> merged;
-  for (size_t i = 0; i < spans.size(); ++i) {
-    const SliceSpan& span = spans[i];
-    if (!merged.empty() && MergeKey(spans[i - 1], span) < gap_ns) {
+  for (size_t i = 0; i < count; ++i) {
+    const SliceSpan span = span_at(i);
+    if (!merged.empty() && MergeKey(span_at(i - 1), span) < gap_ns) {
       SliceSpan& last = merged.back();
       last.end = std::max(last.end, span.end);
       last.count += span.count;
@@ -108,26 +110,35 @@ TimelineIndex::TimelineIndex(const model::Model& model) : model_(model) {
 
 void TimelineIndex::BuildLevels(Row& row) const {
   const model::SliceTable& s = model_.slices;
-  if (row.slices.size() <= kSmallestLevel) return;
-  std::vector<SliceSpan> finer;
-  finer.reserve(row.slices.size());
-  for (uint32_t slice : row.slices) finer.push_back({s.ts[slice], s.end[slice], 1, slice});
+  // Each level is merged from the one below as it is stored (level 0: the row's slices read
+  // from the model), never from a copy of it: the build's scratch is the gaps and the level
+  // being made.
+  const std::vector<SliceSpan>* finer = nullptr;
+  auto span_at = [&](size_t i) {
+    if (finer != nullptr) return (*finer)[i];
+    const uint32_t slice = row.slices[i];
+    return SliceSpan{s.ts[slice], s.end[slice], 1, slice};
+  };
+  size_t count = row.slices.size();
   std::vector<int64_t> gaps;
-  while (finer.size() > kSmallestLevel) {
+  while (count > kSmallestLevel) {
     // The gap that leaves about a quarter of the spans: the (n/4)-th largest merge key.
     gaps.clear();
-    for (size_t i = 1; i < finer.size(); ++i) gaps.push_back(MergeKey(finer[i - 1], finer[i]));
-    const size_t keep = finer.size() / 4;
+    gaps.reserve(count - 1);
+    for (size_t i = 1; i < count; ++i) gaps.push_back(MergeKey(span_at(i - 1), span_at(i)));
+    const size_t keep = count / 4;
     std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(keep), gaps.end(),
                      std::greater<>());
     int64_t gap = std::max<int64_t>(gaps[keep] + 1, 1);
-    std::vector<SliceSpan> coarser = Merge(finer, gap, s);
+    std::vector<SliceSpan> coarser = Merge(count, span_at, gap, s);
     while (coarser.size() > keep + 1) {  // ties at that gap: widen until a quarter is left
       gap *= 2;
-      coarser = Merge(finer, gap, s);
+      coarser = Merge(count, span_at, gap, s);
     }
-    row.levels.push_back({gap, coarser});
-    finer = std::move(coarser);
+    coarser.shrink_to_fit();
+    row.levels.push_back({gap, std::move(coarser)});
+    finer = &row.levels.back().spans;
+    count = finer->size();
   }
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analysis/op_statistics.h"
+#include "model/zero_pages.h"
 #include "server/json_text.h"
 
 namespace aiprof::server {
@@ -39,13 +40,30 @@ class NameList {
   std::vector<model::StringId> ids_;
 };
 
+// The model as the server holds it: only read from here on, so the pages of its columns that
+// hold only zeros go back to the kernel (model/zero_pages.h) before the index is built.
+model::Model Served(model::Model model) {
+  model::ReleaseZeroPages(model);
+  return model;
+}
+
+std::vector<std::string> RoleLabels(const model::Model& m,
+                                    const std::vector<model::ProcessRoleInfo>& roles) {
+  std::vector<std::string> labels;
+  labels.reserve(m.processes.size());
+  for (uint32_t p = 0; p < m.processes.size(); ++p) {
+    labels.push_back(model::ProcessRoleLabel(m, roles, p));
+  }
+  return labels;
+}
+
 template <typename T>
 size_t Bytes(const std::vector<T>& column) {
   return column.capacity() * sizeof(T);
 }
 
-// The model's heap size, column by column (strings at their text plus a pool entry each):
-// the reference for the server's memory target (at most 1.5x the model).
+}  // namespace
+
 size_t ApproximateModelBytes(const model::Model& m) {
   size_t bytes = Bytes(m.slices.ts) + Bytes(m.slices.end) + Bytes(m.slices.track) +
                  Bytes(m.slices.name) + Bytes(m.slices.category) + Bytes(m.slices.args) +
@@ -65,18 +83,6 @@ size_t ApproximateModelBytes(const model::Model& m) {
   return bytes;
 }
 
-std::vector<std::string> RoleLabels(const model::Model& m,
-                                    const std::vector<model::ProcessRoleInfo>& roles) {
-  std::vector<std::string> labels;
-  labels.reserve(m.processes.size());
-  for (uint32_t p = 0; p < m.processes.size(); ++p) {
-    labels.push_back(model::ProcessRoleLabel(m, roles, p));
-  }
-  return labels;
-}
-
-}  // namespace
-
 void UiApi::CheckTracks(const std::vector<uint32_t>& tracks) const {
   for (uint32_t track : tracks) {
     if (track >= model_.tracks.size()) {
@@ -87,7 +93,7 @@ void UiApi::CheckTracks(const std::vector<uint32_t>& tracks) const {
 }
 
 UiApi::UiApi(model::Model model, std::vector<std::string> prof_dirs)
-    : model_(std::move(model)),
+    : model_(Served(std::move(model))),
       prof_dirs_(std::move(prof_dirs)),
       index_(model_),
       extent_(analysis::ComputeRunExtent(model_)),

@@ -28,6 +28,10 @@
 
 namespace aiprof::server {
 
+// The model's heap size, column by column (capacity), strings at their text plus a pool
+// entry each: the reference of the server's memory target (/api/run counts.model_bytes).
+size_t ApproximateModelBytes(const model::Model& m);
+
 class UiApi {
  public:
   UiApi(model::Model model, std::vector<std::string> prof_dirs);

@@ -224,6 +224,16 @@ TEST(CriticalPathTest, MultiStreamJoinTakesTheLaterStream) {
       b.model(), set, {{WhatIfKind::kOperatorFaster, "gemm_b", PathCategory::kCompute, 0.5}});
   EXPECT_EQ(faster, std::vector<int64_t>{70});
   EXPECT_EQ(r.slice_slack[ka], 30);  // gemm_a could end 30 later
+  // The near-critical work, least slack first: gemm_a, then gemm_b's launch call (the path
+  // runs from its start to gemm_b, not through its time).
+  ASSERT_EQ(r.steps[0].near_count, 2u);
+  const NearCriticalSlice& near = r.near_critical[r.steps[0].first_near];
+  EXPECT_EQ(near.slice, ka);
+  EXPECT_EQ(near.slack_ns, 30);
+  const NearCriticalSlice& next = r.near_critical[r.steps[0].first_near + 1];
+  EXPECT_EQ(next.slice, launch_b);
+  EXPECT_GT(next.slack_ns, near.slack_ns);
+  EXPECT_EQ(near.category, PathCategory::kCompute);
 }
 
 // A tie: both streams end at 90. One of them is on the path; the figures are the same.

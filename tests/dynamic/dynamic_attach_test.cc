@@ -11,9 +11,8 @@
 #include <thread>
 
 #include "cli/dynamic_client.h"
+#include "dynamic_job_test.h"
 #include "prof_contents.h"
-#include "subprocess.h"
-#include "temp_dir.h"
 
 namespace aiprof::testing {
 namespace {
@@ -24,47 +23,21 @@ int64_t MonotonicNs() {
   return static_cast<int64_t>(now.tv_sec) * 1000000000LL + now.tv_nsec;
 }
 
-void Touch(const std::string& path) {
-  std::ofstream(path) << "done\n";
-}
-
-bool WaitForPath(const std::string& path, bool present = true) {
-  for (int attempt = 0; attempt < 2000; ++attempt) {
-    if ((access(path.c_str(), F_OK) == 0) == present) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
-class DynamicEndToEnd : public ::testing::Test {
+class DynamicEndToEnd : public DynamicJobTest {
  protected:
   void SetUp() override {
-    run_dir_ = dir_.path() + "/run";
+    DynamicJobTest::SetUp();
     output_ = dir_.path() + "/out";
     finish_ = dir_.path() + "/finish";
-    std::filesystem::create_directories(run_dir_);
-  }
-  std::string Aiprof() const { return BuildDir() + "/bin/aiprof"; }
-  std::string SampleJob() const { return BuildDir() + "/bin/dynamic_sample_job"; }
-  std::string Socket(pid_t pid) const {
-    return run_dir_ + "/aiprof_dynamic_" + std::to_string(pid);
-  }
-  std::vector<std::string> Env(std::vector<std::string> extra = {}) const {
-    extra.push_back("XDG_RUNTIME_DIR=" + run_dir_);
-    return extra;
   }
   // Starts the sample job in attach mode and waits for its socket.
   std::unique_ptr<Subprocess> StartAttachableJob(int exit_code = 7) {
-    auto job = std::make_unique<Subprocess>(
-        std::vector<std::string>{SampleJob(), finish_, std::to_string(exit_code)},
-        Env({"AIPROF_MODE=dynamic"}));
-    EXPECT_NE(job->ReadUntil("pid "), "");
+    std::unique_ptr<Subprocess> job = StartSampleJob(finish_, exit_code, Env());
     EXPECT_TRUE(WaitForPath(Socket(job->pid())));
     return job;
   }
 
-  TempDir dir_;
-  std::string run_dir_, output_, finish_;
+  std::string output_, finish_;
 };
 
 TEST_F(DynamicEndToEnd, AttachStartStopThreeTimesWritesThreeWindowsWithOnlyTheirEvents) {

@@ -16,51 +16,15 @@
 #include <fstream>
 #include <thread>
 
+#include "dynamic_job_test.h"
 #include "prof_contents.h"
-#include "subprocess.h"
-#include "temp_dir.h"
 
 namespace aiprof::testing {
 namespace {
 
 constexpr uid_t kNobody = 65534;
 
-void Touch(const std::string& path) {
-  std::ofstream(path) << "done\n";
-}
-
-bool WaitForPath(const std::string& path, bool present = true) {
-  for (int attempt = 0; attempt < 2000; ++attempt) {
-    if ((access(path.c_str(), F_OK) == 0) == present) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return false;
-}
-
-class DynamicFaults : public ::testing::Test {
- protected:
-  void SetUp() override {
-    run_dir_ = dir_.path() + "/run";
-    std::filesystem::create_directories(run_dir_);
-  }
-  std::string Aiprof() const { return BuildDir() + "/bin/aiprof"; }
-  std::string SampleJob() const { return BuildDir() + "/bin/dynamic_sample_job"; }
-  std::vector<std::string> Env(std::vector<std::string> extra = {}) const {
-    extra.push_back("XDG_RUNTIME_DIR=" + run_dir_);
-    return extra;
-  }
-  std::unique_ptr<Subprocess> StartAttachableJob(const std::string& finish,
-                                                 std::vector<std::string> env) {
-    env.push_back("AIPROF_MODE=dynamic");
-    auto job =
-        std::make_unique<Subprocess>(std::vector<std::string>{SampleJob(), finish, "0"}, env);
-    EXPECT_NE(job->ReadUntil("pid "), "");
-    return job;
-  }
-
-  TempDir dir_;
-  std::string run_dir_;
-};
+using DynamicFaults = DynamicJobTest;
 
 // Issue 25: typed into launch mode, `start` then `stop` printed "busy: controlled by pid
 // <the launcher>" in 8 of 16 runs (the launcher's probe connection was still the job's
@@ -104,7 +68,7 @@ TEST_F(DynamicFaults, LaunchModeNeverCompetesWithItselfInFiftyRuns) {
 // `duration_s: -1` too. The job refuses what the command line refuses, naming the option.
 TEST_F(DynamicFaults, StartOptionsOutOfRangeAreRefusedByName) {
   const std::string finish = dir_.path() + "/finish";
-  std::unique_ptr<Subprocess> job = StartAttachableJob(finish, Env());
+  std::unique_ptr<Subprocess> job = StartSampleJob(finish, 0, Env());
   Subprocess cli({Aiprof(), "--dynamic=on", "--pid=" + std::to_string(job->pid()),
                   "--output=" + dir_.path() + "/out"},
                  Env());
@@ -153,7 +117,7 @@ TEST_F(DynamicFaults, OptionsOutOfRangeInTheEnvironmentAreRefusedByName) {
 
 // Exit handlers do not run when SIGTERM ends a job; the runtime's handler removes the socket.
 TEST_F(DynamicFaults, AJobEndedBySigtermRemovesItsSocket) {
-  std::unique_ptr<Subprocess> job = StartAttachableJob(dir_.path() + "/finish", Env());
+  std::unique_ptr<Subprocess> job = StartSampleJob(dir_.path() + "/finish", 0, Env());
   const std::string socket = run_dir_ + "/aiprof_dynamic_" + std::to_string(job->pid());
   ASSERT_TRUE(WaitForPath(socket)) << socket;
   job->Kill(SIGTERM);
@@ -182,7 +146,7 @@ TEST_F(DynamicFaults, ASquatterOfAnotherUidNeitherTakesTheJobNorReachesTheTermin
   ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   const std::vector<std::string> env = {"XDG_RUNTIME_DIR=" + squatted};
   const std::string finish = dir_.path() + "/finish";
-  std::unique_ptr<Subprocess> job = StartAttachableJob(finish, env);
+  std::unique_ptr<Subprocess> job = StartSampleJob(finish, 0, env);
   EXPECT_NE(job->output().find("the control socket is in"), std::string::npos) << job->output();
   // Now that the pid is known, the squatter serves its name in its directory.
   const std::string fake = squatted + "/aiprof_dynamic_" + std::to_string(job->pid());

@@ -1,6 +1,8 @@
 // The critical path (analysis/critical_path/) on imported Kineto traces, as on aiprof's own
-// runs: a Kineto trace built here with a cudaStreamWaitEvent (Kineto's cuda_sync record
-// naming the event's stream and its cudaEventRecord's correlation id, `wait_on_stream` and
+// runs: a real torch.profiler trace (tests/kineto/data, torch 1.13: ProfilerStep#1..3 on one
+// CPU thread) gets one path per ProfilerStep#N that covers its step end to end; and a
+// Kineto trace built here with a cudaStreamWaitEvent (Kineto's cuda_sync record naming the
+// event's stream and its cudaEventRecord's correlation id, `wait_on_stream` and
 // `wait_on_cuda_event_record_corr_id`) orders two streams on the path, the dependency HTA's
 // critical path reads from the same arguments.
 #include <gtest/gtest.h>
@@ -13,6 +15,8 @@
 
 namespace aiprof::analysis {
 namespace {
+
+const std::string kData = AIPROF_KINETO_TEST_DATA;
 
 void ExpectPathsCoverTheirSteps(const model::Model& m, const CriticalPathResult& r) {
   for (const CriticalPathStep& step : r.steps) {
@@ -28,6 +32,28 @@ void ExpectPathsCoverTheirSteps(const model::Model& m, const CriticalPathResult&
     }
     EXPECT_EQ(at, step.end_ns);
   }
+}
+
+TEST(KinetoCriticalPath, EachProfilerStepOfATorchTraceHasItsPath) {
+  const model::Model m = model::ParseFiles({kData + "/torch113_mlp_steps.pt.trace.json"});
+  const AnalysisSet set = RunAnalyses(m, {std::nullopt, true});
+  const CriticalPathResult& r = set.critical_path;
+  ASSERT_TRUE(r.computed);
+  EXPECT_FALSE(r.whole_run);
+  ASSERT_EQ(r.steps.size(), set.steps.steps.size());
+  ASSERT_EQ(r.steps.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(r.steps[i].step, i + 1);  // ProfilerStep#1..3
+    EXPECT_EQ(r.steps[i].begin_ns, set.steps.steps[i].begin_ns);
+    EXPECT_EQ(r.steps[i].end_ns, set.steps.steps[i].end_ns);
+  }
+  ExpectPathsCoverTheirSteps(m, r);
+  // One CPU thread of operators: the path is its operators (compute) and their gaps.
+  EXPECT_GT(r.attribution[PathCategory::kCompute], r.step_ns / 2);
+  const WhatIfSummary* faster = r.Find(WhatIfKind::kOperatorFaster);
+  ASSERT_NE(faster, nullptr);
+  EXPECT_TRUE(faster->applicable);
+  EXPECT_GT(faster->saving_ns(), 0);
 }
 
 // µs after the base. Host: gemm_a launched at 2 on stream 7 [10, 60); cudaEventRecord at 5

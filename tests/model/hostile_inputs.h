@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "format/records_torch.h"
-#include "model/fuzz_framing.h"
+#include "format/fuzz_framing.h"
 
 namespace aiprof::testing {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "model/fuzz_framing.h"
+#include "format/fuzz_framing.h"
 #include "model/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

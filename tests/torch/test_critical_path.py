@@ -10,7 +10,9 @@
   (examples/pytorch/distributed_gloo.py --slow-rank=2): every step's path is gated by rank
   2 (its compute on the path, the other ranks' own paths mostly waiting for it in the
   collectives), "the slowest rank at the median rank's speed" saves most, and the advice
-  puts the slow rank first.
+  puts the slow rank first; its near-critical work (critical_path_slack.csv) is off the path
+  with its slack, least first; and `aiprof cluster --critical-path`, from the ranks'
+  summaries alone, names rank 2 as the rank that gates every step, with compute as why.
 
 No timing is asserted beyond shares the knobs make large (a 40 ms sleep against a few ms of
 work); each attribution must sum to its step.
@@ -132,12 +134,29 @@ class SlowRankGlooJob(CriticalPathTestCase):
         cls.steps = read_csv(cls.output, "critical_path_steps.csv")
         cls.ranks = read_csv(cls.output, "critical_path_ranks.csv")
         cls.what_ifs = read_csv(cls.output, "critical_path_what_if.csv")
+        cls.slack = read_csv(cls.output, "critical_path_slack.csv")
         run([AIPROF, "advise", "--output=" + cls.output])
         cls.findings = findings(cls.output)
+        cls.cluster_report = run([AIPROF, "cluster", "-d", cls.output, "--critical-path",
+                                  "--jobs=2"])
+        with open(os.path.join(cls.output, "cluster_analysis_output",
+                               "cluster_critical_path.csv")) as handle:
+            cls.cluster_steps = list(csv.DictReader(handle))
 
     @classmethod
     def tearDownClass(cls):
         cls._tmp.cleanup()
+
+    def test_near_critical_work_is_off_the_path_least_slack_first(self):
+        self.assertTrue(self.slack, self.report)
+        by_step = {}
+        for row in self.slack:
+            self.assertGreaterEqual(float(row["Slack(us)"]), 0, row)
+            by_step.setdefault(row["Step"], []).append(float(row["Slack(us)"]))
+        self.assertEqual(len(by_step), 4, self.report)
+        for slacks in by_step.values():
+            self.assertLessEqual(len(slacks), 10)
+            self.assertEqual(slacks, sorted(slacks))
 
     def test_every_step_is_gated_by_the_slow_rank(self):
         self.assertEqual(len(self.steps), 4, self.report)
@@ -146,6 +165,18 @@ class SlowRankGlooJob(CriticalPathTestCase):
             self.assertEqual(int(row["Critical Rank"]), self.SLOW_RANK, self.report)
             self.assertGreater(float(row["compute(us)"]), 0.3 * float(row["Step Time(us)"]),
                                self.report)
+
+    def test_cluster_names_the_slow_rank_per_step_from_the_summaries(self):
+        self.assertEqual(len(self.cluster_steps), 4, self.cluster_report)
+        for row in self.cluster_steps:
+            self.assertEqual(int(row["Ranks"]), 4, row)
+            self.assertEqual(int(row["Critical Rank"]), self.SLOW_RANK, self.cluster_report)
+            self.assertEqual(row["Gate"], "compute", row)
+            self.assertGreater(float(row["On Path(%)"]), 50, row)
+            # The others waited for it; it waited little itself.
+            self.assertGreater(float(row["Peers Wait(us)"]), float(row["Own compute(us)"]) / 10,
+                               row)
+        self.assertIn("rank %d gates 4 of 4 step(s)" % self.SLOW_RANK, self.cluster_report)
 
     def test_the_other_ranks_wait_for_it(self):
         for row in self.ranks:

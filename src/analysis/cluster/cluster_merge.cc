@@ -406,6 +406,7 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   result.stage_verdicts = std::move(diagnosis.stages);
   result.divergent_steps = std::move(diagnosis.divergent_steps);
   FindSlowLinks(result);
+  result.critical_steps = ComputeClusterCriticalPath(summaries, result.comm_ops);
   return result;
 }
 

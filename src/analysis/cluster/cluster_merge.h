@@ -8,6 +8,8 @@
 // hosts: intra-host when every rank of the group (the peer, for p2p) shares the host.
 // The matrix and the wait note are rebuilt from the merged operations (RebuildFromOps).
 //
+// Critical path: with the ranks' own paths in their summaries, the job's critical rank per
+// step and why (cluster_critical_path.h), from the merged operations.
 // Diagnosis: slow ranks, slow pipeline stages and divergent steps (slow_ranks.h); a slow
 // link: a rank whose mean transit bandwidth on a transport is below 80% of the
 // transport's median (msprof's utilisation threshold), among ranks that moved at least
@@ -22,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cluster/cluster_critical_path.h"
 #include "analysis/cluster/parallel_layout.h"
 #include "analysis/cluster/rank_summary.h"
 #include "analysis/cluster/slow_ranks.h"
@@ -90,6 +93,9 @@ struct ClusterResult {
   std::vector<SlowLink> slow_links;
   std::vector<DivergentStep> divergent_steps;  // by spread, largest first
   ClockAlignment clock;
+  // The critical rank per step (cluster_critical_path.h): only when the summaries carry
+  // their own critical paths (`aiprof cluster --critical-path`).
+  std::vector<ClusterCriticalStep> critical_steps;
 };
 
 // `summaries` in any order; the result is ordered by rank, so any split of the ranks

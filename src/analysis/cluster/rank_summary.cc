@@ -11,7 +11,8 @@ namespace aiprof::analysis::cluster {
 namespace {
 
 constexpr char kMagic[8] = {'A', 'I', 'P', 'R', 'S', 'U', 'M', '1'};
-constexpr uint32_t kVersion = 3;  // 2: the process groups; 3: loops, input wait in Free
+// 2: the process groups; 3: loops, input wait in Free; 4: the steps' own critical paths
+constexpr uint32_t kVersion = 4;
 
 int64_t Busy(const std::vector<Interval>& intervals) {
   int64_t total = 0;
@@ -87,6 +88,28 @@ class ByteReader {
   size_t offset_ = 0;
 };
 
+// Each step's own critical path of the rank, matched by (loop, number).
+void AddOwnPaths(const CriticalPathResult& path, int32_t rank, std::vector<RankStep>& steps) {
+  if (!path.computed || path.whole_run) return;
+  std::map<StepKey, const CriticalPathRank*> own;
+  for (const CriticalPathStep& step : path.steps) {
+    for (uint32_t i = step.first_rank; i < step.first_rank + step.rank_count; ++i) {
+      const CriticalPathRank& member = path.ranks[i];
+      if (member.rank == rank || member.rank == -1) {
+        own.emplace(StepKey{step.loop, static_cast<int64_t>(step.step)}, &member);
+      }
+    }
+  }
+  for (RankStep& step : steps) {
+    const auto found = own.find(KeyOf(step));
+    if (found == own.end()) continue;
+    step.has_path = true;
+    step.path_begin_ns = found->second->begin_ns;
+    step.path_end_ns = found->second->end_ns;
+    step.path = found->second->own;
+  }
+}
+
 }  // namespace
 
 RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, int32_t rank,
@@ -120,6 +143,7 @@ RankSummary BuildRankSummary(const model::Model& model, const AnalysisSet& set, 
   }
   std::sort(summary.steps.begin(), summary.steps.end(),
             [](const RankStep& a, const RankStep& b) { return a.begin_ns < b.begin_ns; });
+  AddOwnPaths(set.critical_path, rank, summary.steps);
 
   const uint32_t scope_process = scope >= 0 ? set.overlap.scopes[scope].process : model::kNoRow;
   for (const CommOpTiming& op : set.communication_analysis.ops) {
@@ -159,6 +183,11 @@ std::string SerializeRankSummary(const RankSummary& s) {
       w.I64(v);
     }
     w.U32(step.loop);
+    w.U32(step.has_path ? 1 : 0);
+    if (!step.has_path) continue;
+    w.I64(step.path_begin_ns);
+    w.I64(step.path_end_ns);
+    for (int64_t ns : step.path.ns) w.I64(ns);
   }
   w.U64(s.communication.size());
   for (const CommOpTiming& op : s.communication) {
@@ -220,7 +249,7 @@ bool DeserializeRankSummary(const std::string& bytes, RankSummary* out, std::str
     ok = r.Str(&s.sources.back());
   }
   ok = ok && r.Str(&s.step_source) && r.U64(&s.events) && r.U64(&s.dropped_records) &&
-       r.Count(10 * sizeof(int64_t) + sizeof(uint32_t), &count);
+       r.Count(10 * sizeof(int64_t) + 2 * sizeof(uint32_t), &count);
   // Count() checked that the bytes hold `count` entries, so reserving cannot overshoot.
   if (ok) s.steps.reserve(count);
   for (uint64_t i = 0; ok && i < count; ++i) {
@@ -230,7 +259,12 @@ bool DeserializeRankSummary(const std::string& bytes, RankSummary* out, std::str
                        &step.bubble_ns, &step.preparing_ns, &step.input_wait_ns}) {
       ok = ok && r.I64(v);
     }
-    ok = ok && r.U32(&step.loop);
+    uint32_t has_path = 0;
+    ok = ok && r.U32(&step.loop) && r.U32(&has_path) && has_path <= 1;
+    step.has_path = has_path == 1;
+    if (!ok || !step.has_path) continue;
+    ok = r.I64(&step.path_begin_ns) && r.I64(&step.path_end_ns);
+    for (int64_t& ns : step.path.ns) ok = ok && r.I64(&ns);
   }
   ok = ok && r.Count(120, &count);
   if (ok) s.communication.reserve(count);

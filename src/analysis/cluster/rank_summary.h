@@ -2,7 +2,10 @@
 // rows of the rank's scope, its communication operations with their times, and who the
 // rank is. Built from one rank's AnalysisSet right after its parse; the trace itself is
 // dropped, so `aiprof cluster` holds a model only for the ranks in flight and a few
-// hundred bytes per step and operation for every other rank.
+// hundred bytes per step and operation for every other rank. With the critical path asked
+// for (AnalysisOptions::critical_path), each step also carries the rank's own critical path
+// by category (critical_path/critical_path.h), for the job's critical rank per step
+// (cluster_critical_path.h).
 //
 // A summary serialises to bytes (little-endian, versioned, deterministic: the same
 // summary always gives the same bytes) for the MPI gather to rank 0 and for the on-disk
@@ -16,6 +19,7 @@
 
 #include "analysis/analysis_set.h"
 #include "analysis/communication_analysis.h"
+#include "analysis/critical_path/path_category.h"
 #include "model/model.h"
 #include "model/rank_identity.h"
 
@@ -37,6 +41,12 @@ struct RankStep : StepParts {
   uint32_t loop = 0;
   int64_t begin_ns = 0;
   int64_t end_ns = 0;  // window end on the scope
+  // The rank's own critical path of the step (its step thread's window, which the scope's
+  // window above need not equal), when the critical path was computed.
+  bool has_path = false;
+  int64_t path_begin_ns = 0;
+  int64_t path_end_ns = 0;
+  CategoryTimes path;
 };
 
 struct RankSummary {

@@ -129,7 +129,7 @@ MemberBusy BusyOf(const std::vector<CategoryTimes>& own) {
 class StepSolver {
  public:
   StepSolver(const model::Model& model, const RunIndex& index, CriticalPathResult* result)
-      : model_(model), result_(result), builder_(index) {}
+      : model_(model), index_(index), result_(result), builder_(index) {}
 
   void Solve(const StepGroup& group, const std::vector<WhatIfSpec>& what_ifs) {
     builder_.Build(group.members, &graph_);
@@ -148,6 +148,7 @@ class StepSolver {
     step.cycle_edges = pass_.cycle_edges;
     RecordSlack(recorded);
     RecordJobPath(&step);
+    RecordNearCritical(&step);
     const std::vector<CategoryTimes> own = RecordRanks(&step);
     Project(what_ifs, BusyOf(own), &step);
     result_->attribution.Add(step.attribution);
@@ -183,22 +184,64 @@ class StepSolver {
   }
 
   void RecordSlack(const PathWeights& recorded) {
-    const std::vector<int64_t> latest = SolveLatest(graph_, recorded, pass_);
+    latest_ = SolveLatest(graph_, recorded, pass_);
     std::vector<float>& slack = result_->slice_slack;
     for (const PathOwner& owner : graph_.owners) {
-      if (owner.end_node == model::kNoRow || latest[owner.end_node] == kUnboundedSlack) continue;
-      const float ns = static_cast<float>(latest[owner.end_node] - pass_.earliest[owner.end_node]);
+      if (owner.end_node == model::kNoRow || latest_[owner.end_node] == kUnboundedSlack) continue;
+      const float ns = static_cast<float>(latest_[owner.end_node] - pass_.earliest[owner.end_node]);
       slack[owner.slice] = std::min(slack[owner.slice], ns);
     }
   }
 
+  // The outermost slices off the job's path (their parent on it, or none) with the least
+  // slack; a step's own range and a slice of no length in the step are no work.
+  void RecordNearCritical(CriticalPathStep* step) {
+    std::vector<NearCriticalSlice> candidates;
+    for (uint32_t o = 0; o < graph_.owners.size(); ++o) {
+      const PathOwner& owner = graph_.owners[o];
+      if (on_path_owner_[o] || (owner.parent != model::kNoRow && !on_path_owner_[owner.parent]) ||
+          owner.end_node == model::kNoRow || latest_[owner.end_node] == kUnboundedSlack ||
+          graph_.time[owner.end_node] == graph_.time[owner.start_node] ||
+          (index_.role(owner.slice) & kRoleStep)) {
+        continue;
+      }
+      candidates.push_back({owner.slice, latest_[owner.end_node] - pass_.earliest[owner.end_node],
+                            static_cast<PathCategory>(graph_.category[owner.end_node])});
+    }
+    const auto before = [&](const NearCriticalSlice& a, const NearCriticalSlice& b) {
+      if (a.slack_ns != b.slack_ns) return a.slack_ns < b.slack_ns;
+      return model_.slices.ts[a.slice] != model_.slices.ts[b.slice]
+                 ? model_.slices.ts[a.slice] < model_.slices.ts[b.slice]
+                 : a.slice < b.slice;
+    };
+    const size_t kept = std::min(candidates.size(), CriticalPathResult::kNearCriticalPerStep);
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(kept),
+                      candidates.end(), before);
+    step->first_near = static_cast<uint32_t>(result_->near_critical.size());
+    step->near_count = static_cast<uint32_t>(kept);
+    result_->near_critical.insert(result_->near_critical.end(), candidates.begin(),
+                                  candidates.begin() + static_cast<std::ptrdiff_t>(kept));
+  }
+
   void RecordJobPath(CriticalPathStep* step) {
-    const std::vector<WalkedSegment> path = WalkJobPath(graph_, pass_);
+    std::vector<uint32_t> hop_owners;
+    const std::vector<WalkedSegment> path = WalkJobPath(graph_, pass_, &hop_owners);
     step->first_segment = static_cast<uint32_t>(result_->segments.size());
     std::unordered_map<model::StringId, std::pair<PathCategory, int64_t>> by_name;
     on_path_.assign(graph_.members.size(), 0);
+    on_path_owner_.assign(graph_.owners.size(), 0);
+    // The path runs through these slices (their self time, or a point of them it reached
+    // through an edge), so through their ancestors too.
+    const auto mark = [&](uint32_t owner) {
+      for (uint32_t o = owner; o != model::kNoRow && !on_path_owner_[o];
+           o = graph_.owners[o].parent) {
+        on_path_owner_[o] = 1;
+      }
+    };
+    for (uint32_t owner : hop_owners) mark(owner);
     std::map<uint32_t, int64_t> by_thread;
     for (const WalkedSegment& w : path) {
+      if (!w.latency) mark(w.owner);
       const PathChain& chain = graph_.chains[w.chain];
       const uint32_t slice =
           w.owner == model::kNoRow ? model::kNoRow : graph_.owners[w.owner].slice;
@@ -279,11 +322,14 @@ class StepSolver {
 
   static constexpr size_t kTopItems = 5;
   const model::Model& model_;
+  const RunIndex& index_;
   CriticalPathResult* result_;
   GraphBuilder builder_;
   PathGraph graph_;
   ForwardPass pass_, projection_;
   std::vector<int64_t> on_path_;
+  std::vector<uint8_t> on_path_owner_;  // per PathOwner: the job's path runs through it
+  std::vector<int64_t> latest_;         // per node: latest finish (SolveLatest)
   std::vector<uint8_t> selected_;
 };
 

@@ -12,6 +12,8 @@
 //     loaders; a wait for a peer stays on its own chain as communication wait): sums to the
 //     rank's step time, and its communication wait is the communication analysis's wait;
 //   - the critical rank: the rank the job's path spends most time on;
+//   - the near-critical work: the outermost slices the path does not run through with the
+//     least slack (how long each could end later without delaying the step);
 //   - the standard projections (data loading free; the run's top operator/kernel 2× faster;
 //     the slowest rank at the median rank's speed; communication fully overlapped).
 // Agreement with the step breakdown (step_breakdown.h): on a one-thread CPU-only step whose
@@ -61,6 +63,15 @@ struct CriticalPathItem {
   int64_t ns = 0;
 };
 
+// Work of a step that its path does not run through (an outermost such slice: its parent, if
+// any, is on the path), and how long its end could slip without delaying the step's end.
+// Slack 0 ties the path: a parallel chain as long as the path.
+struct NearCriticalSlice {
+  uint32_t slice = model::kNoRow;
+  int64_t slack_ns = 0;
+  PathCategory category = PathCategory::kIdle;
+};
+
 struct CriticalPathStep {
   uint32_t step_id = model::kNoRow;  // the step of the first rank (model::StepTable row)
   uint64_t step = 0;
@@ -72,6 +83,7 @@ struct CriticalPathStep {
   CategoryTimes attribution;                      // the job's path: sums to end − begin
   uint32_t first_segment = 0, segment_count = 0;  // CriticalPathResult::segments rows
   uint32_t first_rank = 0, rank_count = 0;        // CriticalPathResult::ranks
+  uint32_t first_near = 0, near_count = 0;        // CriticalPathResult::near_critical
   std::vector<CriticalPathItem> top_items;        // the longest names on the path
   std::vector<int64_t> projected_ns;  // per CriticalPathResult::what_ifs: projected time
   uint64_t nodes = 0, edges = 0, dropped_edges = 0, cycle_edges = 0;
@@ -108,6 +120,9 @@ struct CriticalPathResult {
   std::vector<CriticalPathStep> steps;
   CriticalPathSegments segments;        // per step, in time order
   std::vector<CriticalPathRank> ranks;  // per step, by rank
+  // Per step, least slack first (at most kNearCriticalPerStep): what would be critical next.
+  std::vector<NearCriticalSlice> near_critical;
+  static constexpr size_t kNearCriticalPerStep = 10;
   std::vector<WhatIfSummary> what_ifs;  // the standard projections over all steps
   CategoryTimes attribution;            // Σ over the steps
   int64_t step_ns = 0;                  // Σ step time

@@ -30,8 +30,7 @@ class Weigher {
   // begin) to v. `join`: v's join, null when it is none.
   int64_t Chain(uint32_t v, const PathChain& chain, const PathJoin* join) const {
     const bool first = v == chain.begin;
-    const PathCategory category =
-        first ? chain.lead : static_cast<PathCategory>(g_.category[v]);
+    const PathCategory category = first ? chain.lead : static_cast<PathCategory>(g_.category[v]);
     const int64_t length = g_.time[v] - (first ? g_.begin_ns : g_.time[v - 1]);
     const double factor = Factor(category, chain.member, first ? model::kNoRow : g_.owner[v]);
     if (join == nullptr) return Scale(length, factor);
@@ -103,8 +102,9 @@ void SolveForward(const PathGraph& g, const PathWeights& weights, bool keep_orde
         }
         if (waiting) continue;
       }
-      int64_t at = chain.kind == ChainKind::kVirtual ? INT64_MIN
-                                                     : FromChain(g, weigher, earliest, v, chain, join);
+      int64_t at = chain.kind == ChainKind::kVirtual
+                       ? INT64_MIN
+                       : FromChain(g, weigher, earliest, v, chain, join);
       if (join != nullptr) {
         for (uint32_t e = join->first_edge; e < join->first_edge + join->edge_count; ++e) {
           const PathEdge& edge = g.edges[e];
@@ -178,7 +178,8 @@ class PathCollector {
 
 }  // namespace
 
-std::vector<WalkedSegment> WalkJobPath(const PathGraph& g, const ForwardPass& pass) {
+std::vector<WalkedSegment> WalkJobPath(const PathGraph& g, const ForwardPass& pass,
+                                       std::vector<uint32_t>* hop_owners) {
   PathCollector path;
   if (g.members.empty()) return path.Take();
   const PathWeights recorded;
@@ -198,8 +199,7 @@ std::vector<WalkedSegment> WalkJobPath(const PathGraph& g, const ForwardPass& pa
           path.Add(g.begin_ns, at[v], chain.lead, model::kNoRow, c, false);
           break;
         }
-        path.Add(at[v - 1], at[v], static_cast<PathCategory>(g.category[v]), g.owner[v], c,
-                 false);
+        path.Add(at[v - 1], at[v], static_cast<PathCategory>(g.category[v]), g.owner[v], c, false);
         --v;
         continue;
       }
@@ -210,6 +210,7 @@ std::vector<WalkedSegment> WalkJobPath(const PathGraph& g, const ForwardPass& pa
         const PathEdge& edge = g.edges[e];
         if (at[edge.from] + weigher.Edge(edge, chain, *join) != at[v]) continue;
         path.Add(at[edge.from], at[v], edge.category, model::kNoRow, c, true);
+        if (hop_owners != nullptr) hop_owners->push_back(g.owner[v]);
         v = edge.from;
         moved = true;
         break;
@@ -270,8 +271,8 @@ std::vector<WalkedSegment> WalkMemberPath(const PathGraph& g, const ForwardPass&
     const int64_t own_end = at[v];
     const int64_t wait_end = own_end - weight;
     path.Add(std::max(wait_end, begin), own_end, category, owner, c, latency);
-    path.Add(std::max(from_time, begin), std::max(wait_end, begin), PathCategory::kCommWait,
-             owner, c, false);
+    path.Add(std::max(from_time, begin), std::max(wait_end, begin), PathCategory::kCommWait, owner,
+             c, false);
     if (from == model::kNoRow || from_time <= begin) break;
     v = from;
   }

@@ -58,7 +58,12 @@ struct WalkedSegment {
 
 // The longest path to the last member's end, from the window's begin (recorded weights):
 // where two inputs tie, the chain's own predecessor wins, then the earliest-listed edge.
-std::vector<WalkedSegment> WalkJobPath(const PathGraph& graph, const ForwardPass& pass);
+// `hop_owners` (may be null) gets, for each node the path reached through an edge, the owner
+// of the segment ending there (kNoRow: none): the path runs through that slice's end (a sync
+// call returning when the device finished) though not through its self time, even where the
+// edge adds no latency (and so no segment).
+std::vector<WalkedSegment> WalkJobPath(const PathGraph& graph, const ForwardPass& pass,
+                                       std::vector<uint32_t>* hop_owners = nullptr);
 
 // Member m's own path: back from its end to its begin through its own chains only; where a
 // node waited for another member (a peer's arrival at a collective), that wait is

@@ -108,6 +108,36 @@ void WriteSegments(const model::Model& m, const analysis::AnalysisSet& set,
   }
 }
 
+// The near-critical work of each step: what would be on the path next, least slack first.
+void WriteSlack(const model::Model& m, const analysis::AnalysisSet& set,
+                const SummaryTarget& target) {
+  const analysis::CriticalPathResult& r = set.critical_path;
+  SummaryWriter w(target, "critical_path_slack",
+                  {"Step", "Rank", "Name", "Category", "Thread", "Begin(us)", "Duration(us)",
+                   "Slack(us)", "Slack(%)"},
+                  r.near_critical.size());
+  for (const analysis::CriticalPathStep& step : r.steps) {
+    for (uint32_t i = step.first_near; i < step.first_near + step.near_count; ++i) {
+      const analysis::NearCriticalSlice& near = r.near_critical[i];
+      const uint32_t thread = m.ThreadOfSlice(near.slice);
+      if (r.whole_run) {
+        w.NotApplicable();
+      } else {
+        w.Step(step.step, step.loop, set.steps.several_loops);
+      }
+      w.Number(m.processes.rank[m.ProcessOfThread(thread)]);
+      w.Text(m.Str(m.slices.name[near.slice])).PlainText(analysis::PathCategoryName(near.category));
+      w.Text(CriticalPathThreadLabel(m, thread));
+      w.Micros(m.slices.ts[near.slice]).Micros(m.slices.dur(near.slice)).Micros(near.slack_ns);
+      w.Fixed(step.duration_ns() > 0 ? 100.0 * static_cast<double>(near.slack_ns) /
+                                           static_cast<double>(step.duration_ns())
+                                     : 0.0,
+              2);
+      w.EndRow();
+    }
+  }
+}
+
 void WriteWhatIfs(const analysis::AnalysisSet& set, const SummaryTarget& target) {
   const analysis::CriticalPathResult& r = set.critical_path;
   SummaryWriter w(target, "critical_path_what_if",
@@ -131,6 +161,7 @@ void WriteCriticalPathFiles(const model::Model& model, const analysis::AnalysisS
   WriteSteps(model, set, target);
   WriteRanks(set, target);
   WriteSegments(model, set, target);
+  WriteSlack(model, set, target);
   WriteWhatIfs(set, target);
 }
 

@@ -6,6 +6,9 @@
 //                               much of the job's path ran on it
 //   critical_path_segments.csv  the job's path, piece by piece: when, how long, category,
 //                               whose time (operator, kernel, wait) on which thread and rank
+//   critical_path_slack.csv     per step, the near-critical work: the outermost slices the
+//                               path does not run through with the least slack (how long
+//                               each could end later without delaying the step)
 //   critical_path_what_if.csv   per projection: the run's step time, projected, saving
 #pragma once
 

@@ -24,11 +24,13 @@ std::string Shares(const CategoryTimes& times) {
   for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
     if (times.ns[c] > 0) order.push_back(c);
   }
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return times.ns[a] > times.ns[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return times.ns[a] > times.ns[b]; });
   std::string text;
   for (int c : order) {
     if (!text.empty()) text += ", ";
-    text += Line("%s %.1f%%", std::string(analysis::PathCategoryName(static_cast<PathCategory>(c))).c_str(),
+    text += Line("%s %.1f%%",
+                 std::string(analysis::PathCategoryName(static_cast<PathCategory>(c))).c_str(),
                  Percent(times.ns[c], total));
   }
   return text.empty() ? "nothing" : text;
@@ -52,6 +54,15 @@ void PrintStep(const model::Model& m, const analysis::AnalysisSet& set,
         << analysis::PathCategoryName(item.category) << ")";
   }
   out << "\n";
+  if (step.near_count > 0) {
+    out << "      near-critical (least slack off the path):";
+    for (uint32_t i = step.first_near; i < step.first_near + std::min(step.near_count, 3u); ++i) {
+      const analysis::NearCriticalSlice& near = r.near_critical[i];
+      out << (i > step.first_near ? "," : "") << " " << m.Str(m.slices.name[near.slice])
+          << Line(" (slack %.3f ms)", Ms(near.slack_ns));
+    }
+    out << "\n";
+  }
   if (step.rank_count < 2) return;
   for (uint32_t i = step.first_rank; i < step.first_rank + step.rank_count; ++i) {
     const analysis::CriticalPathRank& rank = r.ranks[i];
@@ -71,7 +82,8 @@ void PrintCriticalPathReport(const model::Model& m, const analysis::AnalysisSet&
   }
   out << "  critical path (" << r.steps.size() << (r.whole_run ? " process span(s)" : " step(s)")
       << Line(", %.3f ms): ", Ms(r.step_ns)) << Shares(r.attribution) << "\n";
-  for (size_t i = 0; i < r.steps.size() && i < kReportStepRows; ++i) PrintStep(m, set, r.steps[i], out);
+  for (size_t i = 0; i < r.steps.size() && i < kReportStepRows; ++i)
+    PrintStep(m, set, r.steps[i], out);
   if (r.steps.size() > kReportStepRows) {
     out << "    ... " << r.steps.size() - kReportStepRows
         << " more step(s) in critical_path_steps.csv\n";
@@ -79,9 +91,8 @@ void PrintCriticalPathReport(const model::Model& m, const analysis::AnalysisSet&
   out << "  what if (re-solved on each step's graph):\n";
   std::vector<const analysis::WhatIfSummary*> ranked;
   for (const analysis::WhatIfSummary& w : r.what_ifs) ranked.push_back(&w);
-  std::stable_sort(ranked.begin(), ranked.end(), [](const auto* a, const auto* b) {
-    return a->saving_ns() > b->saving_ns();
-  });
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto* a, const auto* b) { return a->saving_ns() > b->saving_ns(); });
   for (const analysis::WhatIfSummary* w : ranked) {
     if (!w->applicable) {
       out << "    " << w->spec.Describe() << ": not applicable (nothing of it in the steps)\n";

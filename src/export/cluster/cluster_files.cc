@@ -60,6 +60,38 @@ bool WriteJson(const Json& json, const std::string& path, std::vector<std::strin
   return true;
 }
 
+// The critical rank per step and why (cluster_critical_path.h).
+void WriteCriticalPath(const ClusterResult& result, const std::string& dir,
+                       std::vector<std::string>* written, std::vector<std::string>* errors) {
+  SummaryTarget target;
+  target.dir = dir;
+  target.written = written;
+  target.errors = errors;
+  std::vector<std::string> headers = {
+      "Step",           "Ranks",      "Step Time(us)",    "Critical Rank",
+      "On Path(us)",    "On Path(%)", "Gated Operations", "Gate",
+      "Peers Wait(us)", "Last Rank"};
+  for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
+    headers.push_back(
+        "Own " + std::string(analysis::PathCategoryName(static_cast<analysis::PathCategory>(c))) +
+        "(us)");
+  }
+  SummaryWriter w(target, "cluster_critical_path", std::move(headers), result.critical_steps.size(),
+                  UINT64_MAX);
+  for (const analysis::cluster::ClusterCriticalStep& s : result.critical_steps) {
+    w.Step(static_cast<uint64_t>(s.step), s.loop, result.several_loops);
+    w.Unsigned(s.ranks).Micros(s.duration_ns()).Number(s.critical_rank).Micros(s.on_path_ns);
+    w.Fixed(s.duration_ns() > 0
+                ? 100.0 * static_cast<double>(s.on_path_ns) / static_cast<double>(s.duration_ns())
+                : 0.0,
+            2);
+    w.Unsigned(s.gated_operations).PlainText(analysis::PathCategoryName(s.gate));
+    w.Micros(s.peers_wait_ns).Number(s.last_rank);
+    for (int64_t ns : s.critical_own.ns) w.Micros(ns);
+    w.EndRow();
+  }
+}
+
 void WriteStepTrace(const ClusterResult& result, const std::string& dir,
                     std::vector<std::string>* written, std::vector<std::string>* errors) {
   SummaryTarget target;
@@ -374,6 +406,7 @@ void WriteClusterOutputs(const ClusterResult& result, unsigned outputs, const st
   if (selected(ClusterOutputs::kCommunicationTime))
     WriteCommunication(result, dir, written, errors);
   if (selected(ClusterOutputs::kCommunicationMatrix)) WriteMatrix(result, dir, written, errors);
+  if (!result.critical_steps.empty()) WriteCriticalPath(result, dir, written, errors);
   WriteBaseInfo(result, dir, written, errors);
   db_writer.join();
   if (db_error.empty()) {

@@ -5,6 +5,9 @@
 //   cluster_communication_matrix.json  step → group → operation → "src-dst" → link figures
 //   cluster_base_info.json             ranks, hosts, sources, dropped records, clock check,
 //                                      diagnosis (what the terminal summary says)
+//   cluster_critical_path.csv          with --critical-path: per step, the rank that gates it,
+//                                      the job's path on it, why (its own path by category)
+//                                      and the other ranks' wait
 //   cluster.db                         the same tables (export/sqlite/cluster_db.h)
 #pragma once
 

@@ -39,8 +39,9 @@ std::string ReadText(const fs::path& path) {
 
 // What the cache is valid for: every raw file's path, size and modification time, and the
 // aiprof binary that computed it (size and modification time of /proc/self/exe), so a new
-// build or upgrade recomputes the summaries instead of reading ones an older analysis made.
-std::string CacheKey(const std::vector<std::string>& files) {
+// build or upgrade recomputes the summaries instead of reading ones an older analysis made;
+// and whether it holds the steps' own critical paths.
+std::string CacheKey(const std::vector<std::string>& files, bool critical_path) {
   uint64_t hash = 1469598103934665603ull;  // FNV-1a
   auto mix = [&hash](const void* data, size_t size) {
     for (size_t i = 0; i < size; ++i) {
@@ -59,8 +60,8 @@ std::string CacheKey(const std::vector<std::string>& files) {
     mix(values, sizeof values);
   }
   char text[64];
-  std::snprintf(text, sizeof text, "aiprof rank summary %016llx\n",
-                static_cast<unsigned long long>(hash));
+  std::snprintf(text, sizeof text, "aiprof rank summary %016llx%s\n",
+                static_cast<unsigned long long>(hash), critical_path ? " critical path" : "");
   return text;
 }
 
@@ -90,15 +91,16 @@ void WriteCache(const fs::path& path, const std::string& key, const RankSummary&
 }
 
 // Parses and analyses one rank; false with `problem` set when it has nothing to analyse.
-bool SummarizeRank(const RankInput& input, unsigned parse_threads, bool use_cache,
+bool SummarizeRank(const RankInput& input, unsigned parse_threads, const SummarizeOptions& options,
                    RankSummary* summary, std::string* problem, bool* from_cache) {
+  const bool use_cache = options.use_cache;
   const std::vector<std::string>& files = input.files;
   if (files.empty()) {
     *problem = "rank " + std::to_string(input.rank) +
                ": no raw data (expected PROF_*/host/data/*.data); skipped";
     return false;
   }
-  const std::string key = CacheKey(files);
+  const std::string key = CacheKey(files, options.critical_path);
   const fs::path cache = CachePath(input);
   if (use_cache && ReadCache(cache, key, summary)) {
     *from_cache = true;
@@ -110,7 +112,8 @@ bool SummarizeRank(const RankInput& input, unsigned parse_threads, bool use_cach
                "): no readable records; skipped";
     return false;
   }
-  const analysis::AnalysisSet set = analysis::RunAnalyses(parsed);
+  const analysis::AnalysisSet set =
+      analysis::RunAnalyses(parsed, {std::nullopt, options.critical_path});
   *summary = analysis::cluster::BuildRankSummary(parsed, set, input.rank, input.prof_dirs);
   if (use_cache) WriteCache(cache, key, *summary);
   return true;
@@ -220,8 +223,7 @@ std::vector<RankSummary> SummarizeRanks(const std::vector<RankInput>& ranks,
       const RankInput& input = ranks[indices[i]];
       const auto begin = std::chrono::steady_clock::now();
       bool cached = false;
-      ok[i] = SummarizeRank(input, parse_threads, options.use_cache, &summaries[i], &failures[i],
-                            &cached);
+      ok[i] = SummarizeRank(input, parse_threads, options, &summaries[i], &failures[i], &cached);
       if (!ok[i] || progress == nullptr) continue;
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();

@@ -50,6 +50,9 @@ void PrintDiscovery(const RankDiscovery& discovery, std::ostream& out);
 struct SummarizeOptions {
   unsigned jobs = 1;      // ranks in flight at once
   bool use_cache = true;  // read/write <PROF_*>/aiprof_output/analysis/cluster_rank_summary.bin
+  // Each rank's own critical path per step in its summary (--critical-path): the job's
+  // critical rank per step (cluster_critical_path.h).
+  bool critical_path = false;
   // Cores this process may use (0: all of the machine's); those the ranks in flight leave
   // over go to each rank's parse. MPI processes sharing a machine split its cores.
   unsigned cores = 0;

@@ -1,13 +1,13 @@
 #include "export/cluster/cluster_report.h"
 
-#include "model/steps.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <ostream>
 #include <set>
 #include <string>
+
+#include "model/steps.h"
 
 namespace aiprof::exporter {
 
@@ -38,6 +38,39 @@ void PrintSlowStages(const analysis::cluster::ClusterResult& result, std::ostrea
     out << "  stage " << v->stage << " " << analysis::cluster::RankSet(v->ranks) << ": +"
         << Ms(v->excess_ns) << " per step; why: " << v->reason << " (+" << Ms(v->reason_ns)
         << " per step)\n";
+  }
+}
+
+// The critical rank per step (--critical-path): which rank gates it and why.
+void PrintCriticalSteps(const analysis::cluster::ClusterResult& result, std::ostream& out) {
+  const auto& steps = result.critical_steps;
+  if (steps.empty()) return;
+  std::map<int32_t, size_t> gating;
+  for (const auto& s : steps) ++gating[s.critical_rank];
+  out << "Critical path (each rank's own path, joined at the collectives):";
+  for (const auto& [rank, count] : gating) {
+    out << " rank " << rank << " gates " << count << " of " << steps.size() << " step(s);";
+  }
+  out << "\n";
+  for (size_t i = 0; i < steps.size() && i < kShown; ++i) {
+    const auto& s = steps[i];
+    const int64_t own = s.critical_own.total();
+    char line[240];
+    std::snprintf(
+        line, sizeof line,
+        "  step %s: rank %d, %s of %s on the job's path; its own path is %.0f%% %s; "
+        "the others wait %s on it\n",
+        model::FormatStepLabel(result.several_loops, s.loop, static_cast<uint64_t>(s.step)).c_str(),
+        s.critical_rank, Ms(static_cast<double>(s.on_path_ns)).c_str(),
+        Ms(static_cast<double>(s.duration_ns())).c_str(),
+        own > 0 ? 100.0 * static_cast<double>(s.critical_own[s.gate]) / static_cast<double>(own)
+                : 0.0,
+        std::string(analysis::PathCategoryName(s.gate)).c_str(),
+        Ms(static_cast<double>(s.peers_wait_ns)).c_str());
+    out << line;
+  }
+  if (steps.size() > kShown) {
+    out << "  ... " << steps.size() - kShown << " more step(s) in cluster_critical_path.csv\n";
   }
 }
 
@@ -127,11 +160,11 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
     for (size_t i = 0; i < result.divergent_steps.size() && i < kShown; ++i) {
       const auto& d = result.divergent_steps[i];
       char line[200];
-      const std::string step = d.step == analysis::cluster::kNoStep
-                                   ? std::string("whole run (no steps)")
-                                   : "step " + model::FormatStepLabel(
-                                                   result.several_loops, d.loop,
-                                                   static_cast<uint64_t>(d.step));
+      const std::string step =
+          d.step == analysis::cluster::kNoStep
+              ? std::string("whole run (no steps)")
+              : "step " + model::FormatStepLabel(result.several_loops, d.loop,
+                                                 static_cast<uint64_t>(d.step));
       const std::string where = staged ? " (stage " + std::to_string(d.stage) + ")" : "";
       std::snprintf(line, sizeof line,
                     "  %s%s: rank %d %.3f ms vs rank %d %.3f ms (spread %.0f%%)\n", step.c_str(),
@@ -140,6 +173,7 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
       out << line;
     }
   }
+  PrintCriticalSteps(result, out);
 }
 
 }  // namespace aiprof::exporter

@@ -238,6 +238,35 @@ bool DiagnosisTables(Database& db, const ClusterResult& result) {
                   });
 }
 
+// --critical-path: the critical rank per step and why (cluster_critical_path.h); µs.
+bool CriticalPathTable(Database& db, const ClusterResult& result) {
+  std::vector<std::string> columns = {"step INTEGER",
+                                      "loop INTEGER",
+                                      "ranks INTEGER",
+                                      "step_time REAL",
+                                      "critical_rank INTEGER",
+                                      "on_path REAL",
+                                      "gated_operations INTEGER",
+                                      "gate TEXT",
+                                      "peers_wait REAL",
+                                      "last_rank INTEGER"};
+  for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
+    columns.push_back(
+        "own_" + std::string(analysis::PathCategoryKey(static_cast<analysis::PathCategory>(c))) +
+        " REAL");
+  }
+  return db.Table("ClusterCriticalPath", columns, [&](Statement& insert) {
+    for (const analysis::cluster::ClusterCriticalStep& s : result.critical_steps) {
+      Step(insert, s.step).Int(s.loop).Int(s.ranks).Real(Us(s.duration_ns()));
+      insert.Int(s.critical_rank).Real(Us(s.on_path_ns)).Int(s.gated_operations);
+      insert.Text(analysis::PathCategoryName(s.gate)).Real(Us(s.peers_wait_ns));
+      insert.Int(s.last_rank);
+      for (int64_t ns : s.critical_own.ns) insert.Real(Us(ns));
+      insert.Run();
+    }
+  });
+}
+
 }  // namespace
 
 bool WriteClusterDb(const ClusterResult& result, unsigned outputs, const std::string& path,
@@ -252,7 +281,8 @@ bool WriteClusterDb(const ClusterResult& result, unsigned outputs, const std::st
             (!selected(ClusterOutputs::kStepTrace) || StepTraceTable(db, result)) &&
             (!selected(ClusterOutputs::kCommunicationTime) || CommunicationTables(db, result)) &&
             (!selected(ClusterOutputs::kCommunicationMatrix) || MatrixTable(db, result)) &&
-            InfoTables(db, result) && DiagnosisTables(db, result) && db.Commit();
+            InfoTables(db, result) && DiagnosisTables(db, result) &&
+            (result.critical_steps.empty() || CriticalPathTable(db, result)) && db.Commit();
   if (!ok) {
     *error = "cannot write database '" + path + "': " + db.error();
     db.Close();

@@ -1,5 +1,6 @@
 #include "export/sqlite/critical_path_tables.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ CREATE TABLE CRITICAL_PATH_RANK(stepId INTEGER, step INTEGER, loop INTEGER, rank
 CREATE TABLE CRITICAL_PATH_SEGMENT(stepId INTEGER, startNs INTEGER, endNs INTEGER,
                                    category INTEGER, name TEXT, kind TEXT, thread TEXT,
                                    rankId INTEGER);
+CREATE TABLE CRITICAL_PATH_SLACK(stepId INTEGER, step INTEGER, loop INTEGER, rankId INTEGER,
+                                 name TEXT, category INTEGER, thread TEXT, startNs INTEGER,
+                                 endNs INTEGER, slackNs INTEGER);
 CREATE TABLE CRITICAL_PATH_WHAT_IF(stepId INTEGER, step INTEGER, loop INTEGER, whatIf TEXT,
                                    kind TEXT, target TEXT, stepNs INTEGER, projectedNs INTEGER);
 )sql";
@@ -37,6 +41,32 @@ void StepColumns(Row& row, const analysis::CriticalPathResult& r,
   } else {
     row.Int(step.step_id).Int(static_cast<int64_t>(step.step)).Int(step.loop);
   }
+}
+
+// Each step's near-critical work, least slack first.
+bool InsertSlack(sqlite3* db, RowSource& rows, const model::Model& m,
+                 const analysis::CriticalPathResult& r,
+                 const std::function<std::string_view(uint32_t)>& label, std::string* error) {
+  size_t step_index = 0, near = 0;
+  return rows.InsertAll(
+      db, "CRITICAL_PATH_SLACK", 10,
+      [&](Row& row) {
+        while (step_index < r.steps.size() && near == r.steps[step_index].near_count) {
+          ++step_index;
+          near = 0;
+        }
+        if (step_index == r.steps.size()) return false;
+        const analysis::CriticalPathStep& step = r.steps[step_index];
+        const analysis::NearCriticalSlice& slice = r.near_critical[step.first_near + near++];
+        const uint32_t thread = m.ThreadOfSlice(slice.slice);
+        StepColumns(row, r, step);
+        row.Int(m.processes.rank[m.ProcessOfThread(thread)]);
+        row.Text(m.Str(m.slices.name[slice.slice])).Int(static_cast<int64_t>(slice.category));
+        row.Text(label(thread)).Int(m.slices.ts[slice.slice]).Int(m.slices.end[slice.slice]);
+        row.Int(slice.slack_ns);
+        return true;
+      },
+      error);
 }
 
 }  // namespace
@@ -132,6 +162,7 @@ bool WriteCriticalPathTables(Database& database, const model::Model& m,
              return true;
            },
            error);
+  ok = ok && InsertSlack(db, rows, m, r, label, error);
   step_index = 0;
   size_t what_if = 0;
   ok = ok && rows.InsertAll(

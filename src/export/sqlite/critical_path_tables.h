@@ -1,8 +1,9 @@
 // The critical path's tables of the SQLite outputs (docs/db-schema.md "Critical path"),
 // beside analysis_tables.h's: CRITICAL_PATH_STEP (per step: time, critical rank and thread,
 // the path's ns per category), CRITICAL_PATH_RANK (each rank's own path), CRITICAL_PATH_SEGMENT
-// (the job's path piece by piece), CRITICAL_PATH_WHAT_IF (per step and projection: projected
-// time), ENUM_CRITICAL_PATH_CATEGORY. Times in ns.
+// (the job's path piece by piece), CRITICAL_PATH_SLACK (per step, the near-critical work:
+// the slices off the path with the least slack), CRITICAL_PATH_WHAT_IF (per step and
+// projection: projected time), ENUM_CRITICAL_PATH_CATEGORY. Times in ns.
 #pragma once
 
 #include <string>

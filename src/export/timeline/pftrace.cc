@@ -8,6 +8,7 @@
 #include "export/timeline/memory_tracks.h"
 #include "export/timeline/overlap_tracks.h"
 #include "export/timeline/pftrace_cpu.h"
+#include "export/timeline/pftrace_critical_path.h"
 #include "export/timeline/proto_writer.h"
 #include "export/timeline/track_ids.h"
 
@@ -81,12 +82,14 @@ uint64_t MemoryCategoryUuid(size_t track) {
 class PerfettoWriter {
  public:
   PerfettoWriter(const model::Model& m, TextWriter& out, const analysis::OverlapResult* overlap,
-                 const analysis::MemoryAnalysis* memory, const analysis::CpuProfile* cpu_profile)
+                 const analysis::MemoryAnalysis* memory, const analysis::CpuProfile* cpu_profile,
+                 const analysis::CriticalPathResult* critical_path)
       : m_(m),
         out_(out),
         overlap_(overlap),
         memory_(memory),
         cpu_profile_(cpu_profile),
+        critical_path_(critical_path),
         ids_(ComputeTimelineIds(m)),
         name_emitted_(m.strings.size(), 0) {}
 
@@ -101,6 +104,10 @@ class PerfettoWriter {
     WriteCounters();
     WriteOverlapLanes();
     WriteCpuLanes();
+    if (critical_path_ != nullptr) {
+      WritePerfettoCriticalPath(m_, *critical_path_, kSequenceId,
+                                [this](const ProtoMessage& packet) { EmitPacket(packet); });
+    }
   }
 
  private:
@@ -373,6 +380,7 @@ class PerfettoWriter {
   const analysis::OverlapResult* overlap_;
   const analysis::MemoryAnalysis* memory_;
   const analysis::CpuProfile* cpu_profile_;
+  const analysis::CriticalPathResult* critical_path_;
   TimelineIds ids_;
   std::vector<uint8_t> name_emitted_;  // bit 0: event name sent, bit 1: category sent
   std::unordered_multimap<uint32_t, uint64_t> flows_out_, flows_in_;
@@ -383,10 +391,11 @@ class PerfettoWriter {
 bool WritePerfettoTrace(const model::Model& model, const std::string& path, std::string* error,
                         const analysis::OverlapResult* overlap,
                         const analysis::MemoryAnalysis* memory,
-                        const analysis::CpuProfile* cpu_profile) {
+                        const analysis::CpuProfile* cpu_profile,
+                        const analysis::CriticalPathResult* critical_path) {
   TextWriter out;
   if (!out.Open(path, error)) return false;
-  PerfettoWriter(model, out, overlap, memory, cpu_profile).Write();
+  PerfettoWriter(model, out, overlap, memory, cpu_profile, critical_path).Write();
   if (!out.Close()) {
     *error = out.error();
     return false;

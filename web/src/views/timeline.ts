@@ -7,62 +7,24 @@
 //   hover for a tooltip; process headers collapse (click) and pin; thread labels collapse.
 // The address keeps the window and the selection (router.ts), and links from the other views
 // open it on a slice, a step, a name or a rank (navigate()).
-import { analysis, AnalysisSummary, counters, getJson, run, tracks } from "../api";
-import { el, formatCounterValue, formatNs, formatNsExact } from "../format";
+import { analysis, AnalysisSummary, getJson, run, tracks } from "../api";
+import { el } from "../format";
 import type { ViewHandle } from "../main";
 import { replaceParams } from "../router";
 import {
-  drawCounter, drawCritical, drawFlow, drawInstants, drawLaneLabel, drawLaneSeparator, drawOverlap, drawProcessHeader, PIN_W, Scale, slicesTop,
+  drawCounter, drawCritical, drawFlow, drawInstants, drawLaneLabel, drawLaneSeparator, drawOverlap, drawProcessHeader, drawSliceLabels, PIN_W, Scale, slicesTop,
 } from "./timeline_draw";
-import { buildLanes, DEPTH_H, INSTANT_H, Lane, LaneState, Layout } from "./timeline_lanes";
+import { Cache, fetchWindowData } from "./timeline_fetch";
+import { Area, makeHandle, TimelineHandle } from "./timeline_handle";
+import { Hit, hitLane, tooltipText } from "./timeline_hit";
+import { buildLanes, DEPTH_H, Lane, LaneState, Layout } from "./timeline_lanes";
+import { followLink } from "./timeline_link";
 import { areaStatistics, AreaStatistics, InstantDetail, instantDetails, Search, SliceDetail, sliceDetails } from "./timeline_panel";
 import { drawRuler, LABEL_W, RULER_H, StepTable } from "./timeline_ruler";
-import { CounterPoints, decodeCounter, decodeIntervals, decodeTrack, FrameRects, Instant, pointAt, slotsOf, Span, TrackSpans } from "./timeline_spans";
-
-// [fromTrack, fromDepth, fromTs, toTrack, toDepth, toTs, category, fromSlice, toSlice]
-type Flow = [number, number, number, number, number, number, string, number, number];
-
-// What the server answered for a window, decoded when it arrived (timeline_spans.ts).
-interface Cache {
-  t0: number;
-  t1: number;
-  nsPerPx: number;
-  tracks: Map<number, TrackSpans>;
-  names: string[];
-  slots: Uint16Array;  // per name, its colour's slot
-  counters: Map<number, CounterPoints>;
-  flows: Flow[];
-  overlap: Map<number, Float64Array[]>;  // per scope: Computing, Communication, ...
-  critical: Float64Array | null;  // the critical path: [begin, end, category] per piece
-}
+import { buildSidePanel } from "./timeline_side";
+import { FrameRects } from "./timeline_spans";
 
 type Selection = { kind: "slice"; id: number; track: number } | { kind: "instant"; id: number; track: number; ts: number } | null;
-interface Area { t0: number; t1: number; tracks: number[] }
-
-interface TimelineHandle {
-  window: () => [number, number];
-  setWindow: (t0: number, t1: number) => void;
-  frames: number[];
-  fetches: number;
-  firstDataFrameAt: number;
-  drawnSpans: number;
-  ticks: string[];  // the ruler's labels in the last frame
-  selected: number;  // slice id, -1 none
-  selectedInstant: number;
-  area: Area | null;
-  tooltip: () => string;
-  // Screen positions for the tests: a drawn slice's centre, an instant's, a lane's top.
-  sliceCenter: (slice: number) => { x: number; y: number } | null;
-  instantCenter: (instant: number) => { x: number; y: number } | null;
-  lane: (kind: string, id: number) => { y: number; h: number; collapsed: boolean; pinned: boolean; label: string; slicesTop: number } | null;
-  flowEnds: () => { from: number; to: number; xb: number; yb: number }[];
-}
-
-declare global {
-  interface Window {
-    __aiprofTimeline?: TimelineHandle;
-  }
-}
 
 const MIN_SPAN = 20;  // ns: deep enough to tell nanoseconds apart
 
@@ -87,31 +49,8 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   const canvas = el("canvas", { id: "timeline-canvas" });
   const tooltip = el("div", { id: "timeline-tooltip", class: "timeline-tooltip" });
   wrap.append(canvas, tooltip);
-  const flowsToggle = el("input", { type: "checkbox", id: "timeline-flows" });
-  flowsToggle.checked = true;
-  const stepPicker = el("select", { id: "timeline-step" }, el("option", { value: "" }, info.steps.length ? `steps (${info.steps.length})…` : "no steps in this run"));
-  // Thousands of options cost the first layout hundreds of ms (a 10 M-range run has 5,000
-  // steps): they are added once the first frame is drawn.
-  const fillStepPicker = () => {
-    if (stepPicker.options.length > 1) return;
-    stepPicker.append(...info.steps.map(([id, begin, end, label]) => el("option", { value: String(id) }, `step ${label} · ${formatNs(end - begin)}`)));
-  };
-  stepPicker.addEventListener("focus", fillStepPicker);
-  const fitButton = el("button", { id: "timeline-fit", title: "fit the selection (F)" }, "Fit (F)");
-  const resetButton = el("button", { id: "timeline-reset", title: "the whole run (0)" }, "Whole run (0)");
-  const details = el("div", { class: "panel", id: "timeline-details" }, el("div", { class: "hint" }, "Click a slice or an instant for its details."));
-  const selectionPanel = el("div", { class: "panel", id: "timeline-selection" }, el("div", { class: "hint" }, "Shift+drag over lanes to select an area and see its statistics."));
   const search = new Search((m) => void jumpTo(m[0], { ts: m[1], dur: m[2], track: m[3] }));
-  const side = el(
-    "div",
-    { id: "timeline-side" },
-    el("div", { class: "toolbar timeline-toolbar" }, stepPicker, fitButton, resetButton),
-    search.element(),
-    el("label", { class: "hint" }, flowsToggle, " show flows (launch → kernel, forward → backward)"),
-    el("div", { class: "hint" }, "W/S zoom · A/D pan · ctrl+wheel zoom · wheel scroll · drag pan · shift+drag area · F fit · 0 whole run · Esc clear · click a process header to collapse it"),
-    details,
-    selectionPanel,
-  );
+  const { element: side, stepPicker, fillStepPicker, fitButton, resetButton, flowsToggle, details, selectionPanel } = buildSidePanel(info.steps, search);
   const timelineRoot = el("div", { id: "timeline-root" }, wrap, side);
   root.append(timelineRoot);
 
@@ -128,42 +67,6 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   let area: Area | null = null;
   let dragArea: { t0: number; t1: number; y0: number; y1: number } | null = null;
   let mouseX = -1;
-  let mouseY = -1;
-  const handle: TimelineHandle = {
-    window: () => [v0, v1],
-    setWindow: (a, b) => setWindow(a, b),
-    frames: [],
-    fetches: 0,
-    firstDataFrameAt: 0,
-    drawnSpans: 0,
-    ticks: [],
-    selected: -1,
-    selectedInstant: -1,
-    area: null,
-    tooltip: () => (tooltip.style.display === "none" ? "" : tooltip.textContent ?? ""),
-    sliceCenter: (slice) => {
-      for (const r of [regions.scrolled.rects, regions.pinned.rects]) {
-        for (let i = 0; i < r.length; i++) if (r.slice[i] === slice) return { x: r.left[i] + r.width[i] / 2, y: r.top[i] + DEPTH_H / 2 };
-      }
-      return null;
-    },
-    instantCenter: (instant) => {
-      for (const m of [regions.scrolled.markers, regions.pinned.markers]) {
-        for (let i = 0; i < m.length; i += 3) if (m[i + 2] === instant) return { x: m[i], y: m[i + 1] + INSTANT_H / 2 };
-      }
-      return null;
-    },
-    lane: (kind, id) => {
-      const l = lanes.lanes.find((x) => x.kind === kind && x.id === id);
-      return l ? { y: laneTop(l), h: l.h, collapsed: l.collapsed, pinned: l.pinned, label: l.label, slicesTop: slicesTop(l, laneTop(l)) } : null;
-    },
-    flowEnds: () => {
-      const ends = [];
-      for (let i = 0; i < flowEnds.length; i += 4) ends.push({ from: flowEnds[i], to: flowEnds[i + 1], xb: flowEnds[i + 2], yb: flowEnds[i + 3] });
-      return ends;
-    },
-  };
-  window.__aiprofTimeline = handle;
   // Scratch of draw(), kept between frames (drawing allocates nothing but text): per region
   // (pinned lanes, scrolled lanes) its slice rectangles and its instants as x, y, row; the
   // drawn flows as from, to, end x, end y.
@@ -172,6 +75,16 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     pinned: { rects: new FrameRects(), markers: [] as number[] },
   };
   const flowEnds: number[] = [];
+  const handle: TimelineHandle = makeHandle({
+    window: () => [v0, v1],
+    setWindow: (a, b) => setWindow(a, b),
+    tooltip,
+    regions: [regions.scrolled, regions.pinned],
+    lanes: () => lanes.lanes,
+    laneTop: (l) => laneTop(l),
+    flowEnds,
+  });
+  window.__aiprofTimeline = handle;
 
   function resize(): void {
     const dpr = window.devicePixelRatio || 1;
@@ -219,41 +132,21 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     const t1 = Math.ceil(v1 + span);
     const px = Math.min(plotWidth() * 3, 20000);
     const shown = lanes.lanes.filter((l) => onScreen(l, height));
-    const trackIds = shown.filter((l) => l.kind === "track").map((l) => l.id);
-    const counterIds = shown.filter((l) => l.kind === "counter").map((l) => l.id);
     try {
-      const wantOverlap = shown.some((l) => l.kind === "overlap");
-      const wantCritical = shown.some((l) => l.kind === "critical");
-      const [slices, counterData, flows, overlap, critical] = await Promise.all([
-        trackIds.length
-          ? getJson<{ tracks: { id: number; spans: Span[]; instants: Instant[] }[]; names: string[] }>(
-              `/api/slices?t0=${t0}&t1=${t1}&px=${px}&tracks=${trackIds.join(",")}`,
-            )
-          : Promise.resolve({ tracks: [], names: [] }),
-        counterIds.length ? counters(counterIds, t0, t1, px) : Promise.resolve({ series: [] }),
-        flowsToggle.checked ? getJson<{ flows: Flow[] }>(`/api/flows?t0=${t0}&t1=${t1}&px=${px}`) : Promise.resolve({ flows: [] }),
-        wantOverlap
-          ? getJson<{ scopes: { lanes: [number, number][][] }[]; lanes: string[] }>(`/api/overlap?t0=${t0}&t1=${t1}&px=${px}`)
-          : Promise.resolve({ scopes: [], lanes: [] }),
-        wantCritical
-          ? getJson<{ pieces: [number, number, number][] }>(`/api/critical_path/lane?t0=${t0}&t1=${t1}&px=${px}`)
-          : Promise.resolve(null),
-      ]);
-      overlapLaneNames = overlap.lanes;
-      if (!handle.fetches) performance.mark("aiprof:timeline-data");
-      handle.fetches++;
-      cache = {
+      const answer = await fetchWindowData({
         t0,
         t1,
-        nsPerPx: (t1 - t0) / px,
-        tracks: new Map(slices.tracks.map((t) => [t.id, decodeTrack(t.spans, t.instants)])),
-        names: slices.names,
-        slots: slotsOf(slices.names),
-        counters: new Map(counterData.series.map((s) => [s.id, decodeCounter(s.points)])),
-        flows: flows.flows,
-        overlap: new Map(overlap.scopes.map((s, i) => [i, decodeIntervals(s.lanes)])),
-        critical: critical ? Float64Array.from(critical.pieces.flatMap(([ts, dur, category]) => [ts, ts + dur, category])) : null,
-      };
+        px,
+        tracks: shown.filter((l) => l.kind === "track").map((l) => l.id),
+        counters: shown.filter((l) => l.kind === "counter").map((l) => l.id),
+        flows: flowsToggle.checked,
+        overlap: shown.some((l) => l.kind === "overlap"),
+        critical: shown.some((l) => l.kind === "critical"),
+      });
+      overlapLaneNames = answer.overlapLaneNames;
+      if (!handle.fetches) performance.mark("aiprof:timeline-data");
+      handle.fetches++;
+      cache = answer.cache;
     } finally {
       pending = false;
     }
@@ -352,24 +245,9 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     }
     // The slices of every lane, colour by colour, then their labels; instants in their own row.
     rects.fill(ctx, DEPTH_H - 1);
-    drawLabels(rects, selectedSlice);
+    if (cache) drawSliceLabels(ctx, rects, cache.names, selectedSlice);
     drawInstants(ctx, markers, selectedMarker);
     ctx.restore();
-  }
-
-  // Span labels, where a rectangle is wide enough for a few characters.
-  function drawLabels(rects: FrameRects, selectedSlice: number): void {
-    if (!cache) return;
-    ctx.font = "10px system-ui";
-    for (let i = 0; i < rects.length; i++) {
-      const w = rects.width[i];
-      if (w <= 36) continue;
-      const name = cache.names[rects.name[i]];
-      const count = rects.count[i];
-      ctx.fillStyle = rects.slice[i] === selectedSlice ? "#fff" : "#111";
-      const label = count > 1 ? `${name} +${count - 1}` : name;
-      ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, rects.left[i] + 3, rects.top[i] + 11, w - 4);
-    }
   }
 
   function drawFlows(): void {
@@ -445,65 +323,10 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     return null;
   }
 
-  type Hit =
-    | { kind: "slice"; lane: Lane; slice: number; count: number; ts: number; dur: number; name: string }
-    | { kind: "instant"; lane: Lane; row: number; ts: number; name: string }
-    | { kind: "counter"; lane: Lane; text: string }
-    | { kind: "overlap"; lane: Lane; text: string }
-    | null;
-
   function hit(x: number, y: number): Hit {
     const lane = laneAt(y);
     if (!lane || !cache || x < LABEL_W) return null;
-    const t = tOf(x);
-    const top = laneTop(lane);
-    if (lane.kind === "track") {
-      const data = cache.tracks.get(lane.id);
-      if (!data) return null;
-      if (lane.instantsRow && y < top + 2 + INSTANT_H) {
-        let best = -1;
-        let bestDx = 6;
-        for (let i = 0; i < data.instants.length; i++) {
-          const dx = Math.abs(xOf(data.instants[i]) - x);
-          if (dx < bestDx) {
-            bestDx = dx;
-            best = i;
-          }
-        }
-        return best < 0 ? null : { kind: "instant", lane, row: data.instantRow[best], ts: data.instants[best], name: cache.names[data.instantName[best]] };
-      }
-      const depth = Math.floor((y - slicesTop(lane, top)) / DEPTH_H);
-      if (depth < 0 || depth >= lane.depths) return null;
-      const slack = 2 * nsPerPx();
-      for (let i = 0; i < data.length; i++) {
-        if (data.depth[i] === depth && t >= data.ts[i] - slack && t <= data.end[i] + slack) {
-          return { kind: "slice", lane, slice: data.slice[i], count: data.count[i], ts: data.ts[i], dur: data.end[i] - data.ts[i], name: cache.names[data.name[i]] };
-        }
-      }
-      return null;
-    }
-    if (lane.kind === "counter") {
-      const points = cache.counters.get(lane.id);
-      if (!points) return null;
-      const i = pointAt(points, t);
-      if (i < 0) return { kind: "counter", lane, text: `${lane.label}\nno sample yet at ${formatNsExact(t)}` };
-      const unit = lane.unit ?? "";
-      const value = points.lo[i] === points.hi[i]
-        ? formatCounterValue(points.hi[i], unit)
-        : `${formatCounterValue(points.lo[i], unit)} … ${formatCounterValue(points.hi[i], unit)} (several samples in this pixel)`;
-      return { kind: "counter", lane, text: `${lane.label}\n${value}\nsince ${formatNsExact(points.ts[i])}` };
-    }
-    if (lane.kind === "overlap") {
-      const row = Math.floor((y - top - 2) / DEPTH_H);
-      const intervals = cache.overlap.get(lane.id)?.[row];
-      if (!intervals) return null;
-      for (let i = 0; i < intervals.length; i += 2) {
-        if (t >= intervals[i] && t <= intervals[i + 1]) {
-          return { kind: "overlap", lane, text: `${overlapLaneNames[row]}\n${formatNsExact(intervals[i])} for ${formatNs(intervals[i + 1] - intervals[i])}` };
-        }
-      }
-    }
-    return null;
+    return hitLane(lane, cache, overlapLaneNames, x, y, tOf(x), { xOf, laneTop, nsPerPx: nsPerPx() });
   }
 
   function showTooltip(x: number, y: number): void {
@@ -512,15 +335,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
       tooltip.style.display = "none";
       return;
     }
-    let text = "";
-    if (found.kind === "slice") {
-      text = `${found.name}\nstart ${formatNsExact(found.ts)}\nduration ${formatNsExact(found.dur)}`;
-      if (found.count > 1) text += `\n${found.count} slices merged at this zoom`;
-    } else if (found.kind === "instant") {
-      text = `${found.name}\ninstant at ${formatNsExact(found.ts)}`;
-    } else {
-      text = found.text;
-    }
+    const text = tooltipText(found);
     tooltip.textContent = text;
     tooltip.style.display = "block";
     tooltip.style.left = `${Math.min(x + 14, width - 260)}px`;
@@ -610,63 +425,34 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     }, 200);
   }
 
-  // Applies a link's target (router.ts, TimelineTarget).
-  async function navigate(p: URLSearchParams): Promise<void> {
-    const t0 = p.get("t0");
-    const t1 = p.get("t1");
-    const hasWindow = t0 !== null && t1 !== null;
-    if (hasWindow) setWindow(Number(t0), Number(t1));
-    const step = p.get("step");
-    if (step !== null) {
-      const s = info.steps.find((x) => x[0] === Number(step));
-      if (s) {
-        if (s[4] >= 0) revealLane(s[4]);
-        if (!hasWindow) fit(s[1], s[2], 0.03);
+  // Applies a link's target (router.ts, TimelineTarget; timeline_link.ts).
+  function navigate(p: URLSearchParams): Promise<void> {
+    return followLink(p, info.steps, {
+      window: () => [v0, v1],
+      setWindow,
+      fit,
+      revealLane,
+      pickStep: (id) => {
         fillStepPicker();
-        stepPicker.value = String(s[0]);
-        await selectArea({ t0: s[1], t1: s[2], tracks: s[4] >= 0 ? [s[4]] : [] });
-      }
-    }
-    const areaText = p.get("area");
-    if (areaText) {
-      const [a, b] = areaText.split(",").map(Number);
-      const tracksText = p.get("tracks");
-      await selectArea({ t0: a, t1: b, tracks: tracksText ? tracksText.split(",").map(Number) : [] });
-    }
-    const sel = p.get("sel") ?? "";
-    if (sel.startsWith("s")) {
-      const d = await selectSlice(Number(sel.slice(1)));
-      revealLane(d.track);
-      if (!hasWindow) fit(d.ts, d.ts + d.dur, 0.5);
-    } else if (sel.startsWith("i")) {
-      const d = await selectInstant(Number(sel.slice(1)));
-      revealLane(d.track);
-      if (!hasWindow) setWindow(d.ts - (v1 - v0) / 2, d.ts + (v1 - v0) / 2);
-    }
-    const find = p.get("find");
-    if (find) {
-      const found = await getJson<{ matches: [number, number, number, number, number, string][] }>(`/api/search?q=${encodeURIComponent(find)}&exact=1&order=duration&limit=1`);
-      const m = found.matches[0];
-      if (m) {
-        revealLane(m[3]);
-        if (!hasWindow) fit(m[1], m[1] + m[2], 0.5);
-        await selectSlice(m[0]);
-      } else {
-        details.replaceChildren(el("div", { class: "missing" }, `No slice named ${find} in this run.`));
-      }
-    }
-    const rank = p.get("rank");
-    if (rank !== null) {
-      const process = layout.processes.find((x) => x.rank === Number(rank));
-      if (process) {
+        stepPicker.value = String(id);
+      },
+      selectArea,
+      selectSlice: (slice) => selectSlice(slice),
+      selectInstant,
+      missing: (text) => details.replaceChildren(el("div", { class: "missing" }, text)),
+      showRank: (rank) => {
+        const process = layout.processes.find((x) => x.rank === rank);
+        if (!process) return;
         laneState.collapsed.delete(process.id);
         relayout();
         const header = lanes.lanes.find((l) => l.kind === "process" && l.id === process.id);
         if (header && !header.pinned) scrollY = Math.min(header.y, maxScroll());
-      }
-    }
-    draw();
-    if (needsFetch()) void fetchWindow();
+      },
+      refresh: () => {
+        draw();
+        if (needsFetch()) void fetchWindow();
+      },
+    });
   }
 
   // ---- input --------------------------------------------------------------------------
@@ -678,7 +464,6 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   };
   const onMouseMove = (e: MouseEvent) => {
     mouseX = e.offsetX;
-    mouseY = e.offsetY;
     if (!drag) {
       draw();
       showTooltip(e.offsetX, e.offsetY);

@@ -5,7 +5,7 @@
 import { CRITICAL_COLORS, formatCounterValue } from "../format";
 import { DEPTH_H, INSTANT_H, Lane, PROCESS_H } from "./timeline_lanes";
 import { LABEL_W } from "./timeline_ruler";
-import { CounterPoints } from "./timeline_spans";
+import { CounterPoints, FrameRects } from "./timeline_spans";
 
 export const OVERLAP_COLORS = ["#7fb3e8", "#b38fe8", "#e88f8f", "#c9d1e0"];
 export const PIN_W = 40;  // the pin button at the right end of a process header
@@ -178,3 +178,17 @@ export function drawFlow(ctx: CanvasRenderingContext2D, xa: number, ya: number, 
 }
 
 export const HEADER_H = PROCESS_H;
+
+// Slice labels, where a rectangle is wide enough for a few characters.
+export function drawSliceLabels(ctx: CanvasRenderingContext2D, rects: FrameRects, names: string[], selectedSlice: number): void {
+  ctx.font = "10px system-ui";
+  for (let i = 0; i < rects.length; i++) {
+    const w = rects.width[i];
+    if (w <= 36) continue;
+    const name = names[rects.name[i]];
+    const count = rects.count[i];
+    ctx.fillStyle = rects.slice[i] === selectedSlice ? "#fff" : "#111";
+    const label = count > 1 ? `${name} +${count - 1}` : name;
+    ctx.fillText(label.length * 6 > w ? label.slice(0, Math.max(Math.floor(w / 6) - 1, 1)) + "…" : label, rects.left[i] + 3, rects.top[i] + 11, w - 4);
+  }
+}

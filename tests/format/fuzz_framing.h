@@ -1,17 +1,20 @@
-// Fuzz inputs for the parser: a compact description of a raw file whose chunks all have
-// valid checksums, so the fuzzer spends its time in the payload decoders (strings, records,
-// importers, metadata) instead of failing CRCs. Shared by the fuzzer, the checked-in seed
-// corpus (fuzz_corpus/, written by hostile_corpus_main.cc) and the unit tests that replay it.
+// Fuzz inputs for the reader and the parser: a compact description of a raw file whose
+// chunks all have valid checksums, so a fuzzer spends its time in the payload decoders
+// (strings, records, importers, metadata) instead of failing CRCs. Shared by the reader's
+// fuzzer (tests/format/raw_reader_fuzzer.cc), the parser's (tests/model/raw_parser_fuzzer.cc),
+// the checked-in seed corpus (fuzz_corpus/, written by hostile_corpus_main.cc) and the unit
+// tests that replay it.
 //
 // Input: repeated {u8 control, u8 size_hi, u8 size_lo, payload[size]}. control bits 0-1:
-// chunk type 1 + (bits % 3) (events, strings, metadata); bits 2-6: the chunk's tid; bit 7:
-// the payload is marked zstd-compressed (raw size 4x). A payload longer than what is left is
-// cut short.
+// chunk type 1 + (bits % chunk_types) (events, strings, metadata; with 4, a fourth type the
+// reader must reject); bits 2-6: the chunk's tid; bit 7: the payload is marked
+// zstd-compressed (raw size 4x). A payload longer than what is left is cut short.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "format/crc32c.h"
@@ -20,7 +23,7 @@
 
 namespace aiprof::testing {
 
-inline std::vector<uint8_t> FrameRawFile(const uint8_t* data, size_t size) {
+inline std::vector<uint8_t> FrameRawFile(const uint8_t* data, size_t size, int chunk_types = 3) {
   using namespace aiprof::format;
   std::vector<uint8_t> image(sizeof(FileHeader));
   FileHeader header{};
@@ -38,7 +41,7 @@ inline std::vector<uint8_t> FrameRawFile(const uint8_t* data, size_t size) {
     if (length > size - pos) length = size - pos;
     ChunkHeader chunk{};
     chunk.magic = kChunkMagic;
-    chunk.type = static_cast<uint16_t>(1 + (control & 3) % 3);
+    chunk.type = static_cast<uint16_t>(1 + (control & 3) % chunk_types);
     chunk.flags = (control & 0x80) ? kChunkCompressedZstd : 0;
     chunk.stored_size = static_cast<uint32_t>(length);
     chunk.raw_size = (control & 0x80) ? static_cast<uint32_t>(length * 4) : chunk.stored_size;
