@@ -30,6 +30,7 @@
 #include "analysis/kernel_breakdown.h"
 #include "analysis/memory.h"
 #include "analysis/overlap.h"
+#include "analysis/result_columns.h"
 #include "analysis/step_breakdown.h"
 #include "analysis/steps.h"
 #include "model/communication.h"
@@ -64,6 +65,41 @@ struct AnalysisInputs {
   // One line, e.g. "CUDA run: compute = device kernels/memcpy/memset on 1 device(s);
   // steps from step records (prof.step / aiprofStepBegin) (5); 0 communication ops".
   std::string Describe() const;
+};
+
+// The columns of analysis_inputs.csv (one row) and ANALYSIS_INPUTS (a name/value row per
+// column: the key and the value as text).
+inline constexpr Column<AnalysisInputs> kAnalysisInputsColumns[] = {
+    TextColumn<AnalysisInputs>(
+        "Run Type", "run_type", "", kFiles | kDatabase,
+        [](const AnalysisInputs& in) { return std::string(in.device_run ? "CUDA" : "CPU-only"); }),
+    TextColumn<AnalysisInputs>(
+        "Compute Input", "compute_input", "", kFiles | kDatabase,
+        [](const AnalysisInputs& in) { return std::string(ComputeInputName(in.compute)); }),
+    TextColumn<AnalysisInputs>(
+        "Step Source", "step_source", "", kFiles | kDatabase,
+        [](const AnalysisInputs& in) { return std::string(StepSourceName(in.step_source)); }),
+    {"Steps", "steps", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const AnalysisInputs& in) { return static_cast<int64_t>(in.steps); }},
+    {"Devices", "devices", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const AnalysisInputs& in) { return static_cast<int64_t>(in.devices); }},
+    {"Host Processes", "host_processes", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const AnalysisInputs& in) { return static_cast<int64_t>(in.host_processes); }},
+    // The ranks, space-separated; not known (N/A, an empty value) in a single process.
+    TextColumn<AnalysisInputs>(
+        "Ranks", "ranks", "", kFiles | kDatabase,
+        [](const AnalysisInputs& in) {
+          std::string ranks;
+          for (int32_t rank : in.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(rank);
+          return ranks;
+        },
+        /*null_when_empty=*/true),
+    {"Communication Ops", "communication_ops", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const AnalysisInputs& in) { return static_cast<int64_t>(in.communication_ops); }},
+    {"Dropped Records", "dropped_records", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const AnalysisInputs& in) { return static_cast<int64_t>(in.dropped_records); }},
+    TextColumn<AnalysisInputs>("Description", "description", "", kFiles | kDatabase,
+                               [](const AnalysisInputs& in) { return in.Describe(); }),
 };
 
 struct AnalysisSet {

@@ -217,10 +217,6 @@ std::string_view TransportTypeName(TransportType type) {
   return "UNKNOWN";
 }
 
-double RoundedRatio(double ratio) {
-  return std::round(ratio * 1e4) / 1e4;
-}
-
 std::string_view WaitSourceName(WaitSource source) {
   return source == WaitSource::kPeers ? "peers" : "not measured";
 }

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/result_columns.h"
 #include "analysis/steps.h"
 #include "model/communication.h"
 #include "model/model.h"
@@ -54,10 +55,6 @@ std::string_view TransportTypeName(TransportType type);
 enum class WaitSource : uint8_t { kPeers, kNotMeasured };
 std::string_view WaitSourceName(WaitSource source);  // "peers", "not measured"
 
-// A ratio rounded to four places, as msprof writes them (communication.json, the database,
-// the UI's Communication view).
-double RoundedRatio(double ratio);
-
 // msprof's "Communication Time Info" of one operation or a sum of operations (ns).
 struct CommTimeInfo {
   int64_t start_ns = 0;  // "Start Timestamp(us)": the first start
@@ -70,6 +67,37 @@ struct CommTimeInfo {
   double wait_ratio() const;             // wait / (wait + transit); 0 when both are 0
   double synchronization_ratio() const;  // sync / (sync + transit); 0 when both are 0
   void Add(const CommTimeInfo& other);   // sums the times, keeps the earliest start
+};
+
+// The "Communication Time Info" of communication.json and the CommAnalyzerTime columns after
+// the operation and its group. msprof's table has the two ratios the other way round than
+// its file: the synchronisation ratio is described twice, once per place, one accessor.
+inline double SynchronizationRatioOf(const CommTimeInfo& t) {
+  return t.synchronization_ratio();
+}
+inline constexpr Column<CommTimeInfo> kCommTimeColumns[] = {
+    {"Start Timestamp(us)", "start", "start_timestamp", ColumnUnit::kNanoseconds,
+     kFiles | kDatabase, [](const CommTimeInfo& t) { return t.start_ns; }},
+    {"Elapse Time(ms)", "elapse", "elapse_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const CommTimeInfo& t) { return t.elapse_ns; }},
+    {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const CommTimeInfo& t) { return t.transit_ns; }},
+    {"Wait Time(ms)", "wait", "wait_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const CommTimeInfo& t) { return t.wait_ns; }},
+    {"Synchronization Time(ms)", "synchronization", "synchronization_time",
+     ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const CommTimeInfo& t) { return t.synchronization_ns; }},
+    {"Idle Time(ms)", "idle", "idle_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const CommTimeInfo& t) { return t.idle_ns; }},
+    RealColumn<CommTimeInfo>("Synchronization Time Ratio", "synchronization_ratio",
+                             "synchronization_time_ratio", ColumnUnit::kRatio, kDatabase,
+                             SynchronizationRatioOf),
+    RealColumn<CommTimeInfo>("Wait Time Ratio", "wait_ratio", "wait_time_ratio", ColumnUnit::kRatio,
+                             kFiles | kDatabase,
+                             [](const CommTimeInfo& t) { return t.wait_ratio(); }),
+    RealColumn<CommTimeInfo>("Synchronization Time Ratio", "synchronization_ratio",
+                             "synchronization_time_ratio", ColumnUnit::kRatio, kFiles,
+                             SynchronizationRatioOf),
 };
 
 // msprof's "Communication Bandwidth Info" entry of one transport type.
@@ -87,6 +115,27 @@ struct CommBandwidthInfo {
   double bandwidth_gbps() const;      // MB / ms; 0 when no transit time
   double large_packet_ratio() const;  // large_transfers / transfers; 0 without transfers
   void Add(const CommBandwidthInfo& other);
+};
+
+// The "Communication Bandwidth Info" entry of communication.json and the CommAnalyzerBandwidth
+// columns before the size distribution (the table has size and time the other way round
+// than the file: the size is described twice, once per place, one accessor).
+inline double SizeMbOf(const CommBandwidthInfo& b) {
+  return b.size_mb();
+}
+inline constexpr Column<CommBandwidthInfo> kCommBandwidthColumns[] = {
+    RealColumn<CommBandwidthInfo>("Transit Size(MB)", "size_mb", "transit_size", ColumnUnit::kReal,
+                                  kDatabase, SizeMbOf),
+    {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const CommBandwidthInfo& b) { return b.transit_ns; }},
+    RealColumn<CommBandwidthInfo>("Transit Size(MB)", "size_mb", "transit_size", ColumnUnit::kReal,
+                                  kFiles, SizeMbOf),
+    RealColumn<CommBandwidthInfo>("Bandwidth(GB/s)", "bandwidth", "", ColumnUnit::kReal,
+                                  kFiles | kDatabase,
+                                  [](const CommBandwidthInfo& b) { return b.bandwidth_gbps(); }),
+    RealColumn<CommBandwidthInfo>(
+        "Large Packet Ratio", "large_packet_ratio", "", ColumnUnit::kRatio, kFiles | kDatabase,
+        [](const CommBandwidthInfo& b) { return b.large_packet_ratio(); }),
 };
 
 // msprof's thresholds: RDMA (network) 0.5 MB, on-node links 32 MB.
@@ -134,6 +183,21 @@ struct CommMatrixEntry {
   int64_t transit_ns = 0;
 
   double bandwidth_gbps() const;  // bytes / transit ns; 0 without transit time
+};
+
+// A link of communication_matrix.json and the CommAnalyzerMatrix columns after the ranks.
+inline constexpr Column<CommMatrixEntry> kCommMatrixColumns[] = {
+    TextColumn<CommMatrixEntry>(
+        "Transport Type", "transport_type", "", kFiles | kDatabase,
+        [](const CommMatrixEntry& e) { return std::string(TransportTypeName(e.transport)); }),
+    RealColumn<CommMatrixEntry>(
+        "Transit Size(MB)", "transit_size", "", ColumnUnit::kReal, kFiles | kDatabase,
+        [](const CommMatrixEntry& e) { return static_cast<double>(e.bytes) / 1e6; }),
+    {"Transit Time(ms)", "transit_time", "", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const CommMatrixEntry& e) { return e.transit_ns; }},
+    RealColumn<CommMatrixEntry>("Bandwidth(GB/s)", "bandwidth", "", ColumnUnit::kReal,
+                                kFiles | kDatabase,
+                                [](const CommMatrixEntry& e) { return e.bandwidth_gbps(); }),
 };
 
 // A process group the operations ran in.

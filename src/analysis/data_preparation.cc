@@ -88,6 +88,7 @@ DataPreparationResult ComputeDataPreparation(const model::Model& model, const St
     row.loop = step.loop;
     row.first_wait = static_cast<uint32_t>(result.wait_intervals.size());
     row.thread = step.thread;
+    row.queue_known = result.has_queue_view;
     row.begin_ns = step.begin_ns;
     row.end_ns = step.end_ns;
     const std::vector<Interval>& thread_waits = waits[row.thread];

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis/intervals.h"
+#include "analysis/result_columns.h"
 #include "analysis/steps.h"
 #include "model/model.h"
 
@@ -35,16 +36,43 @@ struct DataPreparationStep {
   uint32_t waits = 0;          // disjoint wait periods inside the step
   int64_t loader_busy_ns = 0;  // union of loader ranges (any thread) inside the step
   bool queue_empty = false;    // a loader range ended while the step waited
+  bool queue_known = false;    // the result has the queue view (loader ranges exist)
   uint32_t first_wait = 0;     // DataPreparationResult::wait_intervals[first_wait, +waits)
   // The wait range (SliceTable row) covering most of the step's wait, the one a user opens
   // on the timeline; model::kNoRow when the step did not wait.
   uint32_t longest_wait_slice = model::kNoRow;
 
   int64_t duration_ns() const { return end_ns - begin_ns; }
-  double wait_share() const {
-    return duration_ns() > 0 ? static_cast<double>(wait_ns) / static_cast<double>(duration_ns())
-                             : 0.0;
-  }
+  double wait_share() const { return Share(wait_ns, duration_ns()); }
+};
+
+// The columns of data_preparation.csv, DATA_PREPARATION and /api/dataprep's steps after the
+// step and its thread (the writers' keys: export/analysis/resource_analysis_files.cc,
+// export/sqlite/resource_analysis_tables.cc, server/analysis_api.cc).
+inline constexpr Column<DataPreparationStep> kDataPreparationColumns[] = {
+    {"Step Time(us)", "duration", "", ColumnUnit::kNanosecondsInteger, kFiles | kUi,
+     [](const DataPreparationStep& s) { return s.duration_ns(); }},
+    {"", "begin", "startNs", ColumnUnit::kTimestamp, kDatabase,
+     [](const DataPreparationStep& s) { return s.begin_ns; }},
+    {"", "end", "endNs", ColumnUnit::kTimestamp, kDatabase,
+     [](const DataPreparationStep& s) { return s.end_ns; }},
+    {"Data Wait(us)", "wait", "dataWaitNs", ColumnUnit::kNanosecondsInteger, kEveryWriter,
+     [](const DataPreparationStep& s) { return s.wait_ns; }},
+    RealColumn<DataPreparationStep>("Data Wait Ratio", "wait_share", "", ColumnUnit::kRatio, kFiles,
+                                    [](const DataPreparationStep& s) { return s.wait_share(); }),
+    {"Waits", "waits", "", ColumnUnit::kCount, kEveryWriter,
+     [](const DataPreparationStep& s) { return static_cast<int64_t>(s.waits); }},
+    {"Loader Busy(us)", "loader_busy", "loaderBusyNs", ColumnUnit::kNanosecondsInteger,
+     kEveryWriter, [](const DataPreparationStep& s) { return s.loader_busy_ns; }},
+    {"Queue Empty", "queue_empty", "queueEmpty", ColumnUnit::kFlag, kEveryWriter,
+     [](const DataPreparationStep& s) -> int64_t { return s.queue_known ? s.queue_empty : -1; },
+     /*null_when_negative=*/true},
+    // The step's longest wait range (SliceTable row), the one the UI opens on the timeline.
+    {"", "wait_slice", "", ColumnUnit::kCount, kUi,
+     [](const DataPreparationStep& s) -> int64_t {
+       return s.longest_wait_slice == model::kNoRow ? -1 : int64_t{s.longest_wait_slice};
+     },
+     /*null_when_negative=*/true},
 };
 
 struct DataPreparationResult {
@@ -64,11 +92,25 @@ struct DataPreparationResult {
   // The wait of `steps[row]` inside [begin, end).
   int64_t WaitWithin(uint32_t row, int64_t begin, int64_t end) const;
 
-  double wait_share() const {
-    return total_step_ns > 0
-               ? static_cast<double>(total_wait_ns) / static_cast<double>(total_step_ns)
-               : 0.0;
-  }
+  double wait_share() const { return Share(total_wait_ns, total_step_ns); }
+};
+
+// The columns of data_preparation_summary.csv and /api/dataprep's totals after the inputs.
+inline constexpr Column<DataPreparationResult> kDataPreparationSummaryColumns[] = {
+    {"Steps", "step_count", "", ColumnUnit::kCount, kFiles,
+     [](const DataPreparationResult& r) { return static_cast<int64_t>(r.steps.size()); }},
+    {"Step Time(us)", "total_step", "", ColumnUnit::kNanosecondsInteger, kFiles | kUi,
+     [](const DataPreparationResult& r) { return r.total_step_ns; }},
+    {"Data Wait(us)", "total_wait", "", ColumnUnit::kNanosecondsInteger, kFiles | kUi,
+     [](const DataPreparationResult& r) { return r.total_wait_ns; }},
+    RealColumn<DataPreparationResult>(
+        "Data Wait Ratio", "wait_share", "", ColumnUnit::kRatio, kFiles,
+        [](const DataPreparationResult& r) { return r.wait_share(); }),
+    {"Empty Queue Steps", "empty_queue_steps", "", ColumnUnit::kCount, kFiles | kUi,
+     [](const DataPreparationResult& r) -> int64_t {
+       return r.has_queue_view ? int64_t{r.empty_queue_steps} : -1;
+     },
+     /*null_when_negative=*/true},
 };
 
 // `steps`: the steps found once for every analysis (analysis/steps.h).

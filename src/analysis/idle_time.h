@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "analysis/device_activity.h"
+#include "analysis/result_columns.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -41,6 +42,39 @@ struct IdleTimeRow {
   bool has_launches = false;  // some activity of the lane is joined to its launch call
 
   int64_t idle_ns() const { return host_wait_ns + kernel_wait_ns + other_ns; }
+};
+
+// The columns of idle_time_breakdown.csv and IDLE_TIME_BREAKDOWN after the device and the
+// stream (thread) the writers put first.
+inline constexpr Column<IdleTimeRow> kIdleTimeColumns[] = {
+    {"Busy(us)", "busy", "busyNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const IdleTimeRow& r) { return r.busy_ns; }},
+    {"Idle(us)", "idle", "", ColumnUnit::kNanosecondsInteger, kFiles,
+     [](const IdleTimeRow& r) { return r.idle_ns(); }},
+    {"host_wait(us)", "host_wait", "hostWaitNs", ColumnUnit::kNanosecondsInteger,
+     kFiles | kDatabase, [](const IdleTimeRow& r) { return r.host_wait_ns; }},
+    {"kernel_wait(us)", "kernel_wait", "kernelWaitNs", ColumnUnit::kNanosecondsInteger,
+     kFiles | kDatabase, [](const IdleTimeRow& r) { return r.kernel_wait_ns; }},
+    {"other(us)", "other", "otherNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const IdleTimeRow& r) { return r.other_ns; }},
+    RealColumn<IdleTimeRow>(
+        "host_wait_ratio", "host_wait_ratio", "", ColumnUnit::kRatio, kFiles,
+        [](const IdleTimeRow& r) { return Share(r.host_wait_ns, r.idle_ns()); }),
+    RealColumn<IdleTimeRow>(
+        "kernel_wait_ratio", "kernel_wait_ratio", "", ColumnUnit::kRatio, kFiles,
+        [](const IdleTimeRow& r) { return Share(r.kernel_wait_ns, r.idle_ns()); }),
+    RealColumn<IdleTimeRow>("other_ratio", "other_ratio", "", ColumnUnit::kRatio, kFiles,
+                            [](const IdleTimeRow& r) { return Share(r.other_ns, r.idle_ns()); }),
+    {"host_wait_intervals", "host_wait_intervals", "hostWaitIntervals", ColumnUnit::kCount,
+     kFiles | kDatabase,
+     [](const IdleTimeRow& r) { return static_cast<int64_t>(r.host_wait_intervals); }},
+    {"kernel_wait_intervals", "kernel_wait_intervals", "kernelWaitIntervals", ColumnUnit::kCount,
+     kFiles | kDatabase,
+     [](const IdleTimeRow& r) { return static_cast<int64_t>(r.kernel_wait_intervals); }},
+    {"other_intervals", "other_intervals", "otherIntervals", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const IdleTimeRow& r) { return static_cast<int64_t>(r.other_intervals); }},
+    {"Launches Known", "launches_known", "launchesKnown", ColumnUnit::kFlag, kFiles | kDatabase,
+     [](const IdleTimeRow& r) -> int64_t { return r.has_launches; }},
 };
 
 struct IdleTimeResult {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <unordered_map>
 
 #include "analysis/intervals.h"
@@ -255,6 +256,10 @@ KernelBreakdownResult ComputeKernelBreakdown(const model::Model& model,
   for (const ActivityUnit& unit : activities.units) {
     AddUnitBreakdown(model, unit, options, &result);
   }
+  // Each type row's whole: its process's time over every type set.
+  std::map<uint32_t, int64_t> process_time;
+  for (const TypeTimeRow& row : result.type_time) process_time[row.process] += row.time_ns;
+  for (TypeTimeRow& row : result.type_time) row.process_time_ns = process_time[row.process];
   AddLaunchStatistics(model, options, &result);
   return result;
 }

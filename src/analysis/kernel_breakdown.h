@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "analysis/device_activity.h"
+#include "analysis/result_columns.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -42,11 +43,45 @@ struct TemporalBreakdownRow {
   int64_t non_compute_ns = 0;
 };
 
+// The columns of temporal_breakdown.csv and TEMPORAL_BREAKDOWN after the device and the
+// input (the result's activity source) the writers put first.
+inline constexpr Column<TemporalBreakdownRow> kTemporalBreakdownColumns[] = {
+    {"idle_time(us)", "idle", "idleNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const TemporalBreakdownRow& t) { return t.idle_ns; }},
+    {"compute_time(us)", "compute", "computeNs", ColumnUnit::kNanosecondsInteger,
+     kFiles | kDatabase, [](const TemporalBreakdownRow& t) { return t.compute_ns; }},
+    {"non_compute_time(us)", "non_compute", "nonComputeNs", ColumnUnit::kNanosecondsInteger,
+     kFiles | kDatabase, [](const TemporalBreakdownRow& t) { return t.non_compute_ns; }},
+    {"kernel_time(us)", "kernel", "kernelNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const TemporalBreakdownRow& t) { return t.span_ns; }},
+    RealColumn<TemporalBreakdownRow>(
+        "idle_time_pctg", "idle_share", "", ColumnUnit::kPercent, kFiles,
+        [](const TemporalBreakdownRow& t) { return Share(t.idle_ns, t.span_ns); }),
+    RealColumn<TemporalBreakdownRow>(
+        "compute_time_pctg", "compute_share", "", ColumnUnit::kPercent, kFiles,
+        [](const TemporalBreakdownRow& t) { return Share(t.compute_ns, t.span_ns); }),
+    RealColumn<TemporalBreakdownRow>(
+        "non_compute_time_pctg", "non_compute_share", "", ColumnUnit::kPercent, kFiles,
+        [](const TemporalBreakdownRow& t) { return Share(t.non_compute_ns, t.span_ns); }),
+};
+
 struct TypeTimeRow {
   uint32_t process = 0;
   std::string label;  // "COMPUTATION", "COMMUNICATION overlapping COMPUTATION", ...
   int64_t time_ns = 0;
-  unsigned types = 0;  // the set: bit 1 << ActivityType of each type active
+  unsigned types = 0;           // the set: bit 1 << ActivityType of each type active
+  int64_t process_time_ns = 0;  // the process's time over all its type sets: the share's whole
+};
+
+// The columns of kernel_type_breakdown.csv and KERNEL_TYPE_BREAKDOWN after the device.
+inline constexpr Column<TypeTimeRow> kKernelTypeBreakdownColumns[] = {
+    TextColumn<TypeTimeRow>("kernel_type", "kernel_type", "kernelType", kFiles | kDatabase,
+                            [](const TypeTimeRow& t) { return t.label; }),
+    {"sum(us)", "duration", "durationNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const TypeTimeRow& t) { return t.time_ns; }},
+    RealColumn<TypeTimeRow>(
+        "percentage", "percentage", "", ColumnUnit::kPercent, kFiles,
+        [](const TypeTimeRow& t) { return Share(t.time_ns, t.process_time_ns); }),
 };
 
 struct KernelStatsRow {
@@ -59,6 +94,29 @@ struct KernelStatsRow {
   int64_t max_ns = 0;
   double mean_ns = 0;
   double stddev_ns = 0;  // population standard deviation
+};
+
+// The columns of kernel_breakdown.csv and KERNEL_BREAKDOWN after the device.
+inline constexpr Column<KernelStatsRow> kKernelBreakdownColumns[] = {
+    TextColumn<KernelStatsRow>(
+        "kernel_type", "kernel_type", "kernelType", kFiles | kDatabase,
+        [](const KernelStatsRow& k) { return std::string(ActivityTypeName(k.type)); }),
+    TextColumn<KernelStatsRow>("name", "name", "", kFiles | kDatabase,
+                               [](const KernelStatsRow& k) { return k.name; }),
+    {"count", "count", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const KernelStatsRow& k) { return static_cast<int64_t>(k.count); }},
+    {"sum(us)", "sum", "sumNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const KernelStatsRow& k) { return k.total_ns; }},
+    {"max(us)", "max", "maxNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const KernelStatsRow& k) { return k.max_ns; }},
+    {"min(us)", "min", "minNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const KernelStatsRow& k) { return k.min_ns; }},
+    RealColumn<KernelStatsRow>("mean(us)", "mean", "meanNs", ColumnUnit::kNanosecondsInteger,
+                               kFiles | kDatabase,
+                               [](const KernelStatsRow& k) { return k.mean_ns; }),
+    RealColumn<KernelStatsRow>("std(us)", "std", "stdNs", ColumnUnit::kNanosecondsInteger,
+                               kFiles | kDatabase,
+                               [](const KernelStatsRow& k) { return k.stddev_ns; }),
 };
 
 struct LaunchOutlier {

@@ -92,6 +92,31 @@ struct MemoryPool {
   std::string capacity_source;  // "CUDA device record", "host MemTotal"
 };
 
+// The columns of memory_analysis.csv, MEMORY_POOL and /api/memory's pools; the writers put
+// the pool's device or process after the first column (the files: Device_id), after the
+// first two (the table: deviceId, globalPid) or first (the UI: process, pid, role), as the
+// published layouts have them (export/analysis/resource_analysis_files.cc,
+// export/sqlite/resource_analysis_tables.cc, server/analysis_api.cc).
+inline constexpr Column<MemoryPool> kMemoryPoolColumns[] = {
+    TextColumn<MemoryPool>("Pool", "name", "", kEveryWriter,
+                           [](const MemoryPool& p) { return p.name; }),
+    TextColumn<MemoryPool>(
+        "Source", "source", "", kEveryWriter,
+        [](const MemoryPool& p) { return std::string(MemoryPoolSourceName(p.source)); }),
+    {"Samples", "samples", "", ColumnUnit::kCount, kFiles,
+     [](const MemoryPool& p) { return static_cast<int64_t>(p.samples.size()); }},
+    {"Peak Allocated(B)", "peak_allocated", "peakAllocated", ColumnUnit::kBytes, kEveryWriter,
+     [](const MemoryPool& p) { return p.peak_allocated; }},
+    {"Peak Allocated Time(us)", "peak_allocated_ts", "peakAllocatedNs", ColumnUnit::kTimestamp,
+     kEveryWriter, [](const MemoryPool& p) { return p.peak_allocated_ts; }},
+    {"Peak Reserved(B)", "peak_reserved", "peakReserved", ColumnUnit::kBytes, kEveryWriter,
+     [](const MemoryPool& p) { return p.peak_reserved; }, /*null_when_negative=*/true},
+    {"Capacity(B)", "capacity", "", ColumnUnit::kBytes, kUi,
+     [](const MemoryPool& p) { return p.capacity; }},
+};
+inline constexpr size_t kMemoryPoolFileNameColumns = 1;   // before the files' Device_id
+inline constexpr size_t kMemoryPoolTableNameColumns = 2;  // before the table's deviceId
+
 struct MemoryStepRow {
   uint32_t step_id = 0;  // model::StepTable row
   uint64_t step = 0;     // the user's number

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace aiprof::analysis {
@@ -30,6 +31,8 @@ enum class ColumnUnit : uint8_t {
   kPercent,             // a share in [0, 1] shown as 100 × the share rounded to 4 decimals
   kFlag,                // 0 or 1: files "yes"/"no", tables 0/1, UI false/true
   kText,                // text (the `text` accessor): files and tables as it is, UI a string
+  kTimestamp,           // a time (ns): files µs (3 decimals); tables INTEGER ns; UI ns from
+                        // the run's origin
 };
 
 // Which writers show a column: msprof's files and tables keep their published columns, the
@@ -51,13 +54,27 @@ inline double Share(int64_t part, int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
+// Whether files and tables hold the unit's integer values as reals (µs, ms, shares).
+inline bool HeldAsReal(ColumnUnit unit) {
+  return unit == ColumnUnit::kNanoseconds || unit == ColumnUnit::kMilliseconds ||
+         unit == ColumnUnit::kReal || unit == ColumnUnit::kRatio || unit == ColumnUnit::kPercent;
+}
+
 // One cell read from a row through its column's accessor.
 struct CellValue {
   enum Kind : uint8_t { kNull, kInteger, kReal, kText } kind = kNull;
   int64_t integer = 0;
   double real = 0;
-  std::string_view text;
+  std::string text;
 };
+
+// A cell of an integer value (the cluster's rows hold a result's values, not its rows).
+inline CellValue IntegerCell(int64_t value) {
+  CellValue cell;
+  cell.kind = CellValue::kInteger;
+  cell.integer = value;
+  return cell;
+}
 
 template <typename Row>
 struct Column {
@@ -68,10 +85,11 @@ struct Column {
   uint8_t writers = kEveryWriter;
   // Exactly one accessor is set: an integer, a real or a text value.
   int64_t (*value)(const Row&) = nullptr;
-  // A negative integer means "not known": N/A in the files, NULL in the tables and the UI.
+  // A negative integer or an empty text means "not known": N/A in the files, NULL in the
+  // tables and the UI.
   bool null_when_negative = false;
   double (*real)(const Row&) = nullptr;
-  std::string_view (*text)(const Row&) = nullptr;
+  std::string (*text)(const Row&) = nullptr;
 
   bool IsNull(int64_t v) const { return null_when_negative && v < 0; }
 
@@ -80,38 +98,51 @@ struct Column {
   // The SQLite type of the column's values.
   std::string_view DatabaseType() const {
     if (text != nullptr) return "TEXT";
-    if (real != nullptr) return "REAL";
-    switch (unit) {
-      case ColumnUnit::kNanoseconds:
-      case ColumnUnit::kMilliseconds:
-      case ColumnUnit::kReal:
-      case ColumnUnit::kRatio:
-      case ColumnUnit::kPercent:
-        return "REAL";
-      default:
-        return "INTEGER";
-    }
+    return real != nullptr || HeldAsReal(unit) ? "REAL" : "INTEGER";
   }
   // The TypeScript type of the UI API's field.
-  std::string_view UiType() const {
-    std::string_view type = "number";
-    if (text != nullptr) type = "string";
-    if (unit == ColumnUnit::kFlag) type = "boolean";
-    if (null_when_negative) return type == "number" ? "number | null" : "boolean | null";
-    return type;
+  std::string UiType() const {
+    std::string type = text != nullptr             ? "string"
+                       : unit == ColumnUnit::kFlag ? "boolean"
+                                                   : "number";
+    return null_when_negative ? type + " | null" : type;
   }
 
   CellValue Read(const Row& row) const {
-    if (text != nullptr) return {CellValue::kText, 0, 0, text(row)};
-    if (real != nullptr) return {CellValue::kReal, 0, real(row), {}};
-    const int64_t v = value(row);
-    if (IsNull(v)) return {};
-    return {CellValue::kInteger, v, 0, {}};
+    CellValue cell;
+    if (text != nullptr) {
+      cell.text = text(row);
+      if (!null_when_negative || !cell.text.empty()) cell.kind = CellValue::kText;
+    } else if (real != nullptr) {
+      cell.kind = CellValue::kReal;
+      cell.real = real(row);
+    } else if (const int64_t v = value(row); !IsNull(v)) {
+      cell.kind = CellValue::kInteger;
+      cell.integer = v;
+    }
+    return cell;
   }
 };
 
 template <typename Row>
 using Columns = std::span<const Column<Row>>;
+
+// A text column; `null_when_empty`: an empty text means "not known".
+template <typename Row>
+constexpr Column<Row> TextColumn(std::string_view header, std::string_view key,
+                                 std::string_view db_name, uint8_t writers,
+                                 std::string (*text)(const Row&), bool null_when_empty = false) {
+  return Column<Row>{header,          key,     db_name, ColumnUnit::kText, writers, nullptr,
+                     null_when_empty, nullptr, text};
+}
+
+// A real-valued column (a share, a mean, MB): `unit` says how the writers spell it.
+template <typename Row>
+constexpr Column<Row> RealColumn(std::string_view header, std::string_view key,
+                                 std::string_view db_name, ColumnUnit unit, uint8_t writers,
+                                 double (*real)(const Row&)) {
+  return Column<Row>{header, key, db_name, unit, writers, nullptr, false, real, nullptr};
+}
 
 // A duration column's value as msprof's tables hold it: µs.
 inline double MicrosValue(int64_t ns) {

@@ -65,16 +65,36 @@ std::string WaitSliceOf(const analysis::DataPreparationResult& data, uint32_t st
   return std::to_string(data.steps[row].longest_wait_slice);
 }
 
-// The UI's columns of a described result (analysis/result_columns.h) as `,"key":value`.
+// The UI's columns of a described result (analysis/result_columns.h) as `,"key":value`: null
+// when not known, times from the run's origin, flags as booleans.
 template <typename Row>
 void AppendColumns(std::string& out, analysis::Columns<Row> columns,
-                   const std::type_identity_t<Row>& row) {
+                   const std::type_identity_t<Row>& row, int64_t origin_ns) {
   for (const analysis::Column<Row>& column : columns) {
     if (!column.WrittenBy(analysis::kUi)) continue;
     out += ",\"";
     out += column.key;
-    const int64_t value = column.value(row);
-    out += "\":" + (column.IsNull(value) ? std::string("null") : std::to_string(value));
+    out += "\":";
+    const analysis::CellValue cell = column.Read(row);
+    switch (cell.kind) {
+      case analysis::CellValue::kNull:
+        out += "null";
+        break;
+      case analysis::CellValue::kText:
+        AppendJsonString(out, cell.text);
+        break;
+      case analysis::CellValue::kReal:
+        AppendJsonNumber(out, cell.real);
+        break;
+      case analysis::CellValue::kInteger:
+        if (column.unit == analysis::ColumnUnit::kFlag) {
+          out += cell.integer != 0 ? "true" : "false";
+        } else {
+          const bool time = column.unit == analysis::ColumnUnit::kTimestamp;
+          out += std::to_string(cell.integer - (time ? origin_ns : 0));
+        }
+        break;
+    }
   }
 }
 
@@ -113,7 +133,7 @@ std::string AnalysisApi::Summary(size_t critical_path_steps) const {
     out += ",\"step\":" + std::to_string(r.step) + ",\"scope\":" + std::to_string(r.scope) +
            ",\"begin\":" + std::to_string(r.begin_ns - origin_ns_) +
            ",\"duration\":" + std::to_string(r.end_ns - r.begin_ns);
-    AppendColumns<analysis::StepParts>(out, analysis::kStepTraceTimeColumns, r);
+    AppendColumns<analysis::StepParts>(out, analysis::kStepTraceTimeColumns, r, origin_ns_);
     out += ",\"wait_slice\":" + WaitSliceOf(a.data_preparation, r.step_id) + '}';
   }
   // msprof's step_trace per step: the rows `aiprof export` writes to step_trace_*.csv.
@@ -143,17 +163,11 @@ std::string AnalysisApi::Memory(int64_t pixels) const {
   for (size_t i = 0; i < m.pools.size(); ++i) {
     const analysis::MemoryPool& pool = m.pools[i];
     if (i > 0) out += ',';
-    out += "{\"name\":";
-    AppendJsonString(out, pool.name);
-    out += ",\"source\":";
-    AppendJsonString(out, analysis::MemoryPoolSourceName(pool.source));
-    out += ",\"process\":" + std::to_string(pool.process) +
+    out += "{\"process\":" + std::to_string(pool.process) +
            ",\"pid\":" + std::to_string(model_.processes.pid[pool.process]) + ",\"role\":";
     AppendJsonString(out, role_labels_[pool.process]);
-    out += ",\"peak_allocated\":" + std::to_string(pool.peak_allocated) +
-           ",\"peak_allocated_ts\":" + std::to_string(pool.peak_allocated_ts - origin_ns_) +
-           ",\"peak_reserved\":" + std::to_string(pool.peak_reserved) +
-           ",\"capacity\":" + std::to_string(pool.capacity) + ",\"allocated\":";
+    AppendColumns<analysis::MemoryPool>(out, analysis::kMemoryPoolColumns, pool, origin_ns_);
+    out += ",\"allocated\":";
     AppendDownsampled(
         out, pool.samples, origin_ns_, pixels, [](const analysis::MemorySample& s) { return s.ts; },
         [](const analysis::MemorySample& s) { return static_cast<double>(s.allocated); });
@@ -200,21 +214,18 @@ std::string AnalysisApi::DataPreparation() const {
   AppendStrings(out, d.inputs);
   out += ",\"has_queue_view\":";
   out += d.has_queue_view ? "true" : "false";
-  out += ",\"total_wait\":" + std::to_string(d.total_wait_ns) +
-         ",\"total_step\":" + std::to_string(d.total_step_ns) +
-         ",\"empty_queue_steps\":" + std::to_string(d.empty_queue_steps) + ",\"steps\":[";
+  AppendColumns<analysis::DataPreparationResult>(out, analysis::kDataPreparationSummaryColumns, d,
+                                                 origin_ns_);
+  out += ",\"steps\":[";
   for (size_t i = 0; i < d.steps.size(); ++i) {
     const analysis::DataPreparationStep& s = d.steps[i];
     if (i > 0) out += ',';
-    out += '[' + std::to_string(s.step_id) + ',';
+    out += "{\"id\":" + std::to_string(s.step_id) + ",\"label\":";
     AppendJsonString(out, Analyses().steps.Label(s.step, s.loop));
-    out += ',' + std::to_string(model_.threads.tid[s.thread]) + ',' +
-           std::to_string(s.duration_ns()) + ',' + std::to_string(s.wait_ns) + ',' +
-           std::to_string(s.waits) + ',' + std::to_string(s.loader_busy_ns) + ',' +
-           (s.queue_empty ? "true" : "false") + ',' +
-           (s.longest_wait_slice == model::kNoRow ? std::string("null")
-                                                  : std::to_string(s.longest_wait_slice)) +
-           ']';
+    out += ",\"tid\":" + std::to_string(model_.threads.tid[s.thread]);
+    AppendColumns<analysis::DataPreparationStep>(out, analysis::kDataPreparationColumns, s,
+                                                 origin_ns_);
+    out += '}';
   }
   out += "]}";
   return out;

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/data_preparation.h"
+#include "analysis/memory.h"
 #include "analysis/step_breakdown.h"
 
 namespace aiprof {
@@ -35,8 +37,8 @@ std::map<std::string, std::string> InterfaceFields(const std::string& name) {
   return fields;
 }
 
-template <typename Row, size_t N>
-void ExpectTypesMatch(const std::string& interface, const analysis::Column<Row> (&columns)[N],
+template <typename Row>
+void ExpectTypesMatch(const std::string& interface, analysis::Columns<Row> columns,
                       const std::set<std::string>& own_keys) {
   const std::map<std::string, std::string> fields = InterfaceFields(interface);
   ASSERT_FALSE(fields.empty()) << "web/src/api.ts has no interface " << interface;
@@ -47,7 +49,7 @@ void ExpectTypesMatch(const std::string& interface, const analysis::Column<Row> 
     described.insert(key);
     const auto found = fields.find(key);
     ASSERT_NE(found, fields.end()) << interface << " lacks the UI API's column " << key;
-    EXPECT_EQ(found->second, "number") << interface << "." << key;
+    EXPECT_EQ(found->second, column.UiType()) << interface << "." << key;
   }
   for (const auto& [key, type] : fields) {
     EXPECT_TRUE(described.count(key) || own_keys.count(key))
@@ -56,8 +58,22 @@ void ExpectTypesMatch(const std::string& interface, const analysis::Column<Row> 
 }
 
 TEST(UiApiTypesTest, StepBreakdownRowFollowsTheStepTraceTimeColumns) {
-  ExpectTypesMatch("BreakdownRow", analysis::kStepTraceTimeColumns,
-                   {"id", "label", "step", "scope", "begin", "duration", "wait_slice"});
+  ExpectTypesMatch<analysis::StepParts>(
+      "BreakdownRow", analysis::kStepTraceTimeColumns,
+      {"id", "label", "step", "scope", "begin", "duration", "wait_slice"});
+}
+
+TEST(UiApiTypesTest, DataPreparationFollowsItsColumns) {
+  ExpectTypesMatch<analysis::DataPreparationStep>(
+      "DataPreparationStep", analysis::kDataPreparationColumns, {"id", "label", "tid"});
+  ExpectTypesMatch<analysis::DataPreparationResult>("DataPreparation",
+                                                    analysis::kDataPreparationSummaryColumns,
+                                                    {"inputs", "has_queue_view", "steps"});
+}
+
+TEST(UiApiTypesTest, MemoryPoolFollowsItsColumns) {
+  ExpectTypesMatch<analysis::MemoryPool>("MemoryPoolInfo", analysis::kMemoryPoolColumns,
+                                         {"process", "pid", "role", "allocated", "reserved"});
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ TEST(UiLinksApi, EachStepNamesItsLongestInputWait) {
   EXPECT_EQ(summary["step_breakdown"][0]["wait_slice"], 1);  // the DataLoader fetch
   const nlohmann::json dataprep = nlohmann::json::parse(api.analysis().DataPreparation());
   ASSERT_EQ(dataprep["steps"].size(), 1u);
-  EXPECT_EQ(dataprep["steps"][0][8], 1);
+  EXPECT_EQ(dataprep["steps"][0]["wait_slice"], 1);
 }
 
 TEST(UiLinksApi, QueryReadsTheExportsTablesAndNothingElse) {

@@ -136,6 +136,42 @@ export interface BreakdownRow {
   idle: number;  // free less input_wait
   wait_slice: number | null;  // the step's longest input-wait range (not a step_trace_time column)
 }
+// /api/dataprep: the data preparation analysis (server/analysis_api.cc), its described
+// columns (analysis::kDataPreparationColumns, kDataPreparationSummaryColumns; checked by
+// tests/server/ui_api_types_test.cc); ns.
+export interface DataPreparationStep {
+  id: number;  // the step id
+  label: string;
+  tid: number;  // the thread running the step
+  duration: number;
+  wait: number;
+  waits: number;
+  loader_busy: number;
+  queue_empty: boolean | null;  // null: no loader ranges, so no queue view
+  wait_slice: number | null;  // the step's longest input-wait range
+}
+export interface DataPreparation {
+  inputs: string[];
+  has_queue_view: boolean;
+  total_step: number;
+  total_wait: number;
+  empty_queue_steps: number | null;
+  steps: DataPreparationStep[];
+}
+// A pool of /api/memory (analysis::kMemoryPoolColumns; checked likewise).
+export interface MemoryPoolInfo {
+  name: string;
+  source: string;
+  process: number;
+  pid: number;
+  role: string;
+  peak_allocated: number;
+  peak_allocated_ts: number;  // ns from the run's origin
+  peak_reserved: number | null;  // null: the source has no reserved figure
+  capacity: number;  // bytes the pool can reach (device memory, host MemTotal); 0: not recorded
+  allocated: [number, number][];
+  reserved: [number, number][] | null;
+}
 export interface AnalysisSummary {
   inputs: string;
   step_source: string;

@@ -62,18 +62,10 @@ void WriteOverlapTotals(const model::Model& m, const analysis::AnalysisSet& set,
 }
 
 void WriteInputs(const analysis::AnalysisSet& set, const SummaryTarget& target) {
-  const analysis::AnalysisInputs& in = set.inputs;
-  SummaryWriter w(target, "analysis_inputs",
-                  {"Run Type", "Compute Input", "Step Source", "Steps", "Devices", "Host Processes",
-                   "Ranks", "Communication Ops", "Dropped Records", "Description"},
-                  1);
-  std::string ranks;
-  for (int32_t rank : in.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(rank);
-  w.Text(in.device_run ? "CUDA" : "CPU-only").Text(analysis::ComputeInputName(in.compute));
-  w.Text(analysis::StepSourceName(in.step_source)).Unsigned(in.steps).Unsigned(in.devices);
-  w.Unsigned(in.host_processes).Text(ranks.empty() ? "N/A" : ranks);
-  w.Unsigned(in.communication_ops).Unsigned(in.dropped_records).Text(in.Describe());
-  w.EndRow();
+  std::vector<std::string> headers;
+  AppendHeaders<analysis::AnalysisInputs>(headers, analysis::kAnalysisInputsColumns);
+  SummaryWriter w(target, "analysis_inputs", std::move(headers), 1);
+  w.Cells<analysis::AnalysisInputs>(analysis::kAnalysisInputsColumns, set.inputs).EndRow();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 #include "export/sqlite/communication_analysis_tables.h"
@@ -25,8 +26,34 @@ using Json = nlohmann::ordered_json;
 double Ms(int64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
-double Us(int64_t ns) {
-  return static_cast<double>(ns) / 1e3;
+
+// A described cell (analysis/result_columns.h) as msprof's JSON files hold its unit: µs or ms
+// as reals, rounded shares, integers, text.
+Json CellJson(analysis::ColumnUnit unit, const analysis::CellValue& cell) {
+  switch (cell.kind) {
+    case analysis::CellValue::kNull:
+      return nullptr;
+    case analysis::CellValue::kText:
+      return cell.text;
+    case analysis::CellValue::kInteger:
+      if (!analysis::HeldAsReal(unit)) return cell.integer;
+      return analysis::RealValue(unit, cell);
+    case analysis::CellValue::kReal:
+      return analysis::RealValue(unit, cell);
+  }
+  return nullptr;
+}
+
+// An object of the file's columns of `row`, keyed by their headers.
+template <typename Row>
+Json DescribedJson(analysis::Columns<Row> columns, const std::type_identity_t<Row>& row) {
+  Json object = Json::object();
+  for (const analysis::Column<Row>& column : columns) {
+    if (column.WrittenBy(analysis::kFiles)) {
+      object[std::string(column.header)] = CellJson(column.unit, column.Read(row));
+    }
+  }
+  return object;
 }
 
 using StepId = std::pair<uint32_t, int64_t>;  // (loop, number)
@@ -51,15 +78,9 @@ std::string TypeWord(model::CommOpType type) {
 }
 
 Json TimeJson(const CommTimeInfo& t, std::string_view wait_source) {
-  return Json{{"Start Timestamp(us)", Us(t.start_ns)},
-              {"Elapse Time(ms)", Ms(t.elapse_ns)},
-              {"Transit Time(ms)", Ms(t.transit_ns)},
-              {"Wait Time(ms)", Ms(t.wait_ns)},
-              {"Synchronization Time(ms)", Ms(t.synchronization_ns)},
-              {"Idle Time(ms)", Ms(t.idle_ns)},
-              {"Wait Time Ratio", analysis::RoundedRatio(t.wait_ratio())},
-              {"Synchronization Time Ratio", analysis::RoundedRatio(t.synchronization_ratio())},
-              {"Wait Time Source", wait_source}};
+  Json time = DescribedJson<CommTimeInfo>(analysis::kCommTimeColumns, t);
+  time["Wait Time Source"] = wait_source;
+  return time;
 }
 
 Json BandwidthJson(const std::map<analysis::TransportType, CommBandwidthInfo>& by_transport) {
@@ -69,12 +90,9 @@ Json BandwidthJson(const std::map<analysis::TransportType, CommBandwidthInfo>& b
     for (const auto& [bytes, entry] : info.size_distribution) {
       sizes[Json(static_cast<double>(bytes) / 1e6).dump()] = {entry.first, Ms(entry.second)};
     }
-    bandwidth[std::string(analysis::TransportTypeName(transport))] = {
-        {"Transit Time(ms)", Ms(info.transit_ns)},
-        {"Transit Size(MB)", info.size_mb()},
-        {"Bandwidth(GB/s)", info.bandwidth_gbps()},
-        {"Large Packet Ratio", analysis::RoundedRatio(info.large_packet_ratio())},
-        {"Size Distribution", sizes}};
+    Json entry = DescribedJson<CommBandwidthInfo>(analysis::kCommBandwidthColumns, info);
+    entry["Size Distribution"] = std::move(sizes);
+    bandwidth[std::string(analysis::TransportTypeName(transport))] = std::move(entry);
   }
   return bandwidth;
 }
@@ -98,11 +116,9 @@ std::vector<StepId> StepsOf(const analysis::CommunicationAnalysis& a) {
 }
 
 Json MatrixLink(const CommMatrixEntry& e, const std::string& op_name) {
-  return Json{{"Transport Type", analysis::TransportTypeName(e.transport)},
-              {"Transit Size(MB)", static_cast<double>(e.bytes) / 1e6},
-              {"Transit Time(ms)", Ms(e.transit_ns)},
-              {"Bandwidth(GB/s)", e.bandwidth_gbps()},
-              {"Op Name", op_name}};
+  Json link = DescribedJson<CommMatrixEntry>(analysis::kCommMatrixColumns, e);
+  link["Op Name"] = op_name;
+  return link;
 }
 
 std::string LinkKey(const CommMatrixEntry& e) {

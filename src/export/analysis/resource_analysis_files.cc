@@ -5,15 +5,17 @@
 namespace aiprof::exporter {
 namespace {
 
-double Ratio(int64_t part, int64_t whole) {
-  if (whole <= 0) return 0.0;
-  return std::round(static_cast<double>(part) / static_cast<double>(whole) * 10000.0) / 10000.0;
-}
-
 std::string Joined(const std::vector<std::string>& items) {
   std::string text;
   for (const std::string& item : items) text += (text.empty() ? "" : "; ") + item;
   return text.empty() ? "none" : text;
+}
+
+// The headers `keys` followed by the headers of the columns the files show.
+template <typename Row>
+std::vector<std::string> Headers(std::vector<std::string> keys, analysis::Columns<Row> columns) {
+  AppendHeaders<Row>(keys, columns);
+  return keys;
 }
 
 void WriteDataPreparation(const model::Model& m, const analysis::DataPreparationResult& r,
@@ -22,54 +24,37 @@ void WriteDataPreparation(const model::Model& m, const analysis::DataPreparation
   const bool several_loops = model::HasSeveralLoops(m);
   {
     SummaryWriter w(target, "data_preparation",
-                    {"Step", "Thread Id", "Step Time(us)", "Data Wait(us)", "Data Wait Ratio",
-                     "Waits", "Loader Busy(us)", "Queue Empty"},
+                    Headers<analysis::DataPreparationStep>({"Step", "Thread Id"},
+                                                           analysis::kDataPreparationColumns),
                     r.steps.size());
     for (const analysis::DataPreparationStep& s : r.steps) {
-      w.Step(s.step, s.loop, several_loops)
-          .Unsigned(m.threads.tid[s.thread])
-          .Micros(s.duration_ns());
-      w.Micros(s.wait_ns).Real(Ratio(s.wait_ns, s.duration_ns())).Unsigned(s.waits);
-      w.Micros(s.loader_busy_ns);
-      if (r.has_queue_view) {
-        w.PlainText(s.queue_empty ? "yes" : "no");
-      } else {
-        w.NotApplicable();
-      }
-      w.EndRow();
+      w.Step(s.step, s.loop, several_loops).Unsigned(m.threads.tid[s.thread]);
+      w.Cells<analysis::DataPreparationStep>(analysis::kDataPreparationColumns, s).EndRow();
     }
   }
-  SummaryWriter w(
-      target, "data_preparation_summary",
-      {"Inputs", "Steps", "Step Time(us)", "Data Wait(us)", "Data Wait Ratio", "Empty Queue Steps"},
-      1);
-  w.Text(Joined(r.inputs)).Unsigned(r.steps.size()).Micros(r.total_step_ns);
-  w.Micros(r.total_wait_ns).Real(Ratio(r.total_wait_ns, r.total_step_ns));
-  if (r.has_queue_view) {
-    w.Unsigned(r.empty_queue_steps);
-  } else {
-    w.NotApplicable();
-  }
-  w.EndRow();
+  SummaryWriter w(target, "data_preparation_summary",
+                  Headers<analysis::DataPreparationResult>(
+                      {"Inputs"}, analysis::kDataPreparationSummaryColumns),
+                  1);
+  w.Text(Joined(r.inputs));
+  w.Cells<analysis::DataPreparationResult>(analysis::kDataPreparationSummaryColumns, r).EndRow();
 }
 
 void WriteMemory(const model::Model& m, const analysis::MemoryAnalysis& r,
                  const SummaryTarget& target) {
   if (r.pools.empty() && r.transfers.empty()) return;
   const bool several_loops = model::HasSeveralLoops(m);
-  auto reserved = [](SummaryWriter& w, int64_t bytes) -> SummaryWriter& {
-    return bytes < 0 ? w.NotApplicable() : w.Number(bytes);
-  };
   if (!r.pools.empty()) {
-    SummaryWriter w(target, "memory_analysis",
-                    {"Pool", "Device_id", "Source", "Samples", "Peak Allocated(B)",
-                     "Peak Allocated Time(us)", "Peak Reserved(B)"},
-                    r.pools.size());
+    const analysis::Columns<analysis::MemoryPool> columns = analysis::kMemoryPoolColumns;
+    const auto names = columns.first(analysis::kMemoryPoolFileNameColumns);
+    const auto figures = columns.subspan(analysis::kMemoryPoolFileNameColumns);
+    std::vector<std::string> headers;
+    AppendHeaders(headers, names);
+    headers.emplace_back("Device_id");
+    AppendHeaders(headers, figures);
+    SummaryWriter w(target, "memory_analysis", std::move(headers), r.pools.size());
     for (const analysis::MemoryPool& pool : r.pools) {
-      w.Text(pool.name).Text(ProcessDeviceId(m, pool.process));
-      w.Text(analysis::MemoryPoolSourceName(pool.source)).Unsigned(pool.samples.size());
-      w.Number(pool.peak_allocated).Micros(pool.peak_allocated_ts);
-      reserved(w, pool.peak_reserved).EndRow();
+      w.Cells(names, pool).Text(ProcessDeviceId(m, pool.process)).Cells(figures, pool).EndRow();
     }
   }
   if (!r.steps.empty()) {
@@ -121,36 +106,32 @@ void WriteKernelBreakdown(const model::Model& m, const analysis::KernelBreakdown
                           const SummaryTarget& target) {
   if (r.temporal.empty()) return;
   {
-    SummaryWriter w(
-        target, "temporal_breakdown",
-        {"Device_id", "Input", "idle_time(us)", "compute_time(us)", "non_compute_time(us)",
-         "kernel_time(us)", "idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"},
-        r.temporal.size());
+    SummaryWriter w(target, "temporal_breakdown",
+                    Headers<analysis::TemporalBreakdownRow>({"Device_id", "Input"},
+                                                            analysis::kTemporalBreakdownColumns),
+                    r.temporal.size());
     for (const analysis::TemporalBreakdownRow& t : r.temporal) {
       w.Text(ProcessDeviceId(m, t.process)).Text(analysis::ActivitySourceName(r.source));
-      w.Micros(t.idle_ns).Micros(t.compute_ns).Micros(t.non_compute_ns).Micros(t.span_ns);
-      w.Real(100 * Ratio(t.idle_ns, t.span_ns)).Real(100 * Ratio(t.compute_ns, t.span_ns));
-      w.Real(100 * Ratio(t.non_compute_ns, t.span_ns)).EndRow();
+      w.Cells<analysis::TemporalBreakdownRow>(analysis::kTemporalBreakdownColumns, t).EndRow();
     }
   }
   {
-    SummaryWriter w(target, "kernel_type_breakdown",
-                    {"Device_id", "kernel_type", "sum(us)", "percentage"}, r.type_time.size());
-    std::vector<int64_t> total_of(m.processes.size(), 0);
-    for (const analysis::TypeTimeRow& t : r.type_time) total_of[t.process] += t.time_ns;
+    SummaryWriter w(
+        target, "kernel_type_breakdown",
+        Headers<analysis::TypeTimeRow>({"Device_id"}, analysis::kKernelTypeBreakdownColumns),
+        r.type_time.size());
     for (const analysis::TypeTimeRow& t : r.type_time) {
-      w.Text(ProcessDeviceId(m, t.process)).Text(t.label).Micros(t.time_ns);
-      w.Real(100 * Ratio(t.time_ns, total_of[t.process])).EndRow();
+      w.Text(ProcessDeviceId(m, t.process));
+      w.Cells<analysis::TypeTimeRow>(analysis::kKernelTypeBreakdownColumns, t).EndRow();
     }
   }
-  SummaryWriter w(target, "kernel_breakdown",
-                  {"Device_id", "kernel_type", "name", "count", "sum(us)", "max(us)", "min(us)",
-                   "mean(us)", "std(us)"},
-                  r.top_kernels.size());
+  SummaryWriter w(
+      target, "kernel_breakdown",
+      Headers<analysis::KernelStatsRow>({"Device_id"}, analysis::kKernelBreakdownColumns),
+      r.top_kernels.size());
   for (const analysis::KernelStatsRow& k : r.top_kernels) {
-    w.Text(ProcessDeviceId(m, k.process)).Text(analysis::ActivityTypeName(k.type)).Text(k.name);
-    w.Unsigned(k.count).Micros(k.total_ns).Micros(k.max_ns).Micros(k.min_ns);
-    w.Micros(std::llround(k.mean_ns)).Micros(std::llround(k.stddev_ns)).EndRow();
+    w.Text(ProcessDeviceId(m, k.process));
+    w.Cells<analysis::KernelStatsRow>(analysis::kKernelBreakdownColumns, k).EndRow();
   }
 }
 
@@ -159,18 +140,11 @@ void WriteIdleTime(const model::Model& m, const analysis::IdleTimeResult& r,
   if (r.lanes.empty()) return;
   SummaryWriter w(
       target, "idle_time_breakdown",
-      {"Device_id", "Stream", "Busy(us)", "Idle(us)", "host_wait(us)", "kernel_wait(us)",
-       "other(us)", "host_wait_ratio", "kernel_wait_ratio", "other_ratio", "host_wait_intervals",
-       "kernel_wait_intervals", "other_intervals", "Launches Known"},
+      Headers<analysis::IdleTimeRow>({"Device_id", "Stream"}, analysis::kIdleTimeColumns),
       r.lanes.size());
   for (const analysis::IdleTimeRow& lane : r.lanes) {
-    const int64_t idle = lane.idle_ns();
     w.Text(ProcessDeviceId(m, lane.process)).Unsigned(m.threads.tid[lane.thread]);
-    w.Micros(lane.busy_ns).Micros(idle).Micros(lane.host_wait_ns).Micros(lane.kernel_wait_ns);
-    w.Micros(lane.other_ns).Real(Ratio(lane.host_wait_ns, idle));
-    w.Real(Ratio(lane.kernel_wait_ns, idle)).Real(Ratio(lane.other_ns, idle));
-    w.Unsigned(lane.host_wait_intervals).Unsigned(lane.kernel_wait_intervals);
-    w.Unsigned(lane.other_intervals).PlainText(lane.has_launches ? "yes" : "no").EndRow();
+    w.Cells<analysis::IdleTimeRow>(analysis::kIdleTimeColumns, lane).EndRow();
   }
 }
 

@@ -114,7 +114,8 @@ void WriteStepTrace(const ClusterResult& result, const std::string& dir,
     w.PlainText(r.type == ClusterStepRow::Type::kRank ? "rank" : "stage").Text(r.index);
     for (size_t c = 0; c < analysis::kStepTraceTimeColumnCount; ++c) {
       const auto& column = analysis::kStepTraceTimeColumns[c];
-      if (column.WrittenBy(analysis::kFiles)) w.Value(column.unit, r.times[c]);
+      if (column.WrittenBy(analysis::kFiles))
+        w.Cell(column.unit, analysis::IntegerCell(r.times[c]));
     }
     if (indices) {
       for (int32_t index : {r.position.dp_index, r.position.pp_index, r.position.tp_index}) {

@@ -1,10 +1,10 @@
 #include "export/csv/summary_writer.h"
 
-#include "model/steps.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "model/steps.h"
 
 namespace aiprof::exporter {
 
@@ -119,6 +119,27 @@ SummaryWriter& SummaryWriter::Fixed(double value, int decimals) {
   int length = std::snprintf(text, sizeof(text), "%.*f", decimals, value);
   out_->Raw(std::string_view(text, static_cast<size_t>(std::max(0, length))));
   return *this;
+}
+
+SummaryWriter& SummaryWriter::Cell(analysis::ColumnUnit unit, const analysis::CellValue& cell) {
+  using analysis::ColumnUnit;
+  const bool time = unit == ColumnUnit::kNanoseconds || unit == ColumnUnit::kNanosecondsInteger ||
+                    unit == ColumnUnit::kTimestamp;
+  switch (cell.kind) {
+    case analysis::CellValue::kNull:
+      return NotApplicable();
+    case analysis::CellValue::kText:
+      return Text(cell.text);
+    case analysis::CellValue::kInteger:
+      if (unit == ColumnUnit::kFlag) return PlainText(cell.integer != 0 ? "yes" : "no");
+      if (time) return Micros(cell.integer);
+      if (!analysis::HeldAsReal(unit)) return Number(cell.integer);
+      return Real(analysis::RealValue(unit, cell));
+    case analysis::CellValue::kReal:
+      if (time) return Micros(std::llround(cell.real));
+      return Real(analysis::RealValue(unit, cell));
+  }
+  return NotApplicable();
 }
 
 void SummaryWriter::EndRow() {

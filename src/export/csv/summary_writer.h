@@ -74,21 +74,15 @@ class SummaryWriter {
   // A step as the user names it (model/steps.h): its number, or the text "loop:number"
   // when the run has several training loops.
   SummaryWriter& Step(uint64_t step, uint32_t loop, bool several_loops);
-  // A described column's value (analysis/result_columns.h) as the files spell its unit.
-  SummaryWriter& Value(analysis::ColumnUnit unit, int64_t value) {
-    return unit == analysis::ColumnUnit::kNanoseconds ? Micros(value) : Number(value);
-  }
+  // A described cell (analysis/result_columns.h) as the files spell its unit: N/A when not
+  // known, text, yes/no for a flag, µs with 3 decimals for a duration or time, rounded
+  // shares, integers and reals as they are.
+  SummaryWriter& Cell(analysis::ColumnUnit unit, const analysis::CellValue& cell);
   // The cells of `row`'s columns that the files show, in order.
   template <typename Row>
   SummaryWriter& Cells(analysis::Columns<Row> columns, const std::type_identity_t<Row>& row) {
     for (const analysis::Column<Row>& column : columns) {
-      if (!column.WrittenBy(analysis::kFiles)) continue;
-      const int64_t value = column.value(row);
-      if (column.IsNull(value)) {
-        NotApplicable();
-      } else {
-        Value(column.unit, value);
-      }
+      if (column.WrittenBy(analysis::kFiles)) Cell(column.unit, column.Read(row));
     }
     return *this;
   }

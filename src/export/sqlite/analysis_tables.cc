@@ -100,26 +100,20 @@ bool WriteAnalysisTables(Database& database, const model::Model& m,
                  },
                  error);
   if (!ok) return false;
-  const analysis::AnalysisInputs& in = set.inputs;
-  std::string ranks;
-  for (int32_t rank : in.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(rank);
-  const std::pair<std::string, std::string> values[] = {
-      {"run_type", in.device_run ? "CUDA" : "CPU-only"},
-      {"compute_input", std::string(analysis::ComputeInputName(in.compute))},
-      {"step_source", std::string(analysis::StepSourceName(in.step_source))},
-      {"steps", std::to_string(in.steps)},
-      {"devices", std::to_string(in.devices)},
-      {"host_processes", std::to_string(in.host_processes)},
-      {"ranks", ranks},
-      {"communication_ops", std::to_string(in.communication_ops)},
-      {"dropped_records", std::to_string(in.dropped_records)},
-      {"description", in.Describe()},
-  };
+  // A name/value row per described column, the value as text (empty when not known).
+  std::vector<std::pair<std::string_view, std::string>> values;
+  for (const auto& column : analysis::kAnalysisInputsColumns) {
+    if (!column.WrittenBy(analysis::kDatabase)) continue;
+    const analysis::CellValue cell = column.Read(set.inputs);
+    values.emplace_back(column.key, cell.kind == analysis::CellValue::kInteger
+                                        ? std::to_string(cell.integer)
+                                        : cell.text);
+  }
   size_t value = 0;
   return rows.InsertAll(
              db, "ANALYSIS_INPUTS", 2,
              [&](Row& row) {
-               if (value == std::size(values)) return false;
+               if (value == values.size()) return false;
                row.Text(values[value].first).Text(values[value].second);
                ++value;
                return true;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "export/cluster/cluster_files.h"
+#include "export/sqlite/column_sql.h"
 #include "export/sqlite/database.h"
 
 namespace aiprof::exporter {
@@ -48,7 +49,8 @@ bool StepTraceTable(Database& db, const ClusterResult& result) {
       Step(insert, r.step).Text(r.type == Type::kRank ? "rank" : "stage").Text(r.index);
       for (size_t c = 0; c < analysis::kStepTraceTimeColumnCount; ++c) {
         const auto& column = analysis::kStepTraceTimeColumns[c];
-        if (column.WrittenBy(analysis::kFiles)) insert.Value(column.unit, r.times[c]);
+        if (column.WrittenBy(analysis::kFiles))
+          AppendTableCell(insert, column.unit, analysis::IntegerCell(r.times[c]));
       }
       for (int32_t index : {r.position.dp_index, r.position.pp_index, r.position.tp_index}) {
         if (index < 0) {

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "analysis/result_columns.h"
 #include "export/sqlite/row_source.h"
@@ -30,19 +31,38 @@ int CountColumns(analysis::Columns<Row> columns, Select select) {
   return count;
 }
 
-// Appends the cells of `row`'s columns that `select` keeps.
-template <typename Row, typename Select>
-void AppendCells(exporter::Row& out, analysis::Columns<Row> columns,
-                 const std::type_identity_t<Row>& row, Select select) {
-  for (const analysis::Column<Row>& column : columns) {
-    if (!select(column)) continue;
-    const int64_t value = column.value(row);
-    if (column.IsNull(value)) {
-      out.Null();
-    } else {
-      out.Value(column.unit, value);
-    }
+// A described cell as the tables hold its unit (analysis/result_columns.h), into a Row or a
+// Statement: NULL, text, a real (µs, ms, rounded shares, reals) or an integer.
+template <typename Out>
+Out& AppendTableCell(Out& out, analysis::ColumnUnit unit, analysis::CellValue cell) {
+  switch (cell.kind) {
+    case analysis::CellValue::kNull:
+      return out.Null();
+    case analysis::CellValue::kText:
+      return out.OwnedText(std::move(cell.text));
+    case analysis::CellValue::kInteger:
+      if (!analysis::HeldAsReal(unit)) return out.Int(cell.integer);
+      return out.Real(analysis::RealValue(unit, cell));
+    case analysis::CellValue::kReal:
+      return out.Real(analysis::RealValue(unit, cell));
   }
+  return out.Null();
+}
+
+// Appends the cells of `row`'s columns that `select` keeps (into a Row or a Statement).
+template <typename Row, typename Out, typename Select>
+Out& AppendCells(Out& out, analysis::Columns<Row> columns, const std::type_identity_t<Row>& row,
+                 Select select) {
+  for (const analysis::Column<Row>& column : columns) {
+    if (select(column)) AppendTableCell(out, column.unit, column.Read(row));
+  }
+  return out;
+}
+
+// The database's columns of a described result.
+template <typename Row>
+bool IsTableColumn(const analysis::Column<Row>& column) {
+  return column.WrittenBy(analysis::kDatabase);
 }
 
 }  // namespace aiprof::exporter

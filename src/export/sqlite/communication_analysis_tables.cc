@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "export/analysis/communication_files.h"
+#include "export/sqlite/column_sql.h"
 #include "export/sqlite/database.h"
 
 namespace aiprof::exporter {
@@ -17,28 +18,32 @@ using analysis::CommTimeInfo;
 double Ms(int64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
-double Us(int64_t ns) {
-  return static_cast<double>(ns) / 1e3;
-}
 
-const char* const kTablesSql = R"sql(
-DROP TABLE IF EXISTS CommAnalyzerTime;
-DROP TABLE IF EXISTS CommAnalyzerBandwidth;
-DROP TABLE IF EXISTS CommAnalyzerMatrix;
-CREATE TABLE CommAnalyzerTime(hccl_op_name TEXT, group_name TEXT, start_timestamp REAL,
-                              elapse_time REAL, transit_time REAL, wait_time REAL,
-                              synchronization_time REAL, idle_time REAL,
-                              synchronization_time_ratio REAL, wait_time_ratio REAL,
-                              step TEXT, type TEXT, rank_id INTEGER, wait_source TEXT);
-CREATE TABLE CommAnalyzerBandwidth(hccl_op_name TEXT, group_name TEXT, transport_type TEXT,
-                                   transit_size REAL, transit_time REAL, bandwidth REAL,
-                                   large_packet_ratio REAL, package_size REAL, count INTEGER,
-                                   total_duration REAL, step TEXT, type TEXT, rank_id INTEGER);
-CREATE TABLE CommAnalyzerMatrix(hccl_op_name TEXT, group_name TEXT, src_rank INTEGER,
-                                dst_rank INTEGER, transport_type TEXT, transit_size REAL,
-                                transit_time REAL, bandwidth REAL, step TEXT, type TEXT,
-                                op_name TEXT, rank_id INTEGER);
-)sql";
+// msprof's three CommAnalyzer tables: the operation's keys, its described columns, the rest.
+std::string TablesSql() {
+  using analysis::CommBandwidthInfo;
+  std::string sql =
+      "DROP TABLE IF EXISTS CommAnalyzerTime;\n"
+      "DROP TABLE IF EXISTS CommAnalyzerBandwidth;\n"
+      "DROP TABLE IF EXISTS CommAnalyzerMatrix;\n"
+      "CREATE TABLE CommAnalyzerTime(hccl_op_name TEXT, group_name TEXT";
+  AppendColumnDefinitions<CommTimeInfo>(sql, analysis::kCommTimeColumns,
+                                        IsTableColumn<CommTimeInfo>);
+  sql +=
+      ", step TEXT, type TEXT, rank_id INTEGER, wait_source TEXT);\n"
+      "CREATE TABLE CommAnalyzerBandwidth(hccl_op_name TEXT, group_name TEXT, "
+      "transport_type TEXT";
+  AppendColumnDefinitions<CommBandwidthInfo>(sql, analysis::kCommBandwidthColumns,
+                                             IsTableColumn<CommBandwidthInfo>);
+  sql +=
+      ", package_size REAL, count INTEGER, total_duration REAL, step TEXT, type TEXT, "
+      "rank_id INTEGER);\n"
+      "CREATE TABLE CommAnalyzerMatrix(hccl_op_name TEXT, group_name TEXT, src_rank INTEGER, "
+      "dst_rank INTEGER";
+  AppendColumnDefinitions<CommMatrixEntry>(sql, analysis::kCommMatrixColumns,
+                                           IsTableColumn<CommMatrixEntry>);
+  return sql + ", step TEXT, type TEXT, op_name TEXT, rank_id INTEGER);\n";
+}
 
 std::string TableType(CommKind kind) {
   return kind == CommKind::kP2p ? "P2P" : "Collective";
@@ -49,7 +54,7 @@ std::string TableType(CommKind kind) {
 bool WriteCommunicationTables(Database& database, const analysis::CommunicationAnalysis& a,
                               std::string* error) {
   sqlite3* db = database.handle();
-  if (sqlite3_exec(db, kTablesSql, nullptr, nullptr, nullptr) != SQLITE_OK) {
+  if (sqlite3_exec(db, TablesSql().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("communication tables: ") + sqlite3_errmsg(db);
     return false;
   }
@@ -59,32 +64,19 @@ bool WriteCommunicationTables(Database& database, const analysis::CommunicationA
   bool ok = time.ok() && bandwidth.ok() && matrix.ok();
   for (size_t i = 0; ok && i < a.ops.size(); ++i) {
     const CommOpTiming& op = a.ops[i];
-    const CommTimeInfo& t = op.time;
-    ok = time.Text(op.name)
-             .Text(op.group)
-             .Real(Us(t.start_ns))
-             .Real(Ms(t.elapse_ns))
-             .Real(Ms(t.transit_ns))
-             .Real(Ms(t.wait_ns))
-             .Real(Ms(t.synchronization_ns))
-             .Real(Ms(t.idle_ns))
-             .Real(analysis::RoundedRatio(t.synchronization_ratio()))
-             .Real(analysis::RoundedRatio(t.wait_ratio()))
-             .Text(CommunicationStepKey(op, a.several_loops))
+    AppendCells<CommTimeInfo>(time.Text(op.name).Text(op.group), analysis::kCommTimeColumns,
+                              op.time, IsTableColumn<CommTimeInfo>);
+    ok = time.Text(CommunicationStepKey(op, a.several_loops))
              .Text(TableType(op.kind))
              .Int(op.rank)
              .Text(WaitSourceText(op, a))
              .Run();
     const CommBandwidthInfo info = op.bandwidth();
     for (const auto& [bytes, entry] : info.size_distribution) {
-      ok = ok && bandwidth.Text(op.name)
-                     .Text(op.group)
-                     .Text((analysis::TransportTypeName(op.transport)))
-                     .Real(info.size_mb())
-                     .Real(info.transit_ms())
-                     .Real(info.bandwidth_gbps())
-                     .Real(analysis::RoundedRatio(info.large_packet_ratio()))
-                     .Real(static_cast<double>(bytes) / 1e6)
+      bandwidth.Text(op.name).Text(op.group).Text(analysis::TransportTypeName(op.transport));
+      AppendCells<CommBandwidthInfo>(bandwidth, analysis::kCommBandwidthColumns, info,
+                                     IsTableColumn<CommBandwidthInfo>);
+      ok = ok && bandwidth.Real(static_cast<double>(bytes) / 1e6)
                      .Int(static_cast<int64_t>(entry.first))
                      .Real(Ms(entry.second))
                      .Text(CommunicationStepKey(op, a.several_loops))
@@ -97,15 +89,10 @@ bool WriteCommunicationTables(Database& database, const analysis::CommunicationA
   for (const CommOpTiming& op : a.ops) rank_of_op[op.key()] = op.rank;
   for (size_t i = 0; ok && i < a.matrix.size(); ++i) {
     const CommMatrixEntry& e = a.matrix[i];
-    ok = matrix.Text(e.name)
-             .Text(e.group)
-             .Int(e.src_rank)
-             .Int(e.dst_rank)
-             .Text((analysis::TransportTypeName(e.transport)))
-             .Real(static_cast<double>(e.bytes) / 1e6)
-             .Real(Ms(e.transit_ns))
-             .Real(e.bandwidth_gbps())
-             .Text(CommunicationStepKey(e, a.several_loops))
+    matrix.Text(e.name).Text(e.group).Int(e.src_rank).Int(e.dst_rank);
+    AppendCells<CommMatrixEntry>(matrix, analysis::kCommMatrixColumns, e,
+                                 IsTableColumn<CommMatrixEntry>);
+    ok = matrix.Text(CommunicationStepKey(e, a.several_loops))
              .Text(TableType(e.kind))
              .Text(e.name)
              .Int(rank_of_op[e.name + "@" + e.group])

@@ -35,11 +35,7 @@ class Statement {
   Statement& Real(double value);
   Statement& Text(std::string_view text);  // copied: the text may go before Run
   Statement& Null();
-  // A described column's value (analysis/result_columns.h) as the tables hold its unit.
-  Statement& Value(analysis::ColumnUnit unit, int64_t value) {
-    return unit == analysis::ColumnUnit::kNanoseconds ? Real(analysis::MicrosValue(value))
-                                                      : Int(value);
-  }
+  Statement& OwnedText(std::string_view text) { return Text(text); }  // as Row::OwnedText
   // Runs the bound row; after a failure the statement refuses further rows (ok() false).
   bool Run();
 

@@ -7,51 +7,69 @@
 namespace aiprof::exporter {
 namespace {
 
-const char* const kSchema = R"sql(
-CREATE TABLE DATA_PREPARATION(step INTEGER, tid INTEGER, startNs INTEGER, endNs INTEGER,
-                              dataWaitNs INTEGER, waits INTEGER, loaderBusyNs INTEGER,
-                              queueEmpty INTEGER, loop INTEGER);
-CREATE TABLE MEMORY_POOL(id INTEGER PRIMARY KEY, name TEXT, source TEXT, deviceId INTEGER,
-                         globalPid INTEGER, peakAllocated INTEGER, peakAllocatedNs INTEGER,
-                         peakReserved INTEGER);
-)sql";
-// MEMORY_STEP comes here, from analysis::kMemoryStepColumns (MemoryStepSchema).
-const char* const kSchemaAfterMemoryStep = R"sql(
+// `CREATE TABLE name(keys, <the described columns the table holds>after);`.
+template <typename Row>
+std::string DescribedTable(std::string_view name, std::string_view keys,
+                           analysis::Columns<Row> columns, std::string_view after = "") {
+  std::string sql = "CREATE TABLE " + std::string(name) + "(" + std::string(keys);
+  AppendColumnDefinitions(sql, columns, IsTableColumn<Row>);
+  return sql + std::string(after) + ");\n";
+}
+
+template <typename Row>
+int TableColumns(int keys, analysis::Columns<Row> columns) {
+  return keys + CountColumns(columns, IsTableColumn<Row>);
+}
+
+const char* const kDeviceKeys = "deviceId INTEGER, globalPid INTEGER";
+
+const char* const kMemorySchema = R"sql(
 CREATE TABLE OPERATOR_MEMORY_TOP(name TEXT, poolId INTEGER, allocations INTEGER,
                                  allocatedBytes INTEGER, maxAllocation INTEGER,
                                  freedBytes INTEGER);
 CREATE TABLE MEMORY_CATEGORY(poolId INTEGER, category TEXT, timestampNs INTEGER, bytes INTEGER);
 CREATE TABLE MEMORY_TRANSFER(step INTEGER, kind TEXT, count INTEGER, bytes INTEGER,
                              durationNs INTEGER, loop INTEGER);
-CREATE TABLE TEMPORAL_BREAKDOWN(deviceId INTEGER, globalPid INTEGER, input TEXT,
-                                idleNs INTEGER, computeNs INTEGER, nonComputeNs INTEGER,
-                                kernelNs INTEGER);
-CREATE TABLE KERNEL_TYPE_BREAKDOWN(deviceId INTEGER, globalPid INTEGER, kernelType TEXT,
-                                   durationNs INTEGER);
-CREATE TABLE KERNEL_BREAKDOWN(deviceId INTEGER, globalPid INTEGER, kernelType TEXT, name TEXT,
-                              count INTEGER, sumNs INTEGER, maxNs INTEGER, minNs INTEGER,
-                              meanNs REAL, stdNs REAL);
-CREATE TABLE IDLE_TIME_BREAKDOWN(deviceId INTEGER, globalPid INTEGER, tid INTEGER,
-                                 busyNs INTEGER, hostWaitNs INTEGER, kernelWaitNs INTEGER,
-                                 otherNs INTEGER, hostWaitIntervals INTEGER,
-                                 kernelWaitIntervals INTEGER, otherIntervals INTEGER,
-                                 launchesKnown INTEGER);
+)sql";
+const char* const kLaunchOutlierSchema = R"sql(
 CREATE TABLE CUDA_LAUNCH_OUTLIER(launchName TEXT, kernelName TEXT, launchStartNs INTEGER,
                                  kernelStartNs INTEGER, cpuDurationNs INTEGER,
                                  gpuDurationNs INTEGER, launchDelayNs INTEGER);
 )sql";
 
-bool IsTableColumn(const analysis::Column<analysis::MemoryStepRow>& column) {
-  return column.WrittenBy(analysis::kDatabase);
+// MEMORY_POOL: the pool's described names, its device and process, its described figures.
+std::string MemoryPoolSchema() {
+  const analysis::Columns<analysis::MemoryPool> columns = analysis::kMemoryPoolColumns;
+  std::string sql = "CREATE TABLE MEMORY_POOL(id INTEGER PRIMARY KEY";
+  AppendColumnDefinitions(sql, columns.first(analysis::kMemoryPoolTableNameColumns),
+                          IsTableColumn<analysis::MemoryPool>);
+  sql += ", ";
+  sql += kDeviceKeys;
+  AppendColumnDefinitions(sql, columns.subspan(analysis::kMemoryPoolTableNameColumns),
+                          IsTableColumn<analysis::MemoryPool>);
+  return sql + ");\n";
 }
 
-std::string MemoryStepSchema() {
-  std::string sql =
-      "CREATE TABLE MEMORY_STEP(step INTEGER, poolId INTEGER, startNs INTEGER, "
-      "endNs INTEGER";
-  AppendColumnDefinitions<analysis::MemoryStepRow>(sql, analysis::kMemoryStepColumns,
-                                                   IsTableColumn);
-  return sql + ", loop INTEGER);";
+// The tables in the order the database has always listed them.
+std::string Schema() {
+  using namespace analysis;
+  return "\n" +
+         DescribedTable<DataPreparationStep>("DATA_PREPARATION", "step INTEGER, tid INTEGER",
+                                             kDataPreparationColumns, ", loop INTEGER") +
+         MemoryPoolSchema() +
+         DescribedTable<MemoryStepRow>(
+             "MEMORY_STEP", "step INTEGER, poolId INTEGER, startNs INTEGER, endNs INTEGER",
+             kMemoryStepColumns, ", loop INTEGER") +
+         kMemorySchema +
+         DescribedTable<TemporalBreakdownRow>("TEMPORAL_BREAKDOWN",
+                                              std::string(kDeviceKeys) + ", input TEXT",
+                                              kTemporalBreakdownColumns) +
+         DescribedTable<TypeTimeRow>("KERNEL_TYPE_BREAKDOWN", kDeviceKeys,
+                                     kKernelTypeBreakdownColumns) +
+         DescribedTable<KernelStatsRow>("KERNEL_BREAKDOWN", kDeviceKeys, kKernelBreakdownColumns) +
+         DescribedTable<IdleTimeRow>("IDLE_TIME_BREAKDOWN",
+                                     std::string(kDeviceKeys) + ", tid INTEGER", kIdleTimeColumns) +
+         kLaunchOutlierSchema;
 }
 
 Row& Process(Row& row, const model::Model& m, uint32_t process) {
@@ -93,13 +111,60 @@ bool WriteCategoryRows(sqlite3* db, RowSource& rows, const analysis::MemoryAnaly
       error);
 }
 
+// HTA's breakdowns: temporal, kernel type, kernel, idle time.
+bool WriteBreakdownRows(sqlite3* db, RowSource& rows, const model::Model& m,
+                        const analysis::AnalysisSet& set, std::string* error) {
+  const analysis::KernelBreakdownResult& kernels = set.kernel_breakdown;
+  return InsertEach(
+             db, rows, "TEMPORAL_BREAKDOWN",
+             TableColumns<analysis::TemporalBreakdownRow>(3, analysis::kTemporalBreakdownColumns),
+             kernels.temporal,
+             [&](Row& row, const analysis::TemporalBreakdownRow& t) {
+               Process(row, m, t.process).Text(analysis::ActivitySourceName(kernels.source));
+               AppendCells<analysis::TemporalBreakdownRow>(
+                   row, analysis::kTemporalBreakdownColumns, t,
+                   IsTableColumn<analysis::TemporalBreakdownRow>);
+             },
+             error) &&
+         InsertEach(
+             db, rows, "KERNEL_TYPE_BREAKDOWN",
+             TableColumns<analysis::TypeTimeRow>(2, analysis::kKernelTypeBreakdownColumns),
+             kernels.type_time,
+             [&](Row& row, const analysis::TypeTimeRow& t) {
+               AppendCells<analysis::TypeTimeRow>(Process(row, m, t.process),
+                                                  analysis::kKernelTypeBreakdownColumns, t,
+                                                  IsTableColumn<analysis::TypeTimeRow>);
+             },
+             error) &&
+         InsertEach(
+             db, rows, "KERNEL_BREAKDOWN",
+             TableColumns<analysis::KernelStatsRow>(2, analysis::kKernelBreakdownColumns),
+             kernels.top_kernels,
+             [&](Row& row, const analysis::KernelStatsRow& k) {
+               AppendCells<analysis::KernelStatsRow>(Process(row, m, k.process),
+                                                     analysis::kKernelBreakdownColumns, k,
+                                                     IsTableColumn<analysis::KernelStatsRow>);
+             },
+             error) &&
+         InsertEach(
+             db, rows, "IDLE_TIME_BREAKDOWN",
+             TableColumns<analysis::IdleTimeRow>(3, analysis::kIdleTimeColumns),
+             set.idle_time.lanes,
+             [&](Row& row, const analysis::IdleTimeRow& lane) {
+               Process(row, m, lane.process).Int(m.threads.tid[lane.thread]);
+               AppendCells<analysis::IdleTimeRow>(row, analysis::kIdleTimeColumns, lane,
+                                                  IsTableColumn<analysis::IdleTimeRow>);
+             },
+             error);
+}
+
 }  // namespace
 
 bool WriteResourceAnalysisTables(Database& database, const model::Model& m,
                                  const analysis::AnalysisSet& set, std::string* error) {
   sqlite3* db = database.handle();
   RowSource& rows = database.rows();
-  const std::string schema = kSchema + MemoryStepSchema() + kSchemaAfterMemoryStep;
+  const std::string schema = Schema();
   if (sqlite3_exec(db, schema.c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("analysis tables: ") + sqlite3_errmsg(db);
     return false;
@@ -108,39 +173,37 @@ bool WriteResourceAnalysisTables(Database& database, const model::Model& m,
   const analysis::MemoryAnalysis& memory = set.memory;
   const analysis::KernelBreakdownResult& kernels = set.kernel_breakdown;
   int64_t pool_id = 0;
-  const auto reserved = [](Row& row, int64_t bytes) -> Row& {
-    return bytes < 0 ? row.Null() : row.Int(bytes);
-  };
+  const analysis::Columns<analysis::MemoryPool> pool_columns = analysis::kMemoryPoolColumns;
+  const auto pool_names = pool_columns.first(analysis::kMemoryPoolTableNameColumns);
+  const auto pool_figures = pool_columns.subspan(analysis::kMemoryPoolTableNameColumns);
   return InsertEach(
-             db, rows, "DATA_PREPARATION", 9, prep.steps,
+             db, rows, "DATA_PREPARATION",
+             TableColumns<analysis::DataPreparationStep>(3, analysis::kDataPreparationColumns),
+             prep.steps,
              [&](Row& row, const analysis::DataPreparationStep& s) {
                row.Int(static_cast<int64_t>(s.step)).Int(m.threads.tid[s.thread]);
-               row.Int(s.begin_ns).Int(s.end_ns).Int(s.wait_ns).Int(s.waits);
-               row.Int(s.loader_busy_ns);
-               if (prep.has_queue_view) {
-                 row.Int(s.queue_empty ? 1 : 0);
-               } else {
-                 row.Null();
-               }
+               AppendCells<analysis::DataPreparationStep>(
+                   row, analysis::kDataPreparationColumns, s,
+                   IsTableColumn<analysis::DataPreparationStep>);
                row.Int(s.loop);
              },
              error) &&
          InsertEach(
-             db, rows, "MEMORY_POOL", 8, memory.pools,
+             db, rows, "MEMORY_POOL", TableColumns(3, pool_columns), memory.pools,
              [&](Row& row, const analysis::MemoryPool& pool) {
-               row.Int(pool_id++).Text(pool.name).Text(analysis::MemoryPoolSourceName(pool.source));
-               Process(row, m, pool.process).Int(pool.peak_allocated);
-               reserved(row.Int(pool.peak_allocated_ts), pool.peak_reserved);
+               AppendCells(row.Int(pool_id++), pool_names, pool,
+                           IsTableColumn<analysis::MemoryPool>);
+               AppendCells(Process(row, m, pool.process), pool_figures, pool,
+                           IsTableColumn<analysis::MemoryPool>);
              },
              error) &&
          InsertEach(
              db, rows, "MEMORY_STEP",
-             5 + CountColumns<analysis::MemoryStepRow>(analysis::kMemoryStepColumns, IsTableColumn),
-             memory.steps,
+             TableColumns<analysis::MemoryStepRow>(5, analysis::kMemoryStepColumns), memory.steps,
              [&](Row& row, const analysis::MemoryStepRow& s) {
                row.Int(static_cast<int64_t>(s.step)).Int(s.pool).Int(s.begin_ns).Int(s.end_ns);
                AppendCells<analysis::MemoryStepRow>(row, analysis::kMemoryStepColumns, s,
-                                                    IsTableColumn);
+                                                    IsTableColumn<analysis::MemoryStepRow>);
                row.Int(s.loop);
              },
              error) &&
@@ -167,37 +230,7 @@ bool WriteResourceAnalysisTables(Database& database, const model::Model& m,
                }
              },
              error) &&
-         InsertEach(
-             db, rows, "TEMPORAL_BREAKDOWN", 7, kernels.temporal,
-             [&](Row& row, const analysis::TemporalBreakdownRow& t) {
-               Process(row, m, t.process).Text(analysis::ActivitySourceName(kernels.source));
-               row.Int(t.idle_ns).Int(t.compute_ns).Int(t.non_compute_ns).Int(t.span_ns);
-             },
-             error) &&
-         InsertEach(
-             db, rows, "KERNEL_TYPE_BREAKDOWN", 4, kernels.type_time,
-             [&](Row& row, const analysis::TypeTimeRow& t) {
-               Process(row, m, t.process).Text(t.label).Int(t.time_ns);
-             },
-             error) &&
-         InsertEach(
-             db, rows, "KERNEL_BREAKDOWN", 10, kernels.top_kernels,
-             [&](Row& row, const analysis::KernelStatsRow& k) {
-               Process(row, m, k.process).Text(analysis::ActivityTypeName(k.type)).Text(k.name);
-               row.Int(static_cast<int64_t>(k.count)).Int(k.total_ns).Int(k.max_ns);
-               row.Int(k.min_ns).Real(k.mean_ns).Real(k.stddev_ns);
-             },
-             error) &&
-         InsertEach(
-             db, rows, "IDLE_TIME_BREAKDOWN", 11, set.idle_time.lanes,
-             [&](Row& row, const analysis::IdleTimeRow& lane) {
-               Process(row, m, lane.process).Int(m.threads.tid[lane.thread]).Int(lane.busy_ns);
-               row.Int(lane.host_wait_ns).Int(lane.kernel_wait_ns).Int(lane.other_ns);
-               row.Int(static_cast<int64_t>(lane.host_wait_intervals));
-               row.Int(static_cast<int64_t>(lane.kernel_wait_intervals));
-               row.Int(static_cast<int64_t>(lane.other_intervals)).Int(lane.has_launches);
-             },
-             error) &&
+         WriteBreakdownRows(db, rows, m, set, error) &&
          InsertEach(
              db, rows, "CUDA_LAUNCH_OUTLIER", 7, kernels.launches.largest_delays,
              [&](Row& row, const analysis::LaunchOutlier& o) {

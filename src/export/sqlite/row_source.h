@@ -11,8 +11,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
-
-#include "analysis/result_columns.h"
+#include <utility>
 
 namespace aiprof::exporter {
 
@@ -25,10 +24,11 @@ class Row {
   // `text` must stay valid until the insert statement has finished (model strings do).
   Row& Text(std::string_view text) { return Set({Cell::kText, 0, 0, text}); }
   Row& Null() { return Set({Cell::kNull, 0, 0, {}}); }
-  // A described column's value (analysis/result_columns.h) as the tables hold its unit.
-  Row& Value(analysis::ColumnUnit unit, int64_t value) {
-    return unit == analysis::ColumnUnit::kNanoseconds ? Real(analysis::MicrosValue(value))
-                                                      : Int(value);
+  // Text the row keeps until it is cleared: a value computed for this row alone.
+  Row& OwnedText(std::string text) {
+    if (count_ == kMaxColumns) return *this;
+    owned_[count_] = std::move(text);
+    return Text(owned_[count_]);
   }
 
   struct Cell {
@@ -47,6 +47,7 @@ class Row {
     return *this;
   }
   Cell cells_[kMaxColumns];
+  std::string owned_[kMaxColumns];
   int count_ = 0;
 };
 

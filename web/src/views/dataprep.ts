@@ -1,22 +1,12 @@
 // Data preparation: per step, how long the training thread waited for input and whether the
 // loader kept up (analysis/data_preparation.h).
 import uPlot from "uplot";
-import { getJson, run } from "../api";
+import { getJson, run, type DataPreparation } from "../api";
 import { el, micros } from "../format";
 import { timelineLink } from "../router";
 
-interface DataPrep {
-  inputs: string[];
-  has_queue_view: boolean;
-  total_wait: number;
-  total_step: number;
-  empty_queue_steps: number;
-  // [step id, label, tid, duration, wait, waits, loader busy, queue empty, longest wait slice]
-  steps: [number, string, number, number, number, number, number, boolean, number | null][];
-}
-
 export async function renderDataPreparation(root: HTMLElement): Promise<void> {
-  const [data, info] = await Promise.all([getJson<DataPrep>("/api/dataprep"), run()]);
+  const [data, info] = await Promise.all([getJson<DataPreparation>("/api/dataprep"), run()]);
   const begins = new Map(info.steps.map((s) => [s[0], s[1]]));
   root.append(el("h2", {}, "Data preparation"));
   if (!data.steps.length) {
@@ -37,7 +27,7 @@ export async function renderDataPreparation(root: HTMLElement): Promise<void> {
   const chart = el("div", { class: "chart" });
   root.append(chart);
   // x is the step id (unique in the run); the axis and legend show the step's label.
-  const labels = new Map(data.steps.map((s) => [s[0], s[1]]));
+  const labels = new Map(data.steps.map((s) => [s.id, s.label]));
   new uPlot(
     {
       title: "Wait for data per step (% of the step)",
@@ -47,12 +37,12 @@ export async function renderDataPreparation(root: HTMLElement): Promise<void> {
       axes: [{ label: "step", values: (_u, ticks) => ticks.map((t) => labels.get(t) ?? "") }, { label: "%", size: 60 }],
       series: [{ label: "step", value: (_u, v) => labels.get(v) ?? "" }, { label: "wait", stroke: "#c44b4b", fill: "rgba(196,75,75,0.25)", paths: uPlot.paths.bars!({ size: [0.8, 30] }), points: { show: false } }],
     },
-    [data.steps.map((s) => s[0]), data.steps.map((s) => (s[3] > 0 ? (100 * s[4]) / s[3] : 0))],
+    [data.steps.map((s) => s.id), data.steps.map((s) => (s.duration > 0 ? (100 * s.wait) / s.duration : 0))],
     chart,
   );
   const table = el("table", { class: "data", id: "dataprep-table" });
   table.append(el("tr", {}, ...["Step", "Thread", "Step Time(us)", "Wait Time(us)", "Waits", "Loader Busy(us)", "Queue Empty"].map((h) => el("th", {}, h))));
-  for (const [id, label, tid, duration, wait, waits, busy, empty, waitSlice] of data.steps.slice(0, 500)) {
+  for (const { id, label, tid, duration, wait, waits, loader_busy: busy, queue_empty: empty, wait_slice: waitSlice } of data.steps.slice(0, 500)) {
     const begin = begins.get(id) ?? 0;
     const waitCell = waitSlice === null ? micros(wait) : timelineLink(micros(wait), { t0: begin - duration * 0.03, t1: begin + duration * 1.03, slice: waitSlice }, `step ${label}'s input wait on the timeline`);
     table.append(el("tr", {}, el("td", {}, timelineLink(label, { step: id }, `step ${label} on the timeline`)), el("td", {}, String(tid)), el("td", { class: "num" }, micros(duration)), el("td", { class: "num" }, waitCell), el("td", { class: "num" }, String(waits)), el("td", { class: "num" }, micros(busy)), el("td", {}, data.has_queue_view ? (empty ? "yes" : "no") : "n/a")));

@@ -3,24 +3,12 @@
 // is titled by its pool and the process it belongs to (role and pid), and drawn in the unit
 // its largest value fits (B, KiB, MiB, GiB).
 import uPlot from "uplot";
-import { getJson } from "../api";
+import { getJson, type MemoryPoolInfo } from "../api";
 import { el, formatBytes, formatNs, timeAxisUnit } from "../format";
 
 interface MemoryData {
   inputs: string[];
-  pools: {
-    name: string;
-    source: string;
-    process: number;
-    pid: number;
-    role: string;
-    peak_allocated: number;
-    peak_allocated_ts: number;
-    peak_reserved: number;
-    capacity: number; // bytes the pool can reach (device memory, host MemTotal); 0: not recorded
-    allocated: [number, number][];
-    reserved: [number, number][] | null;
-  }[];
+  pools: MemoryPoolInfo[];
   categories: { pool: number; category: string; peak: number; points: [number, number][] }[];
   top_operators: [string, number, number, number, number, number][];
 }
@@ -85,7 +73,7 @@ export async function renderMemory(root: HTMLElement): Promise<void> {
   const cards = el("div", { class: "cards", id: "memory-peaks" });
   for (const pool of data.pools) {
     cards.append(
-      el("div", { class: "card" }, el("div", { class: "label" }, `${pool.name} · ${pool.role} · pid ${pool.pid} peak allocated`), el("div", { class: "value" }, formatBytes(pool.peak_allocated)), el("div", { class: "hint" }, `at ${formatNs(pool.peak_allocated_ts)}${pool.peak_reserved >= 0 ? ` · reserved peak ${formatBytes(pool.peak_reserved)}` : ""}${pool.capacity > 0 ? ` · capacity ${formatBytes(pool.capacity)}` : ""}`)),
+      el("div", { class: "card" }, el("div", { class: "label" }, `${pool.name} · ${pool.role} · pid ${pool.pid} peak allocated`), el("div", { class: "value" }, formatBytes(pool.peak_allocated)), el("div", { class: "hint" }, `at ${formatNs(pool.peak_allocated_ts)}${pool.peak_reserved !== null ? ` · reserved peak ${formatBytes(pool.peak_reserved)}` : ""}${pool.capacity > 0 ? ` · capacity ${formatBytes(pool.capacity)}` : ""}`)),
     );
   }
   root.append(cards);

@@ -1,0 +1,235 @@
+// The column descriptions of the analysis results (analysis/result_columns.h) beyond
+// step_trace_time: msprof's and HTA's published columns in their order
+// (/work/shared/reference: ascend-msprof-formats.md §1.8, trace-analysis-and-ui.md §1.3), the
+// derived columns computed by their accessors, and the rules every description keeps.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/analysis_set.h"
+
+namespace aiprof::analysis {
+namespace {
+
+template <typename Row>
+std::vector<std::string> Headers(Columns<Row> columns) {
+  std::vector<std::string> headers;
+  for (const Column<Row>& column : columns) {
+    if (column.WrittenBy(kFiles)) headers.emplace_back(column.header);
+  }
+  return headers;
+}
+
+template <typename Row>
+std::vector<std::string> TableColumns(Columns<Row> columns) {
+  std::vector<std::string> names;
+  for (const Column<Row>& column : columns) {
+    if (column.WrittenBy(kDatabase)) names.emplace_back(column.DatabaseName());
+  }
+  return names;
+}
+
+// Within each writer names are unique, every column has a writer and exactly one accessor,
+// and a file column has a header.
+template <typename Row>
+void ExpectWellFormed(Columns<Row> columns) {
+  std::set<std::string_view> headers, keys, db_names;
+  for (const Column<Row>& column : columns) {
+    EXPECT_NE(column.writers, 0) << column.key;
+    const int accessors =
+        (column.value != nullptr) + (column.real != nullptr) + (column.text != nullptr);
+    EXPECT_EQ(accessors, 1) << column.key;
+    EXPECT_EQ(column.text != nullptr, column.unit == ColumnUnit::kText) << column.key;
+    if (column.WrittenBy(kFiles)) {
+      EXPECT_FALSE(column.header.empty()) << column.key;
+      EXPECT_TRUE(headers.insert(column.header).second) << column.header;
+    }
+    if (column.WrittenBy(kDatabase)) {
+      EXPECT_TRUE(db_names.insert(column.DatabaseName()).second) << column.DatabaseName();
+    }
+    if (column.WrittenBy(kUi)) {
+      EXPECT_TRUE(keys.insert(column.key).second) << column.key;
+    }
+  }
+}
+
+template <typename Row>
+CellValue Cell(Columns<Row> columns, std::string_view key, const Row& row) {
+  for (const Column<Row>& column : columns) {
+    if (column.key == key) return column.Read(row);
+  }
+  ADD_FAILURE() << "no column " << key;
+  return {};
+}
+
+TEST(ResultDescriptionsTest, EveryDescriptionIsWellFormed) {
+  ExpectWellFormed<StepParts>(kStepTraceTimeColumns);
+  ExpectWellFormed<MemoryStepRow>(kMemoryStepColumns);
+  ExpectWellFormed<DataPreparationStep>(kDataPreparationColumns);
+  ExpectWellFormed<DataPreparationResult>(kDataPreparationSummaryColumns);
+  ExpectWellFormed<MemoryPool>(kMemoryPoolColumns);
+  ExpectWellFormed<TemporalBreakdownRow>(kTemporalBreakdownColumns);
+  ExpectWellFormed<TypeTimeRow>(kKernelTypeBreakdownColumns);
+  ExpectWellFormed<KernelStatsRow>(kKernelBreakdownColumns);
+  ExpectWellFormed<IdleTimeRow>(kIdleTimeColumns);
+  ExpectWellFormed<AnalysisInputs>(kAnalysisInputsColumns);
+  ExpectWellFormed<CommTimeInfo>(kCommTimeColumns);
+  ExpectWellFormed<CommBandwidthInfo>(kCommBandwidthColumns);
+  ExpectWellFormed<CommMatrixEntry>(kCommMatrixColumns);
+}
+
+TEST(ResultDescriptionsTest, CommunicationFilesKeepMsprofsKeysInOrder) {
+  EXPECT_EQ(Headers<CommTimeInfo>(kCommTimeColumns),
+            (std::vector<std::string>{"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
+                                      "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)",
+                                      "Wait Time Ratio", "Synchronization Time Ratio"}));
+  EXPECT_EQ(Headers<CommBandwidthInfo>(kCommBandwidthColumns),
+            (std::vector<std::string>{"Transit Time(ms)", "Transit Size(MB)", "Bandwidth(GB/s)",
+                                      "Large Packet Ratio"}));
+  EXPECT_EQ(Headers<CommMatrixEntry>(kCommMatrixColumns),
+            (std::vector<std::string>{"Transport Type", "Transit Size(MB)", "Transit Time(ms)",
+                                      "Bandwidth(GB/s)"}));
+}
+
+TEST(ResultDescriptionsTest, CommAnalyzerTablesKeepMsprofsColumnsInOrder) {
+  // After hccl_op_name, group_name (and transport_type, src_rank, dst_rank), as msprof's.
+  EXPECT_EQ(TableColumns<CommTimeInfo>(kCommTimeColumns),
+            (std::vector<std::string>{"start_timestamp", "elapse_time", "transit_time", "wait_time",
+                                      "synchronization_time", "idle_time",
+                                      "synchronization_time_ratio", "wait_time_ratio"}));
+  EXPECT_EQ(TableColumns<CommBandwidthInfo>(kCommBandwidthColumns),
+            (std::vector<std::string>{"transit_size", "transit_time", "bandwidth",
+                                      "large_packet_ratio"}));
+  EXPECT_EQ(
+      TableColumns<CommMatrixEntry>(kCommMatrixColumns),
+      (std::vector<std::string>{"transport_type", "transit_size", "transit_time", "bandwidth"}));
+  for (const auto& column : kCommTimeColumns) EXPECT_EQ(column.DatabaseType(), "REAL");
+  EXPECT_EQ(kCommMatrixColumns[0].DatabaseType(), "TEXT");
+}
+
+TEST(ResultDescriptionsTest, TemporalBreakdownKeepsHtasColumns) {
+  EXPECT_EQ(Headers<TemporalBreakdownRow>(kTemporalBreakdownColumns),
+            (std::vector<std::string>{"idle_time(us)", "compute_time(us)", "non_compute_time(us)",
+                                      "kernel_time(us)", "idle_time_pctg", "compute_time_pctg",
+                                      "non_compute_time_pctg"}));
+  TemporalBreakdownRow row;
+  row.span_ns = 300;
+  row.idle_ns = 100;
+  row.compute_ns = 150;
+  row.non_compute_ns = 50;
+  const CellValue idle = Cell<TemporalBreakdownRow>(kTemporalBreakdownColumns, "idle_share", row);
+  ASSERT_EQ(idle.kind, CellValue::kReal);
+  EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kPercent, idle), 33.33);  // 4 decimals, then %
+  EXPECT_EQ(TableColumns<TemporalBreakdownRow>(kTemporalBreakdownColumns),
+            (std::vector<std::string>{"idleNs", "computeNs", "nonComputeNs", "kernelNs"}));
+}
+
+TEST(ResultDescriptionsTest, KernelBreakdownsDeriveTheirShares) {
+  TypeTimeRow type;
+  type.time_ns = 25;
+  type.process_time_ns = 200;
+  const CellValue share = Cell<TypeTimeRow>(kKernelTypeBreakdownColumns, "percentage", type);
+  EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kPercent, share), 12.5);
+  type.process_time_ns = 0;  // no whole: 0, not a division by zero
+  EXPECT_DOUBLE_EQ(Cell<TypeTimeRow>(kKernelTypeBreakdownColumns, "percentage", type).real, 0.0);
+  EXPECT_EQ(Headers<KernelStatsRow>(kKernelBreakdownColumns),
+            (std::vector<std::string>{"kernel_type", "name", "count", "sum(us)", "max(us)",
+                                      "min(us)", "mean(us)", "std(us)"}));
+  KernelStatsRow kernel;
+  kernel.type = ActivityType::kCommunication;
+  kernel.mean_ns = 12.5;
+  EXPECT_EQ(Cell<KernelStatsRow>(kKernelBreakdownColumns, "kernel_type", kernel).text,
+            "COMMUNICATION");
+  EXPECT_EQ(kKernelBreakdownColumns[6].DatabaseType(), "REAL");     // meanNs, ns as a real
+  EXPECT_EQ(kKernelBreakdownColumns[3].DatabaseType(), "INTEGER");  // sumNs
+}
+
+TEST(ResultDescriptionsTest, IdleTimeRatiosAreSharesOfTheIdleTime) {
+  IdleTimeRow lane;
+  lane.host_wait_ns = 30;
+  lane.kernel_wait_ns = 60;
+  lane.other_ns = 10;
+  lane.has_launches = true;
+  EXPECT_EQ(Cell<IdleTimeRow>(kIdleTimeColumns, "idle", lane).integer, 100);
+  EXPECT_DOUBLE_EQ(Cell<IdleTimeRow>(kIdleTimeColumns, "kernel_wait_ratio", lane).real, 0.6);
+  EXPECT_EQ(Cell<IdleTimeRow>(kIdleTimeColumns, "launches_known", lane).integer, 1);
+  EXPECT_EQ(TableColumns<IdleTimeRow>(kIdleTimeColumns),
+            (std::vector<std::string>{"busyNs", "hostWaitNs", "kernelWaitNs", "otherNs",
+                                      "hostWaitIntervals", "kernelWaitIntervals", "otherIntervals",
+                                      "launchesKnown"}));
+}
+
+TEST(ResultDescriptionsTest, DataPreparationQueueIsUnknownWithoutLoaderRanges) {
+  DataPreparationStep step;
+  step.begin_ns = 1000;
+  step.end_ns = 1400;
+  step.wait_ns = 100;
+  step.queue_empty = true;
+  EXPECT_EQ(Cell<DataPreparationStep>(kDataPreparationColumns, "queue_empty", step).kind,
+            CellValue::kNull);
+  step.queue_known = true;
+  EXPECT_EQ(Cell<DataPreparationStep>(kDataPreparationColumns, "queue_empty", step).integer, 1);
+  EXPECT_EQ(Cell<DataPreparationStep>(kDataPreparationColumns, "duration", step).integer, 400);
+  EXPECT_DOUBLE_EQ(Cell<DataPreparationStep>(kDataPreparationColumns, "wait_share", step).real,
+                   0.25);
+  EXPECT_EQ(Cell<DataPreparationStep>(kDataPreparationColumns, "wait_slice", step).kind,
+            CellValue::kNull);  // the step did not wait in a range
+  EXPECT_EQ(Headers<DataPreparationStep>(kDataPreparationColumns),
+            (std::vector<std::string>{"Step Time(us)", "Data Wait(us)", "Data Wait Ratio", "Waits",
+                                      "Loader Busy(us)", "Queue Empty"}));
+  EXPECT_EQ(TableColumns<DataPreparationStep>(kDataPreparationColumns),
+            (std::vector<std::string>{"startNs", "endNs", "dataWaitNs", "waits", "loaderBusyNs",
+                                      "queueEmpty"}));
+}
+
+TEST(ResultDescriptionsTest, DataPreparationSummaryCountsEmptyQueuesOnlyWithTheQueueView) {
+  DataPreparationResult result;
+  result.total_step_ns = 800;
+  result.total_wait_ns = 200;
+  const Columns<DataPreparationResult> columns = kDataPreparationSummaryColumns;
+  EXPECT_EQ(Cell(columns, "empty_queue_steps", result).kind, CellValue::kNull);  // N/A
+  result.has_queue_view = true;
+  result.empty_queue_steps = 2;
+  EXPECT_EQ(Cell(columns, "empty_queue_steps", result).integer, 2);
+  EXPECT_DOUBLE_EQ(Cell(columns, "wait_share", result).real, 0.25);
+}
+
+TEST(ResultDescriptionsTest, MemoryPoolAndInputsColumns) {
+  MemoryPool pool;
+  pool.name = "CUDA:0";
+  pool.source = MemoryPoolSource::kFrameworkAllocator;
+  EXPECT_EQ(Cell<MemoryPool>(kMemoryPoolColumns, "peak_reserved", pool).kind, CellValue::kNull);
+  EXPECT_EQ(Cell<MemoryPool>(kMemoryPoolColumns, "name", pool).text, "CUDA:0");
+  EXPECT_EQ(kMemoryPoolColumns[0].DatabaseType(), "TEXT");
+  EXPECT_EQ(TableColumns<MemoryPool>(kMemoryPoolColumns),
+            (std::vector<std::string>{"name", "source", "peakAllocated", "peakAllocatedNs",
+                                      "peakReserved"}));
+  AnalysisInputs inputs;
+  EXPECT_EQ(Cell<AnalysisInputs>(kAnalysisInputsColumns, "ranks", inputs).kind,
+            CellValue::kNull);  // a single process: N/A
+  inputs.ranks = {0, 3};
+  EXPECT_EQ(Cell<AnalysisInputs>(kAnalysisInputsColumns, "ranks", inputs).text, "0 3");
+  EXPECT_EQ(Headers<AnalysisInputs>(kAnalysisInputsColumns),
+            (std::vector<std::string>{"Run Type", "Compute Input", "Step Source", "Steps",
+                                      "Devices", "Host Processes", "Ranks", "Communication Ops",
+                                      "Dropped Records", "Description"}));
+}
+
+TEST(ResultDescriptionsTest, UnitsAsFilesAndTablesHoldThem) {
+  EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kMilliseconds, IntegerCell(2'500'000)), 2.5);
+  EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kNanoseconds, IntegerCell(1'500)), 1.5);
+  EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kRatio, IntegerCell(0)), 0.0);
+  CellValue share;
+  share.kind = CellValue::kReal;
+  share.real = 1.0 / 3.0;
+  EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kRatio, share), 0.3333);
+  EXPECT_TRUE(HeldAsReal(ColumnUnit::kMilliseconds));
+  EXPECT_FALSE(HeldAsReal(ColumnUnit::kNanosecondsInteger));
+  EXPECT_FALSE(HeldAsReal(ColumnUnit::kTimestamp));
+}
+
+}  // namespace
+}  // namespace aiprof::analysis
