@@ -110,9 +110,10 @@ int main(int argc, char** argv) {
         aiprof::analysis::cluster::ComputeClusterCriticalPath(summaries, result.comm_ops);
     seconds.push_back(ThreadCpuSeconds() - begin);
     critical_steps = critical.size();
-    gated_by_slow = static_cast<size_t>(
-        std::count_if(critical.begin(), critical.end(),
-                      [&](const auto& s) { return s.critical_rank == ranks / 2; }));
+    gated_by_slow =
+        static_cast<size_t>(std::count_if(critical.begin(), critical.end(), [&](const auto& s) {
+          return s.critical_rank == ranks / 2;
+        }));
   }
   std::sort(seconds.begin(), seconds.end());
   std::printf(

@@ -27,8 +27,7 @@ AnalysisSet RunAnalyses(const model::Model& model, const AnalysisOptions& option
   set.communication = model::ClassifyCommunication(model);
   set.overlap = ComputeOverlap(model, set.communication.ops);
   set.data_preparation = ComputeDataPreparation(model, set.steps);
-  set.step_breakdown =
-      ComputeStepBreakdown(model, set.overlap, set.steps, set.data_preparation);
+  set.step_breakdown = ComputeStepBreakdown(model, set.overlap, set.steps, set.data_preparation);
   set.memory = ComputeMemoryAnalysis(model, set.steps);
   const Activities activities = SelectActivities(model);
   set.kernel_breakdown = ComputeKernelBreakdown(model, activities);

@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "format/records_torch.h"
 #include "format/fuzz_framing.h"
+#include "format/records_torch.h"
 
 namespace aiprof::testing {
 

@@ -67,8 +67,9 @@ bool WeightsFor(const PathGraph& graph, const model::Model& model,
         bool any = false;
         for (size_t o = 0; o < graph.owners.size(); ++o) {  // a parent comes before its children
           const PathOwner& owner = graph.owners[o];
-          const bool selected = (name != model::kNoString && model.slices.name[owner.slice] == name) ||
-                                (owner.parent != model::kNoRow && (*owner_selected)[owner.parent]);
+          const bool selected =
+              (name != model::kNoString && model.slices.name[owner.slice] == name) ||
+              (owner.parent != model::kNoRow && (*owner_selected)[owner.parent]);
           (*owner_selected)[o] = selected;
           any |= selected;
         }
@@ -83,9 +84,10 @@ bool WeightsFor(const PathGraph& graph, const model::Model& model,
         std::vector<int64_t> sorted = busy.busy_ns;
         std::sort(sorted.begin(), sorted.end());
         const size_t n = sorted.size();
-        const double median = n % 2 == 1 ? static_cast<double>(sorted[n / 2])
-                                         : (static_cast<double>(sorted[n / 2 - 1]) +
-                                            static_cast<double>(sorted[n / 2])) / 2;
+        const double median =
+            n % 2 == 1
+                ? static_cast<double>(sorted[n / 2])
+                : (static_cast<double>(sorted[n / 2 - 1]) + static_cast<double>(sorted[n / 2])) / 2;
         const auto slowest = std::max_element(busy.busy_ns.begin(), busy.busy_ns.end());
         if (static_cast<double>(*slowest) <= median || *slowest <= 0) break;
         const double to_median = median / static_cast<double>(*slowest);

@@ -37,7 +37,7 @@ std::string_view WhatIfKindKey(WhatIfKind kind);
 
 struct WhatIfSpec {
   WhatIfKind kind = WhatIfKind::kDataLoadingFree;
-  std::string name;                                 // kOperatorFaster: the operator or kernel
+  std::string name;                                // kOperatorFaster: the operator or kernel
   PathCategory category = PathCategory::kCompute;  // kCategoryFaster
   double speedup = 0.5;  // kOperatorFaster, kCategoryFaster: share of the time removed
 
