@@ -3,30 +3,13 @@
 #include <string>
 #include <vector>
 
+#include "export/timeline/perfetto_fields.h"
 #include "format/records_cpu.h"
 
 namespace aiprof::exporter {
 namespace {
 
-// Field numbers from perfetto/protos (trace_packet.proto, track_event.proto,
-// track_descriptor.proto, debug_annotation.proto).
-enum : uint32_t {
-  kPacketTimestamp = 8,
-  kPacketSequenceId = 10,
-  kPacketTrackEvent = 11,
-  kPacketTrackDescriptor = 60,
-  kEventDebugAnnotations = 4,
-  kEventType = 9,
-  kEventTrackUuid = 11,
-  kEventCategories = 22,
-  kEventName = 23,
-  kTrackUuid = 1,
-  kTrackName = 2,
-  kTrackParentUuid = 5,
-  kAnnotationString = 6,
-  kAnnotationName = 10,
-};
-enum : uint64_t { kSliceBegin = 1, kSliceEnd = 2, kInstant = 3 };
+using namespace perfetto;  // the protos' field numbers (perfetto_fields.h)
 
 uint64_t CpuLaneUuid(uint32_t thread) {
   return (uint64_t{7} << 40) + thread;

@@ -4,38 +4,13 @@
 
 #include "export/analysis/critical_path_files.h"
 #include "export/timeline/critical_path_track.h"
+#include "export/timeline/perfetto_fields.h"
 #include "model/steps.h"
 
 namespace aiprof::exporter {
 namespace {
 
-// Field numbers from perfetto/protos (trace_packet.proto, track_event.proto,
-// track_descriptor.proto, process_descriptor.proto, thread_descriptor.proto,
-// debug_annotation.proto).
-enum : uint32_t {
-  kPacketTimestamp = 8,
-  kPacketSequenceId = 10,
-  kPacketTrackEvent = 11,
-  kPacketTrackDescriptor = 60,
-  kEventDebugAnnotations = 4,
-  kEventType = 9,
-  kEventTrackUuid = 11,
-  kEventCategories = 22,
-  kEventName = 23,
-  kTrackUuid = 1,
-  kTrackProcess = 3,
-  kTrackThread = 4,
-  kTrackParentUuid = 5,
-  kProcessPid = 1,
-  kProcessName = 6,
-  kThreadPid = 1,
-  kThreadTid = 2,
-  kThreadName = 5,
-  kAnnotationInt = 4,
-  kAnnotationString = 6,
-  kAnnotationName = 10,
-};
-enum : uint64_t { kSliceBegin = 1, kSliceEnd = 2 };
+using namespace perfetto;  // the protos' field numbers (perfetto_fields.h)
 
 constexpr uint64_t kProcessUuid = uint64_t{8} << 40;
 constexpr uint64_t kLaneUuid = kProcessUuid + 1;
