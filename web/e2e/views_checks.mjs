@@ -45,8 +45,12 @@ export async function checkQuery(page, url, prof) {
   // A row with an event id (MSTX_EVENTS.rangeId: the slice) opens that slice on the timeline.
   const ranges = "SELECT rangeId, startNs, endNs FROM MSTX_EVENTS WHERE rangeId >= 0 ORDER BY endNs - startNs DESC LIMIT 5";
   await page.fill("#query-text", ranges);
+  // The table still holds the first query's result: wait for the new one, not for any rows.
+  const before = await page.$eval("#query-results", (e) => e.innerHTML).catch(() => "");
   await page.click("#query-run");
-  await page.waitForFunction(() => document.querySelectorAll("#query-results tr").length > 1, null, { timeout: 10000 }).catch(() => {});
+  await page
+    .waitForFunction((old) => document.querySelector("#query-results")?.innerHTML !== old && document.querySelectorAll("#query-results tr").length > 1, before, { timeout: 10000 })
+    .catch(() => {});
   const firstId = await page.$eval("#query-results tr:nth-child(2) td:first-child", (td) => td.textContent).catch(() => "");
   check("query: the results fill the table in the query's order", /^\d+$/.test(firstId) && firstId === (db ? sqlite(db, ranges).split("\n")[0].split("|")[0] : ""), firstId);
   check("query: the address keeps the query", decodeURIComponent(page.url()).includes("rangeId >= 0") || page.url().includes("rangeId"), page.url());
