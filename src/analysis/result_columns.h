@@ -148,6 +148,10 @@ constexpr Column<Row> RealColumn(std::string_view header, std::string_view key,
 inline double MicrosValue(int64_t ns) {
   return static_cast<double>(ns) / 1e3;
 }
+// msprof's communication times: ms.
+inline double MillisValue(int64_t ns) {
+  return static_cast<double>(ns) / 1e6;
+}
 
 // A cell's number as files and tables hold its unit (not for text, flags or null): µs or ms
 // for msprof's durations, the share rounded for ratios, the value itself otherwise.

@@ -23,10 +23,6 @@ using analysis::CommOpTiming;
 using analysis::CommTimeInfo;
 using Json = nlohmann::ordered_json;
 
-double Ms(int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
-
 // A described cell (analysis/result_columns.h) as msprof's JSON files hold its unit: µs or ms
 // as reals, rounded shares, integers, text.
 Json CellJson(analysis::ColumnUnit unit, const analysis::CellValue& cell) {
@@ -88,7 +84,8 @@ Json BandwidthJson(const std::map<analysis::TransportType, CommBandwidthInfo>& b
   for (const auto& [transport, info] : by_transport) {
     Json sizes = Json::object();
     for (const auto& [bytes, entry] : info.size_distribution) {
-      sizes[Json(static_cast<double>(bytes) / 1e6).dump()] = {entry.first, Ms(entry.second)};
+      sizes[Json(static_cast<double>(bytes) / 1e6).dump()] = {entry.first,
+                                                              analysis::MillisValue(entry.second)};
     }
     Json entry = DescribedJson<CommBandwidthInfo>(analysis::kCommBandwidthColumns, info);
     entry["Size Distribution"] = std::move(sizes);

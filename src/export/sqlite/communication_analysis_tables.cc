@@ -15,10 +15,6 @@ using analysis::CommMatrixEntry;
 using analysis::CommOpTiming;
 using analysis::CommTimeInfo;
 
-double Ms(int64_t ns) {
-  return static_cast<double>(ns) / 1e6;
-}
-
 // msprof's three CommAnalyzer tables: the operation's keys, its described columns, the rest.
 std::string TablesSql() {
   using analysis::CommBandwidthInfo;
@@ -78,7 +74,7 @@ bool WriteCommunicationTables(Database& database, const analysis::CommunicationA
                                      IsTableColumn<CommBandwidthInfo>);
       ok = ok && bandwidth.Real(static_cast<double>(bytes) / 1e6)
                      .Int(static_cast<int64_t>(entry.first))
-                     .Real(Ms(entry.second))
+                     .Real(analysis::MillisValue(entry.second))
                      .Text(CommunicationStepKey(op, a.several_loops))
                      .Text(TableType(op.kind))
                      .Int(op.rank)
