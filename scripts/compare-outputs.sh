@@ -75,6 +75,12 @@ export_all() {
       esac
       for prof in "$work/$set"/PROF_*; do
         if [[ -d $prof/aiprof_output ]]; then mv "$prof/aiprof_output" "$prof/${kind}_output"; fi
+        # Each database export keeps its own name: once the timestamps go, every export's
+        # aiprof_<timestamp>.db would be one aiprof.db.
+        local db
+        for db in "$prof"/aiprof_*.db; do
+          if [[ -f $db ]]; then mv "$db" "$prof/${kind}_aiprof.db"; fi
+        done
       done
     done
     "$aiprof" analyze --output="$work/$set" >"$work/$set/analyze.txt" 2>&1 || true
