@@ -69,34 +69,34 @@ struct CommTimeInfo {
   void Add(const CommTimeInfo& other);   // sums the times, keeps the earliest start
 };
 
-// The "Communication Time Info" of communication.json and the CommAnalyzerTime columns after
-// the operation and its group. msprof's table has the two ratios the other way round than
+// The "Communication Time Info" of communication.json, the CommAnalyzerTime columns after
+// the operation and its group, and the times of /api/communication's operations (ns; the
+// start from the run's origin). msprof's table has the two ratios the other way round than
 // its file: the synchronisation ratio is described twice, once per place, one accessor.
 inline double SynchronizationRatioOf(const CommTimeInfo& t) {
   return t.synchronization_ratio();
 }
 inline constexpr Column<CommTimeInfo> kCommTimeColumns[] = {
-    {"Start Timestamp(us)", "start", "start_timestamp", ColumnUnit::kNanoseconds,
-     kFiles | kDatabase, [](const CommTimeInfo& t) { return t.start_ns; }},
-    {"Elapse Time(ms)", "elapse", "elapse_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+    {"Start Timestamp(us)", "start", "start_timestamp", ColumnUnit::kTimestampMicros, kEveryWriter,
+     [](const CommTimeInfo& t) { return t.start_ns; }},
+    {"Elapse Time(ms)", "elapse", "elapse_time", ColumnUnit::kMilliseconds, kEveryWriter,
      [](const CommTimeInfo& t) { return t.elapse_ns; }},
-    {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+    {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds, kEveryWriter,
      [](const CommTimeInfo& t) { return t.transit_ns; }},
-    {"Wait Time(ms)", "wait", "wait_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+    {"Wait Time(ms)", "wait", "wait_time", ColumnUnit::kMilliseconds, kEveryWriter,
      [](const CommTimeInfo& t) { return t.wait_ns; }},
     {"Synchronization Time(ms)", "synchronization", "synchronization_time",
-     ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     ColumnUnit::kMilliseconds, kEveryWriter,
      [](const CommTimeInfo& t) { return t.synchronization_ns; }},
-    {"Idle Time(ms)", "idle", "idle_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+    {"Idle Time(ms)", "idle", "idle_time", ColumnUnit::kMilliseconds, kEveryWriter,
      [](const CommTimeInfo& t) { return t.idle_ns; }},
     RealColumn<CommTimeInfo>("Synchronization Time Ratio", "synchronization_ratio",
                              "synchronization_time_ratio", ColumnUnit::kRatio, kDatabase,
                              SynchronizationRatioOf),
     RealColumn<CommTimeInfo>("Wait Time Ratio", "wait_ratio", "wait_time_ratio", ColumnUnit::kRatio,
-                             kFiles | kDatabase,
-                             [](const CommTimeInfo& t) { return t.wait_ratio(); }),
+                             kEveryWriter, [](const CommTimeInfo& t) { return t.wait_ratio(); }),
     RealColumn<CommTimeInfo>("Synchronization Time Ratio", "synchronization_ratio",
-                             "synchronization_time_ratio", ColumnUnit::kRatio, kFiles,
+                             "synchronization_time_ratio", ColumnUnit::kRatio, kFiles | kUi,
                              SynchronizationRatioOf),
 };
 
@@ -168,6 +168,34 @@ struct CommOpTiming {
   CommBandwidthInfo bandwidth() const;                    // this operation alone
 };
 
+// /api/communication's operation columns beside its times (kCommTimeColumns of `time`) and
+// its slice (the writer's: the model's communication operation).
+inline constexpr Column<CommOpTiming> kCommOpColumns[] = {
+    TextColumn<CommOpTiming>("", "name", "", kUi, [](const CommOpTiming& op) { return op.name; }),
+    TextColumn<CommOpTiming>("", "group", "", kUi, [](const CommOpTiming& op) { return op.group; }),
+    TextColumn<CommOpTiming>(
+        "", "kind", "", kUi,
+        [](const CommOpTiming& op) { return std::string(CommKindName(op.kind)); }),
+    TextColumn<CommOpTiming>(
+        "", "type", "", kUi,
+        [](const CommOpTiming& op) { return std::string(model::CommOpTypeName(op.type)); }),
+    {"", "rank", "", ColumnUnit::kCount, kUi,
+     [](const CommOpTiming& op) -> int64_t { return op.rank; }},
+    {"", "step", "", ColumnUnit::kCount, kUi,  // -1: the run has no steps
+     [](const CommOpTiming& op) { return op.step; }},
+    {"", "bytes", "", ColumnUnit::kBytes, kUi, [](const CommOpTiming& op) { return op.bytes; },
+     /*null_when_negative=*/true},
+    RealColumn<CommOpTiming>(
+        "", "bandwidth", "", ColumnUnit::kReal, kUi,
+        [](const CommOpTiming& op) { return op.bandwidth().bandwidth_gbps(); }),
+    TextColumn<CommOpTiming>(
+        "", "transport", "", kUi,
+        [](const CommOpTiming& op) { return std::string(TransportTypeName(op.transport)); }),
+    TextColumn<CommOpTiming>(
+        "", "wait_source", "", kUi,
+        [](const CommOpTiming& op) { return std::string(WaitSourceName(op.wait_source)); }),
+};
+
 // A src→dst entry of communication_matrix.json.
 struct CommMatrixEntry {
   std::string name;  // the operation (CommOpTiming::name)
@@ -185,18 +213,27 @@ struct CommMatrixEntry {
   double bandwidth_gbps() const;  // bytes / transit ns; 0 without transit time
 };
 
-// A link of communication_matrix.json and the CommAnalyzerMatrix columns after the ranks.
+// A link of communication_matrix.json, the CommAnalyzerMatrix columns after the ranks, and
+// /api/communication's matrix rows (which name the operation, step and ranks as well).
 inline constexpr Column<CommMatrixEntry> kCommMatrixColumns[] = {
+    TextColumn<CommMatrixEntry>("", "name", "", kUi,
+                                [](const CommMatrixEntry& e) { return e.name; }),
+    TextColumn<CommMatrixEntry>("", "group", "", kUi,
+                                [](const CommMatrixEntry& e) { return e.group; }),
+    {"", "step", "", ColumnUnit::kCount, kUi, [](const CommMatrixEntry& e) { return e.step; }},
+    {"", "src_rank", "", ColumnUnit::kCount, kUi,
+     [](const CommMatrixEntry& e) -> int64_t { return e.src_rank; }},
+    {"", "dst_rank", "", ColumnUnit::kCount, kUi,
+     [](const CommMatrixEntry& e) -> int64_t { return e.dst_rank; }},
     TextColumn<CommMatrixEntry>(
-        "Transport Type", "transport_type", "", kFiles | kDatabase,
+        "Transport Type", "transport_type", "", kEveryWriter,
         [](const CommMatrixEntry& e) { return std::string(TransportTypeName(e.transport)); }),
     RealColumn<CommMatrixEntry>(
-        "Transit Size(MB)", "transit_size", "", ColumnUnit::kReal, kFiles | kDatabase,
+        "Transit Size(MB)", "transit_size", "", ColumnUnit::kReal, kEveryWriter,
         [](const CommMatrixEntry& e) { return static_cast<double>(e.bytes) / 1e6; }),
-    {"Transit Time(ms)", "transit_time", "", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+    {"Transit Time(ms)", "transit_time", "", ColumnUnit::kMilliseconds, kEveryWriter,
      [](const CommMatrixEntry& e) { return e.transit_ns; }},
-    RealColumn<CommMatrixEntry>("Bandwidth(GB/s)", "bandwidth", "", ColumnUnit::kReal,
-                                kFiles | kDatabase,
+    RealColumn<CommMatrixEntry>("Bandwidth(GB/s)", "bandwidth", "", ColumnUnit::kReal, kEveryWriter,
                                 [](const CommMatrixEntry& e) { return e.bandwidth_gbps(); }),
 };
 

@@ -33,6 +33,8 @@ enum class ColumnUnit : uint8_t {
   kText,                // text (the `text` accessor): files and tables as it is, UI a string
   kTimestamp,           // a time (ns): files µs (3 decimals); tables INTEGER ns; UI ns from
                         // the run's origin
+  kTimestampMicros,     // msprof's times (ns): files µs (3 decimals); tables REAL µs; UI ns
+                        // from the run's origin
 };
 
 // Which writers show a column: msprof's files and tables keep their published columns, the
@@ -57,7 +59,19 @@ inline double Share(int64_t part, int64_t whole) {
 // Whether files and tables hold the unit's integer values as reals (µs, ms, shares).
 inline bool HeldAsReal(ColumnUnit unit) {
   return unit == ColumnUnit::kNanoseconds || unit == ColumnUnit::kMilliseconds ||
-         unit == ColumnUnit::kReal || unit == ColumnUnit::kRatio || unit == ColumnUnit::kPercent;
+         unit == ColumnUnit::kReal || unit == ColumnUnit::kRatio || unit == ColumnUnit::kPercent ||
+         unit == ColumnUnit::kTimestampMicros;
+}
+
+// Whether the unit is a point in time (the UI sends it from the run's origin).
+inline bool IsTimestamp(ColumnUnit unit) {
+  return unit == ColumnUnit::kTimestamp || unit == ColumnUnit::kTimestampMicros;
+}
+
+// Whether files spell the unit as µs with 3 decimals (durations and times).
+inline bool WrittenAsMicros(ColumnUnit unit) {
+  return unit == ColumnUnit::kNanoseconds || unit == ColumnUnit::kNanosecondsInteger ||
+         IsTimestamp(unit);
 }
 
 // One cell read from a row through its column's accessor.
@@ -159,6 +173,7 @@ inline double RealValue(ColumnUnit unit, const CellValue& cell) {
   const double v = cell.kind == CellValue::kReal ? cell.real : static_cast<double>(cell.integer);
   switch (unit) {
     case ColumnUnit::kNanoseconds:
+    case ColumnUnit::kTimestampMicros:
       return v / 1e3;
     case ColumnUnit::kMilliseconds:
       return v / 1e6;

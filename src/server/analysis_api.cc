@@ -1,9 +1,8 @@
 #include "server/analysis_api.h"
 
 #include <algorithm>
-#include <type_traits>
 
-#include "server/json_text.h"
+#include "server/described_json.h"
 
 namespace aiprof::server {
 namespace {
@@ -63,39 +62,6 @@ std::string WaitSliceOf(const analysis::DataPreparationResult& data, uint32_t st
   const uint32_t row = data.RowOfStep(step_id);
   if (row == model::kNoRow || data.steps[row].longest_wait_slice == model::kNoRow) return "null";
   return std::to_string(data.steps[row].longest_wait_slice);
-}
-
-// The UI's columns of a described result (analysis/result_columns.h) as `,"key":value`: null
-// when not known, times from the run's origin, flags as booleans.
-template <typename Row>
-void AppendColumns(std::string& out, analysis::Columns<Row> columns,
-                   const std::type_identity_t<Row>& row, int64_t origin_ns) {
-  for (const analysis::Column<Row>& column : columns) {
-    if (!column.WrittenBy(analysis::kUi)) continue;
-    out += ",\"";
-    out += column.key;
-    out += "\":";
-    const analysis::CellValue cell = column.Read(row);
-    switch (cell.kind) {
-      case analysis::CellValue::kNull:
-        out += "null";
-        break;
-      case analysis::CellValue::kText:
-        AppendJsonString(out, cell.text);
-        break;
-      case analysis::CellValue::kReal:
-        AppendJsonNumber(out, cell.real);
-        break;
-      case analysis::CellValue::kInteger:
-        if (column.unit == analysis::ColumnUnit::kFlag) {
-          out += cell.integer != 0 ? "true" : "false";
-        } else {
-          const bool time = column.unit == analysis::ColumnUnit::kTimestamp;
-          out += std::to_string(cell.integer - (time ? origin_ns : 0));
-        }
-        break;
-    }
-  }
 }
 
 }  // namespace
@@ -186,9 +152,10 @@ std::string AnalysisApi::Memory(int64_t pixels) const {
   for (size_t i = 0; i < m.category_tracks.size(); ++i) {
     const analysis::MemoryCategoryTrack& track = m.category_tracks[i];
     if (i > 0) out += ',';
-    out += "{\"pool\":" + std::to_string(track.pool) + ",\"category\":";
-    AppendJsonString(out, analysis::MemoryCategoryName(track.category));
-    out += ",\"peak\":" + std::to_string(track.peak) + ",\"points\":";
+    // The track's UI columns (pool, category, peak) once, then its points downsampled.
+    OpenDescribedObject<analysis::MemoryCategoryPoint>(out, analysis::kMemoryCategoryColumns,
+                                                       {&track}, origin_ns_);
+    out += ",\"points\":";
     AppendDownsampled(
         out, track.points, origin_ns_, pixels, [](const auto& p) { return p.first; },
         [](const auto& p) { return static_cast<double>(p.second); });
@@ -198,11 +165,9 @@ std::string AnalysisApi::Memory(int64_t pixels) const {
   for (size_t i = 0; i < m.top_operators.size(); ++i) {
     const analysis::OperatorMemoryRow& row = m.top_operators[i];
     if (i > 0) out += ',';
-    out += '[';
-    AppendJsonString(out, row.name);
-    out += ',' + std::to_string(row.pool) + ',' + std::to_string(row.allocations) + ',' +
-           std::to_string(row.allocated_bytes) + ',' + std::to_string(row.max_allocation) + ',' +
-           std::to_string(row.freed_bytes) + ']';
+    OpenDescribedObject<analysis::OperatorMemoryRow>(out, analysis::kOperatorMemoryColumns, row,
+                                                     origin_ns_);
+    out += '}';
   }
   out += "]}";
   return out;

@@ -1,0 +1,58 @@
+// A described result's UI columns (analysis/result_columns.h) as the UI API's JSON: every
+// view that sends a described row (analysis_api.cc, communication_api.cc) writes it here, so
+// the keys and types are the ones web/src/api.ts declares (tests/server/ui_api_types_test.cc).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "analysis/result_columns.h"
+#include "server/json_text.h"
+
+namespace aiprof::server {
+
+// `,"key":value` for each UI column of `row`: null when not known, times from the run's
+// origin, flags as booleans.
+template <typename Row>
+void AppendColumns(std::string& out, analysis::Columns<Row> columns,
+                   const std::type_identity_t<Row>& row, int64_t origin_ns) {
+  for (const analysis::Column<Row>& column : columns) {
+    if (!column.WrittenBy(analysis::kUi)) continue;
+    out += ",\"";
+    out += column.key;
+    out += "\":";
+    const analysis::CellValue cell = column.Read(row);
+    switch (cell.kind) {
+      case analysis::CellValue::kNull:
+        out += "null";
+        break;
+      case analysis::CellValue::kText:
+        AppendJsonString(out, cell.text);
+        break;
+      case analysis::CellValue::kReal:
+        AppendJsonNumber(out, cell.real);
+        break;
+      case analysis::CellValue::kInteger:
+        if (column.unit == analysis::ColumnUnit::kFlag) {
+          out += cell.integer != 0 ? "true" : "false";
+        } else {
+          out +=
+              std::to_string(cell.integer - (analysis::IsTimestamp(column.unit) ? origin_ns : 0));
+        }
+        break;
+    }
+  }
+}
+
+// `{"key":value,...` for a row whose first keys are described columns: the object is left
+// open for the writer's own keys and its closing brace. `columns` has a UI column.
+template <typename Row>
+void OpenDescribedObject(std::string& out, analysis::Columns<Row> columns,
+                         const std::type_identity_t<Row>& row, int64_t origin_ns) {
+  const size_t open = out.size();
+  AppendColumns<Row>(out, columns, row, origin_ns);
+  out[open] = '{';  // the first column's ','
+}
+
+}  // namespace aiprof::server
