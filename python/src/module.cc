@@ -50,68 +50,82 @@ class Window {
   aiprofConfig* config_ = nullptr;
 };
 
-// Columns as a dict of lists: Python builds its event objects from them in one pass.
-py::dict ToPython(const OperatorColumns& ops) {
+// A column as Python gets it: a list, of bools for a flag column.
+template <typename T>
+py::object ColumnList(const std::vector<T>& column) {
+  return py::cast(column);
+}
+py::object ColumnList(const std::vector<uint8_t>& flags) {
+  return py::cast(std::vector<bool>(flags.begin(), flags.end()));
+}
+
+// Columns as a dict of lists, keyed by the names of recorded_model.h's column lists: Python
+// builds its event objects from them in one pass.
+#define AIPROF_PUT_COLUMN(type, name) columns[#name] = ColumnList(from.name);
+
+py::dict ToPython(const OperatorColumns& from) {
   py::dict columns;
-  columns["pid"] = ops.pid;
-  columns["tid"] = ops.tid;
-  columns["start_ns"] = ops.start_ns;
-  columns["end_ns"] = ops.end_ns;
-  columns["self_ns"] = ops.self_ns;
-  columns["name"] = ops.name;
-  columns["user_annotation"] =
-      std::vector<bool>(ops.user_annotation.begin(), ops.user_annotation.end());
-  columns["closed"] = std::vector<bool>(ops.closed.begin(), ops.closed.end());
-  columns["backward"] = std::vector<bool>(ops.backward.begin(), ops.backward.end());
-  columns["record_id"] = ops.record_id;
-  columns["sequence_nr"] = ops.sequence_nr;
-  columns["fwd_thread"] = ops.fwd_thread;
-  columns["flops"] = ops.flops;
-  columns["input_dims"] = ops.input_dims;
-  columns["input_types"] = ops.input_types;
-  columns["concrete_inputs"] = ops.concrete_inputs;
-  columns["call_stack"] = ops.call_stack;
-  columns["module_hierarchy"] = ops.module_hierarchy;
-  columns["parent"] = ops.parent;
-  columns["self_cpu_memory"] = ops.self_cpu_memory;
-  columns["cpu_memory"] = ops.cpu_memory;
-  columns["self_device_memory"] = ops.self_device_memory;
-  columns["device_memory"] = ops.device_memory;
+  AIPROF_OPERATOR_COLUMNS(AIPROF_PUT_COLUMN)
   return columns;
 }
 
-py::dict ToPython(const StepColumns& steps) {
+py::dict ToPython(const StepColumns& from) {
   py::dict columns;
-  columns["id"] = steps.id;
-  columns["step"] = steps.step;
-  columns["loop"] = steps.loop;
-  columns["label"] = steps.label;
-  columns["pid"] = steps.pid;
-  columns["tid"] = steps.tid;
-  columns["start_ns"] = steps.start_ns;
-  columns["end_ns"] = steps.end_ns;
-  columns["has_range"] = std::vector<bool>(steps.has_range.begin(), steps.has_range.end());
-  columns["source"] = steps.source;
+  AIPROF_STEP_COLUMNS(AIPROF_PUT_COLUMN)
+  columns["source"] = from.source;
   return columns;
 }
 
-py::dict ToPython(const MemoryColumns& memory) {
+py::dict ToPython(const MemoryColumns& from) {
   py::dict columns;
-  columns["pid"] = memory.pid;
-  columns["tid"] = memory.tid;
-  columns["ts_ns"] = memory.ts_ns;
-  columns["address"] = memory.address;
-  columns["bytes"] = memory.bytes;
-  columns["total_allocated"] = memory.total_allocated;
-  columns["total_reserved"] = memory.total_reserved;
-  columns["device_type"] = memory.device_type;
-  columns["device_index"] = memory.device_index;
-  columns["out_of_memory"] =
-      std::vector<bool>(memory.out_of_memory.begin(), memory.out_of_memory.end());
-  columns["outside_operators"] =
-      std::vector<bool>(memory.outside_operators.begin(), memory.outside_operators.end());
-  columns["category"] = memory.category;
+  AIPROF_MEMORY_COLUMNS(AIPROF_PUT_COLUMN)
   return columns;
+}
+
+#undef AIPROF_PUT_COLUMN
+
+// A described cell (analysis/result_columns.h) as Python holds it: None when not known, a
+// str, a float, a bool for a flag, an int (ns, bytes, counts) otherwise.
+py::object CellObject(aiprof::analysis::ColumnUnit unit, const aiprof::analysis::CellValue& cell) {
+  switch (cell.kind) {
+    case aiprof::analysis::CellValue::kNull:
+      return py::none();
+    case aiprof::analysis::CellValue::kText:
+      return py::str(cell.text);
+    case aiprof::analysis::CellValue::kReal:
+      return py::float_(cell.real);
+    case aiprof::analysis::CellValue::kInteger:
+      if (unit == aiprof::analysis::ColumnUnit::kFlag) return py::bool_(cell.integer != 0);
+      return py::int_(cell.integer);
+  }
+  return py::none();
+}
+
+// A row of a described result as a dict keyed by its columns' keys (every column, whichever
+// writers show it), after the row's own keys already in `row`.
+template <typename Row>
+py::dict DescribedDict(aiprof::analysis::Columns<Row> columns, const Row& from, py::dict row) {
+  for (const aiprof::analysis::Column<Row>& column : columns) {
+    row[py::str(std::string(column.key))] = CellObject(column.unit, column.Read(from));
+  }
+  return row;
+}
+
+// The memory analysis' pools (analysis::kMemoryPoolColumns) with the pool's device.
+py::list MemoryPools(const RecordedModel& model) {
+  const aiprof::analysis::AnalysisSet* set = nullptr;
+  {
+    py::gil_scoped_release release;
+    set = &model.Analyses();
+  }
+  py::list pools;
+  for (const aiprof::analysis::MemoryPool& pool : set->memory.pools) {
+    py::dict row;
+    row["device_index"] = pool.device_index;
+    pools.append(DescribedDict<aiprof::analysis::MemoryPool>(aiprof::analysis::kMemoryPoolColumns,
+                                                             pool, std::move(row)));
+  }
+  return pools;
 }
 
 }  // namespace
@@ -205,27 +219,10 @@ PYBIND11_MODULE(_aiprof, m) {
              }
              return ToPython(columns);
            })
-      .def(
-          "memory_pools",
-          [](const RecordedModel& model) {
-            std::vector<MemoryPoolRow> rows;
-            {
-              py::gil_scoped_release release;
-              rows = model.MemoryPools();
-            }
-            py::list pools;
-            for (const MemoryPoolRow& row : rows) {
-              py::dict pool;
-              pool["name"] = row.name;
-              pool["source"] = row.source;
-              pool["device_index"] = row.device_index;
-              pool["peak_allocated"] = row.peak_allocated;
-              pool["peak_reserved"] = row.peak_reserved;
-              pools.append(pool);
-            }
-            return pools;
-          },
-          "The memory analysis' pools with their peaks (bytes; reserved -1: not reported).")
+      .def("memory_pools", &MemoryPools,
+           "The memory analysis' pools: device_index and the described columns "
+           "(analysis::kMemoryPoolColumns: name, source, samples, peak_allocated, "
+           "peak_allocated_ts, peak_reserved (None: not reported), capacity; bytes, ns).")
       .def(
           "environment",
           [](const RecordedModel& model) {

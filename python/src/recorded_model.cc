@@ -259,15 +259,6 @@ int64_t RecordedModel::start_ns() const {
   return exporter::TimelineBaseNs(model_);
 }
 
-std::vector<MemoryPoolRow> RecordedModel::MemoryPools() const {
-  std::vector<MemoryPoolRow> rows;
-  for (const analysis::MemoryPool& pool : Analyses().memory.pools) {
-    rows.push_back({pool.name, std::string(analysis::MemoryPoolSourceName(pool.source)),
-                    pool.device_index, pool.peak_allocated, pool.peak_reserved});
-  }
-  return rows;
-}
-
 std::vector<std::pair<std::string, std::string>> RecordedModel::Environment() const {
   return model::ReadRecordedMetadata(model_).environment;
 }

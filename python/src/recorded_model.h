@@ -16,70 +16,93 @@
 
 namespace aiprof::python {
 
+// The column lists below name each column once: X(type, name) declares the struct's member
+// and module.cc's ToPython puts it into the dict under the same name. Flags are uint8_t
+// columns, given to Python as lists of bool. (Comments inside the lists are /* */: a //
+// comment would swallow the line continuation.)
+
 // One framework operator (model/framework_operators.h: a torch operator or record_function
 // range) of the model, by column.
-struct OperatorColumns {
-  std::vector<uint32_t> pid, tid;
-  std::vector<int64_t> start_ns, end_ns, self_ns;
-  std::vector<std::string> name;
-  std::vector<uint8_t> user_annotation;  // record_function / ProfilerStep#N
-  std::vector<uint8_t> closed;           // its end was recorded (not closed at the data's end)
-  std::vector<uint8_t> backward;         // the backward end of a forward→backward link
-  std::vector<uint64_t> record_id;
-  std::vector<int64_t> sequence_nr;  // -1: none
-  std::vector<uint64_t> fwd_thread;  // Kineto's "Fwd thread id"; 0: none
-  std::vector<uint64_t> flops;
-  // Kineto's JSON texts ("" when the operator has none): Input Dims, Input type,
-  // Concrete Inputs.
-  std::vector<std::string> input_dims, input_types, concrete_inputs;
-  std::vector<std::string> call_stack;        // innermost frame first, ';' between frames
-  std::vector<std::string> module_hierarchy;  // "Model.Linear_0"
-  std::vector<int64_t> parent;                // index of the enclosing operator, -1: none
-  // The memory analysis' figures (analysis/memory.h), bytes: torch's Self CPU Mem, CPU Mem,
-  // Self CUDA Mem, CUDA Mem.
-  std::vector<int64_t> self_cpu_memory, cpu_memory, self_device_memory, device_memory;
-  size_t size() const { return pid.size(); }
-};
+#define AIPROF_OPERATOR_COLUMNS(X)                                                              \
+  X(std::vector<uint32_t>, pid)                                                                 \
+  X(std::vector<uint32_t>, tid)                                                                 \
+  X(std::vector<int64_t>, start_ns)                                                             \
+  X(std::vector<int64_t>, end_ns)                                                               \
+  X(std::vector<int64_t>, self_ns)                                                              \
+  X(std::vector<std::string>, name)                                                             \
+  X(std::vector<uint8_t>, user_annotation) /* record_function / ProfilerStep#N */               \
+  X(std::vector<uint8_t>, closed)   /* its end was recorded (not closed at the data's end) */   \
+  X(std::vector<uint8_t>, backward) /* the backward end of a forward→backward link */         \
+  X(std::vector<uint64_t>, record_id)                                                           \
+  X(std::vector<int64_t>, sequence_nr) /* -1: none */                                           \
+  X(std::vector<uint64_t>, fwd_thread) /* Kineto's "Fwd thread id"; 0: none */                  \
+  X(std::vector<uint64_t>, flops)                                                               \
+  /* Kineto's JSON texts ("" when the operator has none): Input Dims, Input type, Concrete      \
+     Inputs. */                                                                                 \
+  X(std::vector<std::string>, input_dims)                                                       \
+  X(std::vector<std::string>, input_types)                                                      \
+  X(std::vector<std::string>, concrete_inputs)                                                  \
+  X(std::vector<std::string>, call_stack)       /* innermost frame first, ';' between frames */ \
+  X(std::vector<std::string>, module_hierarchy) /* "Model.Linear_0" */                          \
+  X(std::vector<int64_t>, parent)               /* index of the enclosing operator, -1: none */ \
+  /* The memory analysis' figures (analysis/memory.h), bytes: torch's Self CPU Mem, CPU Mem,    \
+     Self CUDA Mem, CUDA Mem. */                                                                \
+  X(std::vector<int64_t>, self_cpu_memory)                                                      \
+  X(std::vector<int64_t>, cpu_memory)                                                           \
+  X(std::vector<int64_t>, self_device_memory)                                                   \
+  X(std::vector<int64_t>, device_memory)
 
 // One PyTorch allocator event ("[memory]" / "[OutOfMemory]" instants), by column.
-struct MemoryColumns {
-  std::vector<uint32_t> pid, tid;
-  std::vector<int64_t> ts_ns;
-  std::vector<uint64_t> address;
-  std::vector<int64_t> bytes, total_allocated, total_reserved;
-  std::vector<int32_t> device_type, device_index;  // device_index -1: none
-  std::vector<uint8_t> out_of_memory;
-  // The memory analysis found no framework operator around it on its thread (torch lists
-  // such an event as a "[memory]" event of its own).
-  std::vector<uint8_t> outside_operators;
-  // The memory analysis' category (analysis::MemoryCategory, torch's memory timeline order)
-  // of the block the event allocates or frees; -1: a free of a block allocated before the
-  // data starts, or an out-of-memory event.
-  std::vector<int8_t> category;
+#define AIPROF_MEMORY_COLUMNS(X)                                                             \
+  X(std::vector<uint32_t>, pid)                                                              \
+  X(std::vector<uint32_t>, tid)                                                              \
+  X(std::vector<int64_t>, ts_ns)                                                             \
+  X(std::vector<uint64_t>, address)                                                          \
+  X(std::vector<int64_t>, bytes)                                                             \
+  X(std::vector<int64_t>, total_allocated)                                                   \
+  X(std::vector<int64_t>, total_reserved)                                                    \
+  X(std::vector<int32_t>, device_type)                                                       \
+  X(std::vector<int32_t>, device_index) /* -1: none */                                       \
+  X(std::vector<uint8_t>, out_of_memory)                                                     \
+  /* The memory analysis found no framework operator around it on its thread (torch lists    \
+     such an event as a "[memory]" event of its own). */                                     \
+  X(std::vector<uint8_t>, outside_operators)                                                 \
+  /* The memory analysis' category (analysis::MemoryCategory, torch's memory timeline order) \
+     of the block the event allocates or frees; -1: a free of a block allocated before the   \
+     data starts, or an out-of-memory event. */                                              \
+  X(std::vector<int8_t>, category)
+
+// The steps of the model's step model (model/steps.h), by column, by step id.
+#define AIPROF_STEP_COLUMNS(X)                                                            \
+  X(std::vector<uint32_t>, id)                                                            \
+  X(std::vector<uint64_t>, step)     /* the user's number */                              \
+  X(std::vector<uint32_t>, loop)     /* loop ordinal within its process */                \
+  X(std::vector<std::string>, label) /* "3", or "1:3" when a process has several loops */ \
+  X(std::vector<uint32_t>, pid)                                                           \
+  X(std::vector<uint32_t>, tid)                                                           \
+  X(std::vector<int64_t>, start_ns)                                                       \
+  X(std::vector<int64_t>, end_ns)                                                         \
+  X(std::vector<uint8_t>, has_range) /* false for steps bounded by Optimizer.step */
+
+#define AIPROF_DECLARE_COLUMN(type, name) type name;
+
+struct OperatorColumns {
+  AIPROF_OPERATOR_COLUMNS(AIPROF_DECLARE_COLUMN)
   size_t size() const { return pid.size(); }
 };
 
-// One memory pool of the memory analysis (framework allocator, CUPTI, NVML).
-struct MemoryPoolRow {
-  std::string name;           // "CPU", "CUDA:0", "GPU 0 used (NVML)"
-  std::string source;         // analysis::MemoryPoolSourceName
-  int32_t device_index = -1;  // -1: host memory
-  int64_t peak_allocated = 0;
-  int64_t peak_reserved = -1;  // -1: not reported
+struct MemoryColumns {
+  AIPROF_MEMORY_COLUMNS(AIPROF_DECLARE_COLUMN)
+  size_t size() const { return pid.size(); }
 };
 
-// The steps of the model's step model (model/steps.h), by column, by step id.
 struct StepColumns {
-  std::vector<uint32_t> id;
-  std::vector<uint64_t> step;      // the user's number
-  std::vector<uint32_t> loop;      // loop ordinal within its process
-  std::vector<std::string> label;  // "3", or "1:3" when a process has several loops
-  std::vector<uint32_t> pid, tid;
-  std::vector<int64_t> start_ns, end_ns;
-  std::vector<uint8_t> has_range;  // false for steps bounded by Optimizer.step
-  std::string source;              // model::StepSourceName of the run's steps
+  AIPROF_STEP_COLUMNS(AIPROF_DECLARE_COLUMN)
+  std::string source;  // model::StepSourceName of the run's steps (one value, not a column)
   size_t size() const { return id.size(); }
 };
+
+#undef AIPROF_DECLARE_COLUMN
 
 class RecordedModel {
  public:
@@ -92,7 +115,6 @@ class RecordedModel {
 
   OperatorColumns Operators() const;
   MemoryColumns Memory() const;
-  std::vector<MemoryPoolRow> MemoryPools() const;
   // The environment variables the runtime sampled (model/recorded_metadata.h), by name.
   std::vector<std::pair<std::string, std::string>> Environment() const;
 

@@ -70,8 +70,9 @@ struct CommTimeInfo {
 };
 
 // The "Communication Time Info" of communication.json and cluster_communication.json, the
-// CommAnalyzerTime columns after the operation and its group, and the ClusterCommunicationTime
-// columns after the step, rank, operation and group. msprof's table has the two ratios the
+// CommAnalyzerTime columns after the operation and its group, the ClusterCommunicationTime
+// columns after the step, rank, operation and group, and the times of /api/communication's
+// operations (ns; the start from the run's origin). msprof's table has the two ratios the
 // other way round than its file, and msprof-analyze's cluster table names the elapsed time
 // otherwise: those columns are described twice, once per place, one accessor each.
 inline int64_t ElapseNsOf(const CommTimeInfo& t) {
@@ -81,29 +82,29 @@ inline double SynchronizationRatioOf(const CommTimeInfo& t) {
   return t.synchronization_ratio();
 }
 inline constexpr Column<CommTimeInfo> kCommTimeColumns[] = {
-    {"Start Timestamp(us)", "start", "start_timestamp", ColumnUnit::kNanoseconds,
-     kFiles | kDatabase | kClusterTables, [](const CommTimeInfo& t) { return t.start_ns; }},
-    {"Elapse Time(ms)", "elapse", "elapse_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+    {"Start Timestamp(us)", "start", "start_timestamp", ColumnUnit::kTimestampMicros,
+     kEveryWriter | kClusterTables, [](const CommTimeInfo& t) { return t.start_ns; }},
+    {"Elapse Time(ms)", "elapse", "elapse_time", ColumnUnit::kMilliseconds, kEveryWriter,
      ElapseNsOf},
     {"Elapse Time(ms)", "elapse", "elapsed_time", ColumnUnit::kMilliseconds, kClusterTables,
      ElapseNsOf},
     {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds,
-     kFiles | kDatabase | kClusterTables, [](const CommTimeInfo& t) { return t.transit_ns; }},
+     kEveryWriter | kClusterTables, [](const CommTimeInfo& t) { return t.transit_ns; }},
     {"Wait Time(ms)", "wait", "wait_time", ColumnUnit::kMilliseconds,
-     kFiles | kDatabase | kClusterTables, [](const CommTimeInfo& t) { return t.wait_ns; }},
+     kEveryWriter | kClusterTables, [](const CommTimeInfo& t) { return t.wait_ns; }},
     {"Synchronization Time(ms)", "synchronization", "synchronization_time",
-     ColumnUnit::kMilliseconds, kFiles | kDatabase | kClusterTables,
+     ColumnUnit::kMilliseconds, kEveryWriter | kClusterTables,
      [](const CommTimeInfo& t) { return t.synchronization_ns; }},
     {"Idle Time(ms)", "idle", "idle_time", ColumnUnit::kMilliseconds,
-     kFiles | kDatabase | kClusterTables, [](const CommTimeInfo& t) { return t.idle_ns; }},
+     kEveryWriter | kClusterTables, [](const CommTimeInfo& t) { return t.idle_ns; }},
     RealColumn<CommTimeInfo>("Synchronization Time Ratio", "synchronization_ratio",
                              "synchronization_time_ratio", ColumnUnit::kRatio,
                              kDatabase | kClusterTables, SynchronizationRatioOf),
     RealColumn<CommTimeInfo>("Wait Time Ratio", "wait_ratio", "wait_time_ratio", ColumnUnit::kRatio,
-                             kFiles | kDatabase | kClusterTables,
+                             kEveryWriter | kClusterTables,
                              [](const CommTimeInfo& t) { return t.wait_ratio(); }),
     RealColumn<CommTimeInfo>("Synchronization Time Ratio", "synchronization_ratio",
-                             "synchronization_time_ratio", ColumnUnit::kRatio, kFiles,
+                             "synchronization_time_ratio", ColumnUnit::kRatio, kFiles | kUi,
                              SynchronizationRatioOf),
 };
 
@@ -178,6 +179,34 @@ struct CommOpTiming {
   CommBandwidthInfo bandwidth() const;                    // this operation alone
 };
 
+// /api/communication's operation columns beside its times (kCommTimeColumns of `time`) and
+// its slice (the writer's: the model's communication operation).
+inline constexpr Column<CommOpTiming> kCommOpColumns[] = {
+    TextColumn<CommOpTiming>("", "name", "", kUi, [](const CommOpTiming& op) { return op.name; }),
+    TextColumn<CommOpTiming>("", "group", "", kUi, [](const CommOpTiming& op) { return op.group; }),
+    TextColumn<CommOpTiming>(
+        "", "kind", "", kUi,
+        [](const CommOpTiming& op) { return std::string(CommKindName(op.kind)); }),
+    TextColumn<CommOpTiming>(
+        "", "type", "", kUi,
+        [](const CommOpTiming& op) { return std::string(model::CommOpTypeName(op.type)); }),
+    {"", "rank", "", ColumnUnit::kCount, kUi,
+     [](const CommOpTiming& op) -> int64_t { return op.rank; }},
+    {"", "step", "", ColumnUnit::kCount, kUi,  // -1: the run has no steps
+     [](const CommOpTiming& op) { return op.step; }},
+    {"", "bytes", "", ColumnUnit::kBytes, kUi, [](const CommOpTiming& op) { return op.bytes; },
+     /*null_when_negative=*/true},
+    RealColumn<CommOpTiming>(
+        "", "bandwidth", "", ColumnUnit::kGigabytesPerSecond, kUi,
+        [](const CommOpTiming& op) { return op.bandwidth().bandwidth_gbps(); }),
+    TextColumn<CommOpTiming>(
+        "", "transport", "", kUi,
+        [](const CommOpTiming& op) { return std::string(TransportTypeName(op.transport)); }),
+    TextColumn<CommOpTiming>(
+        "", "wait_source", "", kUi,
+        [](const CommOpTiming& op) { return std::string(WaitSourceName(op.wait_source)); }),
+};
+
 // A src→dst entry of communication_matrix.json.
 struct CommMatrixEntry {
   std::string name;  // the operation (CommOpTiming::name)
@@ -196,23 +225,33 @@ struct CommMatrixEntry {
 };
 
 // A link of communication_matrix.json and cluster_communication_matrix.json, the
-// CommAnalyzerMatrix columns after the ranks, and the ClusterCommunicationMatrix columns after
+// CommAnalyzerMatrix columns after the ranks, the ClusterCommunicationMatrix columns after
 // the step, operation, group and ranks (msprof-analyze's cluster table puts the transport type
-// last: it is described twice, once per place, one accessor).
+// last: it is described twice, once per place, one accessor), and /api/communication's matrix
+// rows (which name the operation, step and ranks as well).
 inline std::string TransportOf(const CommMatrixEntry& e) {
   return std::string(TransportTypeName(e.transport));
 }
 inline constexpr Column<CommMatrixEntry> kCommMatrixColumns[] = {
-    TextColumn<CommMatrixEntry>("Transport Type", "transport_type", "", kFiles | kDatabase,
+    TextColumn<CommMatrixEntry>("", "name", "", kUi,
+                                [](const CommMatrixEntry& e) { return e.name; }),
+    TextColumn<CommMatrixEntry>("", "group", "", kUi,
+                                [](const CommMatrixEntry& e) { return e.group; }),
+    {"", "step", "", ColumnUnit::kCount, kUi, [](const CommMatrixEntry& e) { return e.step; }},
+    {"", "src_rank", "", ColumnUnit::kCount, kUi,
+     [](const CommMatrixEntry& e) -> int64_t { return e.src_rank; }},
+    {"", "dst_rank", "", ColumnUnit::kCount, kUi,
+     [](const CommMatrixEntry& e) -> int64_t { return e.dst_rank; }},
+    TextColumn<CommMatrixEntry>("Transport Type", "transport_type", "", kEveryWriter,
                                 TransportOf),
     RealColumn<CommMatrixEntry>(
         "Transit Size(MB)", "transit_size", "", ColumnUnit::kMegabytes,
-        kFiles | kDatabase | kClusterTables,
+        kEveryWriter | kClusterTables,
         [](const CommMatrixEntry& e) { return static_cast<double>(e.bytes) / 1e6; }),
     {"Transit Time(ms)", "transit_time", "", ColumnUnit::kMilliseconds,
-     kFiles | kDatabase | kClusterTables, [](const CommMatrixEntry& e) { return e.transit_ns; }},
+     kEveryWriter | kClusterTables, [](const CommMatrixEntry& e) { return e.transit_ns; }},
     RealColumn<CommMatrixEntry>("Bandwidth(GB/s)", "bandwidth", "", ColumnUnit::kGigabytesPerSecond,
-                                kFiles | kDatabase | kClusterTables,
+                                kEveryWriter | kClusterTables,
                                 [](const CommMatrixEntry& e) { return e.bandwidth_gbps(); }),
     TextColumn<CommMatrixEntry>("Transport Type", "transport_type", "", kClusterTables,
                                 TransportOf),

@@ -210,8 +210,13 @@ void AddLaunchStatistics(const model::Model& model, const KernelBreakdownOptions
     if (new_category) device->second = IsDeviceTaskCategory(model.Str(s.category[task]));
     if (!launch->second || !device->second) continue;
     result->has_launch_flows = true;
-    LaunchOutlier launch_row{call, task, s.dur(call), s.dur(task),
-                             std::max<int64_t>(0, s.ts[task] - s.end[call])};
+    LaunchOutlier launch_row{call,
+                             task,
+                             s.dur(call),
+                             s.dur(task),
+                             std::max<int64_t>(0, s.ts[task] - s.end[call]),
+                             s.ts[call],
+                             s.ts[task]};
     ++stats.launches;
     stats.total_launch_delay_ns += launch_row.launch_delay_ns;
     stats.max_launch_delay_ns = std::max(stats.max_launch_delay_ns, launch_row.launch_delay_ns);

@@ -125,6 +125,23 @@ struct LaunchOutlier {
   int64_t cpu_duration_ns = 0;
   int64_t gpu_duration_ns = 0;
   int64_t launch_delay_ns = 0;
+  int64_t launch_start_ns = 0;  // the launch call's start
+  int64_t kernel_start_ns = 0;
+};
+
+// The columns of launch_delay_outliers.csv and CUDA_LAUNCH_OUTLIER after the launch's and
+// the kernel's names (and, in the files, the device) the writers put first.
+inline constexpr Column<LaunchOutlier> kLaunchOutlierColumns[] = {
+    {"Launch Start(us)", "launch_start", "launchStartNs", ColumnUnit::kTimestamp,
+     kFiles | kDatabase, [](const LaunchOutlier& o) { return o.launch_start_ns; }},
+    {"", "kernel_start", "kernelStartNs", ColumnUnit::kTimestamp, kDatabase,
+     [](const LaunchOutlier& o) { return o.kernel_start_ns; }},
+    {"cpu_duration(us)", "cpu_duration", "cpuDurationNs", ColumnUnit::kNanosecondsInteger,
+     kFiles | kDatabase, [](const LaunchOutlier& o) { return o.cpu_duration_ns; }},
+    {"gpu_duration(us)", "gpu_duration", "gpuDurationNs", ColumnUnit::kNanosecondsInteger,
+     kFiles | kDatabase, [](const LaunchOutlier& o) { return o.gpu_duration_ns; }},
+    {"launch_delay(us)", "launch_delay", "launchDelayNs", ColumnUnit::kNanosecondsInteger,
+     kFiles | kDatabase, [](const LaunchOutlier& o) { return o.launch_delay_ns; }},
 };
 
 struct LaunchStatistics {
@@ -135,6 +152,28 @@ struct LaunchStatistics {
   int64_t total_launch_delay_ns = 0;
   int64_t max_launch_delay_ns = 0;
   std::vector<LaunchOutlier> largest_delays;  // the delay outliers, largest first, capped
+
+  // The mean over the launches (whole ns); 0 without launches.
+  int64_t mean_launch_delay_ns() const {
+    return launches > 0 ? total_launch_delay_ns / static_cast<int64_t>(launches) : 0;
+  }
+};
+
+// The columns of cuda_launch_statistics.csv (one row); aiprof analyze's "launches:" line
+// and the host-bound advice read the same figures.
+inline constexpr Column<LaunchStatistics> kLaunchStatisticsColumns[] = {
+    {"Launches", "launches", "", ColumnUnit::kCount, kFiles,
+     [](const LaunchStatistics& l) { return static_cast<int64_t>(l.launches); }},
+    {"Short Kernels", "short_kernels", "", ColumnUnit::kCount, kFiles,
+     [](const LaunchStatistics& l) { return static_cast<int64_t>(l.short_kernels); }},
+    {"Runtime Outliers", "runtime_outliers", "", ColumnUnit::kCount, kFiles,
+     [](const LaunchStatistics& l) { return static_cast<int64_t>(l.runtime_outliers); }},
+    {"Launch Delay Outliers", "launch_delay_outliers", "", ColumnUnit::kCount, kFiles,
+     [](const LaunchStatistics& l) { return static_cast<int64_t>(l.launch_delay_outliers); }},
+    {"Mean Launch Delay(us)", "mean_launch_delay", "", ColumnUnit::kNanosecondsInteger, kFiles,
+     [](const LaunchStatistics& l) { return l.mean_launch_delay_ns(); }},
+    {"Max Launch Delay(us)", "max_launch_delay", "", ColumnUnit::kNanosecondsInteger, kFiles,
+     [](const LaunchStatistics& l) { return l.max_launch_delay_ns; }},
 };
 
 struct KernelBreakdownResult {

@@ -175,12 +175,56 @@ struct OperatorMemoryRow {
   int64_t freed_bytes = 0;  // of the blocks it allocated, freed within the data
 };
 
+// The columns of operator_memory_top.csv, OPERATOR_MEMORY_TOP and /api/memory's
+// top_operators. The table and the UI hold the pool's index (MemoryAnalysis::pools); the
+// files put the pool's name in its place, after the first column
+// (export/analysis/resource_analysis_files.cc).
+inline constexpr Column<OperatorMemoryRow> kOperatorMemoryColumns[] = {
+    TextColumn<OperatorMemoryRow>("Name", "name", "", kEveryWriter,
+                                  [](const OperatorMemoryRow& op) { return op.name; }),
+    {"", "pool", "poolId", ColumnUnit::kCount, kDatabase | kUi,
+     [](const OperatorMemoryRow& op) -> int64_t { return op.pool; }},
+    {"Allocations", "allocations", "", ColumnUnit::kCount, kEveryWriter,
+     [](const OperatorMemoryRow& op) { return static_cast<int64_t>(op.allocations); }},
+    {"Allocated(B)", "allocated_bytes", "allocatedBytes", ColumnUnit::kBytes, kEveryWriter,
+     [](const OperatorMemoryRow& op) { return op.allocated_bytes; }},
+    {"Max Allocation(B)", "max_allocation", "maxAllocation", ColumnUnit::kBytes, kEveryWriter,
+     [](const OperatorMemoryRow& op) { return op.max_allocation; }},
+    {"Freed(B)", "freed_bytes", "freedBytes", ColumnUnit::kBytes, kEveryWriter,
+     [](const OperatorMemoryRow& op) { return op.freed_bytes; }},
+};
+inline constexpr size_t kOperatorMemoryFileNameColumns = 1;  // before the files' pool name
+
 // Live bytes of one category in one pool, as change points (value holds until the next).
 struct MemoryCategoryTrack {
   uint32_t pool = 0;
   MemoryCategory category = MemoryCategory::kUnknown;
   std::vector<std::pair<int64_t, int64_t>> points;  // (ts, bytes)
   int64_t peak = 0;
+};
+
+// One change point of a category track, as memory_category_timeline.csv and MEMORY_CATEGORY
+// hold them (one row per point); /api/memory sends each track's UI columns once, with its
+// points downsampled (the UI reads a point of no time: {&track}). The files put the pool's
+// name first, where the table holds its index.
+struct MemoryCategoryPoint {
+  const MemoryCategoryTrack* track = nullptr;
+  int64_t ts = 0;
+  int64_t bytes = 0;
+};
+inline constexpr Column<MemoryCategoryPoint> kMemoryCategoryColumns[] = {
+    {"", "pool", "poolId", ColumnUnit::kCount, kDatabase | kUi,
+     [](const MemoryCategoryPoint& p) -> int64_t { return p.track->pool; }},
+    TextColumn<MemoryCategoryPoint>("Category", "category", "", kEveryWriter,
+                                    [](const MemoryCategoryPoint& p) {
+                                      return std::string(MemoryCategoryName(p.track->category));
+                                    }),
+    {"", "peak", "", ColumnUnit::kBytes, kUi,
+     [](const MemoryCategoryPoint& p) { return p.track->peak; }},
+    {"Time(us)", "ts", "timestampNs", ColumnUnit::kTimestamp, kFiles | kDatabase,
+     [](const MemoryCategoryPoint& p) { return p.ts; }},
+    {"Bytes", "bytes", "", ColumnUnit::kBytes, kFiles | kDatabase,
+     [](const MemoryCategoryPoint& p) { return p.bytes; }},
 };
 
 struct MemoryAnalysisOptions {

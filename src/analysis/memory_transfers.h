@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/result_columns.h"
 #include "analysis/steps.h"
 #include "model/model.h"
 
@@ -21,6 +22,19 @@ struct MemoryTransferRow {
   uint64_t count = 0;
   int64_t bytes = 0;
   int64_t time_ns = 0;
+};
+
+// The columns of memory_transfers.csv and MEMORY_TRANSFER after the step, which the writers
+// put first ("all" in the files, NULL in the table for the whole run; the table's loop last).
+inline constexpr Column<MemoryTransferRow> kMemoryTransferColumns[] = {
+    TextColumn<MemoryTransferRow>("Kind", "kind", "", kFiles | kDatabase,
+                                  [](const MemoryTransferRow& t) { return t.kind; }),
+    {"Count", "count", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const MemoryTransferRow& t) { return static_cast<int64_t>(t.count); }},
+    {"Bytes", "bytes", "", ColumnUnit::kBytes, kFiles | kDatabase,
+     [](const MemoryTransferRow& t) { return t.bytes; }},
+    {"Time(us)", "duration", "durationNs", ColumnUnit::kNanosecondsInteger, kFiles | kDatabase,
+     [](const MemoryTransferRow& t) { return t.time_ns; }},
 };
 
 // Whole-run rows first (by kind), then per step (by step id, kind); empty without transfers.

@@ -36,6 +36,8 @@ enum class ColumnUnit : uint8_t {
   kText,                // text (the `text` accessor): files and tables as it is, UI a string
   kTimestamp,           // a time (ns): files µs (3 decimals); tables INTEGER ns; UI ns from
                         // the run's origin
+  kTimestampMicros,     // msprof's times (ns): files µs (3 decimals); tables REAL µs; UI ns
+                        // from the run's origin
 };
 
 // Which writers show a column: msprof's files and tables keep their published columns, the
@@ -77,6 +79,7 @@ inline bool HeldAsReal(ColumnUnit unit) {
     case ColumnUnit::kRatio:
     case ColumnUnit::kPercent:
     case ColumnUnit::kPercentage:
+    case ColumnUnit::kTimestampMicros:
       return true;
     default:
       return false;
@@ -89,6 +92,7 @@ inline bool HeldAsReal(ColumnUnit unit) {
 inline int ClusterDecimals(ColumnUnit unit) {
   switch (unit) {
     case ColumnUnit::kNanoseconds:
+    case ColumnUnit::kTimestampMicros:
       return 3;
     case ColumnUnit::kMilliseconds:
     case ColumnUnit::kMegabytes:
@@ -99,6 +103,17 @@ inline int ClusterDecimals(ColumnUnit unit) {
     default:
       return -1;
   }
+}
+
+// Whether the unit is a point in time (the UI sends it from the run's origin).
+inline bool IsTimestamp(ColumnUnit unit) {
+  return unit == ColumnUnit::kTimestamp || unit == ColumnUnit::kTimestampMicros;
+}
+
+// Whether files spell the unit as µs with 3 decimals (durations and times).
+inline bool WrittenAsMicros(ColumnUnit unit) {
+  return unit == ColumnUnit::kNanoseconds || unit == ColumnUnit::kNanosecondsInteger ||
+         IsTimestamp(unit);
 }
 
 // One cell read from a row through its column's accessor.
@@ -200,6 +215,7 @@ inline double ScaledValue(ColumnUnit unit, const CellValue& cell) {
   const double v = cell.kind == CellValue::kReal ? cell.real : static_cast<double>(cell.integer);
   switch (unit) {
     case ColumnUnit::kNanoseconds:
+    case ColumnUnit::kTimestampMicros:
       return v / 1e3;
     case ColumnUnit::kMilliseconds:
       return v / 1e6;

@@ -153,9 +153,10 @@ std::string AnalysisApi::Memory(int64_t pixels) const {
   for (size_t i = 0; i < m.category_tracks.size(); ++i) {
     const analysis::MemoryCategoryTrack& track = m.category_tracks[i];
     if (i > 0) out += ',';
-    out += "{\"pool\":" + std::to_string(track.pool) + ",\"category\":";
-    AppendJsonString(out, analysis::MemoryCategoryName(track.category));
-    out += ",\"peak\":" + std::to_string(track.peak) + ",\"points\":";
+    // The track's UI columns (pool, category, peak) once, then its points downsampled.
+    OpenDescribedObject<analysis::MemoryCategoryPoint>(out, analysis::kMemoryCategoryColumns,
+                                                       {&track}, origin_ns_);
+    out += ",\"points\":";
     AppendDownsampled(
         out, track.points, origin_ns_, pixels, [](const auto& p) { return p.first; },
         [](const auto& p) { return static_cast<double>(p.second); });
@@ -165,11 +166,9 @@ std::string AnalysisApi::Memory(int64_t pixels) const {
   for (size_t i = 0; i < m.top_operators.size(); ++i) {
     const analysis::OperatorMemoryRow& row = m.top_operators[i];
     if (i > 0) out += ',';
-    out += '[';
-    AppendJsonString(out, row.name);
-    out += ',' + std::to_string(row.pool) + ',' + std::to_string(row.allocations) + ',' +
-           std::to_string(row.allocated_bytes) + ',' + std::to_string(row.max_allocation) + ',' +
-           std::to_string(row.freed_bytes) + ']';
+    OpenDescribedObject<analysis::OperatorMemoryRow>(out, analysis::kOperatorMemoryColumns, row,
+                                                     origin_ns_);
+    out += '}';
   }
   out += "]}";
   return out;

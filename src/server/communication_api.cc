@@ -9,7 +9,7 @@
 #include <set>
 #include <utility>
 
-#include "server/json_text.h"
+#include "server/described_json.h"
 
 namespace aiprof::server {
 namespace {
@@ -52,36 +52,19 @@ std::string CommunicationApi::Answer() const {
   }
   out += ",\"wait_note\":";
   AppendJsonString(out, c.wait_note);
-  // Operation rows: [name, group, kind, type, rank, step, start, elapse, transit, wait,
-  // synchronization, idle, wait ratio, bytes (-1 unknown), bandwidth GB/s, transport,
-  // wait source, slice (-1: merged)]; times in ns, start since the run's origin.
+  // Operations: the described columns (analysis::kCommOpColumns, kCommTimeColumns; ns, the
+  // start since the run's origin) and the operation's slice (null: merged, or none).
   out += ",\"ops\":[";
+  const std::vector<model::CommOp>& recorded = analyses_.Analyses().communication.ops;
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const analysis::CommOpTiming& op = c.ops[i];
     if (i > 0) out += ',';
-    out += '[';
-    AppendJsonString(out, op.name);
-    out += ',';
-    AppendJsonString(out, op.group);
-    out += ',';
-    AppendJsonString(out, analysis::CommKindName(op.kind));
-    out += ',';
-    AppendJsonString(out, model::CommOpTypeName(op.type));
-    out += ',' + std::to_string(op.rank) + ',' + std::to_string(op.step) + ',' +
-           std::to_string(op.time.start_ns - origin_ns_) + ',' + std::to_string(op.time.elapse_ns) +
-           ',' + std::to_string(op.time.transit_ns) + ',' + std::to_string(op.time.wait_ns) + ',' +
-           std::to_string(op.time.synchronization_ns) + ',' + std::to_string(op.time.idle_ns) + ',';
-    AppendJsonNumber(out, analysis::RoundedRatio(op.time.wait_ratio()));
-    out += ',' + std::to_string(op.bytes) + ',';
-    AppendJsonNumber(out, op.bandwidth().bandwidth_gbps());
-    out += ',';
-    AppendJsonString(out, analysis::TransportTypeName(op.transport));
-    out += ',';
-    AppendJsonString(out, analysis::WaitSourceName(op.wait_source));
-    const uint32_t slice = op.comm_op < analyses_.Analyses().communication.ops.size()
-                               ? analyses_.Analyses().communication.ops[op.comm_op].slice
-                               : model::kNoRow;
-    out += ',' + (slice == model::kNoRow ? std::string("-1") : std::to_string(slice)) + ']';
+    OpenDescribedObject<analysis::CommOpTiming>(out, analysis::kCommOpColumns, op, origin_ns_);
+    AppendColumns<analysis::CommTimeInfo>(out, analysis::kCommTimeColumns, op.time, origin_ns_);
+    const uint32_t slice =
+        op.comm_op < recorded.size() ? recorded[op.comm_op].slice : model::kNoRow;
+    out += ",\"slice\":" + (slice == model::kNoRow ? std::string("null") : std::to_string(slice)) +
+           '}';
   }
   out += "],\"ranks\":[";
   for (auto it = ranks.begin(); it != ranks.end(); ++it) {
@@ -101,21 +84,13 @@ std::string CommunicationApi::Answer() const {
     out += '[' + std::to_string(key.first) + ',' + std::to_string(key.second) + ',' +
            std::to_string(cell.first) + ',' + std::to_string(cell.second) + ']';
   }
-  // Matrix rows: [name, group, step, src, dst, transport, bytes, transit ns, bandwidth GB/s].
+  // Links: the described columns (analysis::kCommMatrixColumns; ns).
   out += "],\"matrix\":[";
   for (size_t i = 0; i < c.matrix.size(); ++i) {
-    const analysis::CommMatrixEntry& e = c.matrix[i];
     if (i > 0) out += ',';
-    out += '[';
-    AppendJsonString(out, e.name);
-    out += ',';
-    AppendJsonString(out, e.group);
-    out += ',' + std::to_string(e.step) + ',' + std::to_string(e.src_rank) + ',' +
-           std::to_string(e.dst_rank) + ',';
-    AppendJsonString(out, analysis::TransportTypeName(e.transport));
-    out += ',' + std::to_string(e.bytes) + ',' + std::to_string(e.transit_ns) + ',';
-    AppendJsonNumber(out, e.bandwidth_gbps());
-    out += ']';
+    OpenDescribedObject<analysis::CommMatrixEntry>(out, analysis::kCommMatrixColumns, c.matrix[i],
+                                                   origin_ns_);
+    out += '}';
   }
   out += "]}";
   return out;

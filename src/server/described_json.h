@@ -1,6 +1,6 @@
-// A described result's row (analysis/result_columns.h) as the UI API sends it: the columns the
-// UI shows, `,"key":value` each, so every endpoint spells a unit the same way and its
-// TypeScript type (web/src/api.ts) is checked against the same description.
+// A described result's UI columns (analysis/result_columns.h) as the UI API's JSON: every
+// view that sends a described row (analysis_api.cc, communication_api.cc) writes it here, so
+// the keys and types are the ones web/src/api.ts declares (tests/server/ui_api_types_test.cc).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 namespace aiprof::server {
 
-// The UI's columns of `row` as `,"key":value`: null when not known, times from the run's
+// `,"key":value` for each UI column of `row`: null when not known, times from the run's
 // origin, flags as booleans.
 template <typename Row>
 void AppendColumns(std::string& out, analysis::Columns<Row> columns,
@@ -38,8 +38,8 @@ void AppendColumns(std::string& out, analysis::Columns<Row> columns,
         if (column.unit == analysis::ColumnUnit::kFlag) {
           out += cell.integer != 0 ? "true" : "false";
         } else {
-          const bool time = column.unit == analysis::ColumnUnit::kTimestamp;
-          out += std::to_string(cell.integer - (time ? origin_ns : 0));
+          out +=
+              std::to_string(cell.integer - (analysis::IsTimestamp(column.unit) ? origin_ns : 0));
         }
         break;
     }
@@ -57,6 +57,16 @@ void AppendObject(std::string& out, std::string_view own, analysis::Columns<Row>
   AppendColumns<Row>(out, columns, row, origin_ns);
   if (own.empty() && out.size() > open + 1) out.erase(open + 1, 1);  // the first column's ','
   out += '}';
+}
+
+// `{"key":value,...` for a row whose first keys are described columns: the object is left
+// open for the writer's own keys and its closing brace. `columns` has a UI column.
+template <typename Row>
+void OpenDescribedObject(std::string& out, analysis::Columns<Row> columns,
+                         const std::type_identity_t<Row>& row, int64_t origin_ns) {
+  const size_t open = out.size();
+  AppendColumns<Row>(out, columns, row, origin_ns);
+  out[open] = '{';  // the first column's ','
 }
 
 }  // namespace aiprof::server

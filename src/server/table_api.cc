@@ -2,7 +2,6 @@
 // same figures as op_statistic / api_statistic, plus self time and shares of the wall time),
 // with each row's process and role and the slice of its longest call, which the UI opens on
 // the timeline.
-#include "analysis/operator_table.h"
 #include "server/json_text.h"
 #include "server/ui_api.h"
 
@@ -13,18 +12,29 @@ constexpr size_t kStreamPiece = 64 * 1024;  // bytes gathered before a piece is 
 
 }  // namespace
 
-void UiApi::Table(std::string_view name, uint32_t step_id, const JsonSink& out) const {
-  const model::Model& m = model_;
-  if (name != "operators" && name != "kernels") {
+UiApi::TableRequest UiApi::CheckTableRequest(std::string_view name, int64_t step) const {
+  TableRequest request;
+  if (name == "kernels") {
+    request.kind = analysis::OperatorTableKind::kKernels;
+  } else if (name != "operators") {
     throw ApiError(404, "no table '" + std::string(name) + "' (tables: operators, kernels)");
   }
-  if (step_id != model::kNoRow && step_id >= m.steps.size()) {
-    throw ApiError(404, "no step " + std::to_string(step_id));
+  const size_t steps = model_.steps.size();
+  if (step < -1) throw ApiError(400, "parameter step: must be a step id (or -1: all)");
+  if (step >= 0 && static_cast<size_t>(step) >= steps) {
+    throw ApiError(404, "no step id " + std::to_string(step) + " in this run (" +
+                            std::to_string(steps) + " steps)");
   }
-  const bool kernels = name == "kernels";
-  const analysis::OperatorTable table = analysis::ComputeOperatorTable(
-      m, kernels ? analysis::OperatorTableKind::kKernels : analysis::OperatorTableKind::kOperators,
-      extent_, step_id);
+  request.step_id = step < 0 ? model::kNoRow : static_cast<uint32_t>(step);
+  return request;
+}
+
+void UiApi::Table(const TableRequest& request, const JsonSink& out) const {
+  const model::Model& m = model_;
+  const bool kernels = request.kind == analysis::OperatorTableKind::kKernels;
+  const uint32_t step_id = request.step_id;
+  const analysis::OperatorTable table =
+      analysis::ComputeOperatorTable(m, request.kind, extent_, step_id);
   // Columns as op_statistic names them, with Process, Self Time and the wall shares added;
   // times in ns. `slices`: per row, its longest call; `processes`: its ProcessTable row.
   std::string piece =

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/operator_table.h"
 #include "analysis/run_extent.h"
 #include "model/model.h"
 #include "model/process_roles.h"
@@ -72,7 +73,15 @@ class UiApi {
   // The Operators (framework operators) or Kernels (device tasks) table (table_api.cc):
   // analysis::ComputeOperatorTable's rows, with the process's role; `step_id` (a
   // model::StepTable row) keeps the tasks that start inside that step, model::kNoRow all.
-  void Table(std::string_view name, uint32_t step_id, const JsonSink& out) const;
+  struct TableRequest {
+    analysis::OperatorTableKind kind = analysis::OperatorTableKind::kOperators;
+    uint32_t step_id = model::kNoRow;
+  };
+  // /api/table/<name>?step=<step>'s request, checked once, before the answer streams:
+  // ApiError 404 for a table or step the run does not have, 400 for a step below -1 (-1:
+  // every step).
+  TableRequest CheckTableRequest(std::string_view name, int64_t step) const;
+  void Table(const TableRequest& request, const JsonSink& out) const;
 
   // Per ProcessTable row, its role and how it is named (model/process_roles.h).
   const std::vector<model::ProcessRoleInfo>& roles() const { return roles_; }

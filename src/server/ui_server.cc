@@ -427,22 +427,10 @@ void UiServer::AddTimelineRoutes() {
       }));
   http.Get(R"(/api/table/([a-z]+))",
            Guarded([this](const httplib::Request& req, httplib::Response& res) {
-             const std::string name = req.matches[1];
-             if (name != "operators" && name != "kernels") {
-               throw ApiError(404, "no table '" + name + "' (tables: operators, kernels)");
-             }
              // step: a step id of /api/run's steps; -1 (the default): every step.
-             const int64_t step = IntParam(req, "step", -1);
-             const size_t steps = api_.model().steps.size();
-             if (step < -1) throw ApiError(400, "parameter step: must be a step id (or -1: all)");
-             if (step >= 0 && static_cast<size_t>(step) >= steps) {
-               throw ApiError(404, "no step id " + std::to_string(step) + " in this run (" +
-                                       std::to_string(steps) + " steps)");
-             }
-             const uint32_t step_id = step < 0 ? model::kNoRow : static_cast<uint32_t>(step);
-             StreamJson(res, [this, name, step_id](const JsonSink& out) {
-               api_.Table(name, step_id, out);
-             });
+             const UiApi::TableRequest request =
+                 api_.CheckTableRequest(req.matches[1].str(), IntParam(req, "step", -1));
+             StreamJson(res, [this, request](const JsonSink& out) { api_.Table(request, out); });
            }));
 }
 

@@ -126,6 +126,13 @@ TEST(KernelBreakdown, LaunchStatistics) {
   EXPECT_EQ(l.largest_delays[0].cpu_duration_ns, 20);
   EXPECT_EQ(l.largest_delays[0].gpu_duration_ns, 20);
   EXPECT_EQ(l.largest_delays[1].launch_delay_ns, 55);
+  const model::SliceTable& s = run.b.model().slices;
+  for (const LaunchOutlier& o : l.largest_delays) {  // the written starts: the slices'
+    EXPECT_EQ(o.launch_start_ns, s.ts[o.launch_slice]);
+    EXPECT_EQ(o.kernel_start_ns, s.ts[o.kernel_slice]);
+    EXPECT_EQ(o.kernel_start_ns - (o.launch_start_ns + o.cpu_duration_ns), o.launch_delay_ns);
+  }
+  EXPECT_EQ(l.mean_launch_delay_ns(), (5 + 25 + 55 + 35 + 180) / 5);
 }
 
 TEST(IdleTime, HostWaitKernelWaitOther) {

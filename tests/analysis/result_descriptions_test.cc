@@ -93,6 +93,12 @@ TEST(ResultDescriptionsTest, EveryDescriptionIsWellFormed) {
   ExpectWellFormed<CommTimeInfo>(kCommTimeColumns);
   ExpectWellFormed<CommBandwidthInfo>(kCommBandwidthColumns);
   ExpectWellFormed<CommMatrixEntry>(kCommMatrixColumns);
+  ExpectWellFormed<CommOpTiming>(kCommOpColumns);
+  ExpectWellFormed<OperatorMemoryRow>(kOperatorMemoryColumns);
+  ExpectWellFormed<MemoryCategoryPoint>(kMemoryCategoryColumns);
+  ExpectWellFormed<MemoryTransferRow>(kMemoryTransferColumns);
+  ExpectWellFormed<LaunchOutlier>(kLaunchOutlierColumns);
+  ExpectWellFormed<LaunchStatistics>(kLaunchStatisticsColumns);
   ExpectWellFormed<CriticalPathStepRow>(kCriticalPathStepColumns);
   ExpectWellFormed<CriticalPathRank>(kCriticalPathRankColumns);
   ExpectWellFormed<CriticalPathSegmentRow>(kCriticalPathSegmentColumns);
@@ -232,6 +238,100 @@ TEST(ResultDescriptionsTest, ClusterCriticalPathKeepsItsColumns) {
     if (column.key.starts_with("own_") || column.key == "on_path") {
       EXPECT_EQ(column.DatabaseType(), "REAL") << column.key;  // µs
     }
+  }
+}
+
+// operator_memory_top.csv (with the pool's name after Name, written by the writer) and
+// OPERATOR_MEMORY_TOP (the pool's index in the description).
+TEST(ResultDescriptionsTest, OperatorMemoryTopKeepsItsColumns) {
+  EXPECT_EQ(Headers<OperatorMemoryRow>(kOperatorMemoryColumns),
+            (std::vector<std::string>{"Name", "Allocations", "Allocated(B)", "Max Allocation(B)",
+                                      "Freed(B)"}));
+  EXPECT_EQ(TableColumns<OperatorMemoryRow>(kOperatorMemoryColumns),
+            (std::vector<std::string>{"name", "poolId", "allocations", "allocatedBytes",
+                                      "maxAllocation", "freedBytes"}));
+  EXPECT_EQ(kOperatorMemoryFileNameColumns, 1u);
+  OperatorMemoryRow op;
+  op.name = "aten::empty";
+  op.pool = 2;
+  op.allocations = 3;
+  op.freed_bytes = 512;
+  EXPECT_EQ(Cell<OperatorMemoryRow>(kOperatorMemoryColumns, "pool", op).integer, 2);
+  EXPECT_EQ(Cell<OperatorMemoryRow>(kOperatorMemoryColumns, "allocations", op).integer, 3);
+  EXPECT_EQ(Cell<OperatorMemoryRow>(kOperatorMemoryColumns, "freed_bytes", op).integer, 512);
+  EXPECT_EQ(kOperatorMemoryColumns[0].DatabaseType(), "TEXT");
+  EXPECT_EQ(kOperatorMemoryColumns[1].UiType(), "number");
+}
+
+// One row per point of a track: the track's pool and category, the point's time and bytes.
+TEST(ResultDescriptionsTest, MemoryCategoryPointsReadTheirTrack) {
+  EXPECT_EQ(Headers<MemoryCategoryPoint>(kMemoryCategoryColumns),
+            (std::vector<std::string>{"Category", "Time(us)", "Bytes"}));
+  EXPECT_EQ(TableColumns<MemoryCategoryPoint>(kMemoryCategoryColumns),
+            (std::vector<std::string>{"poolId", "category", "timestampNs", "bytes"}));
+  MemoryCategoryTrack track;
+  track.pool = 1;
+  track.category = MemoryCategory::kActivation;
+  track.peak = 4096;
+  const MemoryCategoryPoint point{&track, 1'500, 2048};
+  const Columns<MemoryCategoryPoint> columns = kMemoryCategoryColumns;
+  EXPECT_EQ(Cell(columns, "category", point).text, MemoryCategoryName(track.category));
+  EXPECT_EQ(Cell(columns, "pool", point).integer, 1);
+  EXPECT_EQ(Cell(columns, "peak", point).integer, 4096);
+  EXPECT_EQ(Cell(columns, "ts", point).integer, 1'500);
+  EXPECT_EQ(Cell(columns, "bytes", point).integer, 2048);
+  EXPECT_EQ(kMemoryCategoryColumns[3].DatabaseType(), "INTEGER");  // timestampNs: ns
+}
+
+TEST(ResultDescriptionsTest, MemoryTransfersKeepTheirColumns) {
+  EXPECT_EQ(Headers<MemoryTransferRow>(kMemoryTransferColumns),
+            (std::vector<std::string>{"Kind", "Count", "Bytes", "Time(us)"}));
+  EXPECT_EQ(TableColumns<MemoryTransferRow>(kMemoryTransferColumns),
+            (std::vector<std::string>{"kind", "count", "bytes", "durationNs"}));
+  MemoryTransferRow row;
+  row.kind = "Memcpy HtoD";
+  row.time_ns = 2'500;
+  EXPECT_EQ(Cell<MemoryTransferRow>(kMemoryTransferColumns, "kind", row).text, "Memcpy HtoD");
+  EXPECT_EQ(Cell<MemoryTransferRow>(kMemoryTransferColumns, "duration", row).integer, 2'500);
+  EXPECT_EQ(kMemoryTransferColumns[3].DatabaseType(), "INTEGER");
+}
+
+TEST(ResultDescriptionsTest, LaunchStatisticsDeriveTheMeanDelay) {
+  EXPECT_EQ(Headers<LaunchStatistics>(kLaunchStatisticsColumns),
+            (std::vector<std::string>{"Launches", "Short Kernels", "Runtime Outliers",
+                                      "Launch Delay Outliers", "Mean Launch Delay(us)",
+                                      "Max Launch Delay(us)"}));
+  LaunchStatistics stats;
+  const Columns<LaunchStatistics> columns = kLaunchStatisticsColumns;
+  EXPECT_EQ(Cell(columns, "mean_launch_delay", stats).integer, 0);  // no launches: 0
+  stats.launches = 3;
+  stats.total_launch_delay_ns = 1'000;
+  EXPECT_EQ(Cell(columns, "mean_launch_delay", stats).integer, 333);  // whole ns
+  EXPECT_EQ(Headers<LaunchOutlier>(kLaunchOutlierColumns),
+            (std::vector<std::string>{"Launch Start(us)", "cpu_duration(us)", "gpu_duration(us)",
+                                      "launch_delay(us)"}));
+  EXPECT_EQ(TableColumns<LaunchOutlier>(kLaunchOutlierColumns),
+            (std::vector<std::string>{"launchStartNs", "kernelStartNs", "cpuDurationNs",
+                                      "gpuDurationNs", "launchDelayNs"}));
+}
+
+// The UI's operation: its own columns and its times, the start from the run's origin while
+// the files and tables keep msprof's µs.
+TEST(ResultDescriptionsTest, CommunicationOperationsForTheUi) {
+  CommOpTiming op;
+  op.name = "gloo_allreduce_1";
+  op.time.start_ns = 2'000'500;
+  EXPECT_EQ(Cell<CommOpTiming>(kCommOpColumns, "bytes", op).kind, CellValue::kNull);  // unknown
+  op.bytes = 4096;
+  EXPECT_EQ(Cell<CommOpTiming>(kCommOpColumns, "bytes", op).integer, 4096);
+  EXPECT_EQ(Cell<CommOpTiming>(kCommOpColumns, "wait_source", op).text, "not measured");
+  const Column<CommTimeInfo>& start = kCommTimeColumns[0];
+  EXPECT_EQ(start.key, "start");
+  EXPECT_TRUE(IsTimestamp(start.unit));
+  EXPECT_EQ(start.DatabaseType(), "REAL");
+  EXPECT_DOUBLE_EQ(RealValue(start.unit, start.Read(op.time)), 2'000.5);  // µs
+  for (const auto& column : kCommMatrixColumns) {
+    EXPECT_EQ(column.WrittenBy(kFiles), column.WrittenBy(kDatabase)) << column.key;
   }
 }
 

@@ -237,7 +237,14 @@ class Seed002ProfilerTest(unittest.TestCase):
             html = handle.read()
         # This model's peak is a few hundred bytes to a few KB (the first window of a
         # process also holds one-time allocations): the chart reads in B or KB, not GB.
-        peak = {p["name"]: p for p in prof._trace_data().memory_pools()}["CPU"]["peak_allocated"]
+        pools = {p["name"]: p for p in prof._trace_data().memory_pools()}
+        # The pool's dict is the memory analysis' described columns (kMemoryPoolColumns) and
+        # its device: the figures memory_analysis.csv and MEMORY_POOL hold.
+        self.assertEqual(set(pools["CPU"]), {"device_index", "name", "source", "samples",
+                                             "peak_allocated", "peak_allocated_ts",
+                                             "peak_reserved", "capacity"})
+        self.assertEqual(pools["CPU"]["device_index"], -1)
+        peak = pools["CPU"]["peak_allocated"]
         self.assertGreater(peak, 0)
         self.assertLess(peak, 1 << 20)
         if peak < 1024:

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/communication_analysis.h"
 #include "analysis/critical_path/critical_path_columns.h"
 #include "analysis/data_preparation.h"
 #include "analysis/memory.h"
@@ -58,6 +59,15 @@ void ExpectTypesMatch(const std::string& interface, analysis::Columns<Row> colum
   }
 }
 
+// The keys of the UI columns of `columns`, added to `keys`.
+template <typename Row>
+std::set<std::string> WithUiKeys(std::set<std::string> keys, analysis::Columns<Row> columns) {
+  for (const analysis::Column<Row>& column : columns) {
+    if (column.WrittenBy(analysis::kUi)) keys.emplace(column.key);
+  }
+  return keys;
+}
+
 TEST(UiApiTypesTest, StepBreakdownRowFollowsTheStepTraceTimeColumns) {
   ExpectTypesMatch<analysis::StepParts>(
       "BreakdownRow", analysis::kStepTraceTimeColumns,
@@ -83,6 +93,25 @@ TEST(UiApiTypesTest, CriticalPathRowsFollowTheirColumns) {
       "CriticalPathStep", analysis::kCriticalPathStepColumns, {"id", "label", "projected"});
   ExpectTypesMatch<analysis::CriticalPathSegmentRow>("CriticalPathSegment",
                                                      analysis::kCriticalPathSegmentColumns, {});
+}
+
+TEST(UiApiTypesTest, MemoryCategoriesAndTopOperatorsFollowTheirColumns) {
+  ExpectTypesMatch<analysis::MemoryCategoryPoint>("MemoryCategoryTrack",
+                                                  analysis::kMemoryCategoryColumns, {"points"});
+  ExpectTypesMatch<analysis::OperatorMemoryRow>("OperatorMemory", analysis::kOperatorMemoryColumns,
+                                                {});
+}
+
+// An operation is its own columns and its times: each description's fields, the other's
+// keys and the slice.
+TEST(UiApiTypesTest, CommunicationFollowsTheCommunicationColumns) {
+  ExpectTypesMatch<analysis::CommOpTiming>(
+      "CommOp", analysis::kCommOpColumns,
+      WithUiKeys<analysis::CommTimeInfo>({"slice"}, analysis::kCommTimeColumns));
+  ExpectTypesMatch<analysis::CommTimeInfo>(
+      "CommOp", analysis::kCommTimeColumns,
+      WithUiKeys<analysis::CommOpTiming>({"slice"}, analysis::kCommOpColumns));
+  ExpectTypesMatch<analysis::CommMatrixEntry>("CommMatrixLink", analysis::kCommMatrixColumns, {});
 }
 
 }  // namespace

@@ -112,8 +112,8 @@ TEST(UiLinksApi, SearchPagesInTimeOrderOrLongestFirstAndMatchesExactNames) {
 
 TEST(UiLinksApi, OperatorsTableHasSelfTimeProcessAndWallShares) {
   UiApi api(TorchLikeModel(), {"run"});
-  const nlohmann::json table = nlohmann::json::parse(
-      Collect([&](const JsonSink& out) { api.Table("operators", model::kNoRow, out); }));
+  const nlohmann::json table = nlohmann::json::parse(Collect(
+      [&](const JsonSink& out) { api.Table(api.CheckTableRequest("operators", -1), out); }));
   ASSERT_TRUE(table["missing"].is_null());
   EXPECT_EQ(table["columns"][0], "Process");
   EXPECT_EQ(table["columns"][6], "Self Time(us)");
@@ -138,8 +138,27 @@ TEST(UiLinksApi, OperatorsTableHasSelfTimeProcessAndWallShares) {
   EXPECT_TRUE(saw_linear);
   EXPECT_TRUE(saw_stack);
   const nlohmann::json kernels = nlohmann::json::parse(
-      Collect([&](const JsonSink& out) { api.Table("kernels", model::kNoRow, out); }));
+      Collect([&](const JsonSink& out) { api.Table(api.CheckTableRequest("kernels", -1), out); }));
   EXPECT_TRUE(kernels["missing"].is_string());
+}
+
+// The table request is checked in one place, before the answer streams: the table's name
+// and the step.
+TEST(UiLinksApi, TableRequestIsCheckedOnce) {
+  UiApi api(TorchLikeModel(), {"run"});
+  auto status_of = [&](std::string_view name, int64_t step) {
+    try {
+      api.CheckTableRequest(name, step);
+    } catch (const ApiError& error) {
+      return error.status;
+    }
+    return 200;
+  };
+  EXPECT_EQ(status_of("secret", -1), 404);
+  EXPECT_EQ(status_of("operators", static_cast<int64_t>(api.model().steps.size())), 404);
+  EXPECT_EQ(status_of("kernels", -2), 400);
+  EXPECT_EQ(api.CheckTableRequest("kernels", -1).kind, analysis::OperatorTableKind::kKernels);
+  EXPECT_EQ(api.CheckTableRequest("operators", -1).step_id, model::kNoRow);
 }
 
 TEST(UiLinksApi, EachStepNamesItsLongestInputWait) {

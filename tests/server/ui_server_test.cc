@@ -179,6 +179,12 @@ TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
   }
   const nlohmann::json memory = GetJson("/api/memory?px=100");
   EXPECT_EQ(memory["pools"].size(), api_->analysis().Analyses().memory.pools.size());
+  const auto& top = api_->analysis().Analyses().memory.top_operators;
+  ASSERT_EQ(memory["top_operators"].size(), top.size());
+  for (size_t i = 0; i < top.size(); ++i) {  // keyed by analysis::kOperatorMemoryColumns
+    EXPECT_EQ(memory["top_operators"][i]["name"], top[i].name);
+    EXPECT_EQ(memory["top_operators"][i]["allocated_bytes"], top[i].allocated_bytes);
+  }
   const nlohmann::json dataprep = GetJson("/api/dataprep");
   EXPECT_EQ(dataprep["steps"].size(), api_->analysis().Analyses().data_preparation.steps.size());
   const nlohmann::json overlap = GetJson("/api/overlap?t0=0&t1=100000&px=100");
@@ -298,14 +304,16 @@ TEST_F(UiServerTest, CommunicationOfFourRanksHasTheWaitOfEveryRankAndStep) {
   std::set<int64_t> steps = c["steps"].get<std::set<int64_t>>();
   ASSERT_EQ(steps.size(), 3u);
   for (const auto& op : c["ops"]) {
-    const int rank = op[4].get<int>();
-    const size_t step = static_cast<size_t>(std::distance(steps.begin(), steps.find(op[5])));
+    const int rank = op["rank"].get<int>();
+    const size_t step = static_cast<size_t>(std::distance(steps.begin(), steps.find(op["step"])));
     ASSERT_LT(step, 3u);
-    EXPECT_EQ(op[2], "collective");
-    EXPECT_EQ(op[7], truth.allreduce_elapse_ns[rank][step]) << op;
-    EXPECT_EQ(op[9], truth.allreduce_wait_ns[rank][step]) << op;
-    EXPECT_EQ(op[8].get<int64_t>() + op[9].get<int64_t>(), op[7].get<int64_t>()) << op;
-    EXPECT_EQ(op[16], "peers");
+    EXPECT_EQ(op["kind"], "collective");
+    EXPECT_EQ(op["elapse"], truth.allreduce_elapse_ns[rank][step]) << op;
+    EXPECT_EQ(op["wait"], truth.allreduce_wait_ns[rank][step]) << op;
+    EXPECT_EQ(op["transit"].get<int64_t>() + op["wait"].get<int64_t>(), op["elapse"].get<int64_t>())
+        << op;
+    EXPECT_EQ(op["wait_source"], "peers");
+    EXPECT_TRUE(op["slice"].is_number()) << op;  // opens on the timeline
   }
   for (const auto& cell : c["heatmap"]) {
     const size_t step = static_cast<size_t>(std::distance(steps.begin(), steps.find(cell[1])));
@@ -333,9 +341,9 @@ TEST_F(UiServerTest, CommunicationOfOneRankSaysTheWaitNeedsThePeers) {
   EXPECT_FALSE(c["wait_note"].get<std::string>().empty());
   ASSERT_EQ(c["ops"].size(), 2u);
   for (const auto& op : c["ops"]) {
-    EXPECT_EQ(op[9], 0) << op;
-    EXPECT_EQ(op[8], op[7]) << op;  // transit = elapse when the wait is not measured
-    EXPECT_EQ(op[16], "not measured");
+    EXPECT_EQ(op["wait"], 0) << op;
+    EXPECT_EQ(op["transit"], op["elapse"]) << op;  // transit = elapse when not measured
+    EXPECT_EQ(op["wait_source"], "not measured");
   }
 }
 

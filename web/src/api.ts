@@ -219,6 +219,74 @@ export interface CriticalPathSegment {
   rank: number;
   slice: number | null;  // the slice whose self time it is
 }
+// A category track of /api/memory (analysis::kMemoryCategoryColumns' UI columns; checked
+// likewise): live bytes of one category in one pool, points [ns from the origin, bytes].
+export interface MemoryCategoryTrack {
+  pool: number;  // index into the pools
+  category: string;
+  peak: number;
+  points: [number, number][];
+}
+// A row of /api/memory's top operators (analysis::kOperatorMemoryColumns; checked likewise),
+// operator_memory_top.csv's figures; bytes.
+export interface OperatorMemory {
+  name: string;
+  pool: number;  // index into the pools
+  allocations: number;
+  allocated_bytes: number;
+  max_allocation: number;
+  freed_bytes: number;
+}
+export interface MemoryData {
+  inputs: string[];
+  pools: MemoryPoolInfo[];
+  categories: MemoryCategoryTrack[];
+  top_operators: OperatorMemory[];
+}
+// An operation of /api/communication (analysis::kCommOpColumns and kCommTimeColumns' UI
+// columns; checked likewise): communication.json's figures, times in ns.
+export interface CommOp {
+  name: string;
+  group: string;
+  kind: string;  // "collective", "p2p"
+  type: string;
+  rank: number;
+  step: number;  // -1: the run has no steps
+  start: number;  // ns from the run's origin
+  elapse: number;
+  transit: number;
+  wait: number;
+  synchronization: number;
+  idle: number;
+  wait_ratio: number;
+  synchronization_ratio: number;
+  bytes: number | null;  // null: size not known
+  bandwidth: number;  // GB/s
+  transport: string;
+  wait_source: string;
+  slice: number | null;  // the operation's slice; null: none (merged)
+}
+// A link of /api/communication's matrix (analysis::kCommMatrixColumns; checked likewise).
+export interface CommMatrixLink {
+  name: string;
+  group: string;
+  step: number;
+  src_rank: number;
+  dst_rank: number;
+  transport_type: string;
+  transit_size: number;  // MB
+  transit_time: number;  // ns
+  bandwidth: number;  // GB/s
+}
+export interface CommunicationData {
+  missing: string | null;
+  wait_note: string;
+  ops: CommOp[];
+  ranks: number[];
+  steps: number[];
+  heatmap: [number, number, number, number][];  // rank, step, wait ns, elapse ns
+  matrix: CommMatrixLink[];
+}
 export interface AnalysisSummary {
   inputs: string;
   step_source: string;

@@ -96,7 +96,8 @@ class MemoryTimeline:
         # The pool's peaks as the memory analysis found them (src/analysis/memory.h).
         pool = _pool_of(trace, device)
         self.max_allocated = pool["peak_allocated"] if pool else 0
-        self.max_reserved = pool["peak_reserved"] if pool else -1
+        reserved = pool["peak_reserved"] if pool else None  # None: not reported
+        self.max_reserved = reserved if reserved is not None else -1
         # The first event tells how much was allocated before the window: PREEXISTING.
         self.baseline = memory[0][5] - memory[0][4] if memory else 0
         self.events = []  # (t_ns, action, bytes, category index)

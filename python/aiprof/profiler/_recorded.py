@@ -97,8 +97,10 @@ class RecordedWindow:
         return self._memory_events
 
     def memory_pools(self):
-        """The memory analysis' pools: dicts of name ("CPU", "CUDA:0", ...), source,
-        device_index, peak_allocated and peak_reserved (bytes; -1: not reported)."""
+        """The memory analysis' pools: dicts of device_index and the pool's described columns
+        (src/analysis/memory.h, kMemoryPoolColumns): name ("CPU", "CUDA:0", ...), source,
+        samples, peak_allocated, peak_allocated_ts (ns), peak_reserved (bytes; None: not
+        reported) and capacity (bytes; 0: not recorded)."""
         return self._model.memory_pools()
 
     def environment(self):

@@ -68,8 +68,7 @@ void EvaluateDevice(const AdviceInput& input, size_t p, const Thresholds& thresh
   AddRow(input, p, &launch,
          {std::to_string(stats.launches), std::to_string(stats.short_kernels),
           std::to_string(stats.launch_delay_outliers), Ms(stats.max_launch_delay_ns),
-          Ms(stats.launches > 0 ? stats.total_launch_delay_ns / static_cast<int64_t>(stats.launches)
-                                : 0)});
+          Ms(stats.mean_launch_delay_ns())});
 }
 
 void EvaluateHost(const AdviceInput& input, size_t p, const Thresholds& thresholds,

@@ -40,6 +40,37 @@ void WriteDataPreparation(const model::Model& m, const analysis::DataPreparation
   w.Cells<analysis::DataPreparationResult>(analysis::kDataPreparationSummaryColumns, r).EndRow();
 }
 
+// The table and the UI hold the pool's index; the files its name, after the operator's.
+void WriteOperatorMemory(const analysis::MemoryAnalysis& r, const SummaryTarget& target) {
+  const analysis::Columns<analysis::OperatorMemoryRow> columns = analysis::kOperatorMemoryColumns;
+  const auto names = columns.first(analysis::kOperatorMemoryFileNameColumns);
+  const auto figures = columns.subspan(analysis::kOperatorMemoryFileNameColumns);
+  std::vector<std::string> headers;
+  AppendHeaders(headers, names);
+  headers.emplace_back("Pool");
+  AppendHeaders(headers, figures);
+  SummaryWriter w(target, "operator_memory_top", std::move(headers), r.top_operators.size());
+  for (const analysis::OperatorMemoryRow& op : r.top_operators) {
+    w.Cells(names, op).Text(r.pools[op.pool].name).Cells(figures, op).EndRow();
+  }
+}
+
+// One row per change point of every category track, after the pool's name.
+void WriteCategoryTimeline(const analysis::MemoryAnalysis& r, const SummaryTarget& target) {
+  uint64_t rows = 0;
+  for (const analysis::MemoryCategoryTrack& t : r.category_tracks) rows += t.points.size();
+  SummaryWriter w(
+      target, "memory_category_timeline",
+      Headers<analysis::MemoryCategoryPoint>({"Pool"}, analysis::kMemoryCategoryColumns), rows);
+  for (const analysis::MemoryCategoryTrack& t : r.category_tracks) {
+    for (const auto& [ts, bytes] : t.points) {
+      w.Text(r.pools[t.pool].name);
+      w.Cells<analysis::MemoryCategoryPoint>(analysis::kMemoryCategoryColumns, {&t, ts, bytes});
+      w.EndRow();
+    }
+  }
+}
+
 void WriteMemory(const model::Model& m, const analysis::MemoryAnalysis& r,
                  const SummaryTarget& target) {
   if (r.pools.empty() && r.transfers.empty()) return;
@@ -66,38 +97,20 @@ void WriteMemory(const model::Model& m, const analysis::MemoryAnalysis& r,
       w.Cells<analysis::MemoryStepRow>(analysis::kMemoryStepColumns, s).EndRow();
     }
   }
-  if (!r.top_operators.empty()) {
-    SummaryWriter w(
-        target, "operator_memory_top",
-        {"Name", "Pool", "Allocations", "Allocated(B)", "Max Allocation(B)", "Freed(B)"},
-        r.top_operators.size());
-    for (const analysis::OperatorMemoryRow& op : r.top_operators) {
-      w.Text(op.name).Text(r.pools[op.pool].name).Unsigned(op.allocations);
-      w.Number(op.allocated_bytes).Number(op.max_allocation).Number(op.freed_bytes).EndRow();
-    }
-  }
-  if (!r.category_tracks.empty()) {
-    uint64_t rows = 0;
-    for (const analysis::MemoryCategoryTrack& t : r.category_tracks) rows += t.points.size();
-    SummaryWriter w(target, "memory_category_timeline", {"Pool", "Category", "Time(us)", "Bytes"},
-                    rows);
-    for (const analysis::MemoryCategoryTrack& t : r.category_tracks) {
-      for (const auto& [ts, bytes] : t.points) {
-        w.Text(r.pools[t.pool].name).Text(analysis::MemoryCategoryName(t.category));
-        w.Micros(ts).Number(bytes).EndRow();
-      }
-    }
-  }
+  if (!r.top_operators.empty()) WriteOperatorMemory(r, target);
+  if (!r.category_tracks.empty()) WriteCategoryTimeline(r, target);
   if (!r.transfers.empty()) {
-    SummaryWriter w(target, "memory_transfers", {"Step", "Kind", "Count", "Bytes", "Time(us)"},
-                    r.transfers.size());
+    SummaryWriter w(
+        target, "memory_transfers",
+        Headers<analysis::MemoryTransferRow>({"Step"}, analysis::kMemoryTransferColumns),
+        r.transfers.size());
     for (const analysis::MemoryTransferRow& t : r.transfers) {
       if (t.whole_run) {
         w.PlainText("all");
       } else {
         w.Step(t.step, t.loop, several_loops);
       }
-      w.Text(t.kind).Unsigned(t.count).Number(t.bytes).Micros(t.time_ns).EndRow();
+      w.Cells<analysis::MemoryTransferRow>(analysis::kMemoryTransferColumns, t).EndRow();
     }
   }
 }
@@ -152,27 +165,20 @@ void WriteLaunchStatistics(const model::Model& m, const analysis::KernelBreakdow
                            const SummaryTarget& target) {
   if (!r.has_launch_flows) return;
   const analysis::LaunchStatistics& l = r.launches;
-  {
-    SummaryWriter w(target, "cuda_launch_statistics",
-                    {"Launches", "Short Kernels", "Runtime Outliers", "Launch Delay Outliers",
-                     "Mean Launch Delay(us)", "Max Launch Delay(us)"},
-                    1);
-    w.Unsigned(l.launches).Unsigned(l.short_kernels).Unsigned(l.runtime_outliers);
-    w.Unsigned(l.launch_delay_outliers);
-    w.Micros(l.launches > 0 ? l.total_launch_delay_ns / static_cast<int64_t>(l.launches) : 0);
-    w.Micros(l.max_launch_delay_ns).EndRow();
-  }
+  SummaryWriter(target, "cuda_launch_statistics",
+                Headers<analysis::LaunchStatistics>({}, analysis::kLaunchStatisticsColumns), 1)
+      .Cells<analysis::LaunchStatistics>(analysis::kLaunchStatisticsColumns, l)
+      .EndRow();
   if (l.largest_delays.empty()) return;
   SummaryWriter w(target, "launch_delay_outliers",
-                  {"Device_id", "Launch", "Kernel", "Launch Start(us)", "cpu_duration(us)",
-                   "gpu_duration(us)", "launch_delay(us)"},
+                  Headers<analysis::LaunchOutlier>({"Device_id", "Launch", "Kernel"},
+                                                   analysis::kLaunchOutlierColumns),
                   l.largest_delays.size());
   const model::SliceTable& s = m.slices;
   for (const analysis::LaunchOutlier& o : l.largest_delays) {
     w.Text(ProcessDeviceId(m, m.ProcessOfThread(m.ThreadOfSlice(o.kernel_slice))));
     w.Text(m.Str(s.name[o.launch_slice])).Text(m.Str(s.name[o.kernel_slice]));
-    w.Micros(s.ts[o.launch_slice]).Micros(o.cpu_duration_ns).Micros(o.gpu_duration_ns);
-    w.Micros(o.launch_delay_ns).EndRow();
+    w.Cells<analysis::LaunchOutlier>(analysis::kLaunchOutlierColumns, o).EndRow();
   }
 }
 

@@ -123,8 +123,7 @@ SummaryWriter& SummaryWriter::Fixed(double value, int decimals) {
 
 SummaryWriter& SummaryWriter::Cell(analysis::ColumnUnit unit, const analysis::CellValue& cell) {
   using analysis::ColumnUnit;
-  const bool time = unit == ColumnUnit::kNanoseconds || unit == ColumnUnit::kNanosecondsInteger ||
-                    unit == ColumnUnit::kTimestamp;
+  const bool time = analysis::WrittenAsMicros(unit);
   switch (cell.kind) {
     case analysis::CellValue::kNull:
       return NotApplicable();

@@ -11,9 +11,12 @@ namespace {
 template <typename Row>
 std::string DescribedTable(std::string_view name, std::string_view keys,
                            analysis::Columns<Row> columns, std::string_view after = "") {
-  std::string sql = "CREATE TABLE " + std::string(name) + "(" + std::string(keys);
-  AppendColumnDefinitions(sql, columns, IsTableColumn<Row>);
-  return sql + std::string(after) + ");\n";
+  std::string described;
+  AppendColumnDefinitions(described, columns, IsTableColumn<Row>);
+  // Without keys the table starts with its first described column (no ", ").
+  if (keys.empty()) described.erase(0, 2);
+  return "CREATE TABLE " + std::string(name) + "(" + std::string(keys) + described +
+         std::string(after) + ");\n";
 }
 
 template <typename Row>
@@ -22,20 +25,6 @@ int TableColumns(int keys, analysis::Columns<Row> columns) {
 }
 
 const char* const kDeviceKeys = "deviceId INTEGER, globalPid INTEGER";
-
-const char* const kMemorySchema = R"sql(
-CREATE TABLE OPERATOR_MEMORY_TOP(name TEXT, poolId INTEGER, allocations INTEGER,
-                                 allocatedBytes INTEGER, maxAllocation INTEGER,
-                                 freedBytes INTEGER);
-CREATE TABLE MEMORY_CATEGORY(poolId INTEGER, category TEXT, timestampNs INTEGER, bytes INTEGER);
-CREATE TABLE MEMORY_TRANSFER(step INTEGER, kind TEXT, count INTEGER, bytes INTEGER,
-                             durationNs INTEGER, loop INTEGER);
-)sql";
-const char* const kLaunchOutlierSchema = R"sql(
-CREATE TABLE CUDA_LAUNCH_OUTLIER(launchName TEXT, kernelName TEXT, launchStartNs INTEGER,
-                                 kernelStartNs INTEGER, cpuDurationNs INTEGER,
-                                 gpuDurationNs INTEGER, launchDelayNs INTEGER);
-)sql";
 
 // MEMORY_POOL: the pool's described names, its device and process, its described figures.
 std::string MemoryPoolSchema() {
@@ -60,7 +49,10 @@ std::string Schema() {
          DescribedTable<MemoryStepRow>(
              "MEMORY_STEP", "step INTEGER, poolId INTEGER, startNs INTEGER, endNs INTEGER",
              kMemoryStepColumns, ", loop INTEGER") +
-         kMemorySchema +
+         DescribedTable<OperatorMemoryRow>("OPERATOR_MEMORY_TOP", "", kOperatorMemoryColumns) +
+         DescribedTable<MemoryCategoryPoint>("MEMORY_CATEGORY", "", kMemoryCategoryColumns) +
+         DescribedTable<MemoryTransferRow>("MEMORY_TRANSFER", "step INTEGER",
+                                           kMemoryTransferColumns, ", loop INTEGER") +
          DescribedTable<TemporalBreakdownRow>("TEMPORAL_BREAKDOWN",
                                               std::string(kDeviceKeys) + ", input TEXT",
                                               kTemporalBreakdownColumns) +
@@ -69,7 +61,8 @@ std::string Schema() {
          DescribedTable<KernelStatsRow>("KERNEL_BREAKDOWN", kDeviceKeys, kKernelBreakdownColumns) +
          DescribedTable<IdleTimeRow>("IDLE_TIME_BREAKDOWN",
                                      std::string(kDeviceKeys) + ", tid INTEGER", kIdleTimeColumns) +
-         kLaunchOutlierSchema;
+         DescribedTable<LaunchOutlier>("CUDA_LAUNCH_OUTLIER", "launchName TEXT, kernelName TEXT",
+                                       kLaunchOutlierColumns);
 }
 
 Row& Process(Row& row, const model::Model& m, uint32_t process) {
@@ -96,7 +89,8 @@ bool WriteCategoryRows(sqlite3* db, RowSource& rows, const analysis::MemoryAnaly
   size_t track = 0, point = 0;
   const auto& tracks = memory.category_tracks;
   return rows.InsertAll(
-      db, "MEMORY_CATEGORY", 4,
+      db, "MEMORY_CATEGORY",
+      TableColumns<analysis::MemoryCategoryPoint>(0, analysis::kMemoryCategoryColumns),
       [&](Row& row) {
         while (track < tracks.size() && point == tracks[track].points.size()) {
           ++track;
@@ -104,11 +98,17 @@ bool WriteCategoryRows(sqlite3* db, RowSource& rows, const analysis::MemoryAnaly
         }
         if (track == tracks.size()) return false;
         const auto& [ts, bytes] = tracks[track].points[point++];
-        row.Int(tracks[track].pool).Text(analysis::MemoryCategoryName(tracks[track].category));
-        row.Int(ts).Int(bytes);
+        AppendCells<analysis::MemoryCategoryPoint>(row, analysis::kMemoryCategoryColumns,
+                                                   {&tracks[track], ts, bytes},
+                                                   IsTableColumn<analysis::MemoryCategoryPoint>);
         return true;
       },
       error);
+}
+
+// The step of a per-step row, NULL for the whole run's.
+Row& StepOrNull(Row& row, const analysis::MemoryTransferRow& t, int64_t value) {
+  return t.whole_run ? row.Null() : row.Int(value);
 }
 
 // HTA's breakdowns: temporal, kernel type, kernel, idle time.
@@ -208,36 +208,35 @@ bool WriteResourceAnalysisTables(Database& database, const model::Model& m,
              },
              error) &&
          InsertEach(
-             db, rows, "OPERATOR_MEMORY_TOP", 6, memory.top_operators,
+             db, rows, "OPERATOR_MEMORY_TOP",
+             TableColumns<analysis::OperatorMemoryRow>(0, analysis::kOperatorMemoryColumns),
+             memory.top_operators,
              [&](Row& row, const analysis::OperatorMemoryRow& op) {
-               row.Text(op.name).Int(op.pool).Int(static_cast<int64_t>(op.allocations));
-               row.Int(op.allocated_bytes).Int(op.max_allocation).Int(op.freed_bytes);
+               AppendCells<analysis::OperatorMemoryRow>(row, analysis::kOperatorMemoryColumns, op,
+                                                        IsTableColumn<analysis::OperatorMemoryRow>);
              },
              error) &&
          InsertEach(
-             db, rows, "MEMORY_TRANSFER", 6, memory.transfers,
+             db, rows, "MEMORY_TRANSFER",
+             TableColumns<analysis::MemoryTransferRow>(2, analysis::kMemoryTransferColumns),
+             memory.transfers,
              [&](Row& row, const analysis::MemoryTransferRow& t) {
-               if (t.whole_run) {
-                 row.Null();
-               } else {
-                 row.Int(static_cast<int64_t>(t.step));
-               }
-               row.Text(t.kind).Int(static_cast<int64_t>(t.count)).Int(t.bytes).Int(t.time_ns);
-               if (t.whole_run) {
-                 row.Null();
-               } else {
-                 row.Int(t.loop);
-               }
+               AppendCells<analysis::MemoryTransferRow>(
+                   StepOrNull(row, t, static_cast<int64_t>(t.step)),
+                   analysis::kMemoryTransferColumns, t, IsTableColumn<analysis::MemoryTransferRow>);
+               StepOrNull(row, t, t.loop);
              },
              error) &&
          WriteBreakdownRows(db, rows, m, set, error) &&
          InsertEach(
-             db, rows, "CUDA_LAUNCH_OUTLIER", 7, kernels.launches.largest_delays,
+             db, rows, "CUDA_LAUNCH_OUTLIER",
+             TableColumns<analysis::LaunchOutlier>(2, analysis::kLaunchOutlierColumns),
+             kernels.launches.largest_delays,
              [&](Row& row, const analysis::LaunchOutlier& o) {
                row.Text(m.Str(m.slices.name[o.launch_slice]));
                row.Text(m.Str(m.slices.name[o.kernel_slice]));
-               row.Int(m.slices.ts[o.launch_slice]).Int(m.slices.ts[o.kernel_slice]);
-               row.Int(o.cpu_duration_ns).Int(o.gpu_duration_ns).Int(o.launch_delay_ns);
+               AppendCells<analysis::LaunchOutlier>(row, analysis::kLaunchOutlierColumns, o,
+                                                    IsTableColumn<analysis::LaunchOutlier>);
              },
              error) &&
          WriteCategoryRows(db, rows, memory, error);

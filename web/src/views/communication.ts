@@ -4,34 +4,17 @@
 // the run has no communication or one rank only. An operation opens on the timeline (its
 // slice selected), a rank its processes, and a heatmap cell the operation that waited most
 // in that rank's step.
-import { getJson } from "../api";
+import { type CommMatrixLink, type CommOp, type CommunicationData, getJson } from "../api";
 import { card, el, formatNs } from "../format";
 import { timelineHref, timelineLink } from "../router";
 import { Column, numberColumn, SHOWN_ROWS, sortable } from "./sortable_table";
 
-// [name, group, kind, type, rank, step, start, elapse, transit, wait, synchronization, idle,
-//  wait ratio, bytes (-1 unknown), bandwidth GB/s, transport, wait source, slice (-1: none)];
-//  times in ns.
-type OpRow = [string, string, string, string, number, number, number, number, number, number, number, number, number, number, number, string, string, number];
-
 // An operation's place on the timeline: its slice selected, with as much again on each side.
-const opTarget = (op: OpRow) => ({ t0: op[6] - op[7], t1: op[6] + 2 * op[7], slice: op[17] >= 0 ? op[17] : undefined });
-// [name, group, step, src, dst, transport, bytes, transit ns, bandwidth GB/s]
-type MatrixRow = [string, string, number, number, number, string, number, number, number];
-
-interface CommunicationData {
-  missing: string | null;
-  wait_note: string;
-  ops: OpRow[];
-  ranks: number[];
-  steps: number[];
-  heatmap: [number, number, number, number][];  // rank, step, wait ns, elapse ns
-  matrix: MatrixRow[];
-}
+const opTarget = (op: CommOp) => ({ t0: op.start - op.elapse, t1: op.start + 2 * op.elapse, slice: op.slice ?? undefined });
 
 // communication.json's units: ms for times (ns / 1e6, exact with 6 decimals), MB for sizes.
 const ms = (ns: number) => (ns / 1e6).toFixed(6);
-const mb = (bytes: number) => (bytes < 0 ? "—" : String(bytes / 1e6));
+const mb = (bytes: number | null) => (bytes === null ? "—" : String(bytes / 1e6));
 const stepName = (step: number) => (step < 0 ? "—" : String(step));
 
 // The table, drawn once sorted descending by `sortColumn`, in its scrolling box.
@@ -44,48 +27,48 @@ function sortableTable<Row>(id: string, columns: Column<Row>[], rows: Row[], sor
 }
 
 // Wait then transit, as one bar scaled to the longest operation's elapse.
-function waitTransitBar(op: OpRow, longest: number): HTMLElement {
+function waitTransitBar(op: CommOp, longest: number): HTMLElement {
   const scale = longest > 0 ? 160 / longest : 0;
-  return el("div", { class: "comm-bar", title: `wait ${formatNs(op[9])}, transit ${formatNs(op[8])}` },
-    el("span", { class: "comm-wait", style: `width:${(op[9] * scale).toFixed(1)}px` }),
-    el("span", { class: "comm-transit", style: `width:${(op[8] * scale).toFixed(1)}px` }),
+  return el("div", { class: "comm-bar", title: `wait ${formatNs(op.wait)}, transit ${formatNs(op.transit)}` },
+    el("span", { class: "comm-wait", style: `width:${(op.wait * scale).toFixed(1)}px` }),
+    el("span", { class: "comm-transit", style: `width:${(op.transit * scale).toFixed(1)}px` }),
   );
 }
 
-function opsTable(ops: OpRow[]): HTMLElement {
-  const longest = Math.max(0, ...ops.map((op) => op[7]));
-  const columns: Column<OpRow>[] = [
-    { title: "Operation", numeric: false, value: (r) => r[0], cell: (r) => timelineLink(r[0], opTarget(r), "this operation on the timeline") },
-    { title: "Group", numeric: false, value: (r) => r[1], cell: (r) => r[1] },
-    { title: "Rank", numeric: true, value: (r) => r[4], cell: (r) => timelineLink(String(r[4]), { rank: r[4] }, "the rank's processes on the timeline") },
-    numberColumn("Step", (r) => r[5], stepName),
-    { title: "Wait vs transit", numeric: false, value: (r) => r[9], cell: (r) => waitTransitBar(r, longest) },
-    numberColumn("Elapse Time(ms)", (r) => r[7], ms),
-    numberColumn("Transit Time(ms)", (r) => r[8], ms),
-    numberColumn("Wait Time(ms)", (r) => r[9], ms),
-    numberColumn("Synchronization Time(ms)", (r) => r[10], ms),
-    numberColumn("Idle Time(ms)", (r) => r[11], ms),
-    numberColumn("Wait Time Ratio", (r) => r[12], (v) => v.toFixed(4)),
-    numberColumn("Start (ms from run start)", (r) => r[6], ms),
-    numberColumn("Transit Size(MB)", (r) => r[13], mb),
-    numberColumn("Bandwidth(GB/s)", (r) => r[14], (v) => v.toFixed(4)),
-    { title: "Transport", numeric: false, value: (r) => r[15], cell: (r) => r[15] },
-    { title: "Kind", numeric: false, value: (r) => r[2], cell: (r) => r[2] },
+function opsTable(ops: CommOp[]): HTMLElement {
+  const longest = Math.max(0, ...ops.map((op) => op.elapse));
+  const columns: Column<CommOp>[] = [
+    { title: "Operation", numeric: false, value: (r) => r.name, cell: (r) => timelineLink(r.name, opTarget(r), "this operation on the timeline") },
+    { title: "Group", numeric: false, value: (r) => r.group, cell: (r) => r.group },
+    { title: "Rank", numeric: true, value: (r) => r.rank, cell: (r) => timelineLink(String(r.rank), { rank: r.rank }, "the rank's processes on the timeline") },
+    numberColumn("Step", (r) => r.step, stepName),
+    { title: "Wait vs transit", numeric: false, value: (r) => r.wait, cell: (r) => waitTransitBar(r, longest) },
+    numberColumn("Elapse Time(ms)", (r) => r.elapse, ms),
+    numberColumn("Transit Time(ms)", (r) => r.transit, ms),
+    numberColumn("Wait Time(ms)", (r) => r.wait, ms),
+    numberColumn("Synchronization Time(ms)", (r) => r.synchronization, ms),
+    numberColumn("Idle Time(ms)", (r) => r.idle, ms),
+    numberColumn("Wait Time Ratio", (r) => r.wait_ratio, (v) => v.toFixed(4)),
+    numberColumn("Start (ms from run start)", (r) => r.start, ms),
+    numberColumn("Transit Size(MB)", (r) => r.bytes ?? -1, (v) => mb(v < 0 ? null : v)),
+    numberColumn("Bandwidth(GB/s)", (r) => r.bandwidth, (v) => v.toFixed(4)),
+    { title: "Transport", numeric: false, value: (r) => r.transport, cell: (r) => r.transport },
+    { title: "Kind", numeric: false, value: (r) => r.kind, cell: (r) => r.kind },
   ];
   return sortableTable("communication-ops", columns, ops, 7);
 }
 
-function matrixTable(matrix: MatrixRow[]): HTMLElement {
-  const columns: Column<MatrixRow>[] = [
-    { title: "Op Name", numeric: false, value: (r) => r[0], cell: (r) => r[0] },
-    { title: "Group", numeric: false, value: (r) => r[1], cell: (r) => r[1] },
-    numberColumn("Step", (r) => r[2], stepName),
-    numberColumn("Src", (r) => r[3], String),
-    numberColumn("Dst", (r) => r[4], String),
-    { title: "Transport Type", numeric: false, value: (r) => r[5], cell: (r) => r[5] },
-    numberColumn("Transit Size(MB)", (r) => r[6], mb),
-    numberColumn("Transit Time(ms)", (r) => r[7], ms),
-    numberColumn("Bandwidth(GB/s)", (r) => r[8], (v) => v.toFixed(4)),
+function matrixTable(matrix: CommMatrixLink[]): HTMLElement {
+  const columns: Column<CommMatrixLink>[] = [
+    { title: "Op Name", numeric: false, value: (r) => r.name, cell: (r) => r.name },
+    { title: "Group", numeric: false, value: (r) => r.group, cell: (r) => r.group },
+    numberColumn("Step", (r) => r.step, stepName),
+    numberColumn("Src", (r) => r.src_rank, String),
+    numberColumn("Dst", (r) => r.dst_rank, String),
+    { title: "Transport Type", numeric: false, value: (r) => r.transport_type, cell: (r) => r.transport_type },
+    numberColumn("Transit Size(MB)", (r) => r.transit_size, String),
+    numberColumn("Transit Time(ms)", (r) => r.transit_time, ms),
+    numberColumn("Bandwidth(GB/s)", (r) => r.bandwidth, (v) => v.toFixed(4)),
   ];
   return sortableTable("communication-matrix", columns, matrix, 8);
 }
@@ -140,8 +123,8 @@ function heatmap(data: CommunicationData): HTMLElement {
     const row = Math.floor((event.offsetY - top) / cellH);
     const cell = cells.get(`${row},${column}`);
     if (!cell) return;
-    const ops = data.ops.filter((op) => op[4] === cell[0] && op[5] === cell[1]);
-    const worst = ops.reduce<OpRow | null>((a, b) => (a === null || b[9] > a[9] ? b : a), null);
+    const ops = data.ops.filter((op) => op.rank === cell[0] && op.step === cell[1]);
+    const worst = ops.reduce<CommOp | null>((a, b) => (a === null || b.wait > a.wait ? b : a), null);
     if (worst) location.hash = timelineHref(opTarget(worst));
   });
   canvas.style.cursor = "pointer";
@@ -167,8 +150,8 @@ export async function renderCommunication(root: HTMLElement): Promise<void> {
   if (data.missing) root.append(el("div", { class: "missing", id: "communication-missing" }, data.missing));
   if (!data.ops.length) return;
   if (data.wait_note) root.append(el("div", { class: "hint", id: "communication-wait-note" }, data.wait_note));
-  const wait = data.ops.reduce((sum, op) => sum + op[9], 0);
-  const transit = data.ops.reduce((sum, op) => sum + op[8], 0);
+  const wait = data.ops.reduce((sum, op) => sum + op.wait, 0);
+  const transit = data.ops.reduce((sum, op) => sum + op.transit, 0);
   root.append(
     el("div", { class: "cards", id: "communication-summary" },
       card("ranks", String(data.ranks.length)),

@@ -3,15 +3,8 @@
 // is titled by its pool and the process it belongs to (role and pid), and drawn in the unit
 // its largest value fits (B, KiB, MiB, GiB).
 import uPlot from "uplot";
-import { getJson, type MemoryPoolInfo } from "../api";
+import { getJson, type MemoryData } from "../api";
 import { el, formatBytes, formatNs, timeAxisUnit } from "../format";
-
-interface MemoryData {
-  inputs: string[];
-  pools: MemoryPoolInfo[];
-  categories: { pool: number; category: string; peak: number; points: [number, number][] }[];
-  top_operators: [string, number, number, number, number, number][];
-}
 
 // The unit the largest value fits: its scale and name.
 export function byteUnit(max: number): [number, string] {
@@ -99,9 +92,9 @@ export async function renderMemory(root: HTMLElement): Promise<void> {
   const table = el("table", { class: "data", id: "memory-operators" });
   // operator_memory_top.csv's columns and numbers (bytes, exact).
   table.append(el("tr", {}, ...["Name", "Pool", "Allocations", "Allocated(B)", "Max Allocation(B)", "Freed(B)"].map((h) => el("th", {}, h))));
-  for (const [name, pool, count, bytes, largest, freed] of data.top_operators) {
-    const cells = [count, bytes, largest, freed].map((n) => el("td", { class: "num", title: formatBytes(n) }, String(n)));
-    table.append(el("tr", {}, el("td", {}, name), el("td", {}, data.pools[pool]?.name ?? String(pool)), ...cells));
+  for (const op of data.top_operators) {
+    const cells = [op.allocations, op.allocated_bytes, op.max_allocation, op.freed_bytes].map((n) => el("td", { class: "num", title: formatBytes(n) }, String(n)));
+    table.append(el("tr", {}, el("td", {}, op.name), el("td", {}, data.pools[op.pool]?.name ?? String(op.pool)), ...cells));
   }
   root.append(table);
 }
