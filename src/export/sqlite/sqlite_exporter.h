@@ -1,6 +1,7 @@
 // Writes the model as one SQLite database (aiprof_{ts}.db); schema in docs/db-schema.md.
-// ns timestamps (Unix epoch), integer ids, string columns as STRING_IDS ids; one
-// transaction, large tables through row_source.h, indexes built after the inserts.
+// ns timestamps (Unix epoch), integer ids, string columns as STRING_IDS ids; large tables
+// through row_source.h, indexes built after the inserts; with a second thread, part of the
+// tables written beside it into a side database and merged in (database.h MergeFrom).
 #pragma once
 
 #include <cstddef>
