@@ -333,6 +333,8 @@ class SideWriter {
  private:
   void Write(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
              const std::string& markers_sql, size_t min_rows) {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);  // a killed export's leftover
     Database db;
     const analysis::AnalysisSet* set = analyses();
     ok_ = db.Open(path_) && db.Begin() &&
