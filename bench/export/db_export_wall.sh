@@ -6,6 +6,9 @@
 # fresh copy of the data. Prints each run and the medians of wall time, CPU time (user +
 # sys) and ranges per wall second, with the load average before and after.
 #   bench/export/db_export_wall.sh <reference_aiprof> [build_dir] [runs] [ranges]
+# REALTIME=1 runs each export under SCHED_FIFO (chrt -f 10, root only): on a machine shared
+# with builds it then has both cores nearly to itself, as on a quiet machine (the kernel
+# keeps 5% for the rest); it stalls the other processes for the seconds an export takes.
 set -euo pipefail
 reference=${1:?usage: bench/export/db_export_wall.sh <reference_aiprof> [build_dir] [runs] [ranges]}
 build_dir=${2:-build}
@@ -16,6 +19,8 @@ generator="$build_dir/bin/bench_export"
 for tool in "$reference" "$candidate" "$generator"; do
   [[ -x $tool ]] || { echo "db_export_wall: $tool is not built" >&2; exit 1; }
 done
+priority=()
+[[ ${REALTIME:-0} == 1 ]] && priority=(chrt -f 10)
 work=$(mktemp -d /tmp/aiprof_db_export_bench_XXXXXX)
 trap 'rm -rf "$work"' EXIT
 "$generator" --generate-only --events=$((ranges * 2)) --dir="$work/data" >/dev/null
@@ -25,7 +30,8 @@ one_export() {  # aiprof → "wall cpu"
   rm -rf "$work/copy"
   mkdir "$work/copy"
   cp -a "$prof" "$work/copy/"
-  if ! /usr/bin/time -f "%e %U %S" -o "$work/time" "$1" export --output="$work/copy" --type=db \
+  if ! ${priority[@]+"${priority[@]}"} /usr/bin/time -f "%e %U %S" -o "$work/time" "$1" export \
+    --output="$work/copy" --type=db \
     >"$work/log" 2>&1; then
     echo "db_export_wall: $1 export failed:" >&2
     cat "$work/log" >&2
@@ -35,7 +41,7 @@ one_export() {  # aiprof → "wall cpu"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $ranges ranges"
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $ranges ranges${priority[*]:+; ${priority[*]}}"
 one_export "$reference" >/dev/null
 one_export "$candidate" >/dev/null
 : >"$work/reference" && : >"$work/candidate"

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <ostream>
 #include <thread>
 
@@ -165,7 +166,9 @@ struct DirectoryExport {
   const OutputPlace& place;
   const std::string& timestamp;
   const model::Model& model;
-  const analysis::AnalysisSet& analyses;
+  // Running beside the database writer when it has a second thread; done before the text
+  // outputs.
+  const std::shared_future<analysis::AnalysisSet>& analyses;
   CommunicationOutputs& communication;
   std::vector<std::string>& written;
   std::vector<std::string>& errors;
@@ -185,9 +188,11 @@ void WriteDatabase(const DirectoryExport& job) {
     path = (job.place.dir / "aiprof_pytorch_profiler.db").string();
   }
   std::string error;
-  if (WriteSqlite(job.model, path, &error, &job.analyses)) {
+  const AnalysesWait analyses = [&job] { return &job.analyses.get(); };
+  if (WriteSqlite(job.model, path, &error, analyses,
+                  {.threads = static_cast<int>(job.options.threads)})) {
     job.written.push_back(path);
-    job.communication.Add(job.analyses.communication_analysis, "", path);
+    job.communication.Add(job.analyses.get().communication_analysis, "", path);
   } else {
     job.errors.push_back(error);
   }
@@ -198,7 +203,7 @@ void WriteDatabase(const DirectoryExport& job) {
 // created.
 bool WriteTextOutputs(const DirectoryExport& job, std::ostream& err) {
   const model::Model& m = job.model;
-  const analysis::AnalysisSet& analyses = job.analyses;
+  const analysis::AnalysisSet& analyses = job.analyses.get();
   const fs::path& output_dir = job.place.dir;
   std::error_code ec;
   fs::create_directories(output_dir, ec);
@@ -288,8 +293,13 @@ DirectoryOutcome ExportDirectory(const ExportOptions& options, const model::RunI
     fs::remove_all(place.dir, ec);
   }
   step(0.2, "analyses");
-  const analysis::AnalysisSet analyses =
-      analysis::RunAnalyses(m, {options.iterations, options.critical_path});
+  // The database's model tables need no analysis: with a second thread the analyses run
+  // beside them (the writer waits for them where it needs them).
+  const bool beside_database = options.type == ExportType::kDb && options.threads > 1;
+  const std::shared_future<analysis::AnalysisSet> analyses =
+      std::async(beside_database ? std::launch::async : std::launch::deferred, [&] {
+        return analysis::RunAnalyses(m, {options.iterations, options.critical_path});
+      }).share();
   std::vector<std::string> errors;
   const size_t written_before = result.written.size();
   const DirectoryExport job{options, run,      prof,          place,          timestamp,
@@ -309,7 +319,7 @@ DirectoryOutcome ExportDirectory(const ExportOptions& options, const model::RunI
   for (size_t i = written_before; i < result.written.size(); ++i) {
     out << "  " << result.written[i] << "\n";
   }
-  PrintShortSummary(m, analyses, out);
+  PrintShortSummary(m, analyses.get(), out);
   return errors.empty() ? DirectoryOutcome::kExported : DirectoryOutcome::kFailed;
 }
 

@@ -90,6 +90,52 @@ bool Database::InsertAll(const char* table, int columns, const RowGenerator& gen
   return error_.empty() && rows_.InsertAll(db_, table, columns, generator, &error_);
 }
 
+std::string Database::TableSql(const std::string& table) {
+  std::vector<std::vector<std::string>> rows;
+  const bool ok = TextRows("SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?",
+                           table, &rows);
+  return ok && !rows.empty() ? rows[0][0] : std::string();
+}
+
+bool Database::MergeFrom(const std::string& path) {
+  std::vector<std::vector<std::string>> tables;  // name, CREATE statement; in creation order
+  if (!TextRows("ATTACH ? AS merged", path, &tables)) return Fail("attach " + path);
+  bool ok = TextRows(
+                "SELECT name, sql FROM merged.sqlite_schema WHERE type = 'table' AND "
+                "substr(name, 1, 7) <> 'sqlite_' ORDER BY rowid",
+                {}, &tables) &&
+            Begin();
+  for (size_t i = 0; ok && i < tables.size(); ++i) {
+    const std::string& name = tables[i][0];
+    const std::string quoted = "\"" + name + "\"";  // aiprof's table names: no quotes inside
+    ok = (!TableSql(name).empty() || Exec(tables[i][1])) &&
+         Exec("INSERT INTO main." + quoted + " SELECT * FROM merged." + quoted);
+  }
+  ok = ok && Commit();
+  if (!ok) Exec("ROLLBACK");
+  return Exec("DETACH merged") && ok;
+}
+
+bool Database::TextRows(const char* sql, const std::string& parameter,
+                        std::vector<std::vector<std::string>>* rows) {
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr) != SQLITE_OK) return Fail(sql);
+  if (sqlite3_bind_parameter_count(stmt) > 0) {
+    sqlite3_bind_text(stmt, 1, parameter.data(), static_cast<int>(parameter.size()),
+                      SQLITE_TRANSIENT);
+  }
+  int rc;
+  while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    std::vector<std::string>& row = rows->emplace_back();
+    for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+      const unsigned char* text = sqlite3_column_text(stmt, c);
+      row.emplace_back(text != nullptr ? reinterpret_cast<const char*>(text) : "");
+    }
+  }
+  sqlite3_finalize(stmt);
+  return rc == SQLITE_DONE || Fail(sql);
+}
+
 bool Database::Fail(const std::string& what) {
   if (error_.empty())
     error_ = what + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory");

@@ -83,6 +83,18 @@ class Database {
   Statement* Prepare(const char* sql);
   // Inserts every row `generator` yields into `table` in one statement (large tables).
   bool InsertAll(const char* table, int columns, const RowGenerator& generator);
+  // Appends every table of the database file at `path` (written by another connection,
+  // now closed) in that file's order: a table this database lacks is first created with
+  // the same SQL, then the rows are copied as stored records (SQLite's transfer of rows
+  // between tables of one declared shape, no decoding; the target must have no index yet).
+  // Runs its own transaction: call it outside one.
+  bool MergeFrom(const std::string& path);
+  // The CREATE statement of `table`, empty when there is none.
+  std::string TableSql(const std::string& table);
+  // Runs `sql` (with `parameter` bound to its one ?, if it has one) and appends its rows'
+  // cells as text to `rows`.
+  bool TextRows(const char* sql, const std::string& parameter,
+                std::vector<std::vector<std::string>>* rows);
   // Creates `table` with `columns` ("name TYPE") and fills it: `fill(Statement&)` binds and
   // runs each row.
   template <typename Fill>

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "analysis/op_statistics.h"
@@ -15,6 +17,7 @@
 #include "export/sqlite/database.h"
 #include "export/sqlite/process_key.h"
 #include "export/sqlite/row_source.h"
+#include "export/sqlite/row_split.h"
 #include "model/communication.h"
 #include "model/huge_pages.h"
 #include "model/recorded_metadata.h"
@@ -71,16 +74,54 @@ CREATE INDEX CounterIndex ON COUNTERS(seriesId, timestampNs);
 CREATE INDEX CpuSampleIndex ON CPU_SAMPLES(globalTid, timestampNs);
 )sql";
 
-// Yields rows [0, count) through `fill` (which may skip a row by returning false).
+// Yields rows [range.begin, range.end) through `fill` (which may skip a row by returning
+// false).
 template <typename Fill>
-RowGenerator EachRow(size_t count, Fill fill) {
-  return [count, fill, next = size_t{0}](Row& row) mutable {
-    while (next < count) {
+RowGenerator EachRowIn(RowRange range, Fill fill) {
+  return [range, fill, next = range.begin](Row& row) mutable {
+    while (next < range.end) {
       if (fill(next++, row)) return true;
       row.Clear();
     }
     return false;
   };
+}
+template <typename Fill>
+RowGenerator EachRow(size_t count, Fill fill) {
+  return EachRowIn({0, count}, fill);
+}
+// Yields the writer's share of `split`, batch by batch.
+template <typename Fill>
+RowGenerator EachRowOf(RowSplit& split, Fill fill) {
+  return [&split, fill, range = RowRange{}](Row& row) mutable {
+    for (;;) {
+      while (range.begin < range.end) {
+        if (fill(range.begin++, row)) return true;
+        row.Clear();
+      }
+      range = split.NextBatch();
+      if (range.empty()) return false;
+    }
+  };
+}
+
+// The MSTX_EVENTS row of marker `i`.
+bool MarkerRow(const model::Model& m, size_t i, Row& r) {
+  const model::MarkerTable& mk = m.markers;
+  const model::SliceTable& s = m.slices;
+  uint32_t row = mk.row[i];
+  bool instant = mk.is_instant[i];
+  uint32_t track = instant ? m.instants.track[row] : s.track[row];
+  int64_t start = instant ? m.instants.ts[row] : s.ts[row];
+  int64_t tid = GlobalTid(m, m.tracks.thread[track]);
+  uint32_t end_thread = mk.end_thread(i);
+  r.Int(start).Int(instant ? start : s.end[row]);
+  r.Int(static_cast<uint8_t>(mk.event_type[i]));
+  r.Int(instant ? -1 : int64_t{row}).Int(mk.category(i));
+  r.Int(instant ? m.instants.name[row] : s.name[row]).Int(tid);
+  r.Int(end_thread == model::kNoRow ? tid : GlobalTid(m, end_thread));
+  r.Int(mk.domain[i]).Int(-1);
+  return true;
 }
 
 // The slice tables: a slice is a device task (TASK + COMPUTE_TASK_INFO), a marker range
@@ -88,7 +129,7 @@ RowGenerator EachRow(size_t count, Fill fill) {
 // gc_detect_threshold) or else a host API row. Its slice row is its id everywhere, so
 // FLOWS, ARGS and API.parentId refer to any of them.
 bool WriteSliceTables(const model::Model& m, Database& db,
-                      const std::function<int64_t(std::string_view)>& extra_id) {
+                      const std::function<int64_t(std::string_view)>& extra_id, RowSplit& markers) {
   const model::SliceTable& s = m.slices;
   enum : uint8_t { kApi = 0, kDeviceTask = 1, kElsewhere = 2, kGc = 3 };
   std::vector<uint8_t> kind;
@@ -174,21 +215,8 @@ bool WriteSliceTables(const model::Model& m, Database& db,
     }
     return true;
   });
-  const model::MarkerTable& mk = m.markers;
-  return ok && db.InsertAll("MSTX_EVENTS", 10, EachRow(mk.size(), [&](size_t i, Row& r) {
-                              uint32_t row = mk.row[i];
-                              bool instant = mk.is_instant[i];
-                              uint32_t track = instant ? m.instants.track[row] : s.track[row];
-                              int64_t start = instant ? m.instants.ts[row] : s.ts[row];
-                              int64_t tid = GlobalTid(m, m.tracks.thread[track]);
-                              uint32_t end_thread = mk.end_thread(i);
-                              r.Int(start).Int(instant ? start : s.end[row]);
-                              r.Int(static_cast<uint8_t>(mk.event_type[i]));
-                              r.Int(instant ? -1 : int64_t{row}).Int(mk.category(i));
-                              r.Int(instant ? m.instants.name[row] : s.name[row]).Int(tid);
-                              r.Int(end_thread == model::kNoRow ? tid : GlobalTid(m, end_thread));
-                              r.Int(mk.domain[i]).Int(-1);
-                              return true;
+  return ok && db.InsertAll("MSTX_EVENTS", 10, EachRowOf(markers, [&](size_t i, Row& r) {
+                              return MarkerRow(m, i, r);
                             }));
 }
 
@@ -283,25 +311,55 @@ void WriteCounterFlowStepTables(const model::Model& m, Database& db,
   }
 }
 
-bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSet* analyses) {
-  if (!db.Exec(kSchema) || !db.Exec("BEGIN")) return false;
-  // Ids used only by this writer (task types, metadata) are appended after the model's.
-  std::vector<std::string> extra;
-  std::function<int64_t(std::string_view)> extra_id = [&](std::string_view text) -> int64_t {
-    for (size_t i = 0; i < extra.size(); ++i) {
-      if (extra[i] == text) return static_cast<int64_t>(m.strings.size() + i);
-    }
-    extra.emplace_back(text);
-    return static_cast<int64_t>(m.strings.size() + extra.size() - 1);
-  };
-  db.InsertAll("STRING_IDS", 2, EachRow(m.strings.size(), [&](size_t id, Row& r) {
-                 r.Int(static_cast<int64_t>(id)).Text(m.strings.Get(static_cast<uint32_t>(id)));
-                 return true;
-               }));
+// The helper thread's share: the analysis tables and the back part of MSTX_EVENTS, written
+// into a database of their own beside the main one and merged into it after (MergeFrom).
+class SideWriter {
+ public:
+  SideWriter(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
+             std::string markers_sql, std::string path, size_t min_rows)
+      : path_(std::move(path)),
+        thread_([=, this, &m, &markers] { Write(m, analyses, markers, markers_sql, min_rows); }) {}
+  ~SideWriter() {
+    if (thread_.joinable()) thread_.join();
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);
+  }
+  // Waits for the helper and appends what it wrote to `db` (outside a transaction).
+  bool MergeInto(Database& db) {
+    thread_.join();
+    return ok_ ? db.MergeFrom(path_) : db.Fail("side database: " + error_);
+  }
 
-  WriteRunTables(m, db);
-  if (!WriteSliceTables(m, db, extra_id)) return false;
+ private:
+  void Write(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
+             const std::string& markers_sql, size_t min_rows) {
+    std::error_code ec;
+    std::filesystem::remove(path_, ec);  // a killed export's leftover
+    Database db;
+    const analysis::AnalysisSet* set = analyses();
+    ok_ = db.Open(path_) && db.Begin() &&
+          (set == nullptr || WriteAnalysisTables(db, m, *set, &error_));
+    const RowRange back = ok_ ? markers.TakeBackHalf(min_rows) : RowRange{};
+    ok_ = ok_ &&
+          (back.empty() || (db.Exec(markers_sql) &&
+                            db.InsertAll("MSTX_EVENTS", 10, EachRowIn(back, [&](size_t i, Row& r) {
+                                           return MarkerRow(m, i, r);
+                                         }))));
+    ok_ = ok_ && db.Commit();
+    if (!ok_ && error_.empty()) error_ = db.error();
+  }
 
+  std::string path_;
+  bool ok_ = false;
+  std::string error_;
+  std::thread thread_;  // last: it starts once the members above are set
+};
+
+// The tables that need the analyses (or, without them, this writer's own computation),
+// but for the analysis tables themselves.
+bool WriteAnalysedModelTables(const model::Model& m, Database& db,
+                              const analysis::AnalysisSet* analyses,
+                              const std::function<int64_t(std::string_view)>& extra_id) {
   WriteCounterFlowStepTables(m, db, analyses);
   std::string communication_error;
   // Likewise the communication classification.
@@ -319,10 +377,44 @@ bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSe
                               &cpu_error)) {
     return db.Fail(cpu_error);
   }
+  return true;
+}
+
+// Every table in the order of docs/db-schema.md. With a helper thread, the model's own
+// tables are written while the analyses still run, and the helper writes the analysis
+// tables and the back half of the marker rows beside them.
+bool WriteTables(const model::Model& m, Database& db, const AnalysesWait& wait_analyses,
+                 const SqliteOptions& options, const std::string& side_path) {
+  if (!db.Exec(kSchema)) return false;
+  RowSplit markers(m.markers.size());
+  std::optional<SideWriter> side;
+  if (options.threads > 1) {
+    side.emplace(m, wait_analyses, markers, db.TableSql("MSTX_EVENTS"), side_path,
+                 options.side_min_rows);
+  }
+  if (!db.Begin()) return false;
+  // Ids used only by this writer (task types, metadata) are appended after the model's.
+  std::vector<std::string> extra;
+  std::function<int64_t(std::string_view)> extra_id = [&](std::string_view text) -> int64_t {
+    for (size_t i = 0; i < extra.size(); ++i) {
+      if (extra[i] == text) return static_cast<int64_t>(m.strings.size() + i);
+    }
+    extra.emplace_back(text);
+    return static_cast<int64_t>(m.strings.size() + extra.size() - 1);
+  };
+  db.InsertAll("STRING_IDS", 2, EachRow(m.strings.size(), [&](size_t id, Row& r) {
+                 r.Int(static_cast<int64_t>(id)).Text(m.strings.Get(static_cast<uint32_t>(id)));
+                 return true;
+               }));
+  WriteRunTables(m, db);
+  if (!WriteSliceTables(m, db, extra_id, markers)) return false;
+  const analysis::AnalysisSet* analyses = wait_analyses();
+  if (!WriteAnalysedModelTables(m, db, analyses, extra_id)) return false;
   std::string analysis_error;
-  if (analyses != nullptr && !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
+  if (!side && analyses != nullptr && !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
     return db.Fail(analysis_error);
   }
+  if (side && !(db.Commit() && side->MergeInto(db) && db.Begin())) return false;
   auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
   for (size_t i = 0; i < extra.size(); ++i) {
     strings->Insert(static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
@@ -334,13 +426,19 @@ bool WriteTables(const model::Model& m, Database& db, const analysis::AnalysisSe
 
 bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
                  const analysis::AnalysisSet* analyses) {
+  return WriteSqlite(
+      model, path, error, [analyses] { return analyses; }, SqliteOptions{});
+}
+
+bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
+                 const AnalysesWait& analyses, const SqliteOptions& options) {
   std::string temporary = path + ".tmp";
   std::error_code ec;
   std::filesystem::remove(temporary, ec);
   bool ok;
   {
     Database db;
-    ok = db.Open(temporary) && WriteTables(model, db, analyses);
+    ok = db.Open(temporary) && WriteTables(model, db, analyses, options, path + ".side.tmp");
     if (!ok) *error = "cannot write database '" + path + "': " + db.error();
   }
   if (ok) {

@@ -1,8 +1,11 @@
 // Writes the model as one SQLite database (aiprof_{ts}.db); schema in docs/db-schema.md.
-// ns timestamps (Unix epoch), integer ids, string columns as STRING_IDS ids; one
-// transaction, large tables through row_source.h, indexes built after the inserts.
+// ns timestamps (Unix epoch), integer ids, string columns as STRING_IDS ids; large tables
+// through row_source.h, indexes built after the inserts; with a second thread, part of the
+// tables written beside it into a side database and merged in (database.h MergeFrom).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "analysis/analysis_set.h"
@@ -15,5 +18,22 @@ inline constexpr const char* kDbSchemaVersion = "1.0.0";
 // With `analyses`, their tables too (export/sqlite/analysis_tables.h).
 bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
                  const analysis::AnalysisSet* analyses = nullptr);
+
+// The analyses the database reads, which may still be running on another thread when the
+// writer starts: called (from either of the writer's threads) when the writer needs them,
+// it waits for them; null means none (the writer computes the few figures it needs).
+using AnalysesWait = std::function<const analysis::AnalysisSet*()>;
+
+struct SqliteOptions {
+  // With 2, a helper thread writes the analysis tables and the back half of the largest
+  // model table the writer has not reached into a side database, merged in before the
+  // indexes are built (the file's tables, rows and order are the same either way).
+  int threads = 2;
+  // The fewest rows of a table worth handing to the helper.
+  size_t side_min_rows = size_t{1} << 16;
+};
+
+bool WriteSqlite(const model::Model& model, const std::string& path, std::string* error,
+                 const AnalysesWait& analyses, const SqliteOptions& options);
 
 }  // namespace aiprof::exporter
