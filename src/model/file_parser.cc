@@ -12,6 +12,7 @@
 #include "model/huge_pages.h"
 #include "model/nesting.h"
 #include "model/rank_identity.h"
+#include "model/table_reserve.h"
 #include "model/zero_pages.h"
 
 namespace aiprof::model {
@@ -98,16 +99,7 @@ uint64_t EstimateRecords(const std::string& path) {
 void ReserveTables(Model& model, uint64_t records) {
   // Ranges take two records per slice; markers at most one per slice.
   size_t slices = records / 2 + 16, rare = records / 16 + 16;
-  SliceTable& s = model.slices;
-  ReserveOnHugePages(s.ts, slices);
-  ReserveOnHugePages(s.end, slices);
-  ReserveOnHugePages(s.track, slices);
-  ReserveOnHugePages(s.name, slices);
-  ReserveOnHugePages(s.category, slices);
-  ReserveOnHugePages(s.args, slices);
-  ReserveOnHugePages(s.depth, slices);
-  ReserveOnHugePages(s.parent, slices);
-  ReserveOnHugePages(s.flags, slices);
+  ReserveSliceRows(model.slices, slices);
   MarkerTable& m = model.markers;
   ReserveOnHugePages(m.is_instant, slices);
   ReserveOnHugePages(m.row, slices);

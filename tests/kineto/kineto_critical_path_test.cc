@@ -56,6 +56,28 @@ TEST(KinetoCriticalPath, EachProfilerStepOfATorchTraceHasItsPath) {
   EXPECT_GT(faster->saving_ns(), 0);
 }
 
+// The same trace under HTA's critical_path_analysis (scripts/compare-hta-critical-path.sh,
+// docs/analysis.md): on one CPU thread HTA's path weight is the time of the operators
+// (cpu_op events) it runs through, all cpu_bound: 456, 417 and 391 µs for ProfilerStep#1..3.
+// aiprof's compute on each step's path is that same operator time: 456, 415 and 391 µs (HTA's
+// 417 counts two children that end 1 µs after their parents, a µs truncation of this trace,
+// twice); the record_function ranges' own time (forward_pass, Optimizer.*) is host
+// overhead and the gaps between operators idle, both weightless dependency edges in HTA.
+TEST(KinetoCriticalPath, ATorchTracesComputeIsHtasOperatorWeight) {
+  const model::Model m = model::ParseFiles({kData + "/torch113_mlp_steps.pt.trace.json"});
+  const CriticalPathResult& r = RunAnalyses(m, {std::nullopt, true}).critical_path;
+  ASSERT_EQ(r.steps.size(), 3u);
+  const int64_t compute[] = {456'000, 415'000, 391'000};
+  const int64_t host[] = {85'000, 62'000, 58'000};
+  const int64_t idle[] = {104'000, 81'000, 78'000};
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE("step " + std::to_string(i + 1));
+    EXPECT_EQ(r.steps[i].attribution[PathCategory::kCompute], compute[i]);
+    EXPECT_EQ(r.steps[i].attribution[PathCategory::kHostOverhead], host[i]);
+    EXPECT_EQ(r.steps[i].attribution[PathCategory::kIdle], idle[i]);
+  }
+}
+
 // µs after the base. Host: gemm_a launched at 2 on stream 7 [10, 60); cudaEventRecord at 5
 // (correlation 42); cudaStreamWaitEvent at 6 makes stream 8 wait for it; gemm_b launched at 8
 // on stream 8 runs [60, 90); cudaDeviceSynchronize [10, 95); the step is [0, 100).

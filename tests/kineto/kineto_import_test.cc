@@ -299,6 +299,7 @@ TEST(KinetoImport, LegacyProfilerArray) {
       R"({"name": "forward_pass", "ph": "X", "ts": 217, "dur": 464, "tid": 1, "pid": "CPU functions", "args": {}}, )"
       R"({"name": "aten::linear", "ph": "X", "ts": 265, "dur": 169, "tid": 1, "pid": "CPU functions", "args": {}}, )"
       R"({"name": "aten::t", "ph": "X", "ts": 266, "dur": 7, "tid": 1, "pid": "CPU functions", "args": {}}, )"
+      R"({"name": "AddmmBackward0", "ph": "X", "ts": 700, "dur": 40, "tid": 1, "pid": "CPU functions", "args": {}}, )"
       R"({"name": "aten::linear", "ph": "s", "ts": 265, "tid": 1, "pid": "CPU functions", "id": 0, "cat": "cpu_to_cuda", "args": {}}])");
   const Model m = ParseFiles({path.string()});
   ASSERT_EQ(m.files.size(), 1u);
@@ -306,10 +307,12 @@ TEST(KinetoImport, LegacyProfilerArray) {
   ASSERT_EQ(m.processes.size(), 1u);
   EXPECT_EQ(m.Str(m.processes.name[0]), "CPU functions");
   EXPECT_EQ(m.processes.device_id[0], -1);
-  ASSERT_EQ(m.slices.size(), 4u);
+  ASSERT_EQ(m.slices.size(), 5u);
   EXPECT_EQ(m.Str(m.slices.category[OnlySlice(m, "ProfilerStep#1")]), "user_annotation");
   EXPECT_EQ(m.Str(m.slices.category[OnlySlice(m, "forward_pass")]), "user_annotation");
   EXPECT_EQ(m.Str(m.slices.category[OnlySlice(m, "aten::linear")]), "cpu_op");
+  // An autograd node has no namespace but is an operator (Kineto writes it as cpu_op).
+  EXPECT_EQ(m.Str(m.slices.category[OnlySlice(m, "AddmmBackward0")]), "cpu_op");
   // Relative times: placed to end at the file's modification time, durations exact.
   const uint32_t step = OnlySlice(m, "ProfilerStep#1");
   EXPECT_EQ(m.slices.dur(step), 950'000);

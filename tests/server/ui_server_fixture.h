@@ -23,16 +23,16 @@
 
 namespace aiprof::server {
 
-class UiServerTest : public ::testing::Test {
+// Starts the server on demand (a test that sets connection limits starts it itself).
+class UiServerFixture : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void StartServer(ServerOptions options = {}) {
     const std::string prof = testing::WriteGoldenProfDir(dir_.path());
     api_ = std::make_unique<UiApi>(model::ParseProfDir(prof), std::vector<std::string>{prof});
     web_ = dir_.path() + "/web";
     std::filesystem::create_directories(web_);
     std::ofstream(web_ + "/index.html") << "<!doctype html><title>aiprof</title>";
     std::ofstream(web_ + "/app.js") << "console.log('aiprof')";
-    ServerOptions options;
     options.web_dir = web_;
     server_ = std::make_unique<UiServer>(*api_, options);
     std::string error;
@@ -40,6 +40,7 @@ class UiServerTest : public ::testing::Test {
     thread_ = std::thread([this] { server_->Run(); });
   }
   void TearDown() override {
+    if (server_ == nullptr) return;
     server_->Stop();
     thread_.join();
   }
@@ -56,14 +57,19 @@ class UiServerTest : public ::testing::Test {
     EXPECT_EQ(res->status, 200) << path << ": " << res->body;
     return nlohmann::json::parse(res->body);
   }
-  // Sends `request` as raw bytes and returns the status line.
-  std::string RawRequest(const std::string& request) const {
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+  // A plain TCP connection to the server, for requests no HTTP client would send.
+  int ConnectRaw() const {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(server_->port()));
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    return fd;
+  }
+  // Sends `request` as raw bytes and returns the status line.
+  std::string RawRequest(const std::string& request) const {
+    int fd = ConnectRaw();
     EXPECT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
     char buffer[256] = {};
     ssize_t got = read(fd, buffer, sizeof buffer - 1);
@@ -77,6 +83,12 @@ class UiServerTest : public ::testing::Test {
   std::unique_ptr<UiApi> api_;
   std::unique_ptr<UiServer> server_;
   std::thread thread_;
+};
+
+// The server started with the default options before each test.
+class UiServerTest : public UiServerFixture {
+ protected:
+  void SetUp() override { StartServer(); }
 };
 
 }  // namespace aiprof::server

@@ -1,72 +1,27 @@
 // The UI server against hostile pages and clients: a DNS-rebinding page (its own name in
 // Host, with the token) is refused; twenty clients that trickle their request heads freeze
 // nothing and are cut off at the head deadline.
-#include <arpa/inet.h>
-#include <gtest/gtest.h>
-#include <httplib.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <thread>
 #include <vector>
 
-#include "dynamic/temp_dir.h"
-#include "model/parser.h"
-#include "server/ui_server.h"
-#include "support/golden_data.h"
+#include "ui_server_fixture.h"
 
 namespace aiprof::server {
 namespace {
 
-class UiServerHardeningTest : public ::testing::Test {
+class UiServerHardeningTest : public UiServerFixture {
  protected:
   void Start(ConnectionLimits limits = {}) {
-    const std::string prof = testing::WriteGoldenProfDir(dir_.path());
-    api_ = std::make_unique<UiApi>(model::ParseProfDir(prof), std::vector<std::string>{prof});
     ServerOptions options;
     options.limits = limits;
-    server_ = std::make_unique<UiServer>(*api_, options);
-    std::string error;
-    ASSERT_TRUE(server_->Bind(&error)) << error;
-    thread_ = std::thread([this] { server_->Run(); });
-  }
-  void TearDown() override {
-    if (server_ == nullptr) return;
-    server_->Stop();
-    thread_.join();
-  }
-  int Connect() const {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(server_->port()));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-    return fd;
-  }
-  // The status line of the answer to `request`.
-  std::string StatusOf(const std::string& request) const {
-    int fd = Connect();
-    EXPECT_EQ(write(fd, request.data(), request.size()), static_cast<ssize_t>(request.size()));
-    char buffer[256] = {};
-    ssize_t got = read(fd, buffer, sizeof buffer - 1);
-    close(fd);
-    std::string reply(buffer, got > 0 ? static_cast<size_t>(got) : 0);
-    return reply.substr(0, reply.find("\r\n"));
+    StartServer(options);
   }
   std::string Get(const std::string& host) const {
-    return StatusOf("GET /api/run?token=" + server_->token() + " HTTP/1.1\r\nHost: " + host +
-                    "\r\nConnection: close\r\n\r\n");
+    return RawRequest("GET /api/run?token=" + server_->token() + " HTTP/1.1\r\nHost: " + host +
+                      "\r\nConnection: close\r\n\r\n");
   }
-
-  testing::TempDir dir_;
-  std::unique_ptr<UiApi> api_;
-  std::unique_ptr<UiServer> server_;
-  std::thread thread_;
 };
 
 TEST_F(UiServerHardeningTest, AnotherHostIsRefusedEvenWithTheToken) {
@@ -77,10 +32,10 @@ TEST_F(UiServerHardeningTest, AnotherHostIsRefusedEvenWithTheToken) {
                                 "localhost.evil.example:" + port, "127.0.0.1:1"}) {
     EXPECT_NE(Get(host).find(" 403 "), std::string::npos) << host;
   }
-  EXPECT_NE(
-      StatusOf("GET /api/run?token=" + server_->token() + " HTTP/1.1\r\nConnection: close\r\n\r\n")
-          .find(" 403 "),
-      std::string::npos)
+  EXPECT_NE(RawRequest("GET /api/run?token=" + server_->token() +
+                       " HTTP/1.1\r\nConnection: close\r\n\r\n")
+                .find(" 403 "),
+            std::string::npos)
       << "no Host";
   for (const std::string& host :
        std::vector<std::string>{"127.0.0.1:" + port, "localhost:" + port, "LocalHost:" + port,
@@ -91,9 +46,9 @@ TEST_F(UiServerHardeningTest, AnotherHostIsRefusedEvenWithTheToken) {
 
 TEST_F(UiServerHardeningTest, RequestsWithABodyAreRefused) {
   Start();
-  EXPECT_NE(StatusOf("GET /api/run?token=" + server_->token() +
-                     " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: "
-                     "close\r\n\r\nhello")
+  EXPECT_NE(RawRequest("GET /api/run?token=" + server_->token() +
+                       " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nConnection: "
+                       "close\r\n\r\nhello")
                 .find(" 413 "),
             std::string::npos);
 }
@@ -111,7 +66,7 @@ TEST_F(UiServerHardeningTest, TwentySlowClientsFreezeNothingAndAreCutOff) {
   std::vector<std::thread> slow;
   for (int client = 0; client < 20; ++client) {
     slow.emplace_back([&] {
-      int fd = Connect();
+      int fd = ConnectRaw();
       const std::string head = "GET /api/run HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
       // Bounded, so a server that never cuts them off fails the test instead of hanging it.
       for (size_t sent = 0; !stop && sent < 600; ++sent) {

@@ -17,6 +17,7 @@
 #include "model/importers/kineto/trace_builder.h"
 #include "model/importers/kineto/trace_header.h"
 #include "model/importers/kineto/trace_scanner.h"
+#include "model/table_reserve.h"
 
 namespace aiprof::model {
 namespace {
@@ -55,16 +56,7 @@ bool Sniff(const std::string& path, std::string_view head) {
 // of JSON and an argument at least ~20.
 void Reserve(Model& model, uint64_t json_bytes) {
   const size_t events = json_bytes / 150 + 16, args = json_bytes / 20 + 16;
-  SliceTable& s = model.slices;
-  ReserveOnHugePages(s.ts, events);
-  ReserveOnHugePages(s.end, events);
-  ReserveOnHugePages(s.track, events);
-  ReserveOnHugePages(s.name, events);
-  ReserveOnHugePages(s.category, events);
-  ReserveOnHugePages(s.args, events);
-  ReserveOnHugePages(s.depth, events);
-  ReserveOnHugePages(s.parent, events);
-  ReserveOnHugePages(s.flags, events);
+  ReserveSliceRows(model.slices, events);
   ReserveOnHugePages(model.args.key, args);
   ReserveOnHugePages(model.args.type, args);
   ReserveOnHugePages(model.args.value, args);

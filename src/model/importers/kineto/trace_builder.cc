@@ -23,6 +23,17 @@ bool IsBookkeepingPid(const IdValue& pid) {
 // aiprof's writer puts an extra lane of a thread at tid | lane << 23.
 constexpr int kLaneShift = 23;
 
+// An autograd node as PyTorch names it: "AddmmBackward0", "NllLossBackward0" (the legacy
+// profiler records it as an operator; Kineto writes it as cpu_op).
+bool IsAutogradNodeName(std::string_view name) {
+  const size_t digits = name.find_last_not_of("0123456789");
+  if (digits == std::string_view::npos || digits + 1 == name.size()) return false;
+  constexpr std::string_view kSuffix = "Backward";
+  const std::string_view stem = name.substr(0, digits + 1);
+  return stem.size() > kSuffix.size() && stem.ends_with(kSuffix) &&
+         stem.find_first_of(" .#:") == std::string_view::npos;
+}
+
 std::string PidKey(const IdValue& pid) {
   if (!pid.present) return "s";
   return pid.is_string ? "s" + std::string(pid.text) : "n" + std::to_string(pid.number);
@@ -177,11 +188,13 @@ TraceBuilder::CategoryKind TraceBuilder::KindOf(StringId category) {
 
 StringId TraceBuilder::Category(const Event& event) {
   if (!event.category.empty()) return strings_.Intern(event.category);
-  // The legacy profiler writes no category: operators have a namespace ("aten::add"),
-  // record_function ranges (ProfilerStep#N, user ranges) do not.
+  // The legacy profiler writes no category: operators have a namespace ("aten::add") or are
+  // autograd nodes ("AddmmBackward0"), record_function ranges (ProfilerStep#N, user ranges)
+  // are neither.
   if (event.phase != 'X' && event.phase != 'B') return kNoString;
   if (event.pid.is_string && event.pid.text == "CUDA functions") return context_.Intern("kernel");
   if (event.name.find("::") != std::string_view::npos) return cpu_op_;
+  if (IsAutogradNodeName(event.name)) return cpu_op_;
   return user_annotation_;
 }
 
