@@ -1,12 +1,10 @@
 #include "analysis/overlap.h"
 
 #include <algorithm>
-#include <functional>
-#include <queue>
-#include <utility>
 
 #include "analysis/input_wait.h"
 #include "analysis/op_statistics.h"
+#include "analysis/run_sort.h"
 #include "analysis/steps.h"
 #include "model/huge_pages.h"
 
@@ -129,70 +127,30 @@ bool LaneCursor::Next(OverlapLane* lane, Interval* interval) {
 
 namespace {
 
-// The slices of one scope kept for one union (compute tasks, or marker ranges), held as the
-// table ranges in which they ascend by start (the table's sorted runs, one per thread
-// chunk), not as rows: their union is merged from the ranges (UnionOfRuns).
-struct KeptSlices {
-  uint64_t count = 0;
-  std::vector<std::pair<uint32_t, uint32_t>> runs;  // [first row, last row + 1)
-  int64_t last_begin = INT64_MIN;
-  void Add(uint32_t row, int64_t begin) {
-    if (runs.empty() || begin < last_begin) {
-      runs.emplace_back(row, row + 1);
-    } else {
-      runs.back().second = row + 1;
-    }
-    last_begin = begin;
-    ++count;
-  }
-};
-
 // Markers of a process used as compute only when the process has no framework operators.
 // A slice inside a parent of its own kind adds nothing to the union (slices of a track nest,
-// model/nesting.h), so it counts as a task but is not kept.
+// model/nesting.h), so it counts as a task but is not kept. The kept slices are noted as the
+// table's sorted runs (run_sort.h), not as rows: the union is merged from them.
 struct ScopeBuilder {
   OverlapScope scope;
   uint64_t marker_count = 0;
-  KeptSlices compute;
-  KeptSlices markers;
+  TableRuns compute;
+  TableRuns markers;
 };
 
-// The union of the slices `kept(row)` accepts in `slices.runs`. The ranges' heads are merged
-// through a heap straight into the union; many short runs are gathered as rows and sorted
-// (UnionOf) instead.
+// The union of the slices noted in `slices` (those `kept(row)` accepts in its ranges): merged
+// from the runs straight into the union, or, for many short runs, from their rows sorted.
 template <typename Kept>
-std::vector<Interval> UnionOfRuns(const KeptSlices& slices, Kept kept, const model::SliceTable& s) {
+std::vector<Interval> UnionOfRuns(const TableRuns& slices, Kept kept, const model::SliceTable& s) {
   const auto interval_of = [&s](uint32_t row) { return Interval{s.ts[row], s.end[row]}; };
-  constexpr size_t kShortestMeanRun = 64;
-  const std::vector<std::pair<uint32_t, uint32_t>>& runs = slices.runs;
-  if (runs.size() > 1 && runs.size() > slices.count / kShortestMeanRun) {
-    std::vector<uint32_t> rows;
-    model::ReserveOnHugePages(rows, slices.count);
-    for (const auto& [first, end] : runs) {
-      for (uint32_t row = first; row < end; ++row) {
-        if (kept(row)) rows.push_back(row);
-      }
-    }
+  if (slices.ShortRuns()) {
+    std::vector<uint32_t> rows = RowsOfRuns(slices, kept);
     return UnionOf(rows, interval_of);
   }
   MergedListBuilder merged;
-  std::vector<uint32_t> at(runs.size());
-  using Head = std::pair<int64_t, size_t>;  // (begin, run)
-  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-  const auto advance = [&](size_t run) {  // to the run's next kept slice, queued by its begin
-    while (at[run] < runs[run].second && !kept(at[run])) ++at[run];
-    if (at[run] < runs[run].second) heads.emplace(s.ts[at[run]], run);
-  };
-  for (size_t run = 0; run < runs.size(); ++run) {
-    at[run] = runs[run].first;
-    advance(run);
-  }
-  while (!heads.empty()) {
-    const size_t run = heads.top().second;
-    heads.pop();
-    merged.Append(interval_of(at[run]++));
-    advance(run);
-  }
+  MergeRuns(
+      slices, kept, [&s](uint32_t row) { return s.ts[row]; },
+      [&](uint32_t row) { merged.Append(interval_of(row)); });
   return merged.Take();
 }
 
