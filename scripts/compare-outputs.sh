@@ -8,8 +8,9 @@
 #       train.py; once more with --task-memory=on) and a 4-rank gloo job (examples/pytorch/distributed_gloo.py).
 #   scripts/compare-outputs.sh export <build_dir> <raw_dir> <out_dir>
 #       Exports a copy of <raw_dir> with <build_dir>'s aiprof (export --type=text, --type=db,
-#       --summary-format=json; aiprof cluster) into <out_dir>: every file with its export
-#       timestamp taken out of its name, every SQLite database also as `sqlite3 .dump`.
+#       --summary-format=json, each once more with --critical-path=on; aiprof cluster, with and
+#       without --critical-path) into <out_dir>: every file with its export timestamp taken
+#       out of its name, every SQLite database also as `sqlite3 .dump`.
 #   scripts/compare-outputs.sh compare <reference_build> <build_dir> <raw_dir>
 #       Exports with both builds and diffs the results (exit 1 on any difference).
 # Jobs are timed, so their raw data differs run to run: only a re-export of one recording
@@ -59,20 +60,37 @@ export_all() {
     [[ -d $work/$set ]] || continue
     # One export per folder: the runs' files would share names once the timestamps go.
     local kind
-    for kind in text db json; do
-      if [[ $kind == json ]]; then
-        "$aiprof" export --output="$work/$set" --summary-format=json >/dev/null
-      else
-        "$aiprof" export --output="$work/$set" --type=$kind >/dev/null
-      fi
+    for kind in text db json critical_text critical_db critical_json; do
+      case $kind in
+        json) "$aiprof" export --output="$work/$set" --summary-format=json >/dev/null ;;
+        critical_json)
+          "$aiprof" export --output="$work/$set" --summary-format=json --critical-path=on \
+            >/dev/null
+          ;;
+        critical_*)
+          "$aiprof" export --output="$work/$set" --type="${kind#critical_}" --critical-path=on \
+            >/dev/null
+          ;;
+        *) "$aiprof" export --output="$work/$set" --type=$kind >/dev/null ;;
+      esac
       for prof in "$work/$set"/PROF_*; do
         if [[ -d $prof/aiprof_output ]]; then mv "$prof/aiprof_output" "$prof/${kind}_output"; fi
+        # Each database export keeps its own name: once the timestamps go, every export's
+        # aiprof_<timestamp>.db would be one aiprof.db.
+        local db
+        for db in "$prof"/aiprof_*.db; do
+          if [[ -f $db ]]; then mv "$db" "$prof/${kind}_aiprof.db"; fi
+        done
       done
     done
     "$aiprof" analyze --output="$work/$set" >"$work/$set/analyze.txt" 2>&1 || true
   done
   if [[ -d $work/cluster ]]; then
     "$aiprof" cluster -d "$work/cluster" --jobs=2 >"$work/cluster/cluster_report.txt"
+    # Again with the critical rank per step (cluster_critical_path.csv, ClusterCriticalPath).
+    mv "$work/cluster/cluster_analysis_output" "$work/cluster/cluster_plain_output"
+    "$aiprof" cluster -d "$work/cluster" --jobs=2 --critical-path \
+      >"$work/cluster/cluster_critical_report.txt"
   fi
   rm -rf "$out"
   mkdir -p "$out"
@@ -98,7 +116,8 @@ export_all() {
   find "$out" -type f -name '*.dump' -exec sed -i -E 's/_20[0-9]{12}\.json/.json/g' {} +
   # The rank summary cache's first line keys it to the aiprof binary that wrote it.
   find "$out" -name cluster_rank_summary.bin -exec sed -i 1d {} +
-  sed -i -E '/^  rank [0-9]+: [0-9]+ events/d' "$out/cluster/cluster_report.txt" 2>/dev/null || true
+  sed -i -E '/^  rank [0-9]+: [0-9]+ events/d' "$out/cluster/cluster_report.txt" \
+    "$out/cluster/cluster_critical_report.txt" 2>/dev/null || true
 }
 
 case ${1:-} in
@@ -120,7 +139,7 @@ case ${1:-} in
     exit $status
     ;;
   *)
-    sed -n '2,16p' "$0"
+    sed -n '2,17p' "$0"
     exit 2
     ;;
 esac

@@ -12,6 +12,9 @@
 # 2. examples/cuda/train_cuda.py three times (no profiler, torch.profiler, aiprof): every
 #    kernel attributed to an operator; kernels per step equal to torch.profiler's; the
 #    step-time overhead of aiprof against torch.profiler's.
+#    Each iteration's cudaStreamWaitEvent of stream B on stream A's event names stream A
+#    and its cudaEventRecord call (CUDA_EVENT activity: the critical path's cross-stream
+#    edge), and B's kernel starts after A's ended.
 # 3. cuda_workload with --ai-core=on --aic-metrics=PipeUtilization --l2=on: every kernel has
 #    the group's metrics and the L2 hit rate, in range (percentages 0..100, SM throughput
 #    > 0 for these compute kernels), and the window says that replay distorts timing; if
@@ -125,6 +128,7 @@ check(len(stream_a) == 1 and len(stream_b) == 1 and stream_a != stream_b
       f"kernel streams: scale/reduce on {sorted(stream_a)}, add on {sorted(stream_b)}, all kernels "
       f"on those two (CUPTI ids; cudaStreamGetId gave {launched['streams']})")
 stream_a = min(stream_a) if stream_a else None
+stream_b = min(stream_b) if stream_b else None
 copies = data["copies"]
 htod = [c for c in copies if "HtoD" in c["name"]]
 dtoh = [c for c in copies if "DtoH" in c["name"]]
@@ -173,6 +177,20 @@ if marked["marked"]:
               f"msprof_tx Device Start/End filled for {len(rows)} ranges")
 else:
     check(False, "cuda_workload did not find mstxRangeStartA (libaiprof.so not preloaded?)")
+
+# cudaStreamWaitEvent (stream B on stream A's event, each iteration): the sync record names
+# the recording stream and the cudaEventRecord call (CUDA_EVENT activity, the critical
+# path's cross-stream edge), and B's add starts after A's scale has ended.
+waits = [w for w in data.get("event_waits", []) if w["stream"] == stream_b]
+named = [w for w in waits if w["wait_on_stream"] == stream_a and w["record_call_found"]]
+check(len(waits) == n * per.get("event_waits", 0) and len(named) == len(waits),
+      f"stream waits on stream A's event: {len(named)}/{len(waits)} name stream A and their "
+      f"cudaEventRecord call, {n * per.get('event_waits', 0)} expected")
+scales = [k for k in plain if kernel_name(k) == "scale"]
+adds = [k for k in plain if kernel_name(k) == "add"]
+check(len(scales) == len(adds) == n and all(
+          a["start_ns"] >= s["start_ns"] + s["dur_ns"] for s, a in zip(scales, adds)),
+      "each iteration's add on stream B starts after its scale on stream A ended")
 
 base, torch_run, aiprof_run = load("train_baseline.json"), load("train_torch.json"), load("train_aiprof.json")
 train = load("train_aiprof_data.json")

@@ -1,6 +1,7 @@
 // A small CUDA program with known activity, for checking the CUDA source on a GPU
 // (scripts/verify-cuda.sh): per iteration, an HtoD copy (pageable), three kernels on two
-// streams, a memset, a two-kernel CUDA graph launch, a DtoH copy (pinned), all inside
+// streams (stream B's waits for stream A's through a CUDA event: cudaEventRecord and
+// cudaStreamWaitEvent), a memset, a two-kernel CUDA graph launch, a DtoH copy (pinned), all inside
 // NVTX ranges, and one mstx range given stream A (device time on that stream when run
 // under aiprof); then a timing pass of 3 x 3 kernels, each alone between two CUDA events.
 // It writes what it launched, with the CUDA-event durations, as JSON to the path given by
@@ -89,6 +90,8 @@ int main(int argc, char** argv) {
   cudaStream_t stream_a, stream_b;
   CHECK(cudaStreamCreateWithFlags(&stream_a, cudaStreamNonBlocking));
   CHECK(cudaStreamCreateWithFlags(&stream_b, cudaStreamNonBlocking));
+  cudaEvent_t scaled;  // stream A's x is ready for stream B (cudaStreamWaitEvent)
+  CHECK(cudaEventCreateWithFlags(&scaled, cudaEventDisableTiming));
   unsigned long long id_a = 0, id_b = 0;
   CHECK(cudaStreamGetId(stream_a, &id_a));
   CHECK(cudaStreamGetId(stream_b, &id_b));
@@ -129,6 +132,10 @@ int main(int argc, char** argv) {
     nvtxRangePop();
     nvtxRangePushA("compute");
     scale<<<blocks, threads, 0, stream_a>>>(x, 1.001f, repeat);
+    // add reads the x scale writes: stream B waits for stream A's event (a cross-stream
+    // edge of the critical path).
+    CHECK(cudaEventRecord(scaled, stream_a));
+    CHECK(cudaStreamWaitEvent(stream_b, scaled, 0));
     add<<<blocks, threads, 0, stream_b>>>(x, y, z, repeat);
     reduce<<<blocks, threads, threads * sizeof(float), stream_a>>>(x, partial);
     CHECK(cudaMemsetAsync(z, 0, kBytes, stream_b));
@@ -180,7 +187,7 @@ int main(int argc, char** argv) {
     std::fprintf(report,
                  "{\"iterations\": %d, \"streams\": [%llu, %llu], \"copy_bytes\": %zu,\n"
                  " \"per_iteration\": {\"kernels\": 5, \"graph_kernels\": 2, \"htod\": 2, "
-                 "\"dtoh\": 1, \"memsets\": 1, \"stream_a_kernels\": 2},\n"
+                 "\"dtoh\": 1, \"memsets\": 1, \"stream_a_kernels\": 2, \"event_waits\": 1},\n"
                  " \"stream_range\": {\"name\": \"iteration on stream A\", \"stream\": %llu, "
                  "\"marked\": %s},\n \"timed_kernels\": [\n",
                  iterations, id_a, id_b, kBytes, id_a, mstx_start != nullptr ? "true" : "false");

@@ -69,31 +69,38 @@ struct CommTimeInfo {
   void Add(const CommTimeInfo& other);   // sums the times, keeps the earliest start
 };
 
-// The "Communication Time Info" of communication.json and the CommAnalyzerTime columns after
-// the operation and its group. msprof's table has the two ratios the other way round than
-// its file: the synchronisation ratio is described twice, once per place, one accessor.
+// The "Communication Time Info" of communication.json and cluster_communication.json, the
+// CommAnalyzerTime columns after the operation and its group, and the ClusterCommunicationTime
+// columns after the step, rank, operation and group. msprof's table has the two ratios the
+// other way round than its file, and msprof-analyze's cluster table names the elapsed time
+// otherwise: those columns are described twice, once per place, one accessor each.
+inline int64_t ElapseNsOf(const CommTimeInfo& t) {
+  return t.elapse_ns;
+}
 inline double SynchronizationRatioOf(const CommTimeInfo& t) {
   return t.synchronization_ratio();
 }
 inline constexpr Column<CommTimeInfo> kCommTimeColumns[] = {
     {"Start Timestamp(us)", "start", "start_timestamp", ColumnUnit::kNanoseconds,
-     kFiles | kDatabase, [](const CommTimeInfo& t) { return t.start_ns; }},
+     kFiles | kDatabase | kClusterTables, [](const CommTimeInfo& t) { return t.start_ns; }},
     {"Elapse Time(ms)", "elapse", "elapse_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
-     [](const CommTimeInfo& t) { return t.elapse_ns; }},
-    {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
-     [](const CommTimeInfo& t) { return t.transit_ns; }},
-    {"Wait Time(ms)", "wait", "wait_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
-     [](const CommTimeInfo& t) { return t.wait_ns; }},
+     ElapseNsOf},
+    {"Elapse Time(ms)", "elapse", "elapsed_time", ColumnUnit::kMilliseconds, kClusterTables,
+     ElapseNsOf},
+    {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds,
+     kFiles | kDatabase | kClusterTables, [](const CommTimeInfo& t) { return t.transit_ns; }},
+    {"Wait Time(ms)", "wait", "wait_time", ColumnUnit::kMilliseconds,
+     kFiles | kDatabase | kClusterTables, [](const CommTimeInfo& t) { return t.wait_ns; }},
     {"Synchronization Time(ms)", "synchronization", "synchronization_time",
-     ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     ColumnUnit::kMilliseconds, kFiles | kDatabase | kClusterTables,
      [](const CommTimeInfo& t) { return t.synchronization_ns; }},
-    {"Idle Time(ms)", "idle", "idle_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
-     [](const CommTimeInfo& t) { return t.idle_ns; }},
+    {"Idle Time(ms)", "idle", "idle_time", ColumnUnit::kMilliseconds,
+     kFiles | kDatabase | kClusterTables, [](const CommTimeInfo& t) { return t.idle_ns; }},
     RealColumn<CommTimeInfo>("Synchronization Time Ratio", "synchronization_ratio",
-                             "synchronization_time_ratio", ColumnUnit::kRatio, kDatabase,
-                             SynchronizationRatioOf),
+                             "synchronization_time_ratio", ColumnUnit::kRatio,
+                             kDatabase | kClusterTables, SynchronizationRatioOf),
     RealColumn<CommTimeInfo>("Wait Time Ratio", "wait_ratio", "wait_time_ratio", ColumnUnit::kRatio,
-                             kFiles | kDatabase,
+                             kFiles | kDatabase | kClusterTables,
                              [](const CommTimeInfo& t) { return t.wait_ratio(); }),
     RealColumn<CommTimeInfo>("Synchronization Time Ratio", "synchronization_ratio",
                              "synchronization_time_ratio", ColumnUnit::kRatio, kFiles,
@@ -117,24 +124,27 @@ struct CommBandwidthInfo {
   void Add(const CommBandwidthInfo& other);
 };
 
-// The "Communication Bandwidth Info" entry of communication.json and the CommAnalyzerBandwidth
-// columns before the size distribution (the table has size and time the other way round
-// than the file: the size is described twice, once per place, one accessor).
+// The "Communication Bandwidth Info" entry of communication.json and
+// cluster_communication.json, and the CommAnalyzerBandwidth and ClusterCommunicationBandwidth
+// columns before the size distribution (the tables have size and time the other way round
+// than the files: the size is described twice, once per place, one accessor).
 inline double SizeMbOf(const CommBandwidthInfo& b) {
   return b.size_mb();
 }
 inline constexpr Column<CommBandwidthInfo> kCommBandwidthColumns[] = {
-    RealColumn<CommBandwidthInfo>("Transit Size(MB)", "size_mb", "transit_size", ColumnUnit::kReal,
-                                  kDatabase, SizeMbOf),
-    {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds, kFiles | kDatabase,
-     [](const CommBandwidthInfo& b) { return b.transit_ns; }},
-    RealColumn<CommBandwidthInfo>("Transit Size(MB)", "size_mb", "transit_size", ColumnUnit::kReal,
-                                  kFiles, SizeMbOf),
-    RealColumn<CommBandwidthInfo>("Bandwidth(GB/s)", "bandwidth", "", ColumnUnit::kReal,
-                                  kFiles | kDatabase,
+    RealColumn<CommBandwidthInfo>("Transit Size(MB)", "size_mb", "transit_size",
+                                  ColumnUnit::kMegabytes, kDatabase | kClusterTables, SizeMbOf),
+    {"Transit Time(ms)", "transit", "transit_time", ColumnUnit::kMilliseconds,
+     kFiles | kDatabase | kClusterTables, [](const CommBandwidthInfo& b) { return b.transit_ns; }},
+    RealColumn<CommBandwidthInfo>("Transit Size(MB)", "size_mb", "transit_size",
+                                  ColumnUnit::kMegabytes, kFiles, SizeMbOf),
+    RealColumn<CommBandwidthInfo>("Bandwidth(GB/s)", "bandwidth", "",
+                                  ColumnUnit::kGigabytesPerSecond,
+                                  kFiles | kDatabase | kClusterTables,
                                   [](const CommBandwidthInfo& b) { return b.bandwidth_gbps(); }),
     RealColumn<CommBandwidthInfo>(
-        "Large Packet Ratio", "large_packet_ratio", "", ColumnUnit::kRatio, kFiles | kDatabase,
+        "Large Packet Ratio", "large_packet_ratio", "", ColumnUnit::kRatio,
+        kFiles | kDatabase | kClusterTables,
         [](const CommBandwidthInfo& b) { return b.large_packet_ratio(); }),
 };
 
@@ -185,19 +195,27 @@ struct CommMatrixEntry {
   double bandwidth_gbps() const;  // bytes / transit ns; 0 without transit time
 };
 
-// A link of communication_matrix.json and the CommAnalyzerMatrix columns after the ranks.
+// A link of communication_matrix.json and cluster_communication_matrix.json, the
+// CommAnalyzerMatrix columns after the ranks, and the ClusterCommunicationMatrix columns after
+// the step, operation, group and ranks (msprof-analyze's cluster table puts the transport type
+// last: it is described twice, once per place, one accessor).
+inline std::string TransportOf(const CommMatrixEntry& e) {
+  return std::string(TransportTypeName(e.transport));
+}
 inline constexpr Column<CommMatrixEntry> kCommMatrixColumns[] = {
-    TextColumn<CommMatrixEntry>(
-        "Transport Type", "transport_type", "", kFiles | kDatabase,
-        [](const CommMatrixEntry& e) { return std::string(TransportTypeName(e.transport)); }),
+    TextColumn<CommMatrixEntry>("Transport Type", "transport_type", "", kFiles | kDatabase,
+                                TransportOf),
     RealColumn<CommMatrixEntry>(
-        "Transit Size(MB)", "transit_size", "", ColumnUnit::kReal, kFiles | kDatabase,
+        "Transit Size(MB)", "transit_size", "", ColumnUnit::kMegabytes,
+        kFiles | kDatabase | kClusterTables,
         [](const CommMatrixEntry& e) { return static_cast<double>(e.bytes) / 1e6; }),
-    {"Transit Time(ms)", "transit_time", "", ColumnUnit::kMilliseconds, kFiles | kDatabase,
-     [](const CommMatrixEntry& e) { return e.transit_ns; }},
-    RealColumn<CommMatrixEntry>("Bandwidth(GB/s)", "bandwidth", "", ColumnUnit::kReal,
-                                kFiles | kDatabase,
+    {"Transit Time(ms)", "transit_time", "", ColumnUnit::kMilliseconds,
+     kFiles | kDatabase | kClusterTables, [](const CommMatrixEntry& e) { return e.transit_ns; }},
+    RealColumn<CommMatrixEntry>("Bandwidth(GB/s)", "bandwidth", "", ColumnUnit::kGigabytesPerSecond,
+                                kFiles | kDatabase | kClusterTables,
                                 [](const CommMatrixEntry& e) { return e.bandwidth_gbps(); }),
+    TextColumn<CommMatrixEntry>("Transport Type", "transport_type", "", kClusterTables,
+                                TransportOf),
 };
 
 // A process group the operations ran in.

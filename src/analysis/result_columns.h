@@ -1,9 +1,9 @@
 // The description of a result's columns, read by every writer of the result: the summary
 // files (CSV/JSON, export/csv/summary_writer.h), the SQLite tables (export/sqlite/), the UI
 // API (server/), the communication JSON files (export/analysis/communication_files.h) and the
-// cluster's files and database (export/cluster/). A column says its names, unit, type and how
-// its value is read from a row, so a derived column is computed once, by its accessor, and
-// adding a column to a result is one edit of its description.
+// cluster's files and database (export/cluster/, export/sqlite/cluster_db.h). A column says its
+// names, unit, type and how its value is read from a row, so a derived column is computed once, by
+// its accessor, and adding a column to a result is one edit of its description.
 //
 // A writer's own key columns (the step as the user names it, the thread id, the device or
 // process, a pool's name) need the model or the whole result, not the row, and are written
@@ -26,9 +26,12 @@ enum class ColumnUnit : uint8_t {
   kMilliseconds,        // msprof's communication times: ns / 1e6, a real in files and tables
   kCount,               // an integer everywhere
   kBytes,               // an integer everywhere
-  kReal,                // a real number (MB, GB/s), written as it is
+  kMegabytes,           // a real number of MB, written as it is
+  kGigabytesPerSecond,  // a bandwidth (GB/s), a real written as it is
   kRatio,               // a share in [0, 1], rounded to 4 decimals in files and tables
   kPercent,             // a share in [0, 1] shown as 100 × the share rounded to 4 decimals
+  kPercentage,          // aiprof's own percentages (0–100, the accessor's value): files with
+                        // 2 fixed decimals ("12.50"), tables and the UI as they are
   kFlag,                // 0 or 1: files "yes"/"no", tables 0/1, UI false/true
   kText,                // text (the `text` accessor): files and tables as it is, UI a string
   kTimestamp,           // a time (ns): files µs (3 decimals); tables INTEGER ns; UI ns from
@@ -39,9 +42,13 @@ enum class ColumnUnit : uint8_t {
 // UI API adds the parts it charts.
 enum ColumnWriter : uint8_t {
   kFiles = 1,     // summary files (CSV/JSON), communication JSON files, the cluster's files
-  kDatabase = 2,  // SQLite tables (the export's and the cluster's)
+  kDatabase = 2,  // SQLite tables (the export's; the cluster's own results' in cluster.db)
   kUi = 4,        // the UI API's JSON (and its TypeScript types, web/src/api.ts)
   kEveryWriter = kFiles | kDatabase | kUi,
+  // msprof-analyze's cluster_analysis.db tables of a per-rank result (the cluster's
+  // communication tables, export/sqlite/cluster_db.h): its own column names and order, and
+  // its values rounded to ClusterDecimals.
+  kClusterTables = 8,
 };
 
 // msprof's rounding of a share: 4 decimals.
@@ -54,10 +61,44 @@ inline double Share(int64_t part, int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
+// value rounded to `decimals` decimals.
+inline double RoundedTo(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
 // Whether files and tables hold the unit's integer values as reals (µs, ms, shares).
 inline bool HeldAsReal(ColumnUnit unit) {
-  return unit == ColumnUnit::kNanoseconds || unit == ColumnUnit::kMilliseconds ||
-         unit == ColumnUnit::kReal || unit == ColumnUnit::kRatio || unit == ColumnUnit::kPercent;
+  switch (unit) {
+    case ColumnUnit::kNanoseconds:
+    case ColumnUnit::kMilliseconds:
+    case ColumnUnit::kMegabytes:
+    case ColumnUnit::kGigabytesPerSecond:
+    case ColumnUnit::kRatio:
+    case ColumnUnit::kPercent:
+    case ColumnUnit::kPercentage:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The fixed decimals msprof-analyze's cluster files write a unit's reals with, and its
+// tables round them to: µs 3, ms and MB 6, GB/s and ratios 4; -1 for the others (written as
+// they are).
+inline int ClusterDecimals(ColumnUnit unit) {
+  switch (unit) {
+    case ColumnUnit::kNanoseconds:
+      return 3;
+    case ColumnUnit::kMilliseconds:
+    case ColumnUnit::kMegabytes:
+      return 6;
+    case ColumnUnit::kGigabytesPerSecond:
+    case ColumnUnit::kRatio:
+      return 4;
+    default:
+      return -1;
+  }
 }
 
 // One cell read from a row through its column's accessor.
@@ -153,22 +194,38 @@ inline double MillisValue(int64_t ns) {
   return static_cast<double>(ns) / 1e6;
 }
 
-// A cell's number as files and tables hold its unit (not for text, flags or null): µs or ms
-// for msprof's durations, the share rounded for ratios, the value itself otherwise.
-inline double RealValue(ColumnUnit unit, const CellValue& cell) {
+// A cell's number in its unit's scale, not rounded (not for text, flags or null): µs or ms
+// for msprof's durations, the value itself otherwise.
+inline double ScaledValue(ColumnUnit unit, const CellValue& cell) {
   const double v = cell.kind == CellValue::kReal ? cell.real : static_cast<double>(cell.integer);
   switch (unit) {
     case ColumnUnit::kNanoseconds:
       return v / 1e3;
     case ColumnUnit::kMilliseconds:
       return v / 1e6;
-    case ColumnUnit::kRatio:
-      return RoundedRatio(v);
-    case ColumnUnit::kPercent:
-      return 100 * RoundedRatio(v);
     default:
       return v;
   }
+}
+
+// A cell's number as files and tables hold its unit (not for text, flags or null): µs or ms
+// for msprof's durations, the share rounded for ratios, the value itself otherwise.
+inline double RealValue(ColumnUnit unit, const CellValue& cell) {
+  switch (unit) {
+    case ColumnUnit::kRatio:
+      return RoundedRatio(ScaledValue(unit, cell));
+    case ColumnUnit::kPercent:
+      return 100 * RoundedRatio(ScaledValue(unit, cell));
+    default:
+      return ScaledValue(unit, cell);
+  }
+}
+
+// A cell's number as msprof-analyze's cluster tables hold it: ScaledValue rounded to the
+// unit's ClusterDecimals.
+inline double ClusterValue(ColumnUnit unit, const CellValue& cell) {
+  const int decimals = ClusterDecimals(unit);
+  return decimals < 0 ? ScaledValue(unit, cell) : RoundedTo(ScaledValue(unit, cell), decimals);
 }
 
 }  // namespace aiprof::analysis

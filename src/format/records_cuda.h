@@ -30,7 +30,7 @@ enum class CudaRecordKind : uint8_t {
   // aux: CudaApiDomain. ext 0: CudaApiCall. Emitted for the calling thread.
   kApi = 83,
   // Host-side wait on the device (cudaStreamSynchronize, cudaEventSynchronize, ...).
-  // ts: start. aux: device. ext 0: CudaSpan, 1: CudaSync.
+  // ts: start. aux: device. ext 0: CudaSpan, 1: CudaSync, 2 (when written): CudaEventSync.
   kSynchronization = 84,
   // Device memory allocation or release (CUPTI MEMORY2). ts: when. aux: device.
   // arg: allocation name string id (memory pool name, usually empty).
@@ -57,11 +57,14 @@ enum class CudaRecordKind : uint8_t {
   // Counter-collection status for --ai-core metrics (permission denied, unsupported device,
   // ...). arg: message string id. aux: CudaMetricsStatus. ext: none.
   kMetricsStatus = 92,
-  // A CUDA event recorded on a stream, with its device-side timestamp (CUPTI CUDA_EVENT
-  // activity with cuptiActivityEnableCudaEventDeviceTimestamps). The source records such
-  // events at the start and end of mstx ranges given a stream; an external correlation of
-  // kind kCudaExternalDeviceMarker ties each to its range. ts: device timestamp (process
-  // clock). aux: device. ext 0: CudaEventRecord.
+  // A CUDA event recorded on a stream (CUPTI CUDA_EVENT activity: one per cudaEventRecord /
+  // cuEventRecord call): the stream and the call's correlation id that a wait on the event
+  // (a kSynchronization record naming its cuda_event_id) waits for. With
+  // cuptiActivityEnableCudaEventDeviceTimestamps (on for mstx ranges given a stream, whose
+  // start and end events an external correlation of kind kCudaExternalDeviceMarker ties to
+  // the range) ts is the device timestamp (process clock) and arg 0; without, ts is the
+  // host's time of conversion and arg kCudaEventHostTime. aux: device. ext 0: CudaEventRecord,
+  // 1 (when written): CudaEventSync.
   kCudaEvent = 93,
   // Hardware counters of one kernel (CUPTI range profiler, auto range = one range per
   // kernel, kernel replay). ts: when the range was read. aux: device. arg: range name string
@@ -233,6 +236,9 @@ struct CudaClockSample {
 };
 static_assert(sizeof(CudaClockSample) == 16);
 
+// arg of a kCudaEvent record whose ts is no device timestamp (device timestamps off).
+inline constexpr uint32_t kCudaEventHostTime = 1;
+
 struct CudaEventRecord {
   uint32_t correlation;  // of the cuEventRecord call
   uint32_t stream;
@@ -240,6 +246,15 @@ struct CudaEventRecord {
   uint32_t event_id;
 };
 static_assert(sizeof(CudaEventRecord) == 16);
+
+// CUPTI's cudaEventSyncId (CUDA 12.8+): the same id on a wait's kSynchronization record and
+// on the kCudaEvent record of the cudaEventRecord call it waits for (an event recorded many
+// times has one event id but a sync id per record). 0: none.
+struct CudaEventSync {
+  uint64_t sync_id;
+  uint64_t reserved;
+};
+static_assert(sizeof(CudaEventSync) == 16);
 
 struct CudaMetricRange {
   // Position of the range (kernel) among those profiled on its context since collection

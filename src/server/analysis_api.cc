@@ -1,8 +1,8 @@
 #include "server/analysis_api.h"
 
 #include <algorithm>
-#include <type_traits>
 
+#include "server/described_json.h"
 #include "server/json_text.h"
 
 namespace aiprof::server {
@@ -63,39 +63,6 @@ std::string WaitSliceOf(const analysis::DataPreparationResult& data, uint32_t st
   const uint32_t row = data.RowOfStep(step_id);
   if (row == model::kNoRow || data.steps[row].longest_wait_slice == model::kNoRow) return "null";
   return std::to_string(data.steps[row].longest_wait_slice);
-}
-
-// The UI's columns of a described result (analysis/result_columns.h) as `,"key":value`: null
-// when not known, times from the run's origin, flags as booleans.
-template <typename Row>
-void AppendColumns(std::string& out, analysis::Columns<Row> columns,
-                   const std::type_identity_t<Row>& row, int64_t origin_ns) {
-  for (const analysis::Column<Row>& column : columns) {
-    if (!column.WrittenBy(analysis::kUi)) continue;
-    out += ",\"";
-    out += column.key;
-    out += "\":";
-    const analysis::CellValue cell = column.Read(row);
-    switch (cell.kind) {
-      case analysis::CellValue::kNull:
-        out += "null";
-        break;
-      case analysis::CellValue::kText:
-        AppendJsonString(out, cell.text);
-        break;
-      case analysis::CellValue::kReal:
-        AppendJsonNumber(out, cell.real);
-        break;
-      case analysis::CellValue::kInteger:
-        if (column.unit == analysis::ColumnUnit::kFlag) {
-          out += cell.integer != 0 ? "true" : "false";
-        } else {
-          const bool time = column.unit == analysis::ColumnUnit::kTimestamp;
-          out += std::to_string(cell.integer - (time ? origin_ns : 0));
-        }
-        break;
-    }
-  }
 }
 
 }  // namespace

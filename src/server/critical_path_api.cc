@@ -1,6 +1,7 @@
 // The Critical path view's API over the one AnalysisSet's critical path
 // (analysis/critical_path/critical_path.h): per step the attribution, critical rank and thread
-// and the standard projections; one step's path piece by piece; the path as a timeline lane
+// and the standard projections; one step's path piece by piece (both rows written from their
+// descriptions, analysis/critical_path/critical_path_columns.h); the path as a timeline lane
 // over a window; and the what-if sliders, each combination re-solved on every step's graph
 // (analysis::ProjectSteps), not scaled from the attribution.
 #include "server/critical_path_api.h"
@@ -8,8 +9,10 @@
 #include <algorithm>
 
 #include "analysis/critical_path/critical_path.h"
+#include "analysis/critical_path/critical_path_columns.h"
 #include "export/analysis/critical_path_files.h"
 #include "model/steps.h"
+#include "server/described_json.h"
 #include "server/json_text.h"
 
 namespace aiprof::server {
@@ -32,50 +35,41 @@ std::string CriticalPathApi::Summary() const {
   const analysis::CriticalPathResult& r = Result();
   std::string out = "{\"whole_run\":";
   out += r.whole_run ? "true" : "false";
+  // The categories' names, and the keys their columns have in each step.
   out += ",\"categories\":[";
   for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
     if (c > 0) out += ',';
     AppendJsonString(out, analysis::PathCategoryName(static_cast<analysis::PathCategory>(c)));
+  }
+  out += "],\"category_keys\":[";
+  for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
+    if (c > 0) out += ',';
+    AppendJsonString(out, analysis::kPathCategoryColumnNames[c].key);
   }
   out += "],\"step_ns\":" + std::to_string(r.step_ns) +
          ",\"dropped_edges\":" + std::to_string(r.dropped_edges) + ",\"what_ifs\":[";
   for (size_t i = 0; i < r.what_ifs.size(); ++i) {
     const analysis::WhatIfSummary& w = r.what_ifs[i];
     if (i > 0) out += ',';
-    out += "{\"name\":";
-    AppendJsonString(out, w.spec.Describe());
-    out += ",\"kind\":";
-    AppendJsonString(out, analysis::WhatIfKindKey(w.spec.kind));
-    out += ",\"target\":";
-    AppendJsonString(out, w.spec.name);
-    out += ",\"applicable\":";
-    out += w.applicable ? "true" : "false";
-    out += ",\"projected_ns\":" + std::to_string(w.projected_ns) + '}';
+    AppendObject<analysis::WhatIfRow>(out, "", analysis::kWhatIfColumns,
+                                      {w, w.step_ns, w.projected_ns, r.steps.size()}, origin_ns_);
   }
-  // [index, label, begin (origin-relative), duration, critical rank, critical thread,
-  //  [ns per category], [projected ns per what-if]]
+  // The step's index and label, its described columns and its projected time per what-if.
   out += "],\"steps\":[";
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const analysis::CriticalPathStep& step = r.steps[i];
     if (i > 0) out += ',';
-    out += '[' + std::to_string(i) + ',';
-    AppendJsonString(out, StepLabel(model_, r, step));
-    out += ',' + std::to_string(step.begin_ns - origin_ns_) + ',' +
-           std::to_string(step.duration_ns()) + ',' + std::to_string(step.critical_rank) + ',';
-    AppendJsonString(out, step.critical_thread == model::kNoRow
-                              ? std::string()
-                              : exporter::CriticalPathThreadLabel(model_, step.critical_thread));
-    out += ",[";
-    for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
-      if (c > 0) out += ',';
-      out += std::to_string(step.attribution.ns[c]);
-    }
-    out += "],[";
+    std::string own = "\"id\":" + std::to_string(i) + ",\"label\":";
+    AppendJsonString(own, StepLabel(model_, r, step));
+    own += ",\"projected\":[";
     for (size_t k = 0; k < step.projected_ns.size(); ++k) {
-      if (k > 0) out += ',';
-      out += std::to_string(step.projected_ns[k]);
+      if (k > 0) own += ',';
+      own += std::to_string(step.projected_ns[k]);
     }
-    out += "]]";
+    own += ']';
+    const std::string thread = exporter::CriticalPathThreadLabel(model_, step.critical_thread);
+    AppendObject<analysis::CriticalPathStepRow>(out, own, analysis::kCriticalPathStepColumns,
+                                                {step, thread}, origin_ns_);
   }
   out += "]}";
   return out;
@@ -85,22 +79,14 @@ std::string CriticalPathApi::Segments(size_t step_index) const {
   const analysis::CriticalPathResult& r = Result();
   if (step_index >= r.steps.size()) throw ApiError(400, "parameter step: no such step");
   const analysis::CriticalPathStep& step = r.steps[step_index];
-  // [begin (origin-relative), duration, category, name, kind, thread, rank, slice or -1]
   std::string out = "{\"segments\":[";
   for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
     const analysis::CriticalPathSegment s = r.Segment(model_, step, i);
     if (i > step.first_segment) out += ',';
-    out += '[' + std::to_string(s.begin_ns - origin_ns_) + ',' +
-           std::to_string(s.end_ns - s.begin_ns) + ',' +
-           std::to_string(static_cast<int>(s.category)) + ',';
-    AppendJsonString(out, s.slice != model::kNoRow ? model_.Str(model_.slices.name[s.slice])
-                                                   : std::string_view());
-    out += s.latency ? ",\"latency\"," : (s.slice != model::kNoRow ? ",\"self\"," : ",\"gap\",");
-    AppendJsonString(out, s.thread == model::kNoRow
-                              ? std::string()
-                              : exporter::CriticalPathThreadLabel(model_, s.thread));
-    out += ',' + std::to_string(s.rank) + ',' +
-           (s.slice == model::kNoRow ? std::string("-1") : std::to_string(s.slice)) + ']';
+    const std::string thread = exporter::CriticalPathThreadLabel(model_, s.thread);
+    AppendObject<analysis::CriticalPathSegmentRow>(
+        out, "", analysis::kCriticalPathSegmentColumns,
+        {s, exporter::CriticalPathSliceName(model_, s.slice), thread}, origin_ns_);
   }
   out += "]}";
   return out;

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "analysis/analysis_set.h"
+#include "analysis/cluster/cluster_critical_path.h"
+#include "analysis/critical_path/critical_path_columns.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -36,7 +38,7 @@ std::vector<std::string> TableColumns(Columns<Row> columns) {
 // and a file column has a header.
 template <typename Row>
 void ExpectWellFormed(Columns<Row> columns) {
-  std::set<std::string_view> headers, keys, db_names;
+  std::set<std::string_view> headers, keys, db_names, cluster_names;
   for (const Column<Row>& column : columns) {
     EXPECT_NE(column.writers, 0) << column.key;
     const int accessors =
@@ -50,10 +52,22 @@ void ExpectWellFormed(Columns<Row> columns) {
     if (column.WrittenBy(kDatabase)) {
       EXPECT_TRUE(db_names.insert(column.DatabaseName()).second) << column.DatabaseName();
     }
+    if (column.WrittenBy(kClusterTables)) {
+      EXPECT_TRUE(cluster_names.insert(column.DatabaseName()).second) << column.DatabaseName();
+    }
     if (column.WrittenBy(kUi)) {
       EXPECT_TRUE(keys.insert(column.key).second) << column.key;
     }
   }
+}
+
+template <typename Row>
+std::vector<std::string> ClusterTableColumns(Columns<Row> columns) {
+  std::vector<std::string> names;
+  for (const Column<Row>& column : columns) {
+    if (column.WrittenBy(kClusterTables)) names.emplace_back(column.DatabaseName());
+  }
+  return names;
 }
 
 template <typename Row>
@@ -79,6 +93,146 @@ TEST(ResultDescriptionsTest, EveryDescriptionIsWellFormed) {
   ExpectWellFormed<CommTimeInfo>(kCommTimeColumns);
   ExpectWellFormed<CommBandwidthInfo>(kCommBandwidthColumns);
   ExpectWellFormed<CommMatrixEntry>(kCommMatrixColumns);
+  ExpectWellFormed<CriticalPathStepRow>(kCriticalPathStepColumns);
+  ExpectWellFormed<CriticalPathRank>(kCriticalPathRankColumns);
+  ExpectWellFormed<CriticalPathSegmentRow>(kCriticalPathSegmentColumns);
+  ExpectWellFormed<NearCriticalRow>(kNearCriticalColumns);
+  ExpectWellFormed<WhatIfRow>(kWhatIfColumns);
+  ExpectWellFormed<cluster::ClusterCriticalStep>(cluster::kClusterCriticalStepColumns);
+}
+
+// msprof-analyze's cluster_analysis.db (/work/shared/reference: ascend-msprof-formats.md §3.1)
+// holds the per-rank communication results under its own names and order.
+TEST(ResultDescriptionsTest, ClusterTablesKeepMsprofAnalyzesColumnsInOrder) {
+  // After step, rank_id, hccl_op_name, group_name (and band_type; src_rank, dst_rank).
+  EXPECT_EQ(ClusterTableColumns<CommTimeInfo>(kCommTimeColumns),
+            (std::vector<std::string>{"start_timestamp", "elapsed_time", "transit_time",
+                                      "wait_time", "synchronization_time", "idle_time",
+                                      "synchronization_time_ratio", "wait_time_ratio"}));
+  EXPECT_EQ(ClusterTableColumns<CommBandwidthInfo>(kCommBandwidthColumns),
+            (std::vector<std::string>{"transit_size", "transit_time", "bandwidth",
+                                      "large_packet_ratio"}));
+  EXPECT_EQ(
+      ClusterTableColumns<CommMatrixEntry>(kCommMatrixColumns),
+      (std::vector<std::string>{"transit_size", "transit_time", "bandwidth", "transport_type"}));
+}
+
+TEST(ResultDescriptionsTest, ClusterTablesRoundToMsprofAnalyzesDecimals) {
+  CellValue bandwidth;
+  bandwidth.kind = CellValue::kReal;
+  bandwidth.real = 12.345678;
+  EXPECT_DOUBLE_EQ(ClusterValue(ColumnUnit::kGigabytesPerSecond, bandwidth), 12.3457);
+  EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kGigabytesPerSecond, bandwidth), 12.345678);  // per rank
+  EXPECT_DOUBLE_EQ(ClusterValue(ColumnUnit::kMilliseconds, IntegerCell(1'234'567'891)),
+                   1234.567891);
+  EXPECT_DOUBLE_EQ(ClusterValue(ColumnUnit::kNanoseconds, IntegerCell(1'234'567)), 1234.567);
+  CellValue ratio = bandwidth;
+  ratio.real = 0.123456;
+  EXPECT_DOUBLE_EQ(ClusterValue(ColumnUnit::kRatio, ratio), 0.1235);
+  // Rounding a time to the decimals its scale has leaves it as it is: the cluster's values
+  // are the per-rank ones wherever both are exact.
+  for (int64_t ns : {int64_t{1}, int64_t{999'999}, int64_t{123'456'789'012}}) {
+    EXPECT_EQ(ClusterValue(ColumnUnit::kMilliseconds, IntegerCell(ns)),
+              RealValue(ColumnUnit::kMilliseconds, IntegerCell(ns)));
+    EXPECT_EQ(ClusterValue(ColumnUnit::kNanoseconds, IntegerCell(ns)),
+              RealValue(ColumnUnit::kNanoseconds, IntegerCell(ns)));
+  }
+  EXPECT_EQ(ClusterDecimals(ColumnUnit::kCount), -1);
+}
+
+TEST(ResultDescriptionsTest, PathCategoryColumnsFollowTheCategories) {
+  for (int c = 0; c < kPathCategoryCount; ++c) {
+    const auto category = static_cast<PathCategory>(c);
+    EXPECT_EQ(kPathCategoryColumnNames[c].header, std::string(PathCategoryName(category)) + "(us)");
+    EXPECT_EQ(kPathCategoryColumnNames[c].key, PathCategoryKey(category));
+    EXPECT_EQ(cluster::kOwnPathCategoryColumnNames[c].header,
+              "Own " + std::string(PathCategoryName(category)) + "(us)");
+    EXPECT_EQ(cluster::kOwnPathCategoryColumnNames[c].key,
+              "own_" + std::string(PathCategoryKey(category)));
+  }
+}
+
+TEST(ResultDescriptionsTest, CriticalPathStepsAndRanksKeepTheirColumns) {
+  const std::vector<std::string> categories = {"computeNs",      "commTransitNs", "commWaitNs",
+                                               "hostOverheadNs", "syncNs",        "dataLoadingNs",
+                                               "idleNs"};
+  std::vector<std::string> step = {"ranks", "startNs", "endNs", "criticalRank", "criticalThread"};
+  step.insert(step.end(), categories.begin(), categories.end());
+  EXPECT_EQ(TableColumns<CriticalPathStepRow>(kCriticalPathStepColumns), step);
+  std::vector<std::string> rank = {"rankId", "startNs", "endNs"};
+  rank.insert(rank.end(), categories.begin(), categories.end());
+  rank.push_back("onJobPathNs");
+  EXPECT_EQ(TableColumns<CriticalPathRank>(kCriticalPathRankColumns), rank);
+  EXPECT_EQ(Headers<CriticalPathRank>(kCriticalPathRankColumns),
+            (std::vector<std::string>{"Rank", "Step Time(us)", "compute(us)",
+                                      "communication transit(us)", "communication wait(us)",
+                                      "host overhead(us)", "synchronisation(us)",
+                                      "data loading(us)", "idle(us)", "On Job Path(us)"}));
+  CriticalPathStep path_step;
+  path_step.begin_ns = 1'000;
+  path_step.end_ns = 4'000;
+  path_step.attribution[PathCategory::kSync] = 2'500;
+  const CriticalPathStepRow row{path_step, "GPU 0 stream 7"};
+  const Columns<CriticalPathStepRow> columns = kCriticalPathStepColumns;
+  EXPECT_EQ(Cell(columns, "duration", row).integer, 3'000);
+  EXPECT_EQ(Cell(columns, "sync", row).integer, 2'500);
+  EXPECT_EQ(Cell(columns, "critical_thread", row).text, "GPU 0 stream 7");
+}
+
+TEST(ResultDescriptionsTest, CriticalPathSegmentsSlackAndWhatIfs) {
+  EXPECT_EQ(TableColumns<CriticalPathSegmentRow>(kCriticalPathSegmentColumns),
+            (std::vector<std::string>{"startNs", "endNs", "category", "name", "kind", "thread",
+                                      "rankId"}));
+  EXPECT_EQ(Headers<CriticalPathSegmentRow>(kCriticalPathSegmentColumns),
+            (std::vector<std::string>{"Begin(us)", "Duration(us)", "Category", "Name", "Kind",
+                                      "Thread", "Rank"}));
+  CriticalPathSegment gap;
+  gap.category = PathCategory::kIdle;
+  const Columns<CriticalPathSegmentRow> segments = kCriticalPathSegmentColumns;
+  EXPECT_EQ(Cell(segments, "kind", CriticalPathSegmentRow{gap, "", "t"}).text, "gap");
+  EXPECT_EQ(Cell(segments, "category_name", CriticalPathSegmentRow{gap, "", "t"}).text, "idle");
+  EXPECT_EQ(Cell(segments, "category", CriticalPathSegmentRow{gap, "", "t"}).integer, 6);
+  EXPECT_EQ(Cell(segments, "slice", CriticalPathSegmentRow{gap, "", "t"}).kind,
+            CellValue::kNull);  // a gap is nobody's time
+  gap.latency = true;
+  EXPECT_EQ(Cell(segments, "kind", CriticalPathSegmentRow{gap, "", "t"}).text, "latency");
+
+  EXPECT_EQ(TableColumns<NearCriticalRow>(kNearCriticalColumns),
+            (std::vector<std::string>{"rankId", "name", "category", "thread", "startNs", "endNs",
+                                      "slackNs"}));
+  NearCriticalSlice near;
+  near.slack_ns = 250;
+  const NearCriticalRow slack{near, 1, "aten::mm", "python 1/1", 100, 300, 1'000};
+  const CellValue share = Cell<NearCriticalRow>(kNearCriticalColumns, "slack_share", slack);
+  EXPECT_DOUBLE_EQ(share.real, 25.0);  // a percentage, written with 2 decimals
+  EXPECT_EQ(Cell<NearCriticalRow>(kNearCriticalColumns, "duration", slack).integer, 200);
+
+  EXPECT_EQ(TableColumns<WhatIfRow>(kWhatIfColumns),
+            (std::vector<std::string>{"whatIf", "kind", "target", "stepNs", "projectedNs"}));
+  WhatIfSummary what_if;
+  what_if.spec.kind = WhatIfKind::kDataLoadingFree;
+  const WhatIfRow run{what_if, 1'000, 800, 4};
+  EXPECT_EQ(Cell<WhatIfRow>(kWhatIfColumns, "saving_ns", run).integer, 200);
+  EXPECT_DOUBLE_EQ(Cell<WhatIfRow>(kWhatIfColumns, "saving_share", run).real, 20.0);
+  EXPECT_EQ(Cell<WhatIfRow>(kWhatIfColumns, "kind", run).text, "data_loading_free");
+  const WhatIfRow nothing{what_if, 0, 0, 0};
+  EXPECT_DOUBLE_EQ(Cell<WhatIfRow>(kWhatIfColumns, "saving_share", nothing).real, 0.0);
+}
+
+TEST(ResultDescriptionsTest, ClusterCriticalPathKeepsItsColumns) {
+  std::vector<std::string> table = {"ranks",      "step_time",        "critical_rank",
+                                    "on_path",    "gated_operations", "gate",
+                                    "peers_wait", "last_rank"};
+  for (int c = 0; c < kPathCategoryCount; ++c) {
+    table.push_back("own_" + std::string(PathCategoryKey(static_cast<PathCategory>(c))));
+  }
+  EXPECT_EQ(TableColumns<cluster::ClusterCriticalStep>(cluster::kClusterCriticalStepColumns),
+            table);
+  for (const auto& column : cluster::kClusterCriticalStepColumns) {
+    if (column.key.starts_with("own_") || column.key == "on_path") {
+      EXPECT_EQ(column.DatabaseType(), "REAL") << column.key;  // µs
+    }
+  }
 }
 
 TEST(ResultDescriptionsTest, CommunicationFilesKeepMsprofsKeysInOrder) {
@@ -229,6 +383,8 @@ TEST(ResultDescriptionsTest, UnitsAsFilesAndTablesHoldThem) {
   EXPECT_TRUE(HeldAsReal(ColumnUnit::kMilliseconds));
   EXPECT_FALSE(HeldAsReal(ColumnUnit::kNanosecondsInteger));
   EXPECT_FALSE(HeldAsReal(ColumnUnit::kTimestamp));
+  EXPECT_TRUE(HeldAsReal(ColumnUnit::kPercentage));
+  EXPECT_TRUE(HeldAsReal(ColumnUnit::kGigabytesPerSecond));
 }
 
 }  // namespace

@@ -104,6 +104,37 @@ TEST_F(CudaCollectorTest, ConvertsEveryRecordOfTheSession) {
   EXPECT_EQ(stats.cupti_dropped, 0u);
 }
 
+// The critical path's cross-stream edges need, for every event wait, the stream and the
+// cudaEventRecord call it waits for: CUDA_EVENT is collected without device markers too, its
+// records kept without a device timestamp, and CUPTI's sync ids kept on both sides.
+TEST_F(CudaCollectorTest, EventRecordsAndWaitsKeepWhatTheCrossStreamEdgesNeed) {
+  Attach();
+  Start();
+  EXPECT_TRUE(cupti_.enabled(CUPTI_ACTIVITY_KIND_CUDA_EVENT));
+  const testing::EventWaitSession session = testing::RecordEventWaitSession(cupti_, kAppTid);
+  collector_->Flush();
+  const auto events = Of(CudaRecordKind::kCudaEvent);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].header.arg, format::kCudaEventHostTime) << "no device timestamp";
+  EXPECT_GT(events[0].header.ts, 0u);
+  ASSERT_EQ(events[0].ext.size(), 2u);
+  const auto event = events[0].As<format::CudaEventRecord>(0);
+  EXPECT_EQ(event.correlation, session.record_correlation);
+  EXPECT_EQ(event.stream, testing::kSessionStreamA);
+  EXPECT_EQ(event.event_id, testing::kWaitEventId);
+  EXPECT_EQ(events[0].As<format::CudaEventSync>(1).sync_id, 5001u);
+  const auto syncs = Of(CudaRecordKind::kSynchronization);
+  ASSERT_EQ(syncs.size(), 2u);
+  ASSERT_EQ(syncs[0].ext.size(), 3u);
+  EXPECT_EQ(syncs[0].As<format::CudaSync>(1).type,
+            static_cast<uint32_t>(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT));
+  EXPECT_EQ(syncs[0].As<format::CudaSync>(1).cuda_event_id, testing::kWaitEventId);
+  EXPECT_EQ(syncs[0].As<format::CudaSpan>(0).stream, testing::kSessionStreamB);
+  EXPECT_EQ(syncs[0].As<format::CudaEventSync>(2).sync_id, 5001u);
+  EXPECT_EQ(syncs[1].As<format::CudaEventSync>(2).sync_id, 0u) << "CUPTI's invalid value";
+  EXPECT_EQ(collector_->stats().conversion.unhandled, 0u);
+}
+
 TEST_F(CudaCollectorTest, KernelRecordsCarryLaunchAttributesAndOccupancy) {
   Attach();
   Start();

@@ -10,6 +10,7 @@
 #include <bit>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "aiprof/plugin.h"
 #include "analysis/advice/engine.h"
 #include "analysis/analysis_set.h"
+#include "analysis/critical_path/critical_path.h"
 #include "cuda/cuda_driver_test_double.h"
 #include "cuda/cupti_test_double.h"
 #include "cuda/range_profiler_test_double.h"
@@ -124,8 +126,12 @@ class CudaEndToEnd : public ::testing::Test {
     EXPECT_EQ(aiprofStart(config), 0) << aiprofLastError();
     EXPECT_TRUE(collector.collecting()) << "the runtime started the registered source";
     EXPECT_TRUE(collector.PushExternal(format::kCudaExternalOperator, 4242));
-    session_ =
-        testing::RecordWorkloadSession(cupti, static_cast<uint32_t>(syscall(SYS_gettid)), device);
+    const uint32_t tid = static_cast<uint32_t>(syscall(SYS_gettid));
+    if (record_) {
+      record_(cupti, tid);
+    } else {
+      session_ = testing::RecordWorkloadSession(cupti, tid, device);
+    }
     EXPECT_TRUE(collector.PopExternal(format::kCudaExternalOperator));
     const std::string dir = aiprofCurrentDir();
     EXPECT_EQ(aiprofStop(config), 0) << aiprofLastError();
@@ -133,8 +139,43 @@ class CudaEndToEnd : public ::testing::Test {
     return dir;
   }
 
+  // The cross-stream dependency of RecordEventWaitSession, collected, parsed and solved.
+  void ExpectTheEventWaitOnTheCriticalPath(bool sync_ids) {
+    testing::CuptiTestDouble cupti;
+    CudaCollector collector(cupti.api(), RuntimeHost(), {});
+    testing::EventWaitSession session;
+    record_ = [&](testing::CuptiTestDouble& double_, uint32_t tid) {
+      session = testing::RecordEventWaitSession(double_, tid, sync_ids);
+    };
+    const std::string dir = Collect(collector, cupti);
+    ASSERT_FALSE(dir.empty());
+    const Model m = model::ParseProfDir(dir);
+    for (const auto& file : m.files) EXPECT_TRUE(file.report.clean()) << file.report.Summary();
+    // The wait's cuda_sync slice names what it waits for as Kineto's does.
+    int waits = 0;
+    for (uint32_t s = 0; s < m.slices.size(); ++s) {
+      if (m.Str(m.slices.name[s]) != "Stream Wait Event") continue;
+      ++waits;
+      EXPECT_EQ(m.Str(m.slices.category[s]), "cuda_sync");
+      EXPECT_EQ(UIntArg(m, m.slices.args[s], "wait_on_stream"), testing::kSessionStreamA);
+      EXPECT_EQ(UIntArg(m, m.slices.args[s], "wait_on_cuda_event_record_corr_id"),
+                session.record_correlation);
+      EXPECT_EQ(UIntArg(m, m.slices.args[s], "wait_on_cuda_event_id"), testing::kWaitEventId);
+    }
+    EXPECT_EQ(waits, 1);
+    // The consumer kernel on stream B waited for the producer on stream A: the path runs
+    // through both (without the edge it would reach the consumer through its launch).
+    const analysis::AnalysisSet set = analysis::RunAnalyses(m, {std::nullopt, true});
+    const analysis::CriticalPathResult& path = set.critical_path;
+    ASSERT_EQ(path.steps.size(), 1u);
+    // (within the clock mapping's rounding of CUPTI time onto the process clock)
+    EXPECT_NEAR(static_cast<double>(path.steps[0].attribution[analysis::PathCategory::kCompute]),
+                static_cast<double>(session.first_kernel_ns + session.second_kernel_ns), 100);
+  }
+
   fs::path output_;
   testing::RecordedSession session_;
+  std::function<void(testing::CuptiTestDouble&, uint32_t)> record_;
 };
 
 TEST_F(CudaEndToEnd, SessionArrivesInTheModelOnGpuLanesWithFlowsAndOperators) {
@@ -212,6 +253,17 @@ size_t Lines(const std::string& text) {
 
 // The recorded session (CUPTI test double: no GPU here) through the analyses and
 // `aiprof analyze`: a CUDA run whose compute is the device's tasks.
+// aiprof's own CUDA runs get the cross-stream edges Kineto traces get from cuda_sync events:
+// matched by CUPTI's cudaEventSyncId (CUDA 12.8+) ...
+TEST_F(CudaEndToEnd, AStreamWaitEventPutsBothStreamsOnTheCriticalPath) {
+  ExpectTheEventWaitOnTheCriticalPath(true);
+}
+
+// ... or, without sync ids, by the event's last cudaEventRecord call before the wait.
+TEST_F(CudaEndToEnd, AStreamWaitEventWithoutSyncIdsWaitsForTheEventsLastRecord) {
+  ExpectTheEventWaitOnTheCriticalPath(false);
+}
+
 TEST_F(CudaEndToEnd, AnalysesTakeTheDeviceTasksAsCompute) {
   testing::CuptiTestDouble cupti;
   CudaCollector collector(cupti.api(), RuntimeHost(), {});

@@ -233,4 +233,66 @@ RecordedSession RecordWorkloadSession(CuptiTestDouble& cupti, uint32_t app_tid,
   return session;
 }
 
+EventWaitSession RecordEventWaitSession(CuptiTestDouble& cupti, uint32_t app_tid, bool sync_ids) {
+  EventWaitSession session;
+  const uint64_t t0 = cupti.cupti_now() - 50'000 * kUs;
+  session.base_cupti_ns = t0;
+  cupti.Record(H100Device());
+  CUpti_ActivityContext3 context{};
+  context.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
+  context.contextId = kSessionContext;
+  context.deviceId = kSessionDevice;
+  context.nullStreamId = 7;
+  cupti.Record(context);
+  const auto call = [&](uint32_t cbid, uint32_t correlation, uint64_t start_us, uint64_t end_us) {
+    cupti.RecordApi(
+        MakeRuntimeCall(cbid, correlation, t0 + start_us * kUs, t0 + end_us * kUs, app_tid));
+  };
+  call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 201, 0, 5);
+  cupti.Record(MakeKernel("_Z8producerPf", kSessionStreamA, 201, t0 + 10 * kUs, t0 + 110 * kUs,
+                          1024, 256, 32, 0));
+  session.first_kernel_ns = 100'000;
+  session.record_correlation = 202;
+  call(CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, 202, 6, 8);
+  CUpti_ActivityCudaEvent2 event{};
+  event.kind = CUPTI_ACTIVITY_KIND_CUDA_EVENT;
+  event.correlationId = 202;
+  event.contextId = kSessionContext;
+  event.streamId = kSessionStreamA;
+  event.eventId = kWaitEventId;
+  event.deviceId = kSessionDevice;
+  event.cudaEventSyncId = sync_ids ? 5001 : 0;
+  cupti.Record(event);
+  session.wait_correlation = 203;
+  call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, 203, 9, 11);
+  CUpti_ActivitySynchronization2 wait{};
+  wait.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  wait.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+  wait.start = t0 + 9 * kUs;
+  wait.end = t0 + 11 * kUs;
+  wait.correlationId = 203;
+  wait.contextId = kSessionContext;
+  wait.streamId = kSessionStreamB;
+  wait.cudaEventId = kWaitEventId;
+  wait.cudaEventSyncId = sync_ids ? 5001 : CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  cupti.Record(wait);
+  call(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 204, 12, 15);
+  cupti.Record(MakeKernel("_Z8consumerPf", kSessionStreamB, 204, t0 + 111 * kUs, t0 + 151 * kUs,
+                          1024, 256, 32, 0));
+  session.second_kernel_ns = 40'000;
+  call(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 205, 16, 153);
+  CUpti_ActivitySynchronization2 sync{};
+  sync.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  sync.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+  sync.start = t0 + 17 * kUs;
+  sync.end = t0 + 152 * kUs;
+  sync.correlationId = 205;
+  sync.contextId = kSessionContext;
+  sync.streamId = kSessionStreamB;
+  sync.cudaEventId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  sync.cudaEventSyncId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  cupti.Record(sync);
+  return session;
+}
+
 }  // namespace aiprof::cuda::testing

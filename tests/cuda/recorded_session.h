@@ -43,6 +43,21 @@ CUpti_ActivityDevice5 H100Device();
 RecordedSession RecordWorkloadSession(CuptiTestDouble& cupti, uint32_t app_tid,
                                       const CUpti_ActivityDevice5& device = H100Device());
 
+// A cross-stream dependency as CUPTI reports it: a 100 µs kernel on stream A, a
+// cudaEventRecord of event kWaitEventId on A, a cudaStreamWaitEvent of stream B on it (a
+// SYNCHRONIZATION record of type STREAM_WAIT_EVENT naming the event), a 40 µs kernel on B
+// launched right after (it starts when A's kernel ends), and a cudaStreamSynchronize of B.
+// `sync_ids`: CUPTI 12.8+'s cudaEventSyncId on the event's and the wait's records.
+inline constexpr uint32_t kWaitEventId = 77;
+struct EventWaitSession {
+  uint64_t base_cupti_ns = 0;
+  uint32_t record_correlation = 0;  // of the cudaEventRecord call
+  uint32_t wait_correlation = 0;    // of the cudaStreamWaitEvent call
+  int64_t first_kernel_ns = 0, second_kernel_ns = 0;
+};
+EventWaitSession RecordEventWaitSession(CuptiTestDouble& cupti, uint32_t app_tid,
+                                        bool sync_ids = true);
+
 CUpti_ActivityKernel10 MakeKernel(const char* name, uint32_t stream, uint32_t correlation,
                                   uint64_t start, uint64_t end, int32_t grid_x, int32_t block_x,
                                   uint16_t registers, int32_t dynamic_shared);

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "analysis/critical_path/critical_path_columns.h"
 #include "analysis/data_preparation.h"
 #include "analysis/memory.h"
 #include "analysis/step_breakdown.h"
@@ -74,6 +75,14 @@ TEST(UiApiTypesTest, DataPreparationFollowsItsColumns) {
 TEST(UiApiTypesTest, MemoryPoolFollowsItsColumns) {
   ExpectTypesMatch<analysis::MemoryPool>("MemoryPoolInfo", analysis::kMemoryPoolColumns,
                                          {"process", "pid", "role", "allocated", "reserved"});
+}
+
+TEST(UiApiTypesTest, CriticalPathRowsFollowTheirColumns) {
+  ExpectTypesMatch<analysis::WhatIfRow>("WhatIfSummary", analysis::kWhatIfColumns, {});
+  ExpectTypesMatch<analysis::CriticalPathStepRow>(
+      "CriticalPathStep", analysis::kCriticalPathStepColumns, {"id", "label", "projected"});
+  ExpectTypesMatch<analysis::CriticalPathSegmentRow>("CriticalPathSegment",
+                                                     analysis::kCriticalPathSegmentColumns, {});
 }
 
 }  // namespace

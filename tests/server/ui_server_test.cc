@@ -199,15 +199,26 @@ TEST_F(UiServerTest, CriticalPathAndWhatIfComeFromTheAnalysisSet) {
   ASSERT_EQ(path["steps"].size(), r.steps.size());
   EXPECT_EQ(path["step_ns"], r.step_ns);
   EXPECT_EQ(path["categories"].size(), static_cast<size_t>(analysis::kPathCategoryCount));
+  ASSERT_EQ(path["category_keys"].size(), static_cast<size_t>(analysis::kPathCategoryCount));
   for (size_t i = 0; i < r.steps.size(); ++i) {
+    const nlohmann::json& step = path["steps"][i];
+    EXPECT_EQ(step["id"], i);
     int64_t sum = 0;
-    for (const auto& ns : path["steps"][i][6]) sum += ns.get<int64_t>();
+    for (const auto& key : path["category_keys"])
+      sum += step[key.get<std::string>()].get<int64_t>();
     EXPECT_EQ(sum, r.steps[i].duration_ns());
+    EXPECT_EQ(step["duration"], r.steps[i].duration_ns());
+    EXPECT_EQ(step["projected"].size(), r.what_ifs.size());
     const nlohmann::json pieces = GetJson("/api/critical_path/segments?step=" + std::to_string(i));
     ASSERT_EQ(pieces["segments"].size(), r.steps[i].segment_count);
     int64_t covered = 0;
-    for (const auto& piece : pieces["segments"]) covered += piece[1].get<int64_t>();
+    for (const auto& piece : pieces["segments"]) covered += piece["duration"].get<int64_t>();
     EXPECT_EQ(covered, r.steps[i].duration_ns());
+  }
+  ASSERT_EQ(path["what_ifs"].size(), r.what_ifs.size());
+  for (size_t k = 0; k < r.what_ifs.size(); ++k) {
+    EXPECT_EQ(path["what_ifs"][k]["projected_ns"], r.what_ifs[k].projected_ns);
+    EXPECT_EQ(path["what_ifs"][k]["applicable"], r.what_ifs[k].applicable);
   }
   const nlohmann::json lane = GetJson("/api/critical_path/lane?t0=0&t1=100000&px=100");
   EXPECT_FALSE(lane["pieces"].empty());

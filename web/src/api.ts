@@ -172,6 +172,53 @@ export interface MemoryPoolInfo {
   allocated: [number, number][];
   reserved: [number, number][] | null;
 }
+// /api/critical_path and /api/critical_path/segments (server/critical_path_api.cc): rows
+// written from their descriptions (analysis::kWhatIfColumns, kCriticalPathStepColumns,
+// kCriticalPathSegmentColumns; checked by tests/server/ui_api_types_test.cc); ns.
+export interface WhatIfSummary {
+  name: string;  // "data loading free", "aten::mm 50% faster", ...
+  kind: string;  // "data_loading_free", "operator_faster", ...
+  target: string;  // the operator or kernel of an operator projection
+  applicable: boolean;
+  projected_ns: number;  // Σ projected step time
+}
+export interface CriticalPathStep {
+  id: number;  // the step's index, what /api/critical_path/segments?step= takes
+  label: string;  // "3", "1:3", or "all" for a whole-run span
+  projected: number[];  // projected time per what-if (CriticalPath.what_ifs)
+  ranks: number;
+  begin: number;  // ns from the run's origin
+  duration: number;
+  critical_rank: number;
+  critical_thread: string;
+  // The path's time per category (CriticalPath.category_keys): sums to duration.
+  compute: number;
+  comm_transit: number;
+  comm_wait: number;
+  host_overhead: number;
+  sync: number;
+  data_loading: number;
+  idle: number;
+}
+export interface CriticalPath {
+  whole_run: boolean;
+  categories: string[];  // names, by category number
+  category_keys: string[];  // the steps' fields of the categories, by category number
+  step_ns: number;
+  dropped_edges: number;
+  what_ifs: WhatIfSummary[];
+  steps: CriticalPathStep[];
+}
+export interface CriticalPathSegment {
+  begin: number;  // ns from the run's origin
+  duration: number;
+  category: number;  // CriticalPath.categories index
+  name: string;  // whose self time; "" for a gap or a latency
+  kind: string;  // "self", "gap", "latency"
+  thread: string;
+  rank: number;
+  slice: number | null;  // the slice whose self time it is
+}
 export interface AnalysisSummary {
   inputs: string;
   step_source: string;

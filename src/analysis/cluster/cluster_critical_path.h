@@ -15,11 +15,14 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "analysis/cluster/rank_summary.h"
 #include "analysis/communication_analysis.h"
+#include "analysis/critical_path/critical_path_columns.h"
 #include "analysis/critical_path/path_category.h"
+#include "analysis/result_columns.h"
 
 namespace aiprof::analysis::cluster {
 
@@ -38,6 +41,61 @@ struct ClusterCriticalStep {
   int32_t last_rank = -1;                   // the rank whose step ends last (where the walk starts)
 
   int64_t duration_ns() const { return end_ns - begin_ns; }
+};
+
+inline const CategoryTimes& PathCategoryTimes(const ClusterCriticalStep& step) {
+  return step.critical_own;
+}
+// The critical rank's own path: "Own <category name>(us)" in the file, "own_<key>" (µs) in
+// the table.
+inline constexpr PathCategoryColumnNames kOwnPathCategoryColumnNames[kPathCategoryCount] = {
+    {"Own compute(us)", "own_compute", ""},
+    {"Own communication transit(us)", "own_comm_transit", ""},
+    {"Own communication wait(us)", "own_comm_wait", ""},
+    {"Own host overhead(us)", "own_host_overhead", ""},
+    {"Own synchronisation(us)", "own_sync", ""},
+    {"Own data loading(us)", "own_data_loading", ""},
+    {"Own idle(us)", "own_idle", ""},
+};
+template <int C>
+constexpr Column<ClusterCriticalStep> OwnCategoryColumn() {
+  return PathCategoryColumn<ClusterCriticalStep, C>(kOwnPathCategoryColumnNames,
+                                                    ColumnUnit::kNanoseconds, kFiles | kDatabase);
+}
+
+// cluster_critical_path.csv and ClusterCriticalPath after the step (and the table's loop).
+inline constexpr Column<ClusterCriticalStep> kClusterCriticalStepColumns[] = {
+    {"Ranks", "ranks", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const ClusterCriticalStep& s) -> int64_t { return s.ranks; }},
+    {"Step Time(us)", "step_time", "", ColumnUnit::kNanoseconds, kFiles | kDatabase,
+     [](const ClusterCriticalStep& s) { return s.duration_ns(); }},
+    {"Critical Rank", "critical_rank", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const ClusterCriticalStep& s) -> int64_t { return s.critical_rank; }},
+    {"On Path(us)", "on_path", "", ColumnUnit::kNanoseconds, kFiles | kDatabase,
+     [](const ClusterCriticalStep& s) { return s.on_path_ns; }},
+    RealColumn<ClusterCriticalStep>(
+        "On Path(%)", "on_path_share", "", ColumnUnit::kPercentage, kFiles,
+        [](const ClusterCriticalStep& s) {
+          return s.duration_ns() > 0 ? 100.0 * static_cast<double>(s.on_path_ns) /
+                                           static_cast<double>(s.duration_ns())
+                                     : 0.0;
+        }),
+    {"Gated Operations", "gated_operations", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const ClusterCriticalStep& s) -> int64_t { return s.gated_operations; }},
+    TextColumn<ClusterCriticalStep>(
+        "Gate", "gate", "", kFiles | kDatabase,
+        [](const ClusterCriticalStep& s) { return std::string(PathCategoryName(s.gate)); }),
+    {"Peers Wait(us)", "peers_wait", "", ColumnUnit::kNanoseconds, kFiles | kDatabase,
+     [](const ClusterCriticalStep& s) { return s.peers_wait_ns; }},
+    {"Last Rank", "last_rank", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const ClusterCriticalStep& s) -> int64_t { return s.last_rank; }},
+    OwnCategoryColumn<0>(),
+    OwnCategoryColumn<1>(),
+    OwnCategoryColumn<2>(),
+    OwnCategoryColumn<3>(),
+    OwnCategoryColumn<4>(),
+    OwnCategoryColumn<5>(),
+    OwnCategoryColumn<6>(),
 };
 
 // Per step (by loop, then number) of the ranks that carry their own path; `ops` are the

@@ -126,16 +126,54 @@ MemberBusy BusyOf(const std::vector<CategoryTimes>& own) {
   return busy;
 }
 
+// Time per key (a thread row, a string id) with the keys touched, cleared in proportion to them.
+class DenseTotals {
+ public:
+  struct Total {
+    int64_t ns = 0;
+    PathCategory category = PathCategory::kIdle;
+  };
+  explicit DenseTotals(size_t keys) : totals_(keys), touched_(keys, 0) {}
+  Total& Add(uint32_t key, int64_t ns) {
+    if (!touched_[key]) {
+      touched_[key] = 1;
+      keys_.push_back(key);
+    }
+    Total& total = totals_[key];
+    total.ns += ns;
+    return total;
+  }
+  const Total& operator[](uint32_t key) const { return totals_[key]; }
+  const std::vector<uint32_t>& keys() const { return keys_; }
+  void SortKeys() { std::sort(keys_.begin(), keys_.end()); }
+  void Clear() {
+    for (const uint32_t key : keys_) {
+      totals_[key] = {};
+      touched_[key] = 0;
+    }
+    keys_.clear();
+  }
+
+ private:
+  std::vector<Total> totals_;
+  std::vector<uint8_t> touched_;
+  std::vector<uint32_t> keys_;
+};
+
 class StepSolver {
  public:
   StepSolver(const model::Model& model, const RunIndex& index, CriticalPathResult* result)
-      : model_(model), index_(index), result_(result), builder_(index) {}
+      : model_(model),
+        index_(index),
+        result_(result),
+        builder_(index),
+        thread_totals_(model.threads.size()),
+        name_totals_(model.strings.size()) {}
 
   void Solve(const StepGroup& group, const std::vector<WhatIfSpec>& what_ifs) {
     builder_.Build(group.members, &graph_);
     if (graph_.members.empty() || graph_.members.front().end_node == model::kNoRow) return;
-    const PathWeights recorded;
-    SolveForward(graph_, recorded, true, &pass_);
+    PlanPasses(graph_, &plan_, &pass_);
     CriticalPathStep step;
     step.step_id = group.members.front().step_id;
     step.step = group.step;
@@ -145,8 +183,8 @@ class StepSolver {
     step.nodes = graph_.nodes();
     step.edges = graph_.edges.size();
     step.dropped_edges = graph_.dropped_edges;
-    step.cycle_edges = pass_.cycle_edges;
-    RecordSlack(recorded);
+    step.cycle_edges = plan_.cycle_edges;
+    RecordSlack();
     RecordJobPath(&step);
     RecordNearCritical(&step);
     const std::vector<CategoryTimes> own = RecordRanks(&step);
@@ -161,18 +199,17 @@ class StepSolver {
   int64_t ProjectOnly(const StepGroup& group, const std::vector<WhatIfSpec>& specs) {
     builder_.Build(group.members, &graph_);
     if (graph_.members.empty() || graph_.members.front().end_node == model::kNoRow) return 0;
-    const PathWeights recorded;
-    SolveForward(graph_, recorded, false, &pass_);
+    PlanPasses(graph_, &plan_, &pass_);
     std::vector<CategoryTimes> own;
-    for (uint32_t m = 0; m < graph_.members.size(); ++m)
-      own.push_back(Attribute(WalkMemberPath(graph_, pass_, m)));
-    std::vector<uint8_t> selected;
+    for (uint32_t m = 0; m < graph_.members.size(); ++m) {
+      WalkMemberPath(graph_, plan_, pass_, m, &walked_);
+      own.push_back(Attribute(walked_));
+    }
     PathWeights weights;
-    if (!WeightsFor(graph_, model_, specs, BusyOf(own), &selected, &weights)) {
+    if (!WeightsFor(graph_, model_, specs, BusyOf(own), &selected_, &weights)) {
       return graph_.end_ns - graph_.begin_ns;
     }
-    SolveForward(graph_, weights, false, &pass_);
-    return ProjectedStepNs(graph_, pass_);
+    return ProjectedStepNs(graph_, SolveProjection(graph_, plan_, weights, pass_, &projection_));
   }
 
  private:
@@ -183,8 +220,8 @@ class StepSolver {
     return times;
   }
 
-  void RecordSlack(const PathWeights& recorded) {
-    latest_ = SolveLatest(graph_, recorded, pass_);
+  void RecordSlack() {
+    SolveLatest(graph_, plan_, pass_, &latest_);
     std::vector<float>& slack = result_->slice_slack;
     for (const PathOwner& owner : graph_.owners) {
       if (owner.end_node == model::kNoRow || latest_[owner.end_node] == kUnboundedSlack) continue;
@@ -224,10 +261,9 @@ class StepSolver {
   }
 
   void RecordJobPath(CriticalPathStep* step) {
-    std::vector<uint32_t> hop_owners;
-    const std::vector<WalkedSegment> path = WalkJobPath(graph_, pass_, &hop_owners);
+    hop_owners_.clear();
+    WalkJobPath(graph_, plan_, pass_, &walked_, &hop_owners_);
     step->first_segment = static_cast<uint32_t>(result_->segments.size());
-    std::unordered_map<model::StringId, std::pair<PathCategory, int64_t>> by_name;
     on_path_.assign(graph_.members.size(), 0);
     on_path_owner_.assign(graph_.owners.size(), 0);
     // The path runs through these slices (their self time, or a point of them it reached
@@ -238,9 +274,8 @@ class StepSolver {
         on_path_owner_[o] = 1;
       }
     };
-    for (uint32_t owner : hop_owners) mark(owner);
-    std::map<uint32_t, int64_t> by_thread;
-    for (const WalkedSegment& w : path) {
+    for (uint32_t owner : hop_owners_) mark(owner);
+    for (const WalkedSegment& w : walked_) {
       if (!w.latency) mark(w.owner);
       const PathChain& chain = graph_.chains[w.chain];
       const uint32_t slice =
@@ -255,29 +290,38 @@ class StepSolver {
       const int64_t length = w.end_ns - w.begin_ns;
       step->attribution[w.category] += length;
       if (chain.member != kNoMember) on_path_[chain.member] += length;
-      if (chain.thread != model::kNoRow) by_thread[chain.thread] += length;
+      if (chain.thread != model::kNoRow) thread_totals_.Add(chain.thread, length);
       if (slice != model::kNoRow && w.category != PathCategory::kIdle) {
-        auto& entry = by_name[model_.slices.name[slice]];
-        entry.first = w.category;
-        entry.second += length;
+        name_totals_.Add(model_.slices.name[slice], length).category = w.category;
       }
     }
     step->segment_count = static_cast<uint32_t>(result_->segments.size()) - step->first_segment;
+    RecordTops(step);
+  }
+
+  // The thread with the most of the path (ties: the lowest row) and the operators and
+  // kernels with the most, from the path's totals; the totals are cleared for the next step.
+  void RecordTops(CriticalPathStep* step) {
     int64_t best = -1;
-    for (const auto& [thread, ns] : by_thread) {
-      if (ns > best) {
-        best = ns;
+    thread_totals_.SortKeys();
+    for (const uint32_t thread : thread_totals_.keys()) {
+      if (thread_totals_[thread].ns > best) {
+        best = thread_totals_[thread].ns;
         step->critical_thread = thread;
       }
     }
-    for (const auto& [name, entry] : by_name) {
-      step->top_items.push_back({name, entry.first, entry.second});
+    thread_totals_.Clear();
+    items_.clear();
+    for (const model::StringId name : name_totals_.keys()) {
+      items_.push_back({name, name_totals_[name].category, name_totals_[name].ns});
     }
-    std::sort(step->top_items.begin(), step->top_items.end(),
-              [&](const CriticalPathItem& a, const CriticalPathItem& b) {
-                return a.ns != b.ns ? a.ns > b.ns : model_.Str(a.name) < model_.Str(b.name);
-              });
-    if (step->top_items.size() > kTopItems) step->top_items.resize(kTopItems);
+    name_totals_.Clear();
+    const size_t kept = std::min(items_.size(), kTopItems);
+    std::partial_sort(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(kept),
+                      items_.end(), [&](const CriticalPathItem& a, const CriticalPathItem& b) {
+                        return a.ns != b.ns ? a.ns > b.ns : model_.Str(a.name) < model_.Str(b.name);
+                      });
+    step->top_items.assign(items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(kept));
   }
 
   std::vector<CategoryTimes> RecordRanks(CriticalPathStep* step) {
@@ -291,7 +335,8 @@ class StepSolver {
       rank.step_id = member.step_id;
       rank.begin_ns = member.begin_ns;
       rank.end_ns = member.end_ns;
-      rank.own = Attribute(WalkMemberPath(graph_, pass_, m));
+      WalkMemberPath(graph_, plan_, pass_, m, &walked_);
+      rank.own = Attribute(walked_);
       rank.on_job_path_ns = on_path_[m];
       if (rank.on_job_path_ns > most) {
         most = rank.on_job_path_ns;
@@ -310,8 +355,8 @@ class StepSolver {
       PathWeights weights;
       int64_t projected = step->duration_ns();
       if (WeightsFor(graph_, model_, {what_ifs[i]}, busy, &selected_, &weights)) {
-        SolveForward(graph_, weights, false, &projection_);
-        projected = ProjectedStepNs(graph_, projection_);
+        projected =
+            ProjectedStepNs(graph_, SolveProjection(graph_, plan_, weights, pass_, &projection_));
         result_->what_ifs[i].applicable = true;
       }
       step->projected_ns.push_back(projected);
@@ -326,8 +371,15 @@ class StepSolver {
   CriticalPathResult* result_;
   GraphBuilder builder_;
   PathGraph graph_;
+  PathPlan plan_;
   ForwardPass pass_, projection_;
+  std::vector<WalkedSegment> walked_;
   std::vector<int64_t> on_path_;
+  std::vector<uint32_t> hop_owners_;
+  // Per thread row and per name: the job path's time in this step (a path is a few thousand
+  // pieces; a dense table with the keys touched beats a hash map per step).
+  DenseTotals thread_totals_, name_totals_;
+  std::vector<CriticalPathItem> items_;
   std::vector<uint8_t> on_path_owner_;  // per PathOwner: the job's path runs through it
   std::vector<int64_t> latest_;         // per node: latest finish (SolveLatest)
   std::vector<uint8_t> selected_;

@@ -4,6 +4,28 @@
 
 namespace aiprof::analysis {
 
+namespace {
+
+// Empties the graph but keeps its columns' memory: a run's steps are much alike, so once the
+// first steps are built the next allocate nothing.
+void ClearKeepingCapacity(PathGraph* g) {
+  g->begin_ns = g->end_ns = 0;
+  g->time.clear();
+  g->owner.clear();
+  g->category.clear();
+  g->flags.clear();
+  g->node_chain.clear();
+  g->node_join.clear();
+  g->chains.clear();
+  g->edges.clear();
+  g->joins.clear();
+  g->owners.clear();
+  g->members.clear();
+  g->dropped_edges = 0;
+}
+
+}  // namespace
+
 GraphBuilder::GraphBuilder(const RunIndex& index) : index_(index) {
   owner_of_slice_.assign(index.model().slices.size(), model::kNoRow);
 }
@@ -15,7 +37,7 @@ uint32_t GraphBuilder::OwnerOf(uint32_t slice) const {
 
 void GraphBuilder::Build(const std::vector<GraphMemberSpec>& members, PathGraph* graph) {
   g_ = graph;
-  *g_ = PathGraph{};
+  ClearKeepingCapacity(g_);
   owner_category_.clear();
   owner_waits_.clear();
   owner_inside_wait_.clear();
@@ -446,11 +468,41 @@ void GraphBuilder::AddHandOffEdges() {
   }
 }
 
+// By (to, from), the order they were added in among equal keys: a counting sort by target
+// (linear: the nodes are numbered densely), then the few edges of each target by source.
+void GraphBuilder::SortEdgesByTarget() {
+  PathGraph& g = *g_;
+  edge_start_.assign(g.nodes() + 1, 0);
+  for (const PathEdge& edge : g.edges) ++edge_start_[edge.to + 1];
+  for (size_t v = 0; v < g.nodes(); ++v) edge_start_[v + 1] += edge_start_[v];
+  sorted_edges_.resize(g.edges.size());
+  for (const PathEdge& edge : g.edges) sorted_edges_[edge_start_[edge.to]++] = edge;
+  g.edges.swap(sorted_edges_);
+  // Each target's few edges by source, stable: insertion sort, which allocates nothing; a
+  // target with many (a collective's all-arrived node, a hostile file) a stable merge sort.
+  const auto by_source = [](const PathEdge& a, const PathEdge& b) { return a.from < b.from; };
+  for (size_t i = 0; i < g.edges.size();) {
+    size_t j = i + 1;
+    while (j < g.edges.size() && g.edges[j].to == g.edges[i].to) ++j;
+    const auto first = g.edges.begin() + static_cast<std::ptrdiff_t>(i);
+    const auto last = g.edges.begin() + static_cast<std::ptrdiff_t>(j);
+    if (j - i > 32) {
+      std::stable_sort(first, last, by_source);
+    } else {
+      for (auto it = first + 1; it < last; ++it) {
+        const PathEdge edge = *it;
+        auto k = it;
+        for (; k > first && by_source(edge, *(k - 1)); --k) *k = *(k - 1);
+        *k = edge;
+      }
+    }
+    i = j;
+  }
+}
+
 void GraphBuilder::FinishJoins() {
   PathGraph& g = *g_;
-  std::sort(g.edges.begin(), g.edges.end(), [](const PathEdge& a, const PathEdge& b) {
-    return a.to != b.to ? a.to < b.to : a.from < b.from;
-  });
+  SortEdgesByTarget();
   // Keep the edges the recording agrees with.
   size_t kept = 0;
   for (const PathEdge& edge : g.edges) {

@@ -78,6 +78,7 @@ class GraphBuilder {
   uint32_t EventSourceTask(const EventWait& wait, uint32_t process, uint32_t device) const;
   void AddCommunicationEdges();
   void AddHandOffEdges();
+  void SortEdgesByTarget();
   void FinishJoins();
 
   const RunIndex& index_;
@@ -89,6 +90,8 @@ class GraphBuilder {
   std::vector<ChainScratch> chain_scratch_;
   std::vector<uint32_t> window_;
   std::vector<uint32_t> stack_;
+  std::vector<uint32_t> edge_start_;    // SortEdgesByTarget: per node, its edges' first slot
+  std::vector<PathEdge> sorted_edges_;  // SortEdgesByTarget's output, swapped with the graph's
 };
 
 }  // namespace aiprof::analysis

@@ -5,6 +5,24 @@
 
 namespace aiprof::exporter {
 
+std::string_view CriticalPathSliceName(const model::Model& m, uint32_t slice) {
+  return slice == model::kNoRow ? std::string_view() : m.Str(m.slices.name[slice]);
+}
+
+analysis::NearCriticalRow NearCriticalRowOf(const model::Model& m,
+                                            const analysis::NearCriticalSlice& near,
+                                            const analysis::CriticalPathStep& step,
+                                            std::string_view thread_label) {
+  const uint32_t thread = m.ThreadOfSlice(near.slice);
+  return {near,
+          m.processes.rank[m.ProcessOfThread(thread)],
+          m.Str(m.slices.name[near.slice]),
+          thread_label,
+          m.slices.ts[near.slice],
+          m.slices.end[near.slice],
+          step.duration_ns()};
+}
+
 std::string CriticalPathThreadLabel(const model::Model& m, uint32_t thread) {
   if (thread == model::kNoRow) return "all ranks";
   const uint32_t process = m.threads.process[thread];
@@ -20,64 +38,45 @@ std::string CriticalPathThreadLabel(const model::Model& m, uint32_t thread) {
 
 namespace {
 
-using analysis::CategoryTimes;
-using analysis::kPathCategoryCount;
-using analysis::PathCategory;
+using analysis::CriticalPathResult;
+using analysis::CriticalPathStep;
 
-std::vector<std::string> CategoryHeaders(const std::string& suffix) {
-  std::vector<std::string> headers;
-  for (int c = 0; c < kPathCategoryCount; ++c) {
-    headers.push_back(std::string(analysis::PathCategoryName(static_cast<PathCategory>(c))) +
-                      suffix);
+// The step as the user names it: N/A for a whole-run span.
+void StepCell(SummaryWriter& w, const analysis::AnalysisSet& set, const CriticalPathStep& step) {
+  if (set.critical_path.whole_run) {
+    w.NotApplicable();
+  } else {
+    w.Step(step.step, step.loop, set.steps.several_loops);
   }
-  return headers;
-}
-
-void Categories(SummaryWriter& w, const CategoryTimes& times) {
-  for (int64_t ns : times.ns) w.Micros(ns);
 }
 
 void WriteSteps(const model::Model& m, const analysis::AnalysisSet& set,
                 const SummaryTarget& target) {
-  const analysis::CriticalPathResult& r = set.critical_path;
-  std::vector<std::string> headers = {"Step",          "Ranks",         "Begin(us)",
-                                      "Step Time(us)", "Critical Rank", "Critical Thread"};
-  for (const std::string& h : CategoryHeaders("(us)")) headers.push_back(h);
+  const CriticalPathResult& r = set.critical_path;
+  std::vector<std::string> headers = {"Step"};
+  AppendHeaders<analysis::CriticalPathStepRow>(headers, analysis::kCriticalPathStepColumns);
   for (const analysis::WhatIfSummary& w : r.what_ifs) {
     headers.push_back("Projected: " + w.spec.Describe() + "(us)");
   }
   SummaryWriter w(target, "critical_path_steps", headers, r.steps.size());
-  for (const analysis::CriticalPathStep& step : r.steps) {
-    if (r.whole_run) {
-      w.NotApplicable();
-    } else {
-      w.Step(step.step, step.loop, set.steps.several_loops);
-    }
-    w.Unsigned(step.rank_count).Micros(step.begin_ns).Micros(step.duration_ns());
-    w.Number(step.critical_rank).Text(CriticalPathThreadLabel(m, step.critical_thread));
-    Categories(w, step.attribution);
+  for (const CriticalPathStep& step : r.steps) {
+    StepCell(w, set, step);
+    const std::string thread = CriticalPathThreadLabel(m, step.critical_thread);
+    w.Cells<analysis::CriticalPathStepRow>(analysis::kCriticalPathStepColumns, {step, thread});
     for (int64_t projected : step.projected_ns) w.Micros(projected);
     w.EndRow();
   }
 }
 
 void WriteRanks(const analysis::AnalysisSet& set, const SummaryTarget& target) {
-  const analysis::CriticalPathResult& r = set.critical_path;
-  std::vector<std::string> headers = {"Step", "Rank", "Step Time(us)"};
-  for (const std::string& h : CategoryHeaders("(us)")) headers.push_back(h);
-  headers.push_back("On Job Path(us)");
+  const CriticalPathResult& r = set.critical_path;
+  std::vector<std::string> headers = {"Step"};
+  AppendHeaders<analysis::CriticalPathRank>(headers, analysis::kCriticalPathRankColumns);
   SummaryWriter w(target, "critical_path_ranks", headers, r.ranks.size());
-  for (const analysis::CriticalPathStep& step : r.steps) {
+  for (const CriticalPathStep& step : r.steps) {
     for (uint32_t i = step.first_rank; i < step.first_rank + step.rank_count; ++i) {
-      const analysis::CriticalPathRank& rank = r.ranks[i];
-      if (r.whole_run) {
-        w.NotApplicable();
-      } else {
-        w.Step(step.step, step.loop, set.steps.several_loops);
-      }
-      w.Number(rank.rank).Micros(rank.end_ns - rank.begin_ns);
-      Categories(w, rank.own);
-      w.Micros(rank.on_job_path_ns);
+      StepCell(w, set, step);
+      w.Cells<analysis::CriticalPathRank>(analysis::kCriticalPathRankColumns, r.ranks[i]);
       w.EndRow();
     }
   }
@@ -85,24 +84,17 @@ void WriteRanks(const analysis::AnalysisSet& set, const SummaryTarget& target) {
 
 void WriteSegments(const model::Model& m, const analysis::AnalysisSet& set,
                    const SummaryTarget& target) {
-  const analysis::CriticalPathResult& r = set.critical_path;
-  SummaryWriter w(
-      target, "critical_path_segments",
-      {"Step", "Begin(us)", "Duration(us)", "Category", "Name", "Kind", "Thread", "Rank"},
-      r.segments.size());
-  for (const analysis::CriticalPathStep& step : r.steps) {
+  const CriticalPathResult& r = set.critical_path;
+  std::vector<std::string> headers = {"Step"};
+  AppendHeaders<analysis::CriticalPathSegmentRow>(headers, analysis::kCriticalPathSegmentColumns);
+  SummaryWriter w(target, "critical_path_segments", headers, r.segments.size());
+  for (const CriticalPathStep& step : r.steps) {
     for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
       const analysis::CriticalPathSegment s = r.Segment(m, step, i);
-      if (r.whole_run) {
-        w.NotApplicable();
-      } else {
-        w.Step(step.step, step.loop, set.steps.several_loops);
-      }
-      w.Micros(s.begin_ns).Micros(s.end_ns - s.begin_ns);
-      w.PlainText(analysis::PathCategoryName(s.category));
-      w.Text(s.slice == model::kNoRow ? "" : m.Str(m.slices.name[s.slice]));
-      w.PlainText(s.latency ? "latency" : (s.slice == model::kNoRow ? "gap" : "self"));
-      w.Text(CriticalPathThreadLabel(m, s.thread)).Number(s.rank);
+      StepCell(w, set, step);
+      const std::string thread = CriticalPathThreadLabel(m, s.thread);
+      w.Cells<analysis::CriticalPathSegmentRow>(analysis::kCriticalPathSegmentColumns,
+                                                {s, CriticalPathSliceName(m, s.slice), thread});
       w.EndRow();
     }
   }
@@ -111,44 +103,30 @@ void WriteSegments(const model::Model& m, const analysis::AnalysisSet& set,
 // The near-critical work of each step: what would be on the path next, least slack first.
 void WriteSlack(const model::Model& m, const analysis::AnalysisSet& set,
                 const SummaryTarget& target) {
-  const analysis::CriticalPathResult& r = set.critical_path;
-  SummaryWriter w(target, "critical_path_slack",
-                  {"Step", "Rank", "Name", "Category", "Thread", "Begin(us)", "Duration(us)",
-                   "Slack(us)", "Slack(%)"},
-                  r.near_critical.size());
-  for (const analysis::CriticalPathStep& step : r.steps) {
+  const CriticalPathResult& r = set.critical_path;
+  std::vector<std::string> headers = {"Step"};
+  AppendHeaders<analysis::NearCriticalRow>(headers, analysis::kNearCriticalColumns);
+  SummaryWriter w(target, "critical_path_slack", headers, r.near_critical.size());
+  for (const CriticalPathStep& step : r.steps) {
     for (uint32_t i = step.first_near; i < step.first_near + step.near_count; ++i) {
-      const analysis::NearCriticalSlice& near = r.near_critical[i];
-      const uint32_t thread = m.ThreadOfSlice(near.slice);
-      if (r.whole_run) {
-        w.NotApplicable();
-      } else {
-        w.Step(step.step, step.loop, set.steps.several_loops);
-      }
-      w.Number(m.processes.rank[m.ProcessOfThread(thread)]);
-      w.Text(m.Str(m.slices.name[near.slice])).PlainText(analysis::PathCategoryName(near.category));
-      w.Text(CriticalPathThreadLabel(m, thread));
-      w.Micros(m.slices.ts[near.slice]).Micros(m.slices.dur(near.slice)).Micros(near.slack_ns);
-      w.Fixed(step.duration_ns() > 0 ? 100.0 * static_cast<double>(near.slack_ns) /
-                                           static_cast<double>(step.duration_ns())
-                                     : 0.0,
-              2);
+      const uint32_t thread = m.ThreadOfSlice(r.near_critical[i].slice);
+      StepCell(w, set, step);
+      w.Cells<analysis::NearCriticalRow>(
+          analysis::kNearCriticalColumns,
+          NearCriticalRowOf(m, r.near_critical[i], step, CriticalPathThreadLabel(m, thread)));
       w.EndRow();
     }
   }
 }
 
 void WriteWhatIfs(const analysis::AnalysisSet& set, const SummaryTarget& target) {
-  const analysis::CriticalPathResult& r = set.critical_path;
-  SummaryWriter w(target, "critical_path_what_if",
-                  {"What-if", "Kind", "Target", "Applicable", "Steps", "Step Time(us)",
-                   "Projected(us)", "Saving(us)", "Saving(%)"},
-                  r.what_ifs.size());
+  const CriticalPathResult& r = set.critical_path;
+  std::vector<std::string> headers;
+  AppendHeaders<analysis::WhatIfRow>(headers, analysis::kWhatIfColumns);
+  SummaryWriter w(target, "critical_path_what_if", headers, r.what_ifs.size());
   for (const analysis::WhatIfSummary& what_if : r.what_ifs) {
-    w.Text(what_if.spec.Describe()).PlainText(analysis::WhatIfKindKey(what_if.spec.kind));
-    w.Text(what_if.spec.name).PlainText(what_if.applicable ? "yes" : "no");
-    w.Unsigned(r.steps.size()).Micros(what_if.step_ns).Micros(what_if.projected_ns);
-    w.Micros(what_if.saving_ns()).Fixed(100.0 * what_if.saving_share(), 2);
+    w.Cells<analysis::WhatIfRow>(analysis::kWhatIfColumns,
+                                 {what_if, what_if.step_ns, what_if.projected_ns, r.steps.size()});
     w.EndRow();
   }
 }

@@ -1,11 +1,11 @@
 #include "export/cluster/cluster_files.h"
 
 #include <algorithm>
-#include <cmath>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <type_traits>
 
 #include "export/csv/summary_writer.h"
 #include "export/sqlite/cluster_db.h"
@@ -23,13 +23,54 @@ using analysis::cluster::ClusterStepRow;
 using analysis::cluster::RankSet;
 using ordered_json = nlohmann::ordered_json;
 
-// Fixed decimals keep the files identical however the ranks were split.
-double Round(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
+using analysis::MillisValue;
+using analysis::RoundedTo;
+
+// The described cells of `row` that the files show, as msprof-analyze's cluster files spell
+// them (`"header": value, ...`): reals with their unit's fixed decimals (analysis::
+// ClusterDecimals), which also keep the files identical however the ranks were split.
+template <typename Row>
+void ClusterCells(TextWriter& out, analysis::Columns<Row> columns,
+                  const std::type_identity_t<Row>& row) {
+  bool first = true;
+  for (const analysis::Column<Row>& column : columns) {
+    if (!column.WrittenBy(analysis::kFiles)) continue;
+    out.Raw(first ? "\"" : ", \"").Raw(column.header).Raw("\": ");
+    first = false;
+    const analysis::CellValue cell = column.Read(row);
+    const int decimals = analysis::ClusterDecimals(column.unit);
+    if (cell.kind == analysis::CellValue::kNull) {
+      out.Raw("null");
+    } else if (cell.kind == analysis::CellValue::kText) {
+      out.JsonString(cell.text);
+    } else if (cell.kind == analysis::CellValue::kInteger && !analysis::HeldAsReal(column.unit)) {
+      out.Int(cell.integer);
+    } else if (decimals >= 0) {
+      out.Fixed(analysis::ScaledValue(column.unit, cell), decimals);
+    } else {
+      out.Double(analysis::ScaledValue(column.unit, cell));
+    }
+  }
 }
-double Ms(int64_t ns) {
-  return Round(static_cast<double>(ns) / 1e6, 6);
+
+// The described cells of `row` that the files show as a JSON object keyed by their headers,
+// reals rounded to their unit's decimals as the cluster's tables hold them.
+template <typename Row>
+nlohmann::json ClusterObject(analysis::Columns<Row> columns, const std::type_identity_t<Row>& row) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const analysis::Column<Row>& column : columns) {
+    if (!column.WrittenBy(analysis::kFiles)) continue;
+    const analysis::CellValue cell = column.Read(row);
+    nlohmann::json& value = object[std::string(column.header)];
+    if (cell.kind == analysis::CellValue::kText) {
+      value = cell.text;
+    } else if (cell.kind == analysis::CellValue::kInteger && !analysis::HeldAsReal(column.unit)) {
+      value = cell.integer;
+    } else if (cell.kind != analysis::CellValue::kNull) {
+      value = analysis::ClusterValue(column.unit, cell);
+    }
+  }
+  return object;
 }
 
 // The group key of the JSON files: the group's ranks, as msprof-analyze names groups.
@@ -67,27 +108,15 @@ void WriteCriticalPath(const ClusterResult& result, const std::string& dir,
   target.dir = dir;
   target.written = written;
   target.errors = errors;
-  std::vector<std::string> headers = {
-      "Step",           "Ranks",      "Step Time(us)",    "Critical Rank",
-      "On Path(us)",    "On Path(%)", "Gated Operations", "Gate",
-      "Peers Wait(us)", "Last Rank"};
-  for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
-    headers.push_back(
-        "Own " + std::string(analysis::PathCategoryName(static_cast<analysis::PathCategory>(c))) +
-        "(us)");
-  }
+  std::vector<std::string> headers = {"Step"};
+  AppendHeaders<analysis::cluster::ClusterCriticalStep>(
+      headers, analysis::cluster::kClusterCriticalStepColumns);
   SummaryWriter w(target, "cluster_critical_path", std::move(headers), result.critical_steps.size(),
                   UINT64_MAX);
   for (const analysis::cluster::ClusterCriticalStep& s : result.critical_steps) {
     w.Step(static_cast<uint64_t>(s.step), s.loop, result.several_loops);
-    w.Unsigned(s.ranks).Micros(s.duration_ns()).Number(s.critical_rank).Micros(s.on_path_ns);
-    w.Fixed(s.duration_ns() > 0
-                ? 100.0 * static_cast<double>(s.on_path_ns) / static_cast<double>(s.duration_ns())
-                : 0.0,
-            2);
-    w.Unsigned(s.gated_operations).PlainText(analysis::PathCategoryName(s.gate));
-    w.Micros(s.peers_wait_ns).Number(s.last_rank);
-    for (int64_t ns : s.critical_own.ns) w.Micros(ns);
+    w.Cells<analysis::cluster::ClusterCriticalStep>(analysis::cluster::kClusterCriticalStepColumns,
+                                                    s);
     w.EndRow();
   }
 }
@@ -183,32 +212,21 @@ class CommunicationStream {
   // printf calls) cost more than the merge itself.
   void BeginRank(int32_t rank, const analysis::CommTimeInfo& t) {
     out_.Raw(first_rank_ ? "\n\t\t\t\t\"" : ",\n\t\t\t\t\"").Int(rank);
-    out_.Raw("\": {\"Communication Time Info\": {\"Start Timestamp(us)\": ")
-        .Fixed(static_cast<double>(t.start_ns) / 1e3, 3);
-    out_.Raw(", \"Elapse Time(ms)\": ").Fixed(static_cast<double>(t.elapse_ns) / 1e6, 6);
-    out_.Raw(", \"Transit Time(ms)\": ").Fixed(static_cast<double>(t.transit_ns) / 1e6, 6);
-    out_.Raw(", \"Wait Time(ms)\": ").Fixed(static_cast<double>(t.wait_ns) / 1e6, 6);
-    out_.Raw(", \"Synchronization Time(ms)\": ")
-        .Fixed(static_cast<double>(t.synchronization_ns) / 1e6, 6);
-    out_.Raw(", \"Idle Time(ms)\": ").Fixed(static_cast<double>(t.idle_ns) / 1e6, 6);
-    out_.Raw(", \"Wait Time Ratio\": ").Fixed(t.wait_ratio(), 4);
-    out_.Raw(", \"Synchronization Time Ratio\": ").Fixed(t.synchronization_ratio(), 4);
+    out_.Raw("\": {\"Communication Time Info\": {");
+    ClusterCells<analysis::CommTimeInfo>(out_, analysis::kCommTimeColumns, t);
     out_.Raw("}, \"Communication Bandwidth Info\": {");
     first_rank_ = false;
   }
 
   void Bandwidth(std::string_view transport, const analysis::CommBandwidthInfo& b, bool first) {
-    out_.Raw(first ? "\"" : ", \"").Raw(transport).Raw("\": {\"Transit Time(ms)\": ");
-    out_.Fixed(static_cast<double>(b.transit_ns) / 1e6, 6);
-    out_.Raw(", \"Transit Size(MB)\": ").Fixed(b.size_mb(), 6);
-    out_.Raw(", \"Bandwidth(GB/s)\": ").Fixed(b.bandwidth_gbps(), 4);
-    out_.Raw(", \"Large Packet Ratio\": ").Fixed(b.large_packet_ratio(), 4);
+    out_.Raw(first ? "\"" : ", \"").Raw(transport).Raw("\": {");
+    ClusterCells<analysis::CommBandwidthInfo>(out_, analysis::kCommBandwidthColumns, b);
     out_.Raw(", \"Size Distribution\": {");
     bool first_size = true;
     for (const auto& [bytes, entry] : b.size_distribution) {
       out_.Raw(first_size ? "\"" : ", \"").Fixed(static_cast<double>(bytes) / 1e6, 6);
       out_.Raw("\": [").UInt(entry.first).Raw(", ");
-      out_.Fixed(static_cast<double>(entry.second) / 1e6, 6).Char(']');
+      out_.Fixed(MillisValue(entry.second), 6).Char(']');
       first_size = false;
     }
     out_.Raw("}}");
@@ -284,11 +302,8 @@ void WriteMatrix(const ClusterResult& result, const std::string& dir,
   for (const CommMatrixEntry& e : result.matrix) {
     const std::string link = std::to_string(e.src_rank) + "-" + std::to_string(e.dst_rank);
     json[ClusterStepKey(e.step, e.loop, result.several_loops)][GroupKey(keys, e.group)]
-        [e.name + "@" + e.group][link] = {
-            {"Transport Type", std::string(analysis::TransportTypeName(e.transport))},
-            {"Transit Size(MB)", Round(static_cast<double>(e.bytes) / 1e6, 6)},
-            {"Transit Time(ms)", Ms(e.transit_ns)},
-            {"Bandwidth(GB/s)", Round(e.bandwidth_gbps(), 4)}};
+        [e.name + "@" + e.group][link] =
+            ClusterObject<CommMatrixEntry>(analysis::kCommMatrixColumns, e);
   }
   WriteJson(json, dir + "/cluster_communication_matrix.json", written, errors);
 }
@@ -296,14 +311,14 @@ void WriteMatrix(const ClusterResult& result, const std::string& dir,
 // The per-step means and the verdict of a rank or a stage (slow_ranks.h).
 ordered_json StepVerdictJson(const analysis::cluster::StepVerdict& v) {
   return {{"steps", v.steps},
-          {"own_time_per_step_ms", Round(v.own_ns / 1e6, 6)},
-          {"computing_per_step_ms", Round(v.computing_ns / 1e6, 6)},
-          {"data_preparation_per_step_ms", Round(v.preparing_ns / 1e6, 6)},
-          {"free_per_step_ms", Round(v.free_ns / 1e6, 6)},
-          {"communication_wait_per_step_ms", Round(v.communication_wait_ns / 1e6, 6)},
+          {"own_time_per_step_ms", RoundedTo(v.own_ns / 1e6, 6)},
+          {"computing_per_step_ms", RoundedTo(v.computing_ns / 1e6, 6)},
+          {"data_preparation_per_step_ms", RoundedTo(v.preparing_ns / 1e6, 6)},
+          {"free_per_step_ms", RoundedTo(v.free_ns / 1e6, 6)},
+          {"communication_wait_per_step_ms", RoundedTo(v.communication_wait_ns / 1e6, 6)},
           {"slow", v.slow},
           {"reason", v.reason},
-          {"excess_per_step_ms", Round(v.excess_ns / 1e6, 6)}};
+          {"excess_per_step_ms", RoundedTo(v.excess_ns / 1e6, 6)}};
 }
 
 void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
@@ -333,13 +348,13 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
   json["ranks"] = std::move(ranks);
   ordered_json clock;
   clock["description"] = result.clock.Describe();
-  clock["same_host_end_spread_ms"] = Ms(result.clock.same_host_end_spread_ns);
+  clock["same_host_end_spread_ms"] = MillisValue(result.clock.same_host_end_spread_ns);
   clock["hosts"] = ordered_json::array();
   for (const analysis::cluster::HostClock& h : result.clock.hosts) {
     clock["hosts"].push_back({{"host", h.host},
                               {"ranks", h.ranks},
-                              {"offset_ms", Ms(h.offset_ns)},
-                              {"uncertainty_ms", Ms(h.uncertainty_ns)},
+                              {"offset_ms", MillisValue(h.offset_ns)},
+                              {"uncertainty_ms", MillisValue(h.uncertainty_ns)},
                               {"samples", h.samples}});
   }
   json["clock_alignment"] = std::move(clock);
@@ -366,8 +381,8 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
   for (const analysis::cluster::SlowLink& l : result.slow_links) {
     links.push_back({{"transport", l.transport},
                      {"rank", l.rank},
-                     {"bandwidth_gbps", Round(l.bandwidth_gbps, 4)},
-                     {"median_gbps", Round(l.median_gbps, 4)}});
+                     {"bandwidth_gbps", RoundedTo(l.bandwidth_gbps, 4)},
+                     {"median_gbps", RoundedTo(l.median_gbps, 4)}});
   }
   json["slow_links"] = std::move(links);
   ordered_json steps = ordered_json::array();
@@ -376,9 +391,9 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
     if (staged) step["stage"] = d.stage;
     step.update(ordered_json{{"slowest_rank", d.slowest_rank},
                              {"fastest_rank", d.fastest_rank},
-                             {"max_own_ms", Ms(d.max_own_ns)},
-                             {"min_own_ms", Ms(d.min_own_ns)},
-                             {"spread", Round(d.spread, 4)}});
+                             {"max_own_ms", MillisValue(d.max_own_ns)},
+                             {"min_own_ms", MillisValue(d.min_own_ns)},
+                             {"spread", RoundedTo(d.spread, 4)}});
   }
   json["divergent_steps"] = std::move(steps);
   WriteJson(json, dir + "/cluster_base_info.json", written, errors);

@@ -134,12 +134,13 @@ SummaryWriter& SummaryWriter::Cell(analysis::ColumnUnit unit, const analysis::Ce
       if (unit == ColumnUnit::kFlag) return PlainText(cell.integer != 0 ? "yes" : "no");
       if (time) return Micros(cell.integer);
       if (!analysis::HeldAsReal(unit)) return Number(cell.integer);
-      return Real(analysis::RealValue(unit, cell));
+      break;
     case analysis::CellValue::kReal:
       if (time) return Micros(std::llround(cell.real));
-      return Real(analysis::RealValue(unit, cell));
+      break;
   }
-  return NotApplicable();
+  if (unit == ColumnUnit::kPercentage) return Fixed(analysis::ScaledValue(unit, cell), 2);
+  return Real(analysis::RealValue(unit, cell));
 }
 
 void SummaryWriter::EndRow() {

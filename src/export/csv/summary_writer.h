@@ -76,7 +76,7 @@ class SummaryWriter {
   SummaryWriter& Step(uint64_t step, uint32_t loop, bool several_loops);
   // A described cell (analysis/result_columns.h) as the files spell its unit: N/A when not
   // known, text, yes/no for a flag, µs with 3 decimals for a duration or time, rounded
-  // shares, integers and reals as they are.
+  // shares, percentages with 2 decimals, integers and reals as they are.
   SummaryWriter& Cell(analysis::ColumnUnit unit, const analysis::CellValue& cell);
   // The cells of `row`'s columns that the files show, in order.
   template <typename Row>

@@ -1,5 +1,5 @@
 // aiprof_cuda_report: parses PROF_* directories and prints their CUDA data as one JSON
-// object (kernels, copies, API calls, flows, steps, operator attribution, drops), and
+// object (kernels, copies, API calls, flows, steps, operator attribution, event waits, drops), and
 // optionally writes the CUDA CSV summaries. scripts/verify-cuda.sh compares this with what
 // examples/cuda/cuda_workload and examples/cuda/train_cuda.py say they launched.
 //
@@ -21,6 +21,34 @@ using aiprof::model::Model;
 
 std::optional<uint64_t> Arg(const Model& m, uint32_t set, std::string_view key) {
   return m.args.Bits(set, m.strings.Find(key));
+}
+
+// Each cudaStreamWaitEvent's sync record: the waiting stream, and the stream and the
+// cudaEventRecord call the importer found it waits for (null when it found none).
+nlohmann::json EventWaits(const Model& m) {
+  std::unordered_set<uint64_t> record_calls;
+  for (uint32_t s = 0; s < m.slices.size(); ++s) {
+    const std::string_view name = m.Str(m.slices.name[s]);
+    if (!name.starts_with("cudaEventRecord") && !name.starts_with("cuEventRecord")) continue;
+    if (auto correlation = Arg(m, m.slices.args[s], "correlation"))
+      record_calls.insert(*correlation);
+  }
+  nlohmann::json waits = nlohmann::json::array();
+  for (uint32_t s = 0; s < m.slices.size(); ++s) {
+    if (m.Str(m.slices.category[s]) != "cuda_sync" ||
+        m.Str(m.slices.name[s]) != "Stream Wait Event") {
+      continue;
+    }
+    const uint32_t args = m.slices.args[s];
+    const auto on_stream = Arg(m, args, "wait_on_stream");
+    const auto record = Arg(m, args, "wait_on_cuda_event_record_corr_id");
+    waits.push_back({{"stream", Arg(m, args, "stream").value_or(0)},
+                     {"start_ns", m.slices.ts[s]},
+                     {"wait_on_stream", on_stream ? nlohmann::json(*on_stream) : nullptr},
+                     {"record_correlation", record ? nlohmann::json(*record) : nullptr},
+                     {"record_call_found", record.has_value() && record_calls.contains(*record)}});
+  }
+  return waits;
 }
 
 nlohmann::json Report(const Model& m) {
@@ -108,6 +136,7 @@ nlohmann::json Report(const Model& m) {
           {"ac2g_flows", ac2g},
           {"steps", steps},
           {"mstx_ranges", ranges},
+          {"event_waits", EventWaits(m)},
           {"metrics_status", metrics_status},
           {"cpu_ops_with_external_id", operator_ids.size()},
           {"dropped_records", m.drops.total()},

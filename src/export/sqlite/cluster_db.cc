@@ -1,6 +1,5 @@
 #include "export/sqlite/cluster_db.h"
 
-#include <cmath>
 #include <filesystem>
 #include <map>
 #include <string_view>
@@ -23,25 +22,15 @@ Statement& Step(Statement& insert, int64_t step) {
   return step == analysis::cluster::kNoStep ? insert.Null() : insert.Int(step);
 }
 
-double Round(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
-double Us(int64_t ns) {
-  return Round(static_cast<double>(ns) / 1e3, 3);
-}
-double Ms(int64_t ns) {
-  return Round(static_cast<double>(ns) / 1e6, 6);
-}
+using analysis::MillisValue;
+using analysis::RoundedTo;
 
 // msprof-analyze's table holds its file's columns (analysis::kStepTraceTimeColumns).
 bool StepTraceTable(Database& db, const ClusterResult& result) {
   std::vector<std::string> columns = {"step INTEGER", "type TEXT", "\"index\" TEXT"};
-  for (const auto& column : analysis::kStepTraceTimeColumns) {
-    if (column.WrittenBy(analysis::kFiles))
-      columns.push_back(std::string(column.DatabaseName()) + " " +
-                        std::string(column.DatabaseType()));
-  }
+  AppendColumnDefinitions<analysis::StepParts>(
+      columns, analysis::kStepTraceTimeColumns,
+      [](const auto& column) { return column.WrittenBy(analysis::kFiles); });
   columns.insert(columns.end(), {"dp_index INTEGER", "pp_index INTEGER", "tp_index INTEGER"});
   return db.Table("ClusterStepTraceTime", columns, [&](Statement& insert) {
     using Type = analysis::cluster::ClusterStepRow::Type;
@@ -64,66 +53,67 @@ bool StepTraceTable(Database& db, const ClusterResult& result) {
   });
 }
 
+// msprof-analyze's cluster tables of the per-rank communication results: their described
+// columns (analysis::kClusterTables) between the keys and the size distribution.
 bool CommunicationTables(Database& db, const ClusterResult& result) {
-  return db.Table("ClusterCommunicationTime",
-                  {"step TEXT", "rank_id INTEGER", "hccl_op_name TEXT", "group_name TEXT",
-                   "start_timestamp REAL", "elapsed_time REAL", "transit_time REAL",
-                   "wait_time REAL", "synchronization_time REAL", "idle_time REAL",
-                   "synchronization_time_ratio REAL", "wait_time_ratio REAL"},
-                  [&](Statement& insert) {
-                    for (const CommOpTiming& op : result.comm_ops) {
-                      const analysis::CommTimeInfo& t = op.time;
-                      insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops))
-                          .Int(op.rank)
-                          .Text(op.name);
-                      insert.Text(op.group).Real(Us(t.start_ns)).Real(Ms(t.elapse_ns));
-                      insert.Real(Ms(t.transit_ns)).Real(Ms(t.wait_ns));
-                      insert.Real(Ms(t.synchronization_ns)).Real(Ms(t.idle_ns));
-                      insert.Real(Round(t.synchronization_ratio(), 4));
-                      insert.Real(Round(t.wait_ratio(), 4)).Run();
-                    }
-                  }) &&
-         db.Table("ClusterCommunicationBandwidth",
-                  {"step TEXT", "rank_id INTEGER", "hccl_op_name TEXT", "group_name TEXT",
-                   "band_type TEXT", "transit_size REAL", "transit_time REAL", "bandwidth REAL",
-                   "large_packet_ratio REAL", "package_size REAL", "count INTEGER",
-                   "total_duration REAL"},
-                  [&](Statement& insert) {
-                    for (const CommOpTiming& op : result.comm_ops) {
-                      const analysis::CommBandwidthInfo b = op.bandwidth();
-                      for (const auto& [bytes, entry] : b.size_distribution) {
-                        insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops))
-                            .Int(op.rank)
-                            .Text(op.name);
-                        insert.Text(op.group).Text(analysis::TransportTypeName(op.transport));
-                        insert.Real(Round(b.size_mb(), 6)).Real(Ms(b.transit_ns));
-                        insert.Real(Round(b.bandwidth_gbps(), 4));
-                        insert.Real(Round(b.large_packet_ratio(), 4));
-                        insert.Real(Round(static_cast<double>(bytes) / 1e6, 6));
-                        insert.Int(static_cast<int64_t>(entry.first)).Real(Ms(entry.second));
-                        insert.Run();
-                      }
-                    }
-                  });
+  using analysis::CommBandwidthInfo;
+  using analysis::CommTimeInfo;
+  std::vector<std::string> time_columns = {"step TEXT", "rank_id INTEGER", "hccl_op_name TEXT",
+                                           "group_name TEXT"};
+  AppendColumnDefinitions<CommTimeInfo>(time_columns, analysis::kCommTimeColumns,
+                                        IsClusterTableColumn<CommTimeInfo>);
+  std::vector<std::string> bandwidth_columns = {"step TEXT", "rank_id INTEGER", "hccl_op_name TEXT",
+                                                "group_name TEXT", "band_type TEXT"};
+  AppendColumnDefinitions<CommBandwidthInfo>(bandwidth_columns, analysis::kCommBandwidthColumns,
+                                             IsClusterTableColumn<CommBandwidthInfo>);
+  bandwidth_columns.insert(bandwidth_columns.end(),
+                           {"package_size REAL", "count INTEGER", "total_duration REAL"});
+  return db.Table("ClusterCommunicationTime", time_columns, [&](Statement& insert) {
+    for (const CommOpTiming& op : result.comm_ops) {
+      insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops))
+          .Int(op.rank)
+          .Text(op.name)
+          .Text(op.group);
+      AppendClusterCells<CommTimeInfo>(insert, analysis::kCommTimeColumns, op.time).Run();
+    }
+  }) && db.Table("ClusterCommunicationBandwidth", bandwidth_columns, [&](Statement& insert) {
+    for (const CommOpTiming& op : result.comm_ops) {
+      const CommBandwidthInfo b = op.bandwidth();
+      for (const auto& [bytes, entry] : b.size_distribution) {
+        insert.Text(ClusterStepKey(op.step, op.loop, result.several_loops))
+            .Int(op.rank)
+            .Text(op.name)
+            .Text(op.group)
+            .Text(analysis::TransportTypeName(op.transport));
+        AppendClusterCells<CommBandwidthInfo>(insert, analysis::kCommBandwidthColumns, b);
+        insert.Real(static_cast<double>(bytes) / 1e6)
+            .Int(static_cast<int64_t>(entry.first))
+            .Real(MillisValue(entry.second))
+            .Run();
+      }
+    }
+  });
 }
 
 bool MatrixTable(Database& db, const ClusterResult& result) {
-  return db.Table("ClusterCommunicationMatrix",
-                  {"step TEXT", "hccl_op_name TEXT", "group_name TEXT", "src_rank INTEGER",
-                   "dst_rank INTEGER", "transit_size REAL", "transit_time REAL", "bandwidth REAL",
-                   "transport_type TEXT", "op_name TEXT"},
-                  [&](Statement& insert) {
-                    for (const analysis::CommMatrixEntry& e : result.matrix) {
-                      insert.Text(ClusterStepKey(e.step, e.loop, result.several_loops))
-                          .Text(e.name)
-                          .Text(e.group);
-                      insert.Int(e.src_rank).Int(e.dst_rank);
-                      insert.Real(Round(static_cast<double>(e.bytes) / 1e6, 6));
-                      insert.Real(Ms(e.transit_ns)).Real(Round(e.bandwidth_gbps(), 4));
-                      insert.Text(analysis::TransportTypeName(e.transport));
-                      insert.Text(model::CommOpTypeName(e.type)).Run();
-                    }
-                  });
+  using analysis::CommMatrixEntry;
+  std::vector<std::string> columns = {"step TEXT", "hccl_op_name TEXT", "group_name TEXT",
+                                      "src_rank INTEGER", "dst_rank INTEGER"};
+  AppendColumnDefinitions<CommMatrixEntry>(columns, analysis::kCommMatrixColumns,
+                                           IsClusterTableColumn<CommMatrixEntry>);
+  columns.push_back("op_name TEXT");
+  return db.Table("ClusterCommunicationMatrix", columns, [&](Statement& insert) {
+    for (const CommMatrixEntry& e : result.matrix) {
+      insert.Text(ClusterStepKey(e.step, e.loop, result.several_loops))
+          .Text(e.name)
+          .Text(e.group)
+          .Int(e.src_rank)
+          .Int(e.dst_rank);
+      AppendClusterCells<CommMatrixEntry>(insert, analysis::kCommMatrixColumns, e)
+          .Text(model::CommOpTypeName(e.type))
+          .Run();
+    }
+  });
 }
 
 bool InfoTables(Database& db, const ClusterResult& result) {
@@ -181,11 +171,11 @@ bool DiagnosisTables(Database& db, const ClusterResult& result) {
       "excess_ms REAL",    "reason_excess_ms REAL"};
   const auto verdict_row = [](Statement& insert, const analysis::cluster::StepVerdict& v) {
     insert.Int(static_cast<int64_t>(v.steps));
-    insert.Real(Round(v.own_ns / 1e6, 6)).Real(Round(v.computing_ns / 1e6, 6));
-    insert.Real(Round(v.preparing_ns / 1e6, 6)).Real(Round(v.free_ns / 1e6, 6));
-    insert.Real(Round(v.communication_wait_ns / 1e6, 6)).Int(v.slow ? 1 : 0);
-    insert.Text(v.reason).Real(Round(v.excess_ns / 1e6, 6));
-    insert.Real(Round(v.reason_ns / 1e6, 6)).Run();
+    insert.Real(RoundedTo(v.own_ns / 1e6, 6)).Real(RoundedTo(v.computing_ns / 1e6, 6));
+    insert.Real(RoundedTo(v.preparing_ns / 1e6, 6)).Real(RoundedTo(v.free_ns / 1e6, 6));
+    insert.Real(RoundedTo(v.communication_wait_ns / 1e6, 6)).Int(v.slow ? 1 : 0);
+    insert.Text(v.reason).Real(RoundedTo(v.excess_ns / 1e6, 6));
+    insert.Real(RoundedTo(v.reason_ns / 1e6, 6)).Run();
   };
   std::vector<std::string> rank_columns = {"rank_id INTEGER", "host TEXT"};
   rank_columns.insert(rank_columns.end(), verdict_columns.begin(), verdict_columns.end());
@@ -212,8 +202,8 @@ bool DiagnosisTables(Database& db, const ClusterResult& result) {
              {"transport_type TEXT", "rank_id INTEGER", "bandwidth REAL", "median_bandwidth REAL"},
              [&](Statement& insert) {
                for (const analysis::cluster::SlowLink& l : result.slow_links) {
-                 insert.Text(l.transport).Int(l.rank).Real(Round(l.bandwidth_gbps, 4));
-                 insert.Real(Round(l.median_gbps, 4)).Run();
+                 insert.Text(l.transport).Int(l.rank).Real(RoundedTo(l.bandwidth_gbps, 4));
+                 insert.Real(RoundedTo(l.median_gbps, 4)).Run();
                }
              }) &&
          db.Table("ClusterDivergentStep",
@@ -222,47 +212,35 @@ bool DiagnosisTables(Database& db, const ClusterResult& result) {
                   [&](Statement& insert) {
                     for (const analysis::cluster::DivergentStep& d : result.divergent_steps) {
                       Step(insert, d.step).Int(d.slowest_rank).Int(d.fastest_rank);
-                      insert.Real(Ms(d.max_own_ns)).Real(Ms(d.min_own_ns));
-                      insert.Real(Round(d.spread, 4)).Run();
+                      insert.Real(MillisValue(d.max_own_ns)).Real(MillisValue(d.min_own_ns));
+                      insert.Real(RoundedTo(d.spread, 4)).Run();
                     }
                   }) &&
-         db.Table("ClusterHostClock",
-                  {"host TEXT", "ranks INTEGER", "offset_ms REAL", "uncertainty_ms REAL",
-                   "samples INTEGER"},
-                  [&](Statement& insert) {
-                    for (const analysis::cluster::HostClock& h : result.clock.hosts) {
-                      insert.Text(h.host).Int(h.ranks).Real(Ms(h.offset_ns));
-                      insert.Real(Ms(h.uncertainty_ns)).Int(static_cast<int64_t>(h.samples));
-                      insert.Run();
-                    }
-                  });
+         db.Table(
+             "ClusterHostClock",
+             {"host TEXT", "ranks INTEGER", "offset_ms REAL", "uncertainty_ms REAL",
+              "samples INTEGER"},
+             [&](Statement& insert) {
+               for (const analysis::cluster::HostClock& h : result.clock.hosts) {
+                 insert.Text(h.host).Int(h.ranks).Real(MillisValue(h.offset_ns));
+                 insert.Real(MillisValue(h.uncertainty_ns)).Int(static_cast<int64_t>(h.samples));
+                 insert.Run();
+               }
+             });
 }
 
 // --critical-path: the critical rank per step and why (cluster_critical_path.h); µs.
 bool CriticalPathTable(Database& db, const ClusterResult& result) {
-  std::vector<std::string> columns = {"step INTEGER",
-                                      "loop INTEGER",
-                                      "ranks INTEGER",
-                                      "step_time REAL",
-                                      "critical_rank INTEGER",
-                                      "on_path REAL",
-                                      "gated_operations INTEGER",
-                                      "gate TEXT",
-                                      "peers_wait REAL",
-                                      "last_rank INTEGER"};
-  for (int c = 0; c < analysis::kPathCategoryCount; ++c) {
-    columns.push_back(
-        "own_" + std::string(analysis::PathCategoryKey(static_cast<analysis::PathCategory>(c))) +
-        " REAL");
-  }
+  using analysis::cluster::ClusterCriticalStep;
+  std::vector<std::string> columns = {"step INTEGER", "loop INTEGER"};
+  AppendColumnDefinitions<ClusterCriticalStep>(
+      columns, analysis::cluster::kClusterCriticalStepColumns, IsTableColumn<ClusterCriticalStep>);
   return db.Table("ClusterCriticalPath", columns, [&](Statement& insert) {
-    for (const analysis::cluster::ClusterCriticalStep& s : result.critical_steps) {
-      Step(insert, s.step).Int(s.loop).Int(s.ranks).Real(Us(s.duration_ns()));
-      insert.Int(s.critical_rank).Real(Us(s.on_path_ns)).Int(s.gated_operations);
-      insert.Text(analysis::PathCategoryName(s.gate)).Real(Us(s.peers_wait_ns));
-      insert.Int(s.last_rank);
-      for (int64_t ns : s.critical_own.ns) insert.Real(Us(ns));
-      insert.Run();
+    for (const ClusterCriticalStep& s : result.critical_steps) {
+      Step(insert, s.step).Int(s.loop);
+      AppendCells<ClusterCriticalStep>(insert, analysis::cluster::kClusterCriticalStepColumns, s,
+                                       IsTableColumn<ClusterCriticalStep>)
+          .Run();
     }
   });
 }

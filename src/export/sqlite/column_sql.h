@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "analysis/result_columns.h"
 #include "export/sqlite/row_source.h"
@@ -21,6 +22,17 @@ void AppendColumnDefinitions(std::string& sql, analysis::Columns<Row> columns, S
     sql += column.DatabaseName();
     sql += ' ';
     sql += column.DatabaseType();
+  }
+}
+
+// Appends "name TYPE" for each column `select` keeps (Database::Table's column list).
+template <typename Row, typename Select>
+void AppendColumnDefinitions(std::vector<std::string>& definitions, analysis::Columns<Row> columns,
+                             Select select) {
+  for (const analysis::Column<Row>& column : columns) {
+    if (!select(column)) continue;
+    definitions.push_back(std::string(column.DatabaseName()) + " " +
+                          std::string(column.DatabaseType()));
   }
 }
 
@@ -49,6 +61,29 @@ Out& AppendTableCell(Out& out, analysis::ColumnUnit unit, analysis::CellValue ce
   return out.Null();
 }
 
+// A described cell as msprof-analyze's cluster tables hold its unit: reals rounded to the
+// unit's decimals (analysis::ClusterValue), integers and text as they are.
+template <typename Out>
+Out& AppendClusterTableCell(Out& out, analysis::ColumnUnit unit, analysis::CellValue cell) {
+  if (cell.kind == analysis::CellValue::kReal ||
+      (cell.kind == analysis::CellValue::kInteger && analysis::HeldAsReal(unit))) {
+    return out.Real(analysis::ClusterValue(unit, cell));
+  }
+  return AppendTableCell(out, unit, std::move(cell));
+}
+
+// The cells of `row`'s columns in msprof-analyze's cluster tables (analysis::kClusterTables).
+template <typename Row, typename Out>
+Out& AppendClusterCells(Out& out, analysis::Columns<Row> columns,
+                        const std::type_identity_t<Row>& row) {
+  for (const analysis::Column<Row>& column : columns) {
+    if (column.WrittenBy(analysis::kClusterTables)) {
+      AppendClusterTableCell(out, column.unit, column.Read(row));
+    }
+  }
+  return out;
+}
+
 // Appends the cells of `row`'s columns that `select` keeps (into a Row or a Statement).
 template <typename Row, typename Out, typename Select>
 Out& AppendCells(Out& out, analysis::Columns<Row> columns, const std::type_identity_t<Row>& row,
@@ -63,6 +98,12 @@ Out& AppendCells(Out& out, analysis::Columns<Row> columns, const std::type_ident
 template <typename Row>
 bool IsTableColumn(const analysis::Column<Row>& column) {
   return column.WrittenBy(analysis::kDatabase);
+}
+
+// msprof-analyze's cluster table columns of a per-rank result.
+template <typename Row>
+bool IsClusterTableColumn(const analysis::Column<Row>& column) {
+  return column.WrittenBy(analysis::kClusterTables);
 }
 
 }  // namespace aiprof::exporter

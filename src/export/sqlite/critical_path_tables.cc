@@ -1,69 +1,86 @@
 #include "export/sqlite/critical_path_tables.h"
 
-#include <functional>
-#include <map>
 #include <string>
-#include <vector>
 
+#include "analysis/critical_path/critical_path_columns.h"
 #include "export/analysis/critical_path_files.h"
+#include "export/sqlite/column_sql.h"
 #include "export/sqlite/database.h"
 
 namespace aiprof::exporter {
 namespace {
 
-const char* const kSchema = R"sql(
-CREATE TABLE ENUM_CRITICAL_PATH_CATEGORY(id INTEGER PRIMARY KEY, name TEXT);
-CREATE TABLE CRITICAL_PATH_STEP(stepId INTEGER, step INTEGER, loop INTEGER, ranks INTEGER,
-                                startNs INTEGER, endNs INTEGER, criticalRank INTEGER,
-                                criticalThread TEXT, computeNs INTEGER, commTransitNs INTEGER,
-                                commWaitNs INTEGER, hostOverheadNs INTEGER, syncNs INTEGER,
-                                dataLoadingNs INTEGER, idleNs INTEGER);
-CREATE TABLE CRITICAL_PATH_RANK(stepId INTEGER, step INTEGER, loop INTEGER, rankId INTEGER,
-                                startNs INTEGER, endNs INTEGER, computeNs INTEGER,
-                                commTransitNs INTEGER, commWaitNs INTEGER,
-                                hostOverheadNs INTEGER, syncNs INTEGER, dataLoadingNs INTEGER,
-                                idleNs INTEGER, onJobPathNs INTEGER);
-CREATE TABLE CRITICAL_PATH_SEGMENT(stepId INTEGER, startNs INTEGER, endNs INTEGER,
-                                   category INTEGER, name TEXT, kind TEXT, thread TEXT,
-                                   rankId INTEGER);
-CREATE TABLE CRITICAL_PATH_SLACK(stepId INTEGER, step INTEGER, loop INTEGER, rankId INTEGER,
-                                 name TEXT, category INTEGER, thread TEXT, startNs INTEGER,
-                                 endNs INTEGER, slackNs INTEGER);
-CREATE TABLE CRITICAL_PATH_WHAT_IF(stepId INTEGER, step INTEGER, loop INTEGER, whatIf TEXT,
-                                   kind TEXT, target TEXT, stepNs INTEGER, projectedNs INTEGER);
-)sql";
+using analysis::CriticalPathResult;
+using analysis::CriticalPathStep;
 
-// A step row's id column: the StepTable row, NULL for a whole-run span.
-void StepColumns(Row& row, const analysis::CriticalPathResult& r,
-                 const analysis::CriticalPathStep& step) {
+// A table of the step keys (stepId, step, loop; or stepId alone), the described columns and
+// nothing else.
+template <typename Row>
+std::string TableSql(const char* table, const char* keys, analysis::Columns<Row> columns) {
+  std::string sql = std::string("CREATE TABLE ") + table + "(" + keys;
+  AppendColumnDefinitions<Row>(sql, columns, IsTableColumn<Row>);
+  return sql + ");\n";
+}
+
+std::string SchemaSql() {
+  constexpr const char* kStepKeys = "stepId INTEGER, step INTEGER, loop INTEGER";
+  return "CREATE TABLE ENUM_CRITICAL_PATH_CATEGORY(id INTEGER PRIMARY KEY, name TEXT);\n" +
+         TableSql<analysis::CriticalPathStepRow>("CRITICAL_PATH_STEP", kStepKeys,
+                                                 analysis::kCriticalPathStepColumns) +
+         TableSql<analysis::CriticalPathRank>("CRITICAL_PATH_RANK", kStepKeys,
+                                              analysis::kCriticalPathRankColumns) +
+         TableSql<analysis::CriticalPathSegmentRow>("CRITICAL_PATH_SEGMENT", "stepId INTEGER",
+                                                    analysis::kCriticalPathSegmentColumns) +
+         TableSql<analysis::NearCriticalRow>("CRITICAL_PATH_SLACK", kStepKeys,
+                                             analysis::kNearCriticalColumns) +
+         TableSql<analysis::WhatIfRow>("CRITICAL_PATH_WHAT_IF", kStepKeys,
+                                       analysis::kWhatIfColumns);
+}
+
+template <typename Row>
+int TableColumns(analysis::Columns<Row> columns, int keys) {
+  return keys + CountColumns<Row>(columns, IsTableColumn<Row>);
+}
+
+// A step's keys: its StepTable row (`step_id`), number and loop; NULL for a whole-run span.
+void StepKeys(Row& row, const CriticalPathResult& r, const CriticalPathStep& step,
+              uint32_t step_id) {
   if (r.whole_run) {
     row.Null().Null().Null();
   } else {
-    row.Int(step.step_id).Int(static_cast<int64_t>(step.step)).Int(step.loop);
+    row.Int(step_id).Int(static_cast<int64_t>(step.step)).Int(step.loop);
   }
 }
 
-// Each step's near-critical work, least slack first.
-bool InsertSlack(sqlite3* db, RowSource& rows, const model::Model& m,
-                 const analysis::CriticalPathResult& r,
-                 const std::function<std::string_view(uint32_t)>& label, std::string* error) {
-  size_t step_index = 0, near = 0;
+// Walks the steps' pieces of one kind (ranks, segments, near-critical slices, what-ifs) in
+// order: `count(step)` of them per step, `fill(row, step, i)` writes the i-th of a step.
+template <typename Count, typename Fill>
+bool InsertPerStep(sqlite3* db, RowSource& rows, const char* table, int columns,
+                   const CriticalPathResult& r, Count count, Fill fill, std::string* error) {
+  size_t step_index = 0, i = 0;
   return rows.InsertAll(
-      db, "CRITICAL_PATH_SLACK", 10,
+      db, table, columns,
       [&](Row& row) {
-        while (step_index < r.steps.size() && near == r.steps[step_index].near_count) {
+        while (step_index < r.steps.size() && i == count(r.steps[step_index])) {
           ++step_index;
-          near = 0;
+          i = 0;
         }
         if (step_index == r.steps.size()) return false;
-        const analysis::CriticalPathStep& step = r.steps[step_index];
-        const analysis::NearCriticalSlice& slice = r.near_critical[step.first_near + near++];
-        const uint32_t thread = m.ThreadOfSlice(slice.slice);
-        StepColumns(row, r, step);
-        row.Int(m.processes.rank[m.ProcessOfThread(thread)]);
-        row.Text(m.Str(m.slices.name[slice.slice])).Int(static_cast<int64_t>(slice.category));
-        row.Text(label(thread)).Int(m.slices.ts[slice.slice]).Int(m.slices.end[slice.slice]);
-        row.Int(slice.slack_ns);
+        fill(row, r.steps[step_index], static_cast<uint32_t>(i++));
+        return true;
+      },
+      error);
+}
+
+bool InsertCategories(sqlite3* db, RowSource& rows, std::string* error) {
+  int category = 0;
+  return rows.InsertAll(
+      db, "ENUM_CRITICAL_PATH_CATEGORY", 2,
+      [&](Row& row) {
+        if (category == analysis::kPathCategoryCount) return false;
+        row.Int(category).Text(
+            analysis::PathCategoryName(static_cast<analysis::PathCategory>(category)));
+        ++category;
         return true;
       },
       error);
@@ -76,114 +93,79 @@ bool WriteCriticalPathTables(Database& database, const model::Model& m,
   if (!set.critical_path.computed) return true;  // not asked for (AnalysisOptions)
   sqlite3* db = database.handle();
   RowSource& rows = database.rows();
-  if (sqlite3_exec(db, kSchema, nullptr, nullptr, nullptr) != SQLITE_OK) {
+  if (sqlite3_exec(db, SchemaSql().c_str(), nullptr, nullptr, nullptr) != SQLITE_OK) {
     *error = std::string("critical path tables: ") + sqlite3_errmsg(db);
     return false;
   }
-  const analysis::CriticalPathResult& r = set.critical_path;
-  // Texts the rows point at must outlive the inserts.
-  std::map<uint32_t, std::string> thread_labels;
-  const auto label = [&](uint32_t thread) -> std::string_view {
-    auto [it, inserted] = thread_labels.try_emplace(thread);
-    if (inserted) it->second = CriticalPathThreadLabel(m, thread);
-    return it->second;
-  };
-  std::vector<std::string> descriptions;
-  for (const analysis::WhatIfSummary& w : r.what_ifs) descriptions.push_back(w.spec.Describe());
-  int category = 0;
-  bool ok = rows.InsertAll(
-      db, "ENUM_CRITICAL_PATH_CATEGORY", 2,
-      [&](Row& row) {
-        if (category == analysis::kPathCategoryCount) return false;
-        row.Int(category).Text(
-            analysis::PathCategoryName(static_cast<analysis::PathCategory>(category)));
-        ++category;
-        return true;
-      },
-      error);
-  size_t next = 0;
-  ok = ok && rows.InsertAll(
-                 db, "CRITICAL_PATH_STEP", 15,
-                 [&](Row& row) {
-                   if (next == r.steps.size()) return false;
-                   const analysis::CriticalPathStep& step = r.steps[next++];
-                   StepColumns(row, r, step);
-                   row.Int(step.rank_count).Int(step.begin_ns).Int(step.end_ns);
-                   row.Int(step.critical_rank).Text(label(step.critical_thread));
-                   for (int64_t ns : step.attribution.ns) row.Int(ns);
-                   return true;
-                 },
-                 error);
-  size_t step_index = 0, member = 0;
-  ok = ok && rows.InsertAll(
-                 db, "CRITICAL_PATH_RANK", 14,
-                 [&](Row& row) {
-                   while (step_index < r.steps.size() && member == r.steps[step_index].rank_count) {
-                     ++step_index;
-                     member = 0;
-                   }
-                   if (step_index == r.steps.size()) return false;
-                   const analysis::CriticalPathStep& step = r.steps[step_index];
-                   const analysis::CriticalPathRank& rank = r.ranks[step.first_rank + member++];
-                   if (r.whole_run) {
-                     row.Null().Null().Null();
-                   } else {
-                     row.Int(rank.step_id).Int(static_cast<int64_t>(step.step)).Int(step.loop);
-                   }
-                   row.Int(rank.rank).Int(rank.begin_ns).Int(rank.end_ns);
-                   for (int64_t ns : rank.own.ns) row.Int(ns);
-                   row.Int(rank.on_job_path_ns);
-                   return true;
-                 },
-                 error);
-  step_index = 0;
-  size_t segment = 0;
-  ok = ok &&
-       rows.InsertAll(
-           db, "CRITICAL_PATH_SEGMENT", 8,
-           [&](Row& row) {
-             while (step_index < r.steps.size() && segment == r.steps[step_index].segment_count) {
-               ++step_index;
-               segment = 0;
-             }
-             if (step_index == r.steps.size()) return false;
-             const analysis::CriticalPathStep& step = r.steps[step_index];
-             const analysis::CriticalPathSegment s =
-                 r.Segment(m, step, step.first_segment + segment++);
-             if (r.whole_run) {
-               row.Null();
-             } else {
-               row.Int(step.step_id);
-             }
-             row.Int(s.begin_ns).Int(s.end_ns).Int(static_cast<int64_t>(s.category));
-             row.Text(s.slice == model::kNoRow ? "" : m.Str(m.slices.name[s.slice]));
-             row.Text(s.latency ? "latency" : (s.slice == model::kNoRow ? "gap" : "self"));
-             row.Text(label(s.thread)).Int(s.rank);
-             return true;
-           },
-           error);
-  ok = ok && InsertSlack(db, rows, m, r, label, error);
-  step_index = 0;
-  size_t what_if = 0;
-  ok = ok && rows.InsertAll(
-                 db, "CRITICAL_PATH_WHAT_IF", 8,
-                 [&](Row& row) {
-                   if (what_if == r.what_ifs.size()) {
-                     ++step_index;
-                     what_if = 0;
-                   }
-                   if (step_index >= r.steps.size() || r.what_ifs.empty()) return false;
-                   const analysis::CriticalPathStep& step = r.steps[step_index];
-                   const analysis::WhatIfSpec& spec = r.what_ifs[what_if].spec;
-                   StepColumns(row, r, step);
-                   row.Text(descriptions[what_if])
-                       .Text(analysis::WhatIfKindKey(spec.kind))
-                       .Text(spec.name);
-                   row.Int(step.duration_ns()).Int(step.projected_ns[what_if++]);
-                   return true;
-                 },
-                 error);
-  return ok;
+  const CriticalPathResult& r = set.critical_path;
+  using analysis::kCriticalPathRankColumns, analysis::kCriticalPathSegmentColumns,
+      analysis::kCriticalPathStepColumns, analysis::kNearCriticalColumns, analysis::kWhatIfColumns;
+  const auto one = [](const CriticalPathStep&) -> size_t { return 1; };
+  return InsertCategories(db, rows, error) &&
+         InsertPerStep(
+             db, rows, "CRITICAL_PATH_STEP",
+             TableColumns<analysis::CriticalPathStepRow>(kCriticalPathStepColumns, 3), r, one,
+             [&](Row& row, const CriticalPathStep& step, uint32_t) {
+               StepKeys(row, r, step, step.step_id);
+               const std::string thread = CriticalPathThreadLabel(m, step.critical_thread);
+               AppendCells<analysis::CriticalPathStepRow>(
+                   row, kCriticalPathStepColumns, {step, thread},
+                   IsTableColumn<analysis::CriticalPathStepRow>);
+             },
+             error) &&
+         InsertPerStep(
+             db, rows, "CRITICAL_PATH_RANK",
+             TableColumns<analysis::CriticalPathRank>(kCriticalPathRankColumns, 3), r,
+             [](const CriticalPathStep& step) -> size_t { return step.rank_count; },
+             [&](Row& row, const CriticalPathStep& step, uint32_t i) {
+               const analysis::CriticalPathRank& rank = r.ranks[step.first_rank + i];
+               StepKeys(row, r, step, rank.step_id);
+               AppendCells<analysis::CriticalPathRank>(row, kCriticalPathRankColumns, rank,
+                                                       IsTableColumn<analysis::CriticalPathRank>);
+             },
+             error) &&
+         InsertPerStep(
+             db, rows, "CRITICAL_PATH_SEGMENT",
+             TableColumns<analysis::CriticalPathSegmentRow>(kCriticalPathSegmentColumns, 1), r,
+             [](const CriticalPathStep& step) -> size_t { return step.segment_count; },
+             [&](Row& row, const CriticalPathStep& step, uint32_t i) {
+               if (r.whole_run) {
+                 row.Null();
+               } else {
+                 row.Int(step.step_id);
+               }
+               const analysis::CriticalPathSegment s = r.Segment(m, step, step.first_segment + i);
+               const std::string thread = CriticalPathThreadLabel(m, s.thread);
+               AppendCells<analysis::CriticalPathSegmentRow>(
+                   row, kCriticalPathSegmentColumns, {s, CriticalPathSliceName(m, s.slice), thread},
+                   IsTableColumn<analysis::CriticalPathSegmentRow>);
+             },
+             error) &&
+         InsertPerStep(
+             db, rows, "CRITICAL_PATH_SLACK",
+             TableColumns<analysis::NearCriticalRow>(kNearCriticalColumns, 3), r,
+             [](const CriticalPathStep& step) -> size_t { return step.near_count; },
+             [&](Row& row, const CriticalPathStep& step, uint32_t i) {
+               const analysis::NearCriticalSlice& near = r.near_critical[step.first_near + i];
+               StepKeys(row, r, step, step.step_id);
+               const std::string thread = CriticalPathThreadLabel(m, m.ThreadOfSlice(near.slice));
+               AppendCells<analysis::NearCriticalRow>(row, kNearCriticalColumns,
+                                                      NearCriticalRowOf(m, near, step, thread),
+                                                      IsTableColumn<analysis::NearCriticalRow>);
+             },
+             error) &&
+         InsertPerStep(
+             db, rows, "CRITICAL_PATH_WHAT_IF",
+             TableColumns<analysis::WhatIfRow>(kWhatIfColumns, 3), r,
+             [&](const CriticalPathStep&) { return r.what_ifs.size(); },
+             [&](Row& row, const CriticalPathStep& step, uint32_t i) {
+               StepKeys(row, r, step, step.step_id);
+               AppendCells<analysis::WhatIfRow>(
+                   row, kWhatIfColumns,
+                   {r.what_ifs[i], step.duration_ns(), step.projected_ns[i], 1},
+                   IsTableColumn<analysis::WhatIfRow>);
+             },
+             error);
 }
 
 }  // namespace aiprof::exporter

@@ -23,6 +23,7 @@
 
 #include "format/records_cuda.h"
 #include "model/importer.h"
+#include "model/importers/cuda/event_waits.h"
 
 namespace aiprof::model {
 namespace {
@@ -30,6 +31,8 @@ namespace {
 using format::CudaRecordKind;
 
 constexpr uint32_t kMaxWords = 5;
+// CUPTI_SYNCHRONIZATION_INVALID_VALUE: a field of a SYNCHRONIZATION record that does not apply.
+constexpr uint32_t kInvalidId = 0xFFFFFFFFu;
 
 std::string Demangle(std::string_view mangled) {
   std::string text(mangled);
@@ -189,7 +192,13 @@ class CudaImporter : public RecordImporter {
         break;
       case CudaRecordKind::kCudaEvent:
         if (const auto* event = record.ExtAs<format::CudaEventRecord>(0)) {
-          events_.push_back({h.ts, h.aux, event->stream, event->correlation});
+          const auto* sync = record.ExtAs<format::CudaEventSync>(1);
+          record_calls_.Add({event->context, event->event_id, event->correlation, event->stream,
+                             sync == nullptr ? 0 : sync->sync_id});
+          // Only a device timestamp places the event on the device timeline (mstx ranges).
+          if (h.arg != format::kCudaEventHostTime) {
+            events_.push_back({h.ts, h.aux, event->stream, event->correlation});
+          }
         }
         break;
       case CudaRecordKind::kKernelMetrics:
@@ -227,7 +236,10 @@ class CudaImporter : public RecordImporter {
               .UInt("stream", span.stream)
               .UInt("correlation", span.correlation)
               .UInt("cuda_sync_kind", sync.type);
-          if (sync.cuda_event_id != 0) args.UInt("wait_on_cuda_event_id", sync.cuda_event_id);
+          if (sync.cuda_event_id != 0 && sync.cuda_event_id != kInvalidId) {
+            args.UInt("wait_on_cuda_event_id", sync.cuda_event_id);
+            AddEventRecord(args, p, span, sync);
+          }
           AddExternal(args, span.correlation);
           context.SetSliceArgs(p.slice, args.Commit());
           break;
@@ -260,6 +272,18 @@ class CudaImporter : public RecordImporter {
     StringId name;                                    // demangled like kernel slice names
     std::vector<std::pair<StringId, double>> values;  // arg key "metric.<column>", value
   };
+
+  // Kineto's names for the event record a wait waits for: its stream and its call's
+  // correlation id (run_index.h's EventWait reads them).
+  void AddEventRecord(ArgSetBuilder& args, const Pending& p, const format::CudaSpan& span,
+                      const format::CudaSync& sync) {
+    const uint64_t sync_id = p.header.ext_words >= 3 ? p.Ext<format::CudaEventSync>(2).sync_id : 0;
+    const CudaEventRecordCall* record =
+        record_calls_.WaitedFor(sync.context, sync.cuda_event_id, sync_id, span.correlation);
+    if (record == nullptr) return;
+    args.UInt("wait_on_stream", record->stream)
+        .UInt("wait_on_cuda_event_record_corr_id", record->correlation);
+  }
 
   // mstx ranges given a stream: the CUDA events recorded at their start and end, joined to
   // the range through the cuEventRecord call's correlation id, become a slice on the
@@ -616,7 +640,8 @@ class CudaImporter : public RecordImporter {
   std::unordered_map<uint32_t, uint64_t> operator_ids_;  // correlation → operator id
   std::unordered_map<uint32_t, uint64_t> range_ids_;     // correlation → mstx range id
   std::unordered_map<uint32_t, uint64_t> device_marks_;  // correlation → 2 * range id (+1: end)
-  std::vector<DeviceEvent> events_;
+  std::vector<DeviceEvent> events_;                      // with a device timestamp
+  CudaEventRecordCalls record_calls_;
   std::vector<MetricRange> metric_ranges_;
   std::unordered_map<uint32_t, std::vector<StringId>> metric_sets_;
   std::unordered_map<uint16_t, DeviceInfo> devices_;

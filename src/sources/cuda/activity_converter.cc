@@ -37,6 +37,12 @@ uint16_t Device16(uint32_t device) {
   return static_cast<uint16_t>(device);
 }
 
+// CUPTI marks a cudaEventSyncId that does not apply with CUPTI_SYNCHRONIZATION_INVALID_VALUE
+// (32 bits, or all 64 set); the record keeps 0 for "none".
+uint64_t EventSyncId(uint64_t id) {
+  return id == CUPTI_SYNCHRONIZATION_INVALID_VALUE || id == UINT64_MAX ? 0 : id;
+}
+
 }  // namespace
 
 const DeviceLimits* ActivityConverter::device(uint32_t id) const {
@@ -166,11 +172,12 @@ void ActivityConverter::Synchronization(const CUpti_ActivitySynchronization2& sy
   if (!Complete(sync.start, sync.end)) return;
   auto context = context_devices_.find(sync.contextId);
   const uint32_t device_id = context == context_devices_.end() ? 0 : context->second;
-  Record<2> out(CudaRecordKind::kSynchronization, clock_.ToProcess(sync.start), Device16(device_id),
+  Record<3> out(CudaRecordKind::kSynchronization, clock_.ToProcess(sync.start), Device16(device_id),
                 0);
   out.Set(0, format::CudaSpan{clock_.ToProcess(sync.end), sync.correlationId, sync.streamId});
   out.Set(1, format::CudaSync{sync.contextId, static_cast<uint32_t>(sync.type), sync.cudaEventId,
                               sync.returnValue});
+  out.Set(2, format::CudaEventSync{EventSyncId(sync.cudaEventSyncId), 0});
   Emit(&out, out.words());
 }
 
@@ -218,17 +225,18 @@ void ActivityConverter::ExternalCorrelation(const CUpti_ActivityExternalCorrelat
   Emit(&out, out.words());
 }
 
-// Only events with a device timestamp place anything on the device timeline; the others
-// (device timestamps off) carry nothing the importer uses.
+// With a device timestamp (mstx ranges given a stream) the event places a point on the
+// device timeline; without one (device timestamps off) it still says which stream and which
+// cudaEventRecord call the waits on this event wait for (the importer's event-wait edges),
+// stamped with the host's time and marked so.
 void ActivityConverter::CudaEvent(const CUpti_ActivityCudaEvent2& event) {
-  if (event.deviceTimestamp == 0) {
-    ++stats_.unhandled;
-    return;
-  }
-  Record<1> out(CudaRecordKind::kCudaEvent, clock_.ToProcess(event.deviceTimestamp),
-                Device16(event.deviceId), 0);
+  const bool device_time = event.deviceTimestamp != 0;
+  Record<2> out(CudaRecordKind::kCudaEvent,
+                device_time ? clock_.ToProcess(event.deviceTimestamp) : host_.now(),
+                Device16(event.deviceId), device_time ? 0 : format::kCudaEventHostTime);
   out.Set(0, format::CudaEventRecord{event.correlationId, event.streamId, event.contextId,
                                      event.eventId});
+  out.Set(1, format::CudaEventSync{EventSyncId(event.cudaEventSyncId), 0});
   Emit(&out, out.words());
 }
 

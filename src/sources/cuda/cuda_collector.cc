@@ -38,6 +38,10 @@ constexpr CUpti_ActivityKind kBaseKinds[] = {
     CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
     CUPTI_ACTIVITY_KIND_OVERHEAD,
     CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+    // Which stream and cudaEventRecord call each event wait (a SYNCHRONIZATION record of a
+    // cudaStreamWaitEvent or cudaEventSynchronize) waits for: the critical path's
+    // cross-stream edges. A record per cudaEventRecord call, written off the job's threads.
+    CUPTI_ACTIVITY_KIND_CUDA_EVENT,
 };
 
 const char* ActivityKindName(CUpti_ActivityKind kind) {
@@ -159,8 +163,7 @@ void CudaCollector::SetKinds(bool enable, std::string* warnings) {
                        "cuptiActivityEnableCudaEventDeviceTimestamps; mstx ranges get no "
                        "device time)";
     } else {
-      api_.activity_enable_cuda_event_device_timestamps(enable ? 1 : 0);
-      set(CUPTI_ACTIVITY_KIND_CUDA_EVENT);
+      api_.activity_enable_cuda_event_device_timestamps(enable ? 1 : 0);  // CUDA_EVENT: base
     }
   }
   if (warnings == nullptr || refused == 0) return;

@@ -2,28 +2,9 @@
 // step the path's time by category, the critical rank and thread; one step's path piece by
 // piece; the standard projections; and a what-if panel whose sliders are re-solved on every
 // step's graph by the server (/api/what_if), not scaled from the attribution.
-import { getJson } from "../api";
+import { getJson, type CriticalPath, type CriticalPathSegment, type CriticalPathStep } from "../api";
 import { card, CRITICAL_COLORS, el, formatNs } from "../format";
 
-interface WhatIfSummary {
-  name: string;
-  kind: string;
-  target: string;
-  applicable: boolean;
-  projected_ns: number;
-}
-// [index, label, begin, duration, critical rank, critical thread, ns per category, projected ns per what-if]
-type PathStep = [number, string, number, number, number, string, number[], number[]];
-interface CriticalPath {
-  whole_run: boolean;
-  categories: string[];
-  step_ns: number;
-  dropped_edges: number;
-  what_ifs: WhatIfSummary[];
-  steps: PathStep[];
-}
-// [begin, duration, category, name, kind, thread, rank, slice]
-type Segment = [number, number, number, string, string, string, number, number];
 interface WhatIfAnswer {
   applied: string[];
   step_ns: number;
@@ -109,11 +90,17 @@ function whatIfPanel(data: CriticalPath): HTMLElement {
     loaderRow, commRow, rankRow, opRow, ...categorySliders.map((s) => s[0]), result);
 }
 
-async function showSegments(target: HTMLElement, data: CriticalPath, step: PathStep): Promise<void> {
-  const { segments } = await getJson<{ segments: Segment[] }>(`/api/critical_path/segments?step=${step[0]}`);
+// The step's time per category, by category number.
+function categoryTimes(data: CriticalPath, step: CriticalPathStep): number[] {
+  const fields = step as unknown as Record<string, number>;
+  return data.category_keys.map((key) => fields[key]);
+}
+
+async function showSegments(target: HTMLElement, data: CriticalPath, step: CriticalPathStep): Promise<void> {
+  const { segments } = await getJson<{ segments: CriticalPathSegment[] }>(`/api/critical_path/segments?step=${step.id}`);
   const table = el("table", { class: "data", id: "critical-segments" });
   table.append(el("tr", {}, ...["Begin", "Duration", "Category", "Name", "Kind", "Thread", "Rank"].map((h) => el("th", {}, h))));
-  for (const [begin, duration, category, name, kind, thread, rank] of segments.slice(0, 2000)) {
+  for (const { begin, duration, category, name, kind, thread, rank } of segments.slice(0, 2000)) {
     table.append(el("tr", {},
       el("td", { class: "num" }, formatNs(begin)),
       el("td", { class: "num" }, formatNs(duration)),
@@ -121,7 +108,7 @@ async function showSegments(target: HTMLElement, data: CriticalPath, step: PathS
       el("td", {}, name), el("td", {}, kind), el("td", {}, thread), el("td", { class: "num" }, rank >= 0 ? String(rank) : "")));
   }
   target.replaceChildren(
-    el("h3", {}, `Step ${step[1]}: ${segments.length} piece(s)${segments.length > 2000 ? " (first 2000 shown)" : ""}`),
+    el("h3", {}, `Step ${step.label}: ${segments.length} piece(s)${segments.length > 2000 ? " (first 2000 shown)" : ""}`),
     el("div", { class: "table-wrap", style: "max-height:400px" }, table));
 }
 
@@ -132,9 +119,9 @@ export async function renderCriticalPath(root: HTMLElement): Promise<void> {
     root.append(el("div", { class: "missing", id: "critical-missing" }, "No critical path: the run has no steps and no host activity to follow."));
     return;
   }
-  const totals = data.categories.map((_, c) => data.steps.reduce((sum, s) => sum + s[6][c], 0));
+  const totals = data.categories.map((_, c) => data.steps.reduce((sum, s) => sum + categoryTimes(data, s)[c], 0));
   const largest = totals.indexOf(Math.max(...totals));
-  const ranks = new Set(data.steps.map((s) => s[4]).filter((r) => r >= 0));
+  const ranks = new Set(data.steps.map((s) => s.critical_rank).filter((r) => r >= 0));
   root.append(
     el("div", { class: "cards", id: "critical-summary" },
       card(data.whole_run ? "process spans" : "steps", String(data.steps.length)),
@@ -161,9 +148,9 @@ export async function renderCriticalPath(root: HTMLElement): Promise<void> {
   const segments = el("div", { class: "panel", id: "critical-step-path" }, el("div", { class: "hint" }, "Click a step for its path piece by piece."));
   for (const step of data.steps.slice(0, 1000)) {
     const row = el("tr", { style: "cursor:pointer" },
-      el("td", {}, step[1]), el("td", { class: "num" }, formatNs(step[3])),
-      el("td", {}, attributionBar(step[6], step[3])),
-      el("td", { class: "num" }, step[4] >= 0 ? String(step[4]) : ""), el("td", {}, step[5]));
+      el("td", {}, step.label), el("td", { class: "num" }, formatNs(step.duration)),
+      el("td", {}, attributionBar(categoryTimes(data, step), step.duration)),
+      el("td", { class: "num" }, step.critical_rank >= 0 ? String(step.critical_rank) : ""), el("td", {}, step.critical_thread));
     row.addEventListener("click", () => void showSegments(segments, data, step));
     steps.append(row);
   }
