@@ -139,29 +139,39 @@ Activities SelectActivities(const model::Model& model) {
     }
     return true;
   };
-  // Two passes: count each process's rows, then fill lists sized exactly, so the selection
-  // never regrows a vector nor keeps a per-slice list.
-  std::vector<uint32_t> count(model.processes.size(), 0);
+  // Each process's activities are noted as the table's sorted runs (run_sort.h), then read by
+  // start time into a list of their exact size: neither a per-slice list nor a sort buffer.
+  std::vector<TableRuns> runs(model.processes.size());
   for (uint32_t row = 0; row < s.size(); ++row) {
-    if (taken(row)) ++count[track_process[s.track[row]]];
+    if (taken(row)) runs[track_process[s.track[row]]].Add(row, s.ts[row]);
   }
   std::vector<ActivityUnit> units(model.processes.size());
   for (uint32_t process = 0; process < units.size(); ++process) {
-    units[process].process = process;
-    model::ReserveOnHugePages(units[process].rows, count[process]);
-  }
-  for (uint32_t row = 0; row < s.size(); ++row) {
-    if (taken(row)) units[track_process[s.track[row]]].rows.push_back(row);
+    if (runs[process].count == 0) continue;
+    ActivityUnit& unit = units[process];
+    unit.process = process;
+    const auto kept = [&](uint32_t row) {
+      return track_process[s.track[row]] == process && taken(row);
+    };
+    const auto by_start = [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; };
+    if (runs[process].ShortRuns()) {
+      unit.rows = RowsOfRuns(runs[process], kept);
+      StableSortRuns(unit.rows, by_start);
+    } else {
+      model::ReserveOnHugePages(unit.rows, runs[process].count);
+      MergeRuns(
+          runs[process], kept, [&s](uint32_t row) { return s.ts[row]; },
+          [&unit](uint32_t row) { unit.rows.push_back(row); });
+    }
+    runs[process] = {};
   }
   std::vector<uint8_t>().swap(marker);
   // Types are decided once per name and once per category, not per slice.
   std::vector<TypeHint> name_hint(model.strings.size(), kUnknownHint);
   std::vector<TypeHint> category_hint(model.strings.size(), kUnknownHint);
   for (uint32_t process = 0; process < units.size(); ++process) {
-    if (count[process] == 0) continue;
     ActivityUnit& unit = units[process];
-    // Rows arrive in table order: by start time within each thread's chunks.
-    StableSortRuns(unit.rows, [&](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+    if (unit.rows.empty()) continue;
     model::ReserveOnHugePages(unit.types, unit.rows.size());
     for (uint32_t row : unit.rows) {
       TypeHint& name = name_hint[s.name[row]];

@@ -33,6 +33,33 @@ void AppendMerged(std::vector<Interval>& merged, const Interval& next) {
   }
 }
 
+void MergedListBuilder::Append(const Interval& next) {
+  if (next.end <= next.begin) return;
+  if (!chunks_.empty() && next.begin <= chunks_.back().back().end) {
+    Interval& last = chunks_.back().back();
+    last.end = std::max(last.end, next.end);
+    return;
+  }
+  if (chunks_.empty() || chunks_.back().size() == kChunk) {
+    chunks_.emplace_back();
+    chunks_.back().reserve(kChunk);
+  }
+  chunks_.back().push_back(next);
+}
+
+std::vector<Interval> MergedListBuilder::Take() {
+  size_t total = 0;
+  for (const std::vector<Interval>& chunk : chunks_) total += chunk.size();
+  std::vector<Interval> merged;
+  merged.reserve(total);
+  for (std::vector<Interval>& chunk : chunks_) {
+    merged.insert(merged.end(), chunk.begin(), chunk.end());
+    std::vector<Interval>().swap(chunk);
+  }
+  chunks_.clear();
+  return merged;
+}
+
 int64_t TotalLength(const std::vector<Interval>& merged) {
   int64_t total = 0;
   for (const Interval& i : merged) total += i.length();

@@ -24,10 +24,25 @@ struct Interval {
 // makes of them, built without holding the input.
 void AppendMerged(std::vector<Interval>& merged, const Interval& next);
 
+// The list AppendMerged makes, when its size is not known in advance: built in chunks of
+// 1 MiB and gathered at the end into one vector of its size, each chunk freed once copied, so
+// that it never holds the list twice (a vector reserved at the input's size and shrunk at the
+// end would: shrink_to_fit copies).
+class MergedListBuilder {
+ public:
+  void Append(const Interval& next);
+  std::vector<Interval> Take();
+
+ private:
+  static constexpr size_t kChunk = (size_t{1} << 20) / sizeof(Interval);
+  std::vector<std::vector<Interval>> chunks_;
+};
+
 // The merged list of `interval_of(item)` over `items` (which it may reorder): overlapping or
 // touching intervals merged, empty ones dropped. Items come in table order, sorted runs (one
 // per thread chunk): the runs' heads are merged through a heap straight into the union, so
-// that besides `items` it holds only the union (often far less than the input), at its size;
+// that besides `items` it holds only the union (often far less than the input), at its size
+// (MergedListBuilder);
 // many short runs are sorted in place instead. O(n log runs).
 template <typename T, typename IntervalOf>
 std::vector<Interval> UnionOf(std::vector<T>& items, IntervalOf interval_of) {
@@ -44,11 +59,9 @@ std::vector<Interval> UnionOf(std::vector<T>& items, IntervalOf interval_of) {
               [&](const T& a, const T& b) { return interval_of(a).begin < interval_of(b).begin; });
     bounds = {0, items.size()};
   }
-  std::vector<Interval> merged;
-  // Address space only: the pages the union fills are the ones touched.
-  merged.reserve(items.size());
+  MergedListBuilder merged;
   if (bounds.size() == 2) {
-    for (const T& item : items) AppendMerged(merged, interval_of(item));
+    for (const T& item : items) merged.Append(interval_of(item));
   } else {
     using Head = std::pair<int64_t, size_t>;  // (begin, run)
     std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
@@ -59,12 +72,11 @@ std::vector<Interval> UnionOf(std::vector<T>& items, IntervalOf interval_of) {
     while (!heads.empty()) {
       const size_t run = heads.top().second;
       heads.pop();
-      AppendMerged(merged, interval_of(items[at[run]]));
+      merged.Append(interval_of(items[at[run]]));
       if (++at[run] < bounds[run + 1]) heads.emplace(interval_of(items[at[run]]).begin, run);
     }
   }
-  if (merged.capacity() > merged.size() + merged.size() / 8) merged.shrink_to_fit();
-  return merged;
+  return merged.Take();
 }
 
 // The same in place: `intervals` becomes their merged list, held at its size.

@@ -8,7 +8,6 @@
 
 #include "analysis/intervals.h"
 #include "analysis/op_statistics.h"
-#include "model/huge_pages.h"
 
 namespace aiprof::analysis {
 namespace {
@@ -72,24 +71,54 @@ std::string TypeSetLabel(unsigned mask) {
   return label;
 }
 
+// The union of one type's activities of a unit, one merged interval at a time in time order
+// (AppendMerged's list, made as it is read from the activities, which are by start time).
+class TypeUnionCursor {
+ public:
+  TypeUnionCursor(const ActivityUnit& unit, ActivityType type, const model::SliceTable& s)
+      : unit_(unit), type_(type), s_(s) {
+    Advance();
+  }
+  bool done() const { return done_; }
+  const Interval& current() const { return current_; }
+  void Advance() {
+    done_ = true;
+    for (; at_ < unit_.rows.size(); ++at_) {
+      if (unit_.types[at_] != type_) continue;
+      const uint32_t row = unit_.rows[at_];
+      const Interval next{s_.ts[row], s_.end[row]};
+      if (next.end <= next.begin) continue;
+      if (done_) {
+        current_ = next;
+        done_ = false;
+      } else if (next.begin <= current_.end) {
+        current_.end = std::max(current_.end, next.end);
+      } else {
+        return;
+      }
+    }
+  }
+
+ private:
+  const ActivityUnit& unit_;
+  ActivityType type_;
+  const model::SliceTable& s_;
+  size_t at_ = 0;
+  Interval current_;
+  bool done_ = true;
+};
+
 void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
                       const KernelBreakdownOptions& options, KernelBreakdownResult* result) {
   const model::SliceTable& s = model.slices;
-  // Reserved at the count of each type (counted first): growing by doubling cost page faults
-  // and copies; only the pages the unions fill are touched.
-  std::array<size_t, kActivityTypes> count_of{};
-  for (ActivityType type : unit.types) ++count_of[static_cast<size_t>(type)];
-  std::array<std::vector<Interval>, kActivityTypes> merged;
-  for (int t = 0; t < kActivityTypes; ++t) model::ReserveOnHugePages(merged[t], count_of[t]);
-  // One walk over the activities fills both the per-type intervals and the per-name
-  // statistics (a slot per name id, no hashing per activity).
+  // One walk over the activities fills the per-name statistics (a slot per name id, no
+  // hashing per activity).
   std::array<std::vector<std::pair<model::StringId, RunningStats>>, kActivityTypes> stats;
   std::vector<int32_t> slot(model.strings.size() * kActivityTypes, -1);
   for (size_t i = 0; i < unit.rows.size(); ++i) {
     const uint32_t row = unit.rows[i];
     const size_t type = static_cast<size_t>(unit.types[i]);
     const int64_t begin = s.ts[row], end = s.end[row];
-    AppendMerged(merged[type], {begin, end});  // by start time: merged as they come
     const model::StringId name = s.name[row];
     int32_t& at = slot[name * kActivityTypes + type];
     if (at < 0) {
@@ -98,10 +127,15 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     }
     stats[type][static_cast<size_t>(at)].second.Add(end - begin);
   }
-  // Sweep over the per-type unions together (each is ordered and disjoint): every edge sets
-  // or clears its type's bit, and the time until the next edge goes to the active set.
+  // Sweep over the per-type unions together (each is ordered and disjoint, read as it is
+  // merged): every edge sets or clears its type's bit, and the time until the next edge goes
+  // to the active set.
+  std::array<TypeUnionCursor, kActivityTypes> unions = {
+      TypeUnionCursor(unit, ActivityType::kComputation, s),
+      TypeUnionCursor(unit, ActivityType::kCommunication, s),
+      TypeUnionCursor(unit, ActivityType::kMemory, s)};
+  std::array<int64_t, kActivityTypes> union_length{};
   std::array<int64_t, 1u << kActivityTypes> time_of_set{};
-  std::array<size_t, kActivityTypes> at{};
   std::array<bool, kActivityTypes> inside{};
   unsigned mask = 0;
   int64_t previous = 0, first_ns = 0;
@@ -110,8 +144,8 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     int next = -1;
     int64_t next_ns = INT64_MAX;
     for (int t = 0; t < kActivityTypes; ++t) {
-      if (at[t] == merged[t].size()) continue;
-      const int64_t edge_ns = inside[t] ? merged[t][at[t]].end : merged[t][at[t]].begin;
+      if (unions[t].done()) continue;
+      const int64_t edge_ns = inside[t] ? unions[t].current().end : unions[t].current().begin;
       if (edge_ns < next_ns) {
         next_ns = edge_ns;
         next = t;
@@ -127,7 +161,8 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
     previous = next_ns;
     if (inside[next]) {
       mask &= ~(1u << next);
-      ++at[next];
+      union_length[next] += unions[next].current().length();
+      unions[next].Advance();
     } else {
       mask |= 1u << next;
     }
@@ -152,7 +187,7 @@ void AddUnitBreakdown(const model::Model& model, const ActivityUnit& unit,
   temporal.process = unit.process;
   temporal.span_ns = previous - first_ns;  // the last edge is the last end
   temporal.idle_ns = temporal.span_ns - busy;
-  temporal.compute_ns = TotalLength(merged[static_cast<size_t>(ActivityType::kComputation)]);
+  temporal.compute_ns = union_length[static_cast<size_t>(ActivityType::kComputation)];
   temporal.non_compute_ns = temporal.span_ns - temporal.compute_ns - temporal.idle_ns;
   result->temporal.push_back(temporal);
 

@@ -4,6 +4,7 @@
 
 #include "analysis/input_wait.h"
 #include "analysis/op_statistics.h"
+#include "analysis/run_sort.h"
 #include "analysis/steps.h"
 #include "model/huge_pages.h"
 
@@ -127,18 +128,31 @@ bool LaneCursor::Next(OverlapLane* lane, Interval* interval) {
 namespace {
 
 // Markers of a process used as compute only when the process has no framework operators.
-// The kept slices are held as rows (4 bytes each, not an interval's 16) until their union is
-// built (intervals.h UnionOf).
+// A slice inside a parent of its own kind adds nothing to the union (slices of a track nest,
+// model/nesting.h), so it counts as a task but is not kept. The kept slices are noted as the
+// table's sorted runs (run_sort.h), not as rows: the union is merged from them.
 struct ScopeBuilder {
   OverlapScope scope;
-  std::vector<uint32_t> compute_rows;
-  std::vector<uint32_t> markers;
   uint64_t marker_count = 0;
-  // Intervals kept: a slice inside a parent of its own kind adds nothing to the union (slices
-  // of a track nest, model/nesting.h), so it counts as a task but is not copied and sorted.
-  uint64_t compute_kept = 0;
-  uint64_t markers_kept = 0;
+  TableRuns compute;
+  TableRuns markers;
 };
+
+// The union of the slices noted in `slices` (those `kept(row)` accepts in its ranges): merged
+// from the runs straight into the union, or, for many short runs, from their rows sorted.
+template <typename Kept>
+std::vector<Interval> UnionOfRuns(const TableRuns& slices, Kept kept, const model::SliceTable& s) {
+  const auto interval_of = [&s](uint32_t row) { return Interval{s.ts[row], s.end[row]}; };
+  if (slices.ShortRuns()) {
+    std::vector<uint32_t> rows = RowsOfRuns(slices, kept);
+    return UnionOf(rows, interval_of);
+  }
+  MergedListBuilder merged;
+  MergeRuns(
+      slices, kept, [&s](uint32_t row) { return s.ts[row]; },
+      [&](uint32_t row) { merged.Append(interval_of(row)); });
+  return merged.Take();
+}
 
 // Per slice: 1 when it lies inside a range that waits for input (input_wait.h), found up
 // the parent chain once per slice (a slice's answer is its parent's, memoised).
@@ -223,24 +237,29 @@ ComputeClassification ClassifyComputeSlices(const model::Model& model,
 namespace {
 
 // The scopes with something in them: lanes merged, compute input named, time span set.
-OverlapResult FinishScopes(std::vector<ScopeBuilder>& builders, bool device_run,
+// `kept(row, process, markers)`: whether the slice is one of the process's compute tasks (or
+// marker ranges) that its union reads.
+template <typename Kept>
+OverlapResult FinishScopes(std::vector<ScopeBuilder>& builders, bool device_run, Kept kept,
                            const model::SliceTable& s, const model::ProcessTable& processes) {
-  const auto interval_of = [&s](uint32_t row) { return Interval{s.ts[row], s.end[row]}; };
   OverlapResult result;
   result.device_run = device_run;
   for (uint32_t process = 0; process < builders.size(); ++process) {
     ScopeBuilder& b = builders[process];
     OverlapScope& scope = b.scope;
+    bool use_markers = false;
     if (scope.compute_tasks > 0) {
       scope.compute_input = device_run ? ComputeInput::kDeviceTasks : ComputeInput::kFrameworkOps;
     } else if (b.marker_count > 0) {
       scope.compute_input = ComputeInput::kMarkerRanges;
       scope.compute_tasks = b.marker_count;
-      b.compute_rows.swap(b.markers);
+      use_markers = true;
     }
-    std::vector<uint32_t>().swap(b.markers);
-    scope.computing = UnionOf(b.compute_rows, interval_of);
-    std::vector<uint32_t>().swap(b.compute_rows);
+    scope.computing = UnionOfRuns(
+        use_markers ? b.markers : b.compute,
+        [&](uint32_t row) { return kept(row, process, use_markers); }, s);
+    b.compute = {};
+    b.markers = {};
     MergeInPlace(scope.communication);
     std::sort(scope.receive.begin(), scope.receive.end(),
               [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
@@ -276,37 +295,30 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
   for (uint32_t t = 0; t < model.tracks.size(); ++t) {
     track_process[t] = model.ProcessOfThread(model.tracks.thread[t]);
   }
-  // Two passes: count, then fill vectors of the exact size (no regrowth of large vectors).
-  std::vector<ScopeBuilder> builders(processes.size());
-  for (int pass = 0; pass < 2; ++pass) {
-    for (ScopeBuilder& b : builders) {
-      if (pass == 0) continue;
-      model::ReserveOnHugePages(b.compute_rows, b.compute_kept);
-      model::ReserveOnHugePages(b.markers, b.markers_kept);
+  // What a slice is for its process's union: not in it (kComputeOther), a compute task or a
+  // marker range (kComputeMarkerRange), and whether it is kept (not inside a parent of its kind).
+  const auto role_of = [&](uint32_t row, bool* covered) {
+    const uint8_t kind = slice_kind[row];
+    if (kind == kComputeOther || !in_scope(track_process[s.track[row]])) return kComputeOther;
+    if (kind != kComputeMarkerRange && device_run != (kind == kComputeDeviceTask)) {
+      return kComputeOther;
     }
-    for (uint32_t row = 0; row < s.size(); ++row) {
-      uint8_t kind = slice_kind[row];
-      if (kind == kComputeOther) continue;
-      uint32_t process = track_process[s.track[row]];
-      if (!in_scope(process)) continue;
-      ScopeBuilder& b = builders[process];
-      const uint32_t parent = s.parent[row];
-      const bool covered = parent != model::kNoRow && slice_kind[parent] == kind;
-      if (kind == kComputeMarkerRange) {
-        if (pass == 0) {
-          ++b.marker_count;
-          b.markers_kept += !covered;
-        } else if (!covered) {
-          b.markers.push_back(row);
-        }
-      } else if (device_run == (kind == kComputeDeviceTask)) {
-        if (pass == 0) {
-          ++b.scope.compute_tasks;
-          b.compute_kept += !covered;
-        } else if (!covered) {
-          b.compute_rows.push_back(row);
-        }
-      }
+    const uint32_t parent = s.parent[row];
+    *covered = parent != model::kNoRow && slice_kind[parent] == kind;
+    return static_cast<ComputeSliceKind>(kind);
+  };
+  std::vector<ScopeBuilder> builders(processes.size());
+  for (uint32_t row = 0; row < s.size(); ++row) {
+    bool covered = false;
+    const ComputeSliceKind role = role_of(row, &covered);
+    if (role == kComputeOther) continue;
+    ScopeBuilder& b = builders[track_process[s.track[row]]];
+    if (role == kComputeMarkerRange) {
+      ++b.marker_count;
+      if (!covered) b.markers.Add(row, s.ts[row]);
+    } else {
+      ++b.scope.compute_tasks;
+      if (!covered) b.compute.Add(row, s.ts[row]);
     }
   }
   for (const model::CommOp& op : comm) {
@@ -318,7 +330,13 @@ OverlapResult ComputeOverlap(const model::Model& model, const std::vector<model:
     if (op.type == model::CommOpType::kRecv) scope.receive.push_back(interval);
   }
 
-  return FinishScopes(builders, device_run, s, processes);
+  const auto kept = [&](uint32_t row, uint32_t process, bool markers) {
+    bool covered = false;
+    const ComputeSliceKind role = role_of(row, &covered);
+    return role != kComputeOther && !covered && (role == kComputeMarkerRange) == markers &&
+           track_process[s.track[row]] == process;
+  };
+  return FinishScopes(builders, device_run, kept, s, processes);
 }
 
 }  // namespace aiprof::analysis

@@ -95,13 +95,25 @@ void AccumulateLanes(const OverlapScope& scope, std::vector<StepBreakdownRow>& r
 void AccumulateFree(const OverlapScope& scope, const DataPreparationResult& preparation,
                     const std::vector<uint32_t>& preparation_rows,
                     std::vector<StepBreakdownRow>& rows) {
-  std::vector<Interval> busy = scope.computing;
-  busy.insert(busy.end(), scope.communication.begin(), scope.communication.end());
-  MergeInPlace(busy);
+  for (StepBreakdownRow& r : rows) {
+    r.free_ns = (r.end_ns - r.begin_ns) - r.computing_ns - r.communication_not_overlapped_ns;
+  }
+  // The tasks' union only where a step waits for input (it is a copy of Computing's size).
+  if (std::all_of(preparation_rows.begin(), preparation_rows.end(),
+                  [](uint32_t row) { return row == model::kNoRow; })) {
+    return;
+  }
+  // Without communication the tasks are Computing, merged already: read, not copied.
+  std::vector<Interval> both;
+  if (!scope.communication.empty()) {
+    both = scope.computing;
+    both.insert(both.end(), scope.communication.begin(), scope.communication.end());
+    MergeInPlace(both);
+  }
+  const std::vector<Interval>& busy = scope.communication.empty() ? scope.computing : both;
   size_t p = 0;
   for (size_t q = 0; q < rows.size(); ++q) {
     StepBreakdownRow& r = rows[q];
-    r.free_ns = (r.end_ns - r.begin_ns) - r.computing_ns - r.communication_not_overlapped_ns;
     if (preparation_rows[q] == model::kNoRow) continue;
     while (p < busy.size() && busy[p].end <= r.begin_ns) ++p;
     int64_t cursor = r.begin_ns;

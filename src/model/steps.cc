@@ -166,11 +166,19 @@ std::vector<ProcessCandidates> FindCandidates(const Model& model) {
     }
   }
   for (ThreadStarts& start : starts) std::sort(start.data_loader.begin(), start.data_loader.end());
+  // A name's step number is parsed once (markers repeat a few names millions of times):
+  // is_step -1 until then, 0 when it names none.
+  std::vector<int8_t> is_step(model.strings.size(), -1);
+  std::vector<uint64_t> step_of_name(model.strings.size(), 0);
   for (size_t i = 0; i < model.markers.size(); ++i) {
     if (model.markers.is_instant[i]) continue;
     const uint32_t row = model.markers.row[i];
-    uint64_t step = 0;
-    if (ParseMarkerStepName(model.Str(s.name[row]), &step)) {
+    const StringId name = s.name[row];
+    if (is_step[name] < 0) {
+      is_step[name] = ParseMarkerStepName(model.Str(name), &step_of_name[name]);
+    }
+    if (is_step[name] != 0) {
+      const uint64_t step = step_of_name[name];
       add(StepSource::kMarkerRanges, {step, model.ThreadOfSlice(row), row, s.ts[row], s.end[row]});
     }
   }

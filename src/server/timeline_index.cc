@@ -34,6 +34,21 @@ std::vector<SliceSpan> Merge(size_t count, SpanAt span_at, int64_t gap_ns,
   return merged;
 }
 
+// The first position of `ids` (slices by start time) whose slice does not start `before(ts)`.
+template <typename Before>
+size_t FirstNotStarting(const CompactIds& ids, const model::SliceTable& s, Before before) {
+  size_t lo = 0, hi = ids.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (before(s.ts[ids[mid]])) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 }  // namespace
 
 TimelineIndex::TimelineIndex(const model::Model& model) : model_(model) {
@@ -52,17 +67,25 @@ TimelineIndex::TimelineIndex(const model::Model& model) : model_(model) {
   }
   first_row_[tracks] = next;
   rows_.resize(next);
-  std::vector<uint32_t> counts(next, 0);
-  for (size_t i = 0; i < s.size(); ++i) ++counts[first_row_[s.track[i]] + s.depth[i]];
-  for (uint32_t r = 0; r < next; ++r) rows_[r].slices.reserve(counts[r]);
+  // Level 0 is appended in table order, which is by start time within a row but where the
+  // importers left a row's slices out of order: such a row is sorted once it is whole.
+  std::vector<int64_t> last_ts(next, INT64_MIN);
+  std::vector<bool> unsorted(next, false);
   for (uint32_t i = 0; i < s.size(); ++i) {
-    rows_[first_row_[s.track[i]] + s.depth[i]].slices.push_back(i);
+    const uint32_t r = first_row_[s.track[i]] + s.depth[i];
+    if (s.ts[i] < last_ts[r]) unsorted[r] = true;
+    last_ts[r] = s.ts[i];
+    rows_[r].slices.push_back(i);
   }
-  for (Row& row : rows_) {
-    auto by_start = [&s](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; };
-    if (!std::is_sorted(row.slices.begin(), row.slices.end(), by_start)) {
-      std::sort(row.slices.begin(), row.slices.end(), by_start);
+  std::vector<int64_t>().swap(last_ts);
+  for (uint32_t r = 0; r < next; ++r) {
+    Row& row = rows_[r];
+    if (unsorted[r]) {
+      std::vector<uint32_t> ids = row.slices.Release();
+      std::sort(ids.begin(), ids.end(), [&s](uint32_t a, uint32_t b) { return s.ts[a] < s.ts[b]; });
+      for (uint32_t id : ids) row.slices.push_back(id);
     }
+    row.slices.Finish();
     BuildLevels(row);
   }
 
@@ -176,11 +199,13 @@ void TimelineIndex::QuerySlices(
       if (it != spans.begin()) --it;
       for (; it != spans.end() && it->ts < t1; ++it) emit(*it);
     } else {
-      const auto& rows = row.slices;
-      auto it = std::upper_bound(rows.begin(), rows.end(), t0,
-                                 [&s](int64_t t, uint32_t slice) { return t < s.ts[slice]; });
-      if (it != rows.begin()) --it;
-      for (; it != rows.end() && s.ts[*it] < t1; ++it) emit({s.ts[*it], s.end[*it], 1, *it});
+      const CompactIds& ids = row.slices;
+      size_t at = FirstNotStarting(ids, s, [t0](int64_t ts) { return ts <= t0; });
+      if (at > 0) --at;
+      for (; at < ids.size() && s.ts[ids[at]] < t1; ++at) {
+        const uint32_t slice = ids[at];
+        emit({s.ts[slice], s.end[slice], 1, slice});
+      }
     }
     if (has_pending) visit(depth, pending);
   }
@@ -190,10 +215,11 @@ void TimelineIndex::ForEachSliceIn(uint32_t track, int64_t t0, int64_t t1,
                                    const std::function<void(uint32_t slice)>& visit) const {
   const model::SliceTable& s = model_.slices;
   for (uint16_t depth = 0; depth < rows_of_track_[track]; ++depth) {
-    const auto& rows = rows_[first_row_[track] + depth].slices;
-    auto it = std::lower_bound(rows.begin(), rows.end(), t0,
-                               [&s](uint32_t slice, int64_t t) { return s.ts[slice] < t; });
-    for (; it != rows.end() && s.ts[*it] < t1; ++it) visit(*it);
+    const CompactIds& ids = rows_[first_row_[track] + depth].slices;
+    size_t at = FirstNotStarting(ids, s, [t0](int64_t ts) { return ts < t0; });
+    for (; at < ids.size() && s.ts[ids[at]] < t1; ++at) {
+      visit(ids[at]);
+    }
   }
 }
 
@@ -264,7 +290,7 @@ size_t TimelineIndex::MemoryBytes() const {
   size_t bytes = first_row_.capacity() * 4 + rows_of_track_.capacity() * 2 +
                  flows_by_ts_.capacity() * 4 + rows_.capacity() * sizeof(Row);
   for (const Row& row : rows_) {
-    bytes += row.slices.capacity() * 4;
+    bytes += row.slices.MemoryBytes();
     for (const Level& level : row.levels) bytes += level.spans.capacity() * sizeof(SliceSpan);
   }
   for (const auto& levels : counters_) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "model/model.h"
+#include "server/compact_ids.h"
 
 namespace aiprof::server {
 
@@ -65,8 +66,8 @@ class TimelineIndex {
     std::vector<SliceSpan> spans;
   };
   struct Row {
-    std::vector<uint32_t> slices;  // level 0, by start time
-    std::vector<Level> levels;     // coarser levels, finest first
+    CompactIds slices;          // level 0, by start time
+    std::vector<Level> levels;  // coarser levels, finest first
   };
   struct CounterLevel {
     std::vector<CounterPoint> points;  // level k: 2^k samples per point

@@ -49,17 +49,17 @@ class CoreImporter : public RecordImporter {
                                         range_category_);
         AddMarker(context, false, row, MarkerEventType::kPushPop, h.aux,
                   record.ExtAs<format::MarkerAttributes>(0));
-        push_stacks_[StackKey(context.thread(), h.aux)].push_back(row);
+        PushStack(StackKey(context.thread(), h.aux)).push_back(row);
         break;
       }
       case RecordKind::kRangePop: {
-        auto found = push_stacks_.find(StackKey(context.thread(), h.aux));
-        if (found == push_stacks_.end() || found->second.empty()) {
+        std::vector<uint32_t>& stack = PushStack(StackKey(context.thread(), h.aux));
+        if (stack.empty()) {
           ++context.model().unmatched_ends;
           break;
         }
-        context.EndSlice(found->second.back(), h.ts);
-        found->second.pop_back();
+        context.EndSlice(stack.back(), h.ts);
+        stack.pop_back();
         break;
       }
       case RecordKind::kRangeStart:
@@ -206,6 +206,16 @@ class CoreImporter : public RecordImporter {
     uint64_t ts = 0;
   };
 
+  // The push/pop stack of a thread and domain; the last one looked up is kept at hand
+  // (records of a thread come in runs), its node stable in the map.
+  std::vector<uint32_t>& PushStack(uint64_t key) {
+    if (last_stack_ == nullptr || key != last_stack_key_) {
+      last_stack_ = &push_stacks_[key];
+      last_stack_key_ = key;
+    }
+    return *last_stack_;
+  }
+
   static uint64_t StackKey(uint32_t thread, uint16_t domain) {
     return (uint64_t{thread} << 16) | domain;
   }
@@ -254,6 +264,8 @@ class CoreImporter : public RecordImporter {
   uint32_t drop_series_ = kNoRow;
   uint64_t total_drops_ = 0;
   std::unordered_map<uint64_t, std::vector<uint32_t>> push_stacks_;
+  std::vector<uint32_t>* last_stack_ = nullptr;
+  uint64_t last_stack_key_ = 0;
   std::unordered_map<uint64_t, OpenRange> open_ranges_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> open_steps_;
   std::unordered_map<uint64_t, uint32_t> series_;

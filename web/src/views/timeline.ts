@@ -2,9 +2,9 @@
 // (level of detail per track), so a frame draws from a cache covering three screen widths and a
 // fetch happens only when the view leaves that cache or the zoom changes by more than half:
 // pan and zoom frames never wait for the network. Navigation as in Perfetto:
-//   W/S zoom, A/D pan, ctrl+wheel zoom, wheel scroll, drag pan, F fit the selection, 0 the
-//   whole run, Esc clear; click a slice or instant (details), shift+drag an area (statistics),
-//   hover for a tooltip; process headers collapse (click) and pin; thread labels collapse.
+//   keys, wheel and drags (timeline_input.ts); click a slice or instant (details), shift+drag
+//   an area (statistics), hover for a tooltip; process headers collapse (click) and pin;
+//   thread labels collapse.
 // The address keeps the window and the selection (router.ts), and links from the other views
 // open it on a slice, a step, a name or a rank (navigate()).
 import { analysis, AnalysisSummary, getJson, run, tracks } from "../api";
@@ -18,6 +18,7 @@ import { Cache, fetchWindowData } from "./timeline_fetch";
 import { Area, makeHandle, TimelineHandle } from "./timeline_handle";
 import { Hit, hitLane, tooltipText } from "./timeline_hit";
 import { buildLanes, DEPTH_H, Lane, LaneState, Layout } from "./timeline_lanes";
+import { bindInput } from "./timeline_input";
 import { followLink } from "./timeline_link";
 import { areaStatistics, AreaStatistics, InstantDetail, instantDetails, Search, SliceDetail, sliceDetails } from "./timeline_panel";
 import { drawRuler, LABEL_W, RULER_H, StepTable } from "./timeline_ruler";
@@ -65,8 +66,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   let wanted = false;
   let selection: Selection = null;
   let area: Area | null = null;
-  let dragArea: { t0: number; t1: number; y0: number; y1: number } | null = null;
-  let mouseX = -1;
+  let dragArea: { t0: number; t1: number } | null = null;  // being dragged (timeline_input.ts)
   // Scratch of draw(), kept between frames (drawing allocates nothing but text): per region
   // (pinned lanes, scrolled lanes) its slice rectangles and its instants as x, y, row; the
   // drawn flows as from, to, end x, end y.
@@ -296,6 +296,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
       ctx.strokeRect(x0 + 0.5, RULER_H + 0.5, Math.max(x1 - x0, 1) - 1, height - RULER_H - 1);
     }
     handle.ticks = drawRuler(ctx, steps, v0, v1, width);
+    const mouseX = input.mouseX();
     if (mouseX >= LABEL_W) {
       ctx.strokeStyle = "rgba(0,0,0,0.25)";
       ctx.beginPath();
@@ -455,51 +456,13 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     });
   }
 
-  // ---- input --------------------------------------------------------------------------
-  let drag: { x: number; y: number; v0: number; v1: number; select: boolean; moved: boolean } | null = null;
-  const onMouseDown = (e: MouseEvent) => {
-    wrap.focus();
-    drag = { x: e.offsetX, y: e.offsetY, v0, v1, select: e.shiftKey, moved: false };
-    if (e.shiftKey) dragArea = { t0: tOf(e.offsetX), t1: tOf(e.offsetX), y0: e.offsetY, y1: e.offsetY };
-  };
-  const onMouseMove = (e: MouseEvent) => {
-    mouseX = e.offsetX;
-    if (!drag) {
-      draw();
-      showTooltip(e.offsetX, e.offsetY);
-      return;
-    }
-    tooltip.style.display = "none";
-    if (Math.abs(e.offsetX - drag.x) > 3 || Math.abs(e.offsetY - drag.y) > 3) drag.moved = true;
-    if (drag.select && dragArea) {
-      dragArea.t1 = tOf(e.offsetX);
-      dragArea.y1 = e.offsetY;
-      draw();
-    } else if (drag.moved) {
-      const d = (e.offsetX - drag.x) * ((drag.v1 - drag.v0) / plotWidth());
-      setWindow(drag.v0 - d, drag.v1 - d);
-    }
-  };
+  // ---- input (timeline_input.ts) ---------------------------------------------------------
   // The tracks an area covers: those of the lanes between the drag's two rows.
   function tracksBetween(y0: number, y1: number): number[] {
     const top = Math.min(y0, y1);
     const bottom = Math.max(y0, y1);
     return lanes.lanes.filter((l) => l.kind === "track" && onScreen(l) && laneTop(l) + l.h > top && laneTop(l) < bottom).map((l) => l.id);
   }
-  const onMouseUp = (e: MouseEvent) => {
-    if (!drag) return;
-    const wasDrag = drag;
-    drag = null;
-    if (wasDrag.select && dragArea) {
-      const done = dragArea;
-      dragArea = null;
-      if (wasDrag.moved) void selectArea({ t0: Math.min(done.t0, done.t1), t1: Math.max(done.t0, done.t1), tracks: tracksBetween(done.y0, done.y1) });
-      else draw();
-      return;
-    }
-    if (wasDrag.moved || e.target !== canvas) return;
-    click(e.offsetX, e.offsetY);
-  };
   function click(x: number, y: number): void {
     if (y < RULER_H) {
       const i = steps.stepAt(tOf(x));
@@ -533,31 +496,6 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     if (found?.kind === "slice") void selectSlice(found.slice, found.count);
     else if (found?.kind === "instant") void selectInstant(found.row);
   }
-  const onWheel = (e: WheelEvent) => {
-    e.preventDefault();
-    if (e.ctrlKey || e.metaKey) {
-      zoom(Math.exp(e.deltaY * 0.002), e.offsetX);
-    } else if (e.shiftKey) {
-      pan(e.deltaY / 1000);
-    } else {
-      scrollY = Math.min(Math.max(0, scrollY + e.deltaY), maxScroll());
-      draw();
-      if (needsFetch()) void fetchWindow();
-    }
-  };
-  const onKey = (e: KeyboardEvent) => {
-    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.ctrlKey || e.metaKey || e.altKey) return;
-    const key = e.key.toLowerCase();
-    if (key === "w") zoom(0.8, mouseX);
-    else if (key === "s") zoom(1.25, mouseX);
-    else if (key === "a") pan(-0.1);
-    else if (key === "d") pan(0.1);
-    else if (key === "f") fitSelection();
-    else if (key === "0") setWindow(0, runEnd);
-    else if (key === "escape") clearSelection();
-    else return;
-    e.preventDefault();
-  };
   function fitSelection(): void {
     const span = selectionSpan();
     if (span) return fit(span[0], span[1], 0.05);
@@ -571,16 +509,40 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
     resize();
     draw();
   };
-  canvas.addEventListener("mousedown", onMouseDown);
-  canvas.addEventListener("mousemove", onMouseMove);
-  canvas.addEventListener("mouseleave", () => {
-    mouseX = -1;
-    tooltip.style.display = "none";
-    draw();
+  const input = bindInput(canvas, wrap, {
+    window: () => [v0, v1],
+    setWindow,
+    plotWidth,
+    tOf,
+    zoom,
+    pan,
+    scroll: (dy) => {
+      scrollY = Math.min(Math.max(0, scrollY + dy), maxScroll());
+      draw();
+      if (needsFetch()) void fetchWindow();
+    },
+    fitSelection,
+    reset: () => setWindow(0, runEnd),
+    clearSelection,
+    hover: (x, y) => {
+      draw();
+      showTooltip(x, y);
+    },
+    leave: () => {
+      tooltip.style.display = "none";
+      draw();
+    },
+    hideTooltip: () => {
+      tooltip.style.display = "none";
+    },
+    dragArea: (next) => {
+      dragArea = next;
+      draw();
+    },
+    tracksBetween,
+    selectArea: (next) => void selectArea(next),
+    click,
   });
-  window.addEventListener("mouseup", onMouseUp);
-  canvas.addEventListener("wheel", onWheel, { passive: false });
-  window.addEventListener("keydown", onKey);
   window.addEventListener("resize", onResize);
   flowsToggle.addEventListener("change", () => {
     cache = null;
@@ -626,8 +588,7 @@ export async function renderTimeline(root: HTMLElement, params: URLSearchParams)
   return {
     cleanup: () => {
       clearTimeout(addressTimer);
-      window.removeEventListener("mouseup", onMouseUp);
-      window.removeEventListener("keydown", onKey);
+      input.unbind();
       window.removeEventListener("resize", onResize);
       delete window.__aiprofTimeline;
     },
