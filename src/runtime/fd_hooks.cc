@@ -68,13 +68,20 @@ __attribute__((visibility("default"))) int close(int fd) {
 
 __attribute__((visibility("default"))) int close_range(unsigned int first, unsigned int last,
                                                        int flags) noexcept {
+  auto close_them = [&] {
+    return g_close_range != nullptr
+               ? g_close_range(first, last, flags)
+               : static_cast<int>(syscall(SYS_close_range, first, last, flags));
+  };
   // CLOSE_RANGE_CLOEXEC only marks the descriptors; the runtime's are close-on-exec already.
-  if ((flags & CLOSE_RANGE_CLOEXEC) == 0) Release(ToInt(first), ToInt(last));
-  return g_close_range != nullptr ? g_close_range(first, last, flags)
-                                  : static_cast<int>(syscall(SYS_close_range, first, last, flags));
+  if ((flags & CLOSE_RANGE_CLOEXEC) != 0) return close_them();
+  RangeCloseScope closing;
+  Release(ToInt(first), ToInt(last));
+  return close_them();
 }
 
 __attribute__((visibility("default"))) void closefrom(int lowest) noexcept {
+  RangeCloseScope closing;
   Release(lowest < 0 ? 0 : lowest, INT_MAX);
   if (g_closefrom != nullptr) {
     g_closefrom(lowest);

@@ -26,6 +26,8 @@ struct Slot {
 // Constant-initialised: the interposed close() may run before any constructor of this library.
 Slot g_slots[kSlots];
 std::atomic<int> g_high_water{0};
+// Range closes between their scan of the registry and their system call (RangeCloseScope).
+std::atomic<int> g_range_closes{0};
 
 int Register(int fd) {
   for (int index = 0; index < kSlots; ++index) {
@@ -51,8 +53,10 @@ void Unregister(int index) {
   g_slots[index].claimed.store(false);
 }
 
-void WaitForUsers(const Slot& slot) {
-  for (int spins = 0; slot.users.load() != 0; ++spins) {
+// Spins, then sleeps 100 µs at a time, while `busy()`; gives up after kMaxWaitMs.
+template <typename Busy>
+void WaitWhile(Busy busy) {
+  for (int spins = 0; busy(); ++spins) {
     if (spins < 100) {
       sched_yield();
       continue;
@@ -61,6 +65,10 @@ void WaitForUsers(const Slot& slot) {
     timespec pause{0, 100000};
     nanosleep(&pause, nullptr);
   }
+}
+
+void WaitForUsers(const Slot& slot) {
+  WaitWhile([&] { return slot.users.load() != 0; });
 }
 
 }  // namespace
@@ -73,6 +81,8 @@ OwnedFd::OwnedFd(int fd) {
   device_ = info.st_dev;
   inode_ = info.st_ino;
   slot_ = Register(fd);
+  // A range close that scanned before this registration may close the number under us.
+  if (slot_ >= 0 && g_range_closes.load() != 0) g_slots[slot_].lost.store(true);
 }
 
 OwnedFd::OwnedFd(OwnedFd&& other) noexcept
@@ -151,10 +161,22 @@ void ReleaseOwnedFds(int first, int last) {
   }
 }
 
+RangeCloseScope::RangeCloseScope() {
+  g_range_closes.fetch_add(1);
+}
+
+RangeCloseScope::~RangeCloseScope() {
+  g_range_closes.fetch_sub(1);
+}
+
+void WaitForRangeCloses() {
+  WaitWhile([] { return g_range_closes.load() != 0; });
+}
+
 bool AnyOwnedFdIn(int first, int last) {
   int high = g_high_water.load();
   for (int index = 0; index < high; ++index) {
-    int fd = g_slots[index].fd.load(std::memory_order_relaxed);
+    int fd = g_slots[index].fd.load();
     if (fd >= 0 && fd >= first && fd <= last) return true;
   }
   return false;
@@ -162,6 +184,7 @@ bool AnyOwnedFdIn(int first, int last) {
 
 void ResetOwnedFdUsersAfterFork() {
   for (Slot& slot : g_slots) slot.users.store(0, std::memory_order_relaxed);
+  g_range_closes.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace aiprof::runtime

@@ -68,6 +68,25 @@ class OwnedFd {
 // of them is running. Async-signal-safe (atomics and sched_yield only).
 void ReleaseOwnedFds(int first, int last);
 
+// A close of a range of numbers (close_range, closefrom) runs from its scan of the registry
+// to its system call inside one of these: a descriptor the runtime opens meanwhile (the raw
+// file reopened after an earlier close) is not in the scan yet and would be closed under it.
+// An OwnedFd adopted while a range close is in progress is therefore lost at once, and the
+// runtime waits for the range closes to end before it opens again (both sides sequentially
+// consistent: the closer counts itself, then scans; the runtime registers, then reads the
+// count). Async-signal-safe.
+class RangeCloseScope {
+ public:
+  RangeCloseScope();
+  ~RangeCloseScope();
+  RangeCloseScope(const RangeCloseScope&) = delete;
+  RangeCloseScope& operator=(const RangeCloseScope&) = delete;
+};
+
+// Waits (bounded, as a closer waits for a Use()) until no range close is in progress: called
+// before the runtime opens a descriptor it lost, so that the new one is not closed with it.
+void WaitForRangeCloses();
+
 // Whether a registered descriptor is in `first`..`last` (a scan of the registry, no system
 // call: the interposed close() costs the program nothing more for its own descriptors).
 bool AnyOwnedFdIn(int first, int last);

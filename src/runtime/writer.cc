@@ -14,6 +14,7 @@
 #include "format/records.h"
 #include "runtime/domains.h"
 #include "runtime/metadata.h"
+#include "runtime/owned_fd.h"
 #include "runtime/runtime.h"
 #include "runtime/session.h"
 #include "runtime/session_state.h"
@@ -86,6 +87,9 @@ void CountUnwritten(Window& window, ChunkType type, const void* data, uint32_t s
 // The program closed the raw file's descriptor (and may have reused the number): the number
 // is left alone and the file opened again, appending after its last whole chunk.
 bool ReopenWindowFile(Window& window) {
+  // A closefrom() or close_range() of the program may be between its scan and its system
+  // call: a descriptor opened now would be closed under the next write.
+  WaitForRangeCloses();
   int fd = open(window.data_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd < 0) return false;
   window.file->SwitchDescriptor(fd);
