@@ -8,8 +8,6 @@
 // Arguments use Kineto's names (pytorch-kineto-dynolog.md §3). They are built in Finish():
 // an activity's "External id" (its framework operator) arrives in a separate record that
 // CUPTI may deliver after the activity, and bandwidths need the file's tick rate.
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -23,80 +21,23 @@
 
 #include "format/records_cuda.h"
 #include "model/importer.h"
+#include "model/importers/cuda/cuda_names.h"
 #include "model/importers/cuda/event_waits.h"
 
 namespace aiprof::model {
 namespace {
 
+using cuda_names::ApiName;
+using cuda_names::CopyKindName;
+using cuda_names::Demangle;
+using cuda_names::LimitName;
+using cuda_names::MemoryKindName;
+using cuda_names::SyncName;
 using format::CudaRecordKind;
 
 constexpr uint32_t kMaxWords = 5;
 // CUPTI_SYNCHRONIZATION_INVALID_VALUE: a field of a SYNCHRONIZATION record that does not apply.
 constexpr uint32_t kInvalidId = 0xFFFFFFFFu;
-
-std::string Demangle(std::string_view mangled) {
-  std::string text(mangled);
-  int status = 0;
-  char* demangled = abi::__cxa_demangle(text.c_str(), nullptr, nullptr, &status);
-  if (status != 0 || demangled == nullptr) return text;
-  std::string out(demangled);
-  std::free(demangled);
-  return out;
-}
-
-// "cudaLaunchKernel_v7000" → "cudaLaunchKernel" (CUPTI's version suffix; Kineto drops it).
-// Short suffixes that are part of the driver API name ("cuMemAlloc_v2") stay.
-std::string ApiName(std::string_view name) {
-  const size_t suffix = name.rfind("_v");
-  if (suffix != std::string_view::npos && name.size() - suffix >= 6) {
-    bool digits = true;
-    for (size_t i = suffix + 2; i < name.size(); ++i) digits &= name[i] >= '0' && name[i] <= '9';
-    if (digits) return std::string(name.substr(0, suffix));
-  }
-  return std::string(name);
-}
-
-const char* CopyKindName(uint8_t kind) {
-  static const char* const kNames[] = {"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
-                                       "AtoD",    "DtoA", "DtoD", "HtoH", "PtoP"};
-  return kind < std::size(kNames) ? kNames[kind] : "Unknown";
-}
-
-const char* MemoryKindName(uint8_t kind) {
-  static const char* const kNames[] = {"Unknown", "Pageable", "Pinned",        "Device",
-                                       "Array",   "Managed",  "Device Static", "Managed Static"};
-  return kind < std::size(kNames) ? kNames[kind] : "Unknown";
-}
-
-const char* SyncName(uint32_t type) {
-  switch (type) {
-    case 1:
-      return "Event Sync";
-    case 2:
-      return "Stream Wait Event";
-    case 3:
-      return "Stream Sync";
-    case 4:
-      return "Context Sync";
-    default:
-      return "Synchronization";
-  }
-}
-
-const char* LimitName(uint8_t limit) {
-  switch (limit) {
-    case format::kOccupancyLimitWarps:
-      return "WARPS";
-    case format::kOccupancyLimitRegisters:
-      return "REGS";
-    case format::kOccupancyLimitSharedMemory:
-      return "SMEM";
-    case format::kOccupancyLimitBlocks:
-      return "BLOCKS";
-    default:
-      return "UNKNOWN";
-  }
-}
 
 struct DeviceInfo {
   uint32_t sm_count = 0;
