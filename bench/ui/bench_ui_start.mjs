@@ -10,7 +10,7 @@
 //   node bench/ui/bench_ui_start.mjs <run dir> <aiprof binary>... [--runs=N]
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { apiUrl, option, quantile } from "./ui_session.mjs";
+import { apiUrl, option, quantile, servingAddress } from "./ui_session.mjs";
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const [dir, ...binaries] = args;
@@ -30,15 +30,7 @@ async function start(binary) {
   const loadBefore = load();
   const began = performance.now();
   const child = spawn(binary, ["ui", dir, "--no-browser", "--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const address = await new Promise((resolveUrl, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const match = out.match(/serving (http:\/\/\S+)/);
-      if (match) resolveUrl(match[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`${binary} ui exited ${code}`)));
-  });
+  const address = await servingAddress(child, `${binary} ui`);
   const wall = (performance.now() - began) / 1000;
   const cpu = cpuSeconds(child.pid);
   const readyKb = status(child.pid, "VmRSS");

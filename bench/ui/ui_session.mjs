@@ -26,16 +26,20 @@ export async function startUi(into, webDir = "") {
   const child = spawn(join(build, "bin/aiprof"), ["ui", into, "--no-browser", "--port", "0", ...(webDir ? ["--web-dir", resolve(webDir)] : [])], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const address = await new Promise((resolveUrl, reject) => {
+  return { child, address: await servingAddress(child, "aiprof ui") };
+}
+
+// The URL a started `aiprof ui` prints once it serves (rejects if `what` exits first).
+export function servingAddress(child, what) {
+  return new Promise((resolveUrl, reject) => {
     let out = "";
     child.stdout.on("data", (d) => {
       out += d;
       const match = out.match(/serving (http:\/\/\S+)/);
       if (match) resolveUrl(match[1]);
     });
-    child.on("exit", (code) => reject(new Error(`aiprof ui exited ${code}`)));
+    child.on("exit", (code) => reject(new Error(`${what} exited ${code}`)));
   });
-  return { child, address };
 }
 
 // An API path of the server at `address`, with the token its URL carries (fetches from outside
