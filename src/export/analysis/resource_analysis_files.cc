@@ -18,6 +18,18 @@ std::vector<std::string> Headers(std::vector<std::string> keys, analysis::Column
   return keys;
 }
 
+// The headers of a row whose writer puts its own `key` column after the first `names`
+// described columns (a pool's or an operator's name) and before the others.
+template <typename Row>
+std::vector<std::string> HeadersWithKeyAfter(size_t names, std::string key,
+                                             analysis::Columns<Row> columns) {
+  std::vector<std::string> headers;
+  AppendHeaders(headers, columns.first(names));
+  headers.push_back(std::move(key));
+  AppendHeaders(headers, columns.subspan(names));
+  return headers;
+}
+
 void WriteDataPreparation(const model::Model& m, const analysis::DataPreparationResult& r,
                           const SummaryTarget& target) {
   if (r.steps.empty()) return;
@@ -45,11 +57,9 @@ void WriteOperatorMemory(const analysis::MemoryAnalysis& r, const SummaryTarget&
   const analysis::Columns<analysis::OperatorMemoryRow> columns = analysis::kOperatorMemoryColumns;
   const auto names = columns.first(analysis::kOperatorMemoryFileNameColumns);
   const auto figures = columns.subspan(analysis::kOperatorMemoryFileNameColumns);
-  std::vector<std::string> headers;
-  AppendHeaders(headers, names);
-  headers.emplace_back("Pool");
-  AppendHeaders(headers, figures);
-  SummaryWriter w(target, "operator_memory_top", std::move(headers), r.top_operators.size());
+  SummaryWriter w(target, "operator_memory_top",
+                  HeadersWithKeyAfter(analysis::kOperatorMemoryFileNameColumns, "Pool", columns),
+                  r.top_operators.size());
   for (const analysis::OperatorMemoryRow& op : r.top_operators) {
     w.Cells(names, op).Text(r.pools[op.pool].name).Cells(figures, op).EndRow();
   }
@@ -79,11 +89,9 @@ void WriteMemory(const model::Model& m, const analysis::MemoryAnalysis& r,
     const analysis::Columns<analysis::MemoryPool> columns = analysis::kMemoryPoolColumns;
     const auto names = columns.first(analysis::kMemoryPoolFileNameColumns);
     const auto figures = columns.subspan(analysis::kMemoryPoolFileNameColumns);
-    std::vector<std::string> headers;
-    AppendHeaders(headers, names);
-    headers.emplace_back("Device_id");
-    AppendHeaders(headers, figures);
-    SummaryWriter w(target, "memory_analysis", std::move(headers), r.pools.size());
+    SummaryWriter w(target, "memory_analysis",
+                    HeadersWithKeyAfter(analysis::kMemoryPoolFileNameColumns, "Device_id", columns),
+                    r.pools.size());
     for (const analysis::MemoryPool& pool : r.pools) {
       w.Cells(names, pool).Text(ProcessDeviceId(m, pool.process)).Cells(figures, pool).EndRow();
     }
