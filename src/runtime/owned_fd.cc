@@ -81,8 +81,14 @@ OwnedFd::OwnedFd(int fd) {
   device_ = info.st_dev;
   inode_ = info.st_ino;
   slot_ = Register(fd);
-  // A range close that scanned before this registration may close the number under us.
-  if (slot_ >= 0 && g_range_closes.load() != 0) g_slots[slot_].lost.store(true);
+  // A range close that scanned before this registration may close the number under us:
+  // let it end, then keep the number only if it is still this file (a range that did not
+  // cover it left it open, and forgetting it would leak it).
+  if (g_range_closes.load() != 0) {
+    WaitForRangeCloses();
+    struct stat now {};
+    if (fstat(fd, &now) != 0 || now.st_dev != device_ || now.st_ino != inode_) Forget();
+  }
 }
 
 OwnedFd::OwnedFd(OwnedFd&& other) noexcept

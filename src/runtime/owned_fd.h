@@ -71,10 +71,10 @@ void ReleaseOwnedFds(int first, int last);
 // A close of a range of numbers (close_range, closefrom) runs from its scan of the registry
 // to its system call inside one of these: a descriptor the runtime opens meanwhile (the raw
 // file reopened after an earlier close) is not in the scan yet and would be closed under it.
-// An OwnedFd adopted while a range close is in progress is therefore lost at once, and the
-// runtime waits for the range closes to end before it opens again (both sides sequentially
-// consistent: the closer counts itself, then scans; the runtime registers, then reads the
-// count). Async-signal-safe.
+// An OwnedFd adopted while a range close is in progress waits for it to end and keeps the
+// number only if it still names the file it opened, and the runtime waits for range closes
+// to end before it reopens a lost file (both sides sequentially consistent: the closer counts
+// itself, then scans; the runtime registers, then reads the count). Async-signal-safe.
 class RangeCloseScope {
  public:
   RangeCloseScope();
