@@ -8,12 +8,9 @@
 #include <string>
 #include <vector>
 
-namespace aiprof::cli {
+#include "export/exit_code.h"
 
-// Exit codes: the app's own code in launch mode; otherwise these.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // the operation failed (I/O, parse)
-inline constexpr int kExitUsage = 2;    // invalid option, value or combination; bad input dir
+namespace aiprof::cli {
 
 // What a command that reads profiles is pointed at, as `--output=PATH` (msprof's form,
 // repeatable, comma-separated) or as plain arguments: PROF_* directories, Kineto traces

@@ -77,6 +77,7 @@ std::string EmptyOptionValue(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using namespace aiprof;
   using namespace aiprof::cli;
   CLI::App app(
       "aiprof: performance profiler for AI training and inference jobs.\n"

@@ -8,6 +8,7 @@
 #include "analysis/analysis_set.h"
 #include "export/advice/advice_writers.h"
 #include "export/critical_path_job.h"
+#include "export/exit_code.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
 #include "export/run_inputs.h"
@@ -19,8 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// As src/cli/command.h (the CLI depends on this module, not the other way round).
-constexpr int kExitFailure = 1, kExitUsage = 2;
 constexpr const char* kCommand = "aiprof advise";
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "export/analysis/analysis_report.h"
 #include "export/analysis/critical_path_report.h"
 #include "export/critical_path_job.h"
+#include "export/exit_code.h"
 #include "export/export_lock.h"
 #include "export/iteration_selection.h"
 #include "export/read_problems.h"
@@ -20,8 +21,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// As src/cli/command.h (the CLI depends on this module, not the other way round).
-constexpr int kExitFailure = 1, kExitUsage = 2;
 constexpr const char* kCommand = "aiprof analyze";
 
 }  // namespace

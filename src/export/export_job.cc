@@ -16,6 +16,7 @@
 #include "export/cpu/cpu_outputs.h"
 #include "export/csv/summaries.h"
 #include "export/cuda/cuda_summaries.h"
+#include "export/exit_code.h"
 #include "export/export_lock.h"
 #include "export/iteration_selection.h"
 #include "export/progress.h"
@@ -32,9 +33,6 @@ namespace aiprof::exporter {
 namespace fs = std::filesystem;
 
 namespace {
-
-// As src/cli/command.h (the CLI depends on this module, not the other way round).
-constexpr int kExitFailure = 1, kExitUsage = 2;
 
 // Removes what earlier export runs wrote (--clear=on): aiprof_output/ and aiprof_*.db.
 void ClearOutputs(const fs::path& prof_dir) {

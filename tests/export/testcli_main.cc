@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; any invalid option or value is a usage error.
-    return app.exit(e) == 0 ? 0 : aiprof::cli::kExitUsage;
+    return app.exit(e) == 0 ? 0 : aiprof::kExitUsage;
   }
   return 0;
 }

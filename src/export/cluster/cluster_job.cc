@@ -16,6 +16,7 @@
 #include "analysis/analysis_set.h"
 #include "export/cluster/cluster_files.h"
 #include "export/cluster/cluster_report.h"
+#include "export/exit_code.h"
 #include "model/discovery.h"
 #include "model/parser.h"
 #include "model/rank_identity.h"
@@ -27,7 +28,6 @@ using analysis::cluster::RankSummary;
 
 namespace {
 
-constexpr int kExitOk = 0, kExitFailure = 1, kExitUsage = 2;  // src/cli/command.h
 constexpr const char* kCacheName = "cluster_rank_summary.bin";
 
 std::string ReadText(const fs::path& path) {

@@ -7,6 +7,7 @@
 #include "analysis/analysis_set.h"
 #include "export/compare/compare_files.h"
 #include "export/compare/compare_report.h"
+#include "export/exit_code.h"
 #include "export/read_problems.h"
 #include "format/output_layout.h"
 #include "model/discovery.h"
@@ -17,8 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// As src/cli/command.h (the CLI depends on this module, not the other way round).
-constexpr int kExitFailure = 1, kExitUsage = 2;
 constexpr const char* kCommand = "aiprof compare";
 
 // An export's own folders name the run they belong to: PROF_*/aiprof_output[/analysis].
