@@ -29,7 +29,13 @@ std::unique_ptr<ChunkWriter> ChunkWriter::Create(const std::string& path, uint32
     if (error) *error = "cannot create " + path + ": " + std::strerror(errno);
     return nullptr;
   }
-  return FromFd(fd, pid, options, error);
+  std::unique_ptr<ChunkWriter> writer = FromFd(fd, pid, options, error);
+  if (writer == nullptr) {
+    close(fd);
+    return nullptr;
+  }
+  writer->owns_fd_ = true;
+  return writer;
 }
 
 std::unique_ptr<ChunkWriter> ChunkWriter::FromFd(int fd, uint32_t pid,

@@ -24,7 +24,8 @@ class ChunkWriter {
   // Creates (truncates) `path` and writes the file header. nullptr and `error` on failure.
   static std::unique_ptr<ChunkWriter> Create(const std::string& path, uint32_t pid,
                                              const ChunkWriterOptions& options, std::string* error);
-  // Takes ownership of an open descriptor positioned where the header goes.
+  // Writes to a descriptor its caller keeps and closes (the runtime, which must not close a
+  // number the profiled program took over), positioned where the header goes.
   static std::unique_ptr<ChunkWriter> FromFd(int fd, uint32_t pid,
                                              const ChunkWriterOptions& options, std::string* error);
   ~ChunkWriter();
@@ -42,9 +43,6 @@ class ChunkWriter {
   uint32_t chunks_written() const { return seq_; }
   const std::string& last_error() const { return last_error_; }
   int fd() const { return fd_; }
-  // The descriptor is closed by its owner, not by this writer (the runtime, which must not
-  // close a number the profiled program took over).
-  void DisownDescriptor() { owns_fd_ = false; }
   // Continues in `fd`, the same file opened again for appending by the descriptor's owner:
   // no header, chunk numbers go on; the old descriptor is left alone.
   void SwitchDescriptor(int fd) { fd_ = fd; }
@@ -54,7 +52,7 @@ class ChunkWriter {
   bool WriteAll(const void* a, size_t a_size, const void* b, size_t b_size, size_t zero_padding);
 
   int fd_;
-  bool owns_fd_ = true;
+  bool owns_fd_ = false;  // Create opened it
   ChunkWriterOptions options_;
   uint32_t seq_ = 0;
   uint64_t bytes_written_ = 0;

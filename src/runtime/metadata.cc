@@ -260,7 +260,7 @@ bool CreateProfDir(const std::string& output, int64_t seq, std::string* dir, std
 
 bool WriteFileAtomically(const std::string& path, const std::string& content, std::string* error) {
   std::string temporary = path + ".tmp." + std::to_string(getpid());
-  OwnedFd file(open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  OwnedFd file = OwnedFd::Open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (!file.valid()) {
     *error = "cannot write '" + temporary + "': " + std::strerror(errno);
     return false;

@@ -1,5 +1,6 @@
 #include "runtime/owned_fd.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -89,6 +90,23 @@ OwnedFd::OwnedFd(int fd) {
     struct stat now {};
     if (fstat(fd, &now) != 0 || now.st_dev != device_ || now.st_ino != inode_) Forget();
   }
+}
+
+OwnedFd OwnedFd::Open(const char* path, int flags, mode_t mode) {
+  constexpr int kTries = 4;
+  for (int attempt = 0; attempt < kTries; ++attempt) {
+    const int fd = open(path, flags | O_CLOEXEC, mode);
+    if (fd < 0) return OwnedFd();
+    OwnedFd file(fd);
+    struct stat named {};
+    if (file.valid() && stat(path, &named) == 0 && named.st_dev == file.device_ &&
+        named.st_ino == file.inode_) {
+      return file;
+    }
+    file.Forget();
+  }
+  errno = EBADF;
+  return OwnedFd();
 }
 
 OwnedFd::OwnedFd(OwnedFd&& other) noexcept

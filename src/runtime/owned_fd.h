@@ -14,6 +14,7 @@
 // reopens what it needs by path. Nothing here is on the record path.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -27,6 +28,12 @@ class OwnedFd {
   // Adopts `fd`, just opened by the runtime (-1 stays empty). When the registry is full the
   // descriptor is still verified by identity on each use.
   explicit OwnedFd(int fd);
+  // Opens `path` and adopts the descriptor once it is verifiably that file. A program closing
+  // descriptors in a loop may close the new number before it is registered and open its own
+  // file under it: the descriptor's identity is then not the path's, so the number is left
+  // to the program and the path opened again (a few tries). Empty when the file cannot be
+  // opened (errno says why) or the program keeps taking the number (errno EBADF).
+  static OwnedFd Open(const char* path, int flags, mode_t mode = 0);
   ~OwnedFd() { Close(); }
   OwnedFd(OwnedFd&& other) noexcept;
   OwnedFd& operator=(OwnedFd&& other) noexcept;

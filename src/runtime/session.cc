@@ -54,7 +54,7 @@ void WriteInfoJson(const Window& window) {
 // has none left already.
 constexpr off_t kReserveBytes = 64 * 1024;
 void CreateReserve(const std::string& path) {
-  OwnedFd file(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  OwnedFd file = OwnedFd::Open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   bool reserved = false;
   file.Use([&](int fd) { reserved = posix_fallocate(fd, 0, kReserveBytes) == 0; });
   file.Close();
@@ -79,11 +79,19 @@ bool CreateWindowFiles(SessionState& session, std::string* error) {
   window.data_path = window.dir + "/" + format::RuntimeDataFile(getpid());
   format::ChunkWriterOptions file_options;
   file_options.compress = options.compress;
-  window.file = format::ChunkWriter::Create(window.data_path, static_cast<uint32_t>(getpid()),
-                                            file_options, error);
+  // Opened and its header written as the runtime's own descriptor: a program closing
+  // descriptors meanwhile may take the number (owned_fd.h).
+  window.file_fd = OwnedFd::Open(window.data_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!window.file_fd.valid()) {
+    *error = "cannot create " + window.data_path + ": " + std::strerror(errno);
+    return false;
+  }
+  const bool ours = window.file_fd.Use([&](int fd) {
+    window.file =
+        format::ChunkWriter::FromFd(fd, static_cast<uint32_t>(getpid()), file_options, error);
+  });
+  if (!ours) *error = "cannot create " + window.data_path + ": the program took its descriptor";
   if (window.file == nullptr) return false;
-  window.file->DisownDescriptor();
-  window.file_fd = OwnedFd(window.file->fd());
   ClockSource clock = CurrentClockSource();
   window.info = ProcessMetadata();
   window.info["format"] = "aiprof-raw";

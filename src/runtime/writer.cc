@@ -90,10 +90,10 @@ bool ReopenWindowFile(Window& window) {
   // A closefrom() or close_range() of the program may be between its scan and its system
   // call: a descriptor opened now would be closed under the next write.
   WaitForRangeCloses();
-  int fd = open(window.data_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) return false;
-  window.file->SwitchDescriptor(fd);
-  window.file_fd = OwnedFd(fd);
+  OwnedFd file = OwnedFd::Open(window.data_path.c_str(), O_WRONLY | O_APPEND);
+  if (!file.valid()) return false;
+  window.file->SwitchDescriptor(file.get());
+  window.file_fd = std::move(file);
   ++window.file_reopened;
   return true;
 }
@@ -122,7 +122,7 @@ bool AppendChunk(Window& window, ChunkType type, uint32_t tid, const void* data,
 bool ReadThreadName(uint32_t tid, char name[16]) {
   char path[64];
   std::snprintf(path, sizeof path, "/proc/self/task/%u/comm", tid);
-  OwnedFd file(open(path, O_RDONLY | O_CLOEXEC));
+  OwnedFd file = OwnedFd::Open(path, O_RDONLY);
   ssize_t length = 0;
   if (!file.Use([&](int fd) { length = read(fd, name, 15); })) return false;
   if (length <= 0) return false;

@@ -21,7 +21,7 @@ bool RotatingLog::Open(const std::string& path, size_t limit_bytes) {
 }
 
 void RotatingLog::OpenLocked() {
-  file_ = runtime::OwnedFd(open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+  file_ = runtime::OwnedFd::Open(path_.c_str(), O_WRONLY | O_APPEND | O_CREAT, 0644);
   struct stat info {};
   size_ = file_.valid() && stat(path_.c_str(), &info) == 0 ? static_cast<size_t>(info.st_size) : 0;
 }
