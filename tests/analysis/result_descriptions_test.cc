@@ -114,6 +114,9 @@ TEST(ResultDescriptionsTest, EveryDescriptionIsWellFormed) {
   ExpectWellFormed<cluster::HostClock>(cluster::kHostClockColumns);
   ExpectWellFormed<cluster::RankInfo>(cluster::kRankInfoColumns);
   ExpectWellFormed<cluster::RankInfo>(cluster::kHostInfoColumns);
+  ExpectWellFormed<cluster::ClockAlignment>(cluster::kClockAlignmentColumns);
+  ExpectWellFormed<cluster::ClusterResult>(cluster::kClusterBaseInfoColumns);
+  ExpectWellFormed<cluster::ParallelLayout>(cluster::kParallelLayoutColumns);
 }
 
 // msprof-analyze's cluster_analysis.db (/work/shared/reference: ascend-msprof-formats.md §3.1)

@@ -93,6 +93,15 @@ struct ClockAlignment {
   std::string Describe() const;
 };
 
+// cluster_base_info.json's clock_alignment, before its hosts (kHostClockColumns); cluster.db
+// holds the description in ClusterBaseInfo (kClusterBaseInfoColumns).
+inline constexpr Column<ClockAlignment> kClockAlignmentColumns[] = {
+    TextColumn<ClockAlignment>("description", "description", "", kFiles,
+                               [](const ClockAlignment& c) { return c.Describe(); }),
+    {"same_host_end_spread_ms", "same_host_end_spread_ms", "", ColumnUnit::kMilliseconds, kFiles,
+     [](const ClockAlignment& c) { return c.same_host_end_spread_ns; }},
+};
+
 struct RankInfo {
   int32_t rank = -1;
   int32_t device_id = -1;
@@ -153,6 +162,28 @@ struct ClusterResult {
   // The critical rank per step (cluster_critical_path.h): only when the summaries carry
   // their own critical paths (`aiprof cluster --critical-path`).
   std::vector<ClusterCriticalStep> critical_steps;
+};
+
+// The job's figures: the head of cluster_base_info.json (then its parallel layout, ranks,
+// clock alignment and diagnosis) and cluster.db's ClusterBaseInfo, a key/value table (the
+// database name, the value as text). The table lists the ranks before the world size, so
+// the world size is described once per place.
+inline constexpr Column<ClusterResult> kClusterBaseInfoColumns[] = {
+    {"world_size", "world_size", "", ColumnUnit::kCount, kFiles,
+     [](const ClusterResult& r) -> int64_t { return r.world_size; }},
+    {"ranks_analysed", "ranks", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const ClusterResult& r) { return static_cast<int64_t>(r.ranks.size()); }},
+    {"", "world_size", "", ColumnUnit::kCount, kDatabase,
+     [](const ClusterResult& r) -> int64_t { return r.world_size; }},
+    {"dropped_records", "dropped_records", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const ClusterResult& r) { return static_cast<int64_t>(r.dropped_records); }},
+    {"unmatched_communication_ops", "unmatched_communication_ops", "", ColumnUnit::kCount,
+     kFiles | kDatabase,
+     [](const ClusterResult& r) { return static_cast<int64_t>(r.unmatched_ops); }},
+    TextColumn<ClusterResult>("", "clock_alignment", "", kDatabase,
+                              [](const ClusterResult& r) { return r.clock.Describe(); }),
+    TextColumn<ClusterResult>("", "parallel_layout", "", kDatabase | kWithParallelLayout,
+                              [](const ClusterResult& r) { return r.layout.Describe(); }),
 };
 
 // `summaries` in any order; the result is ordered by rank, so any split of the ranks

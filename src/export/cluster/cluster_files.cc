@@ -386,17 +386,14 @@ void AddDiagnosis(const ClusterResult& result, ordered_json& json) {
 
 void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
                    std::vector<std::string>* written, std::vector<std::string>* errors) {
-  ordered_json json;
-  json["world_size"] = result.world_size;
-  json["ranks_analysed"] = result.ranks.size();
-  json["dropped_records"] = result.dropped_records;
-  json["unmatched_communication_ops"] = result.unmatched_ops;
+  ordered_json json = ordered_json::object();
+  AddClusterCells<ClusterResult>(json, analysis::cluster::kClusterBaseInfoColumns, result,
+                                 FilesColumns(result.layout.known));
   if (result.layout.known) {
-    ordered_json stages = ordered_json::array();
-    for (const std::vector<int32_t>& stage : result.layout.stages) stages.push_back(stage);
-    json["parallel_layout"] = {{"source", result.layout.source},
-                               {"pipeline_stages", result.layout.stages.size()},
-                               {"stages", std::move(stages)}};
+    ordered_json& layout = json["parallel_layout"] = ordered_json::object();
+    AddClusterCells<analysis::cluster::ParallelLayout>(
+        layout, analysis::cluster::kParallelLayoutColumns, result.layout, FilesColumns(true));
+    layout["stages"] = result.layout.stages;  // lists, no cells (kParallelLayoutColumns)
   }
   ordered_json ranks =
       DescribedObjects<RankInfo>(kRankInfoColumns, result.ranks, result.layout.known);
@@ -404,9 +401,10 @@ void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
     ranks[i]["sources"] = result.ranks[i].sources;  // a list, no cell (kRankInfoColumns)
   }
   json["ranks"] = std::move(ranks);
-  ordered_json clock;
-  clock["description"] = result.clock.Describe();
-  clock["same_host_end_spread_ms"] = MillisValue(result.clock.same_host_end_spread_ns);
+  ordered_json clock = ordered_json::object();
+  AddClusterCells<analysis::cluster::ClockAlignment>(
+      clock, analysis::cluster::kClockAlignmentColumns, result.clock,
+      FilesColumns(result.layout.known));
   clock["hosts"] =
       DescribedObjects<HostClock>(kHostClockColumns, result.clock.hosts, result.layout.known);
   json["clock_alignment"] = std::move(clock);

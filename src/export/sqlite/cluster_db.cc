@@ -169,19 +169,20 @@ bool InfoTables(Database& db, const ClusterResult& result) {
                  insert.Int(static_cast<int64_t>(i)).Text(group.name).Run();
                }
              }) &&
-         db.Table(
-             "ClusterBaseInfo", {"key TEXT", "value TEXT"},
-             [&](Statement& insert) {
-               insert.Text("ranks").Text(std::to_string(result.ranks.size())).Run();
-               insert.Text("world_size").Text(std::to_string(result.world_size)).Run();
-               insert.Text("dropped_records").Text(std::to_string(result.dropped_records)).Run();
-               insert.Text("unmatched_communication_ops")
-                   .Text(std::to_string(result.unmatched_ops))
-                   .Run();
-               insert.Text("clock_alignment").Text(result.clock.Describe()).Run();
-               if (result.layout.known)
-                 insert.Text("parallel_layout").Text(result.layout.Describe()).Run();
-             }) &&
+         db.Table("ClusterBaseInfo", {"key TEXT", "value TEXT"},
+                  [&](Statement& insert) {
+                    // A row per described figure: its name and its value as text.
+                    for (const analysis::Column<ClusterResult>& column :
+                         analysis::cluster::kClusterBaseInfoColumns) {
+                      if (!column.WrittenBy(analysis::kDatabase, staged)) continue;
+                      const analysis::CellValue cell = column.Read(result);
+                      insert.Text(column.DatabaseName());
+                      insert.Text(cell.kind == analysis::CellValue::kText
+                                      ? cell.text
+                                      : std::to_string(cell.integer));
+                      insert.Run();
+                    }
+                  }) &&
          DescribedTable<RankInfo>(db, "HostInfo", kHostInfoColumns, hosts, staged) &&
          DescribedTable<RankInfo>(db, "RankDeviceMap", kRankInfoColumns, result.ranks, staged);
 }

@@ -83,6 +83,31 @@ TEST(ClusterResultColumnsTest, LinksHostsAndRanksKeepTheirColumns) {
   EXPECT_EQ(Names<RankInfo>(kHostInfoColumns, kDatabase, false), (Names_{"hostUid", "hostName"}));
 }
 
+// The head of cluster_base_info.json and the ClusterBaseInfo table's keys (the table lists
+// the ranks first, and the layout only where it is known).
+TEST(ClusterResultColumnsTest, BaseInfoKeepsItsKeys) {
+  EXPECT_EQ(
+      Names<ClusterResult>(kClusterBaseInfoColumns, kFiles, true),
+      (Names_{"world_size", "ranks_analysed", "dropped_records", "unmatched_communication_ops"}));
+  EXPECT_EQ(Names<ClusterResult>(kClusterBaseInfoColumns, kDatabase, false),
+            (Names_{"ranks", "world_size", "dropped_records", "unmatched_communication_ops",
+                    "clock_alignment"}));
+  EXPECT_EQ(Names<ClusterResult>(kClusterBaseInfoColumns, kDatabase, true),
+            (Names_{"ranks", "world_size", "dropped_records", "unmatched_communication_ops",
+                    "clock_alignment", "parallel_layout"}));
+  EXPECT_EQ(Names<ClockAlignment>(kClockAlignmentColumns, kFiles, false),
+            (Names_{"description", "same_host_end_spread_ms"}));
+  ClusterResult result;
+  result.ranks.resize(3);
+  result.world_size = 4;
+  EXPECT_EQ(Find<ClusterResult>(kClusterBaseInfoColumns, "ranks").Read(result).integer, 3);
+  for (const Column<ClusterResult>& column : kClusterBaseInfoColumns) {
+    if (column.key == "world_size") {
+      EXPECT_EQ(column.Read(result).integer, 4);
+    }
+  }
+}
+
 // The means are ns; the writers show ms rounded to 6 decimals, the spread and bandwidths
 // to 4, as msprof-analyze's cluster files and tables do.
 TEST(ClusterResultColumnsTest, CellsAreTheClusterWritersValues) {
