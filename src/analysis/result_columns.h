@@ -1,7 +1,9 @@
 // The description of a result's columns, read by every writer of the result: the summary
 // files (CSV/JSON, export/csv/summary_writer.h), the SQLite tables (export/sqlite/), the UI
 // API (server/), the communication JSON files (export/analysis/communication_files.h) and the
-// cluster's files and database (export/cluster/, export/sqlite/cluster_db.h). A column says its
+// cluster's files and database (export/cluster/, export/sqlite/cluster_db.h), the cluster's
+// own results included (its diagnosis, ranks and host clocks: cluster/slow_ranks.h,
+// cluster/cluster_merge.h). A column says its
 // names, unit, type and how its value is read from a row, so a derived column is computed once, by
 // its accessor, and adding a column to a result is one edit of its description.
 //
@@ -51,6 +53,10 @@ enum ColumnWriter : uint8_t {
   // communication tables, export/sqlite/cluster_db.h): its own column names and order, and
   // its values rounded to ClusterDecimals.
   kClusterTables = 8,
+  // With kFiles or kDatabase, a column of the cluster's own results (export/cluster/): shown
+  // only where the parallel layout is known (cluster/parallel_layout.h), so a job without
+  // one keeps its outputs as they were.
+  kWithParallelLayout = 16,
 };
 
 // msprof's rounding of a share: 4 decimals.
@@ -150,6 +156,11 @@ struct Column {
   bool IsNull(int64_t v) const { return null_when_negative && v < 0; }
 
   bool WrittenBy(ColumnWriter writer) const { return (writers & writer) != 0; }
+  // Whether `writer` shows the column in a cluster's outputs: a kWithParallelLayout column
+  // only where the layout is known.
+  bool WrittenBy(ColumnWriter writer, bool layout_known) const {
+    return WrittenBy(writer) && (layout_known || !WrittenBy(kWithParallelLayout));
+  }
   std::string_view DatabaseName() const { return db_name.empty() ? key : db_name; }
   // The SQLite type of the column's values.
   std::string_view DatabaseType() const {

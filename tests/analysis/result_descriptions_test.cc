@@ -11,6 +11,7 @@
 
 #include "analysis/analysis_set.h"
 #include "analysis/cluster/cluster_critical_path.h"
+#include "analysis/cluster/cluster_merge.h"
 #include "analysis/critical_path/critical_path_columns.h"
 
 namespace aiprof::analysis {
@@ -105,6 +106,17 @@ TEST(ResultDescriptionsTest, EveryDescriptionIsWellFormed) {
   ExpectWellFormed<NearCriticalRow>(kNearCriticalColumns);
   ExpectWellFormed<WhatIfRow>(kWhatIfColumns);
   ExpectWellFormed<cluster::ClusterCriticalStep>(cluster::kClusterCriticalStepColumns);
+  ExpectWellFormed<cluster::StepVerdict>(cluster::kStepVerdictColumns);
+  ExpectWellFormed<cluster::RankVerdict>(cluster::kRankVerdictColumns);
+  ExpectWellFormed<cluster::StageVerdict>(cluster::kStageVerdictColumns);
+  ExpectWellFormed<cluster::DivergentStep>(cluster::kDivergentStepColumns);
+  ExpectWellFormed<cluster::SlowLink>(cluster::kSlowLinkColumns);
+  ExpectWellFormed<cluster::HostClock>(cluster::kHostClockColumns);
+  ExpectWellFormed<cluster::RankInfo>(cluster::kRankInfoColumns);
+  ExpectWellFormed<cluster::RankInfo>(cluster::kHostInfoColumns);
+  ExpectWellFormed<cluster::ClockAlignment>(cluster::kClockAlignmentColumns);
+  ExpectWellFormed<cluster::ClusterResult>(cluster::kClusterBaseInfoColumns);
+  ExpectWellFormed<cluster::ParallelLayout>(cluster::kParallelLayoutColumns);
 }
 
 // msprof-analyze's cluster_analysis.db (/work/shared/reference: ascend-msprof-formats.md §3.1)

@@ -61,7 +61,8 @@ TEST(ColumnSqlTest, ClusterCellsAreRoundedAndTheExportsAreNot) {
   EXPECT_EQ(exported.cells, (std::vector<std::string>{"text:INTER_HOST", "real:3", "real:7",
                                                       "real:0.42857142857142855"}));
   Recorder cluster;
-  AppendClusterCells<analysis::CommMatrixEntry>(cluster, analysis::kCommMatrixColumns, link);
+  AppendClusterCells<analysis::CommMatrixEntry>(cluster, analysis::kCommMatrixColumns, link,
+                                                IsClusterTableColumn<analysis::CommMatrixEntry>);
   EXPECT_EQ(cluster.cells, (std::vector<std::string>{"real:3", "real:7", "real:0.42859999999999998",
                                                      "text:INTER_HOST"}));
 }

@@ -288,9 +288,8 @@ std::vector<uint32_t> RowOrder(const std::vector<CommOpTiming>& ops) {
 
 // Derives the wait over all ranks' operations, fills the communication rows, each rank's
 // wait per step, the matrix and the clock check.
-void BuildCommunication(std::vector<RankSummary>& summaries, std::vector<WaitByStep>& waits,
-                        ClusterResult& result) {
-  const HostIndex hosts(summaries);
+void BuildCommunication(std::vector<RankSummary>& summaries, const HostIndex& hosts,
+                        std::vector<WaitByStep>& waits, ClusterResult& result) {
   std::map<std::string, std::vector<int32_t>> group_ranks;
   for (const RankSummary& s : summaries) {
     for (const CommGroup& group : s.groups) {
@@ -386,9 +385,11 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
     for (const RankStep& step : summary.steps) result.several_loops |= step.loop > 0;
   }
   if (summaries.empty()) return result;
-  for (const RankSummary& s : summaries) {
-    result.ranks.push_back(
-        {s.rank, s.device_id, s.host, s.sources, s.events, s.dropped_records, s.step_source});
+  const HostIndex hosts(summaries);
+  for (uint32_t i = 0; i < summaries.size(); ++i) {
+    const RankSummary& s = summaries[i];
+    result.ranks.push_back({s.rank, s.device_id, s.host, s.sources, s.events, s.dropped_records,
+                            s.step_source, hosts.of_summary[i]});
     result.dropped_records += s.dropped_records;
     if (s.world_size > 0) result.world_size = std::max(result.world_size, s.world_size);
   }
@@ -397,7 +398,7 @@ ClusterResult MergeRankSummaries(std::vector<RankSummary> summaries) {
   std::vector<WaitByStep> waits(summaries.size());
   std::vector<uint32_t> row_summary;
   std::thread step_rows([&] { row_summary = BuildRankRows(summaries, result); });
-  BuildCommunication(summaries, waits, result);
+  BuildCommunication(summaries, hosts, waits, result);
   result.layout = DeriveParallelLayout(summaries, P2pLinks(result));
   step_rows.join();
   AddStageRows(summaries, row_summary, result);

@@ -28,6 +28,7 @@
 #include "analysis/cluster/parallel_layout.h"
 #include "analysis/cluster/rank_summary.h"
 #include "analysis/cluster/slow_ranks.h"
+#include "analysis/result_columns.h"
 
 namespace aiprof::analysis::cluster {
 
@@ -51,6 +52,18 @@ struct SlowLink {
   double median_gbps = 0;
 };
 
+// cluster_base_info.json's slow_links and cluster.db's ClusterSlowLink.
+inline constexpr Column<SlowLink> kSlowLinkColumns[] = {
+    TextColumn<SlowLink>("transport", "transport_type", "", kFiles | kDatabase,
+                         [](const SlowLink& l) { return l.transport; }),
+    {"rank", "rank_id", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const SlowLink& l) -> int64_t { return l.rank; }},
+    RealColumn<SlowLink>("bandwidth_gbps", "bandwidth", "", ColumnUnit::kGigabytesPerSecond,
+                         kFiles | kDatabase, [](const SlowLink& l) { return l.bandwidth_gbps; }),
+    RealColumn<SlowLink>("median_gbps", "median_bandwidth", "", ColumnUnit::kGigabytesPerSecond,
+                         kFiles | kDatabase, [](const SlowLink& l) { return l.median_gbps; }),
+};
+
 struct HostClock {
   std::string host;
   uint32_t ranks = 0;
@@ -59,11 +72,34 @@ struct HostClock {
   uint64_t samples = 0;        // matched collectives the estimate is from
 };
 
+// cluster_base_info.json's clock_alignment hosts and cluster.db's ClusterHostClock.
+inline constexpr Column<HostClock> kHostClockColumns[] = {
+    TextColumn<HostClock>("host", "host", "", kFiles | kDatabase,
+                          [](const HostClock& h) { return h.host; }),
+    {"ranks", "ranks", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const HostClock& h) -> int64_t { return h.ranks; }},
+    {"offset_ms", "offset_ms", "", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const HostClock& h) { return h.offset_ns; }},
+    {"uncertainty_ms", "uncertainty_ms", "", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const HostClock& h) { return h.uncertainty_ns; }},
+    {"samples", "samples", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const HostClock& h) { return static_cast<int64_t>(h.samples); }},
+};
+
 struct ClockAlignment {
   std::vector<HostClock> hosts;  // by first rank
   // Same-host end spread of matched collectives (median): the resolution of the check.
   int64_t same_host_end_spread_ns = 0;
   std::string Describe() const;
+};
+
+// cluster_base_info.json's clock_alignment, before its hosts (kHostClockColumns); cluster.db
+// holds the description in ClusterBaseInfo (kClusterBaseInfoColumns).
+inline constexpr Column<ClockAlignment> kClockAlignmentColumns[] = {
+    TextColumn<ClockAlignment>("description", "description", "", kFiles,
+                               [](const ClockAlignment& c) { return c.Describe(); }),
+    {"same_host_end_spread_ms", "same_host_end_spread_ms", "", ColumnUnit::kMilliseconds, kFiles,
+     [](const ClockAlignment& c) { return c.same_host_end_spread_ns; }},
 };
 
 struct RankInfo {
@@ -74,6 +110,36 @@ struct RankInfo {
   uint64_t events = 0;
   uint64_t dropped_records = 0;
   std::string step_source;
+  uint32_t host_uid = 0;  // the host's number, the hosts in order of their first rank
+};
+
+// cluster_base_info.json's ranks and cluster.db's RankDeviceMap. The files also list a
+// rank's sources, which is no cell: their writer adds the list after these columns.
+inline constexpr Column<RankInfo> kRankInfoColumns[] = {
+    {"rank", "rank", "rankId", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const RankInfo& r) -> int64_t { return r.rank; }},
+    TextColumn<RankInfo>("host", "host", "", kFiles, [](const RankInfo& r) { return r.host; }),
+    {"device_id", "device_id", "deviceId", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const RankInfo& r) -> int64_t { return r.device_id; }},
+    {"", "host_uid", "hostUid", ColumnUnit::kCount, kDatabase,
+     [](const RankInfo& r) -> int64_t { return r.host_uid; }},
+    TextColumn<RankInfo>(
+        "", "profile_path", "profilePath", kDatabase,
+        [](const RankInfo& r) { return r.sources.empty() ? std::string() : r.sources.front(); }),
+    TextColumn<RankInfo>("step_source", "step_source", "", kFiles,
+                         [](const RankInfo& r) { return r.step_source; }),
+    {"events", "events", "", ColumnUnit::kCount, kFiles,
+     [](const RankInfo& r) { return static_cast<int64_t>(r.events); }},
+    {"dropped_records", "dropped_records", "", ColumnUnit::kCount, kFiles,
+     [](const RankInfo& r) { return static_cast<int64_t>(r.dropped_records); }},
+};
+
+// cluster.db's HostInfo, a row per host (the first rank's on it).
+inline constexpr Column<RankInfo> kHostInfoColumns[] = {
+    {"", "host_uid", "hostUid", ColumnUnit::kCount, kDatabase,
+     [](const RankInfo& r) -> int64_t { return r.host_uid; }},
+    TextColumn<RankInfo>("", "host", "hostName", kDatabase,
+                         [](const RankInfo& r) { return r.host; }),
 };
 
 struct ClusterResult {
@@ -96,6 +162,28 @@ struct ClusterResult {
   // The critical rank per step (cluster_critical_path.h): only when the summaries carry
   // their own critical paths (`aiprof cluster --critical-path`).
   std::vector<ClusterCriticalStep> critical_steps;
+};
+
+// The job's figures: the head of cluster_base_info.json (then its parallel layout, ranks,
+// clock alignment and diagnosis) and cluster.db's ClusterBaseInfo, a key/value table (the
+// database name, the value as text). The table lists the ranks before the world size, so
+// the world size is described once per place.
+inline constexpr Column<ClusterResult> kClusterBaseInfoColumns[] = {
+    {"world_size", "world_size", "", ColumnUnit::kCount, kFiles,
+     [](const ClusterResult& r) -> int64_t { return r.world_size; }},
+    {"ranks_analysed", "ranks", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const ClusterResult& r) { return static_cast<int64_t>(r.ranks.size()); }},
+    {"", "world_size", "", ColumnUnit::kCount, kDatabase,
+     [](const ClusterResult& r) -> int64_t { return r.world_size; }},
+    {"dropped_records", "dropped_records", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const ClusterResult& r) { return static_cast<int64_t>(r.dropped_records); }},
+    {"unmatched_communication_ops", "unmatched_communication_ops", "", ColumnUnit::kCount,
+     kFiles | kDatabase,
+     [](const ClusterResult& r) { return static_cast<int64_t>(r.unmatched_ops); }},
+    TextColumn<ClusterResult>("", "clock_alignment", "", kDatabase,
+                              [](const ClusterResult& r) { return r.clock.Describe(); }),
+    TextColumn<ClusterResult>("", "parallel_layout", "", kDatabase | kWithParallelLayout,
+                              [](const ClusterResult& r) { return r.layout.Describe(); }),
 };
 
 // `summaries` in any order; the result is ordered by rank, so any split of the ranks

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "analysis/cluster/rank_summary.h"
+#include "analysis/result_columns.h"
 
 namespace aiprof::analysis::cluster {
 
@@ -47,6 +48,15 @@ struct ParallelLayout {
   std::vector<std::vector<int32_t>> stages;
 
   std::string Describe() const;  // one line for the summary; "" when unknown
+};
+
+// cluster_base_info.json's parallel_layout (only where it is known). The files also list
+// the stages' ranks, which is no cell: their writer adds the list after these columns.
+inline constexpr Column<ParallelLayout> kParallelLayoutColumns[] = {
+    TextColumn<ParallelLayout>("source", "source", "", kFiles,
+                               [](const ParallelLayout& l) { return l.source; }),
+    {"pipeline_stages", "pipeline_stages", "", ColumnUnit::kCount, kFiles,
+     [](const ParallelLayout& l) { return static_cast<int64_t>(l.stages.size()); }},
 };
 
 // "(0, 1, 2, 3)": msprof-analyze's spelling of a set of ranks.

@@ -24,6 +24,7 @@
 
 #include "analysis/cluster/parallel_layout.h"
 #include "analysis/cluster/rank_summary.h"
+#include "analysis/result_columns.h"
 
 namespace aiprof::analysis::cluster {
 
@@ -66,6 +67,72 @@ struct DivergentStep {
   int64_t min_own_ns = 0;
   int64_t max_own_ns = 0;
   double spread = 0;  // (max − min) / mean
+};
+
+// The diagnosis as every writer shows it (analysis/result_columns.h): cluster_base_info.json's
+// ranks_diagnosis, stages_diagnosis and divergent_steps (the headers, reals rounded to their
+// unit's ClusterDecimals) and cluster.db's ClusterRankDiagnosis, ClusterStageDiagnosis and
+// ClusterDivergentStep (the database names). A rank's or a stage's own columns come first,
+// then its means per step (kStepVerdictColumns).
+inline constexpr Column<StepVerdict> kStepVerdictColumns[] = {
+    {"steps", "steps", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const StepVerdict& v) { return static_cast<int64_t>(v.steps); }},
+    RealColumn<StepVerdict>("own_time_per_step_ms", "own_time_ms", "", ColumnUnit::kMilliseconds,
+                            kFiles | kDatabase, [](const StepVerdict& v) { return v.own_ns; }),
+    RealColumn<StepVerdict>("computing_per_step_ms", "computing_ms", "", ColumnUnit::kMilliseconds,
+                            kFiles | kDatabase,
+                            [](const StepVerdict& v) { return v.computing_ns; }),
+    RealColumn<StepVerdict>("data_preparation_per_step_ms", "data_preparation_ms", "",
+                            ColumnUnit::kMilliseconds, kFiles | kDatabase,
+                            [](const StepVerdict& v) { return v.preparing_ns; }),
+    RealColumn<StepVerdict>("free_per_step_ms", "free_ms", "", ColumnUnit::kMilliseconds,
+                            kFiles | kDatabase, [](const StepVerdict& v) { return v.free_ns; }),
+    RealColumn<StepVerdict>("communication_wait_per_step_ms", "communication_wait_ms", "",
+                            ColumnUnit::kMilliseconds, kFiles | kDatabase,
+                            [](const StepVerdict& v) { return v.communication_wait_ns; }),
+    {"slow", "slow", "", ColumnUnit::kFlag, kFiles | kDatabase,
+     [](const StepVerdict& v) -> int64_t { return v.slow ? 1 : 0; }},
+    TextColumn<StepVerdict>("reason", "reason", "", kFiles | kDatabase,
+                            [](const StepVerdict& v) { return v.reason; }),
+    RealColumn<StepVerdict>("excess_per_step_ms", "excess_ms", "", ColumnUnit::kMilliseconds,
+                            kFiles | kDatabase, [](const StepVerdict& v) { return v.excess_ns; }),
+    RealColumn<StepVerdict>("", "reason_excess_ms", "", ColumnUnit::kMilliseconds, kDatabase,
+                            [](const StepVerdict& v) { return v.reason_ns; }),
+};
+
+// A rank's own columns, before its kStepVerdictColumns.
+inline constexpr Column<RankVerdict> kRankVerdictColumns[] = {
+    {"rank", "rank_id", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const RankVerdict& v) -> int64_t { return v.rank; }},
+    TextColumn<RankVerdict>("", "host", "", kDatabase, [](const RankVerdict& v) { return v.host; }),
+    {"stage", "stage", "", ColumnUnit::kCount, kFiles | kWithParallelLayout,
+     [](const RankVerdict& v) -> int64_t { return v.stage; }},
+};
+
+// A stage's own columns, before its kStepVerdictColumns. The files write the stage's ranks
+// as a list of numbers, which is no cell: their writer adds it after these columns.
+inline constexpr Column<StageVerdict> kStageVerdictColumns[] = {
+    {"stage", "stage", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const StageVerdict& v) -> int64_t { return v.stage; }},
+    TextColumn<StageVerdict>("", "ranks", "", kDatabase,
+                             [](const StageVerdict& v) { return RankSet(v.ranks); }),
+};
+
+// After the step (the writers' key: its number in the files, NULL outside every step in the
+// database).
+inline constexpr Column<DivergentStep> kDivergentStepColumns[] = {
+    {"stage", "stage", "", ColumnUnit::kCount, kFiles | kWithParallelLayout,
+     [](const DivergentStep& d) -> int64_t { return d.stage; }},
+    {"slowest_rank", "slowest_rank", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const DivergentStep& d) -> int64_t { return d.slowest_rank; }},
+    {"fastest_rank", "fastest_rank", "", ColumnUnit::kCount, kFiles | kDatabase,
+     [](const DivergentStep& d) -> int64_t { return d.fastest_rank; }},
+    {"max_own_ms", "max_own_time_ms", "", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const DivergentStep& d) { return d.max_own_ns; }},
+    {"min_own_ms", "min_own_time_ms", "", ColumnUnit::kMilliseconds, kFiles | kDatabase,
+     [](const DivergentStep& d) { return d.min_own_ns; }},
+    RealColumn<DivergentStep>("spread", "spread", "", ColumnUnit::kRatio, kFiles | kDatabase,
+                              [](const DivergentStep& d) { return d.spread; }),
 };
 
 struct SlowRankDiagnosis {

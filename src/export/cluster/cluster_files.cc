@@ -20,11 +20,24 @@ using analysis::CommMatrixEntry;
 using analysis::CommOpTiming;
 using analysis::cluster::ClusterResult;
 using analysis::cluster::ClusterStepRow;
+using analysis::cluster::DivergentStep;
+using analysis::cluster::HostClock;
+using analysis::cluster::kDivergentStepColumns;
+using analysis::cluster::kHostClockColumns;
+using analysis::cluster::kRankInfoColumns;
+using analysis::cluster::kRankVerdictColumns;
+using analysis::cluster::kSlowLinkColumns;
+using analysis::cluster::kStageVerdictColumns;
+using analysis::cluster::kStepVerdictColumns;
+using analysis::cluster::RankInfo;
 using analysis::cluster::RankSet;
+using analysis::cluster::RankVerdict;
+using analysis::cluster::SlowLink;
+using analysis::cluster::StageVerdict;
+using analysis::cluster::StepVerdict;
 using ordered_json = nlohmann::ordered_json;
 
 using analysis::MillisValue;
-using analysis::RoundedTo;
 
 // The described cells of `row` that the files show, as msprof-analyze's cluster files spell
 // them (`"header": value, ...`): reals with their unit's fixed decimals (analysis::
@@ -43,6 +56,9 @@ void ClusterCells(TextWriter& out, analysis::Columns<Row> columns,
       out.Raw("null");
     } else if (cell.kind == analysis::CellValue::kText) {
       out.JsonString(cell.text);
+    } else if (cell.kind == analysis::CellValue::kInteger &&
+               column.unit == analysis::ColumnUnit::kFlag) {
+      out.Raw(cell.integer != 0 ? "true" : "false");
     } else if (cell.kind == analysis::CellValue::kInteger && !analysis::HeldAsReal(column.unit)) {
       out.Int(cell.integer);
     } else if (decimals >= 0) {
@@ -53,23 +69,35 @@ void ClusterCells(TextWriter& out, analysis::Columns<Row> columns,
   }
 }
 
-// The described cells of `row` that the files show as a JSON object keyed by their headers,
-// reals rounded to their unit's decimals as the cluster's tables hold them.
-template <typename Row>
-nlohmann::json ClusterObject(analysis::Columns<Row> columns, const std::type_identity_t<Row>& row) {
-  nlohmann::json object = nlohmann::json::object();
+// The described cells of `row` that `shown` keeps, added to the JSON object `object` keyed by
+// their headers: reals rounded to their unit's decimals as the cluster's tables hold them,
+// flags as booleans.
+template <typename Row, typename Json, typename Select>
+void AddClusterCells(Json& object, analysis::Columns<Row> columns,
+                     const std::type_identity_t<Row>& row, Select shown) {
   for (const analysis::Column<Row>& column : columns) {
-    if (!column.WrittenBy(analysis::kFiles)) continue;
+    if (!shown(column)) continue;
     const analysis::CellValue cell = column.Read(row);
-    nlohmann::json& value = object[std::string(column.header)];
+    Json& value = object[std::string(column.header)];
     if (cell.kind == analysis::CellValue::kText) {
       value = cell.text;
+    } else if (cell.kind == analysis::CellValue::kInteger &&
+               column.unit == analysis::ColumnUnit::kFlag) {
+      value = cell.integer != 0;
     } else if (cell.kind == analysis::CellValue::kInteger && !analysis::HeldAsReal(column.unit)) {
       value = cell.integer;
     } else if (cell.kind != analysis::CellValue::kNull) {
       value = analysis::ClusterValue(column.unit, cell);
     }
   }
+}
+
+// The described cells of `row` that the files show as a JSON object keyed by their headers.
+template <typename Row>
+nlohmann::json ClusterObject(analysis::Columns<Row> columns, const std::type_identity_t<Row>& row) {
+  nlohmann::json object = nlohmann::json::object();
+  AddClusterCells<Row>(object, columns, row,
+                       [](const auto& column) { return column.WrittenBy(analysis::kFiles); });
   return object;
 }
 
@@ -308,94 +336,79 @@ void WriteMatrix(const ClusterResult& result, const std::string& dir,
   WriteJson(json, dir + "/cluster_communication_matrix.json", written, errors);
 }
 
-// The per-step means and the verdict of a rank or a stage (slow_ranks.h).
-ordered_json StepVerdictJson(const analysis::cluster::StepVerdict& v) {
-  return {{"steps", v.steps},
-          {"own_time_per_step_ms", RoundedTo(v.own_ns / 1e6, 6)},
-          {"computing_per_step_ms", RoundedTo(v.computing_ns / 1e6, 6)},
-          {"data_preparation_per_step_ms", RoundedTo(v.preparing_ns / 1e6, 6)},
-          {"free_per_step_ms", RoundedTo(v.free_ns / 1e6, 6)},
-          {"communication_wait_per_step_ms", RoundedTo(v.communication_wait_ns / 1e6, 6)},
-          {"slow", v.slow},
-          {"reason", v.reason},
-          {"excess_per_step_ms", RoundedTo(v.excess_ns / 1e6, 6)}};
+// The files' columns of the cluster's own results: a kWithParallelLayout column (a rank's
+// pipeline stage, a divergent step's) only where the layout is known, so a job without one
+// keeps its files as they were.
+auto FilesColumns(bool staged) {
+  return [staged](const auto& column) { return column.WrittenBy(analysis::kFiles, staged); };
 }
 
-void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
-                   std::vector<std::string>* written, std::vector<std::string>* errors) {
-  ordered_json json;
-  json["world_size"] = result.world_size;
-  json["ranks_analysed"] = result.ranks.size();
-  json["dropped_records"] = result.dropped_records;
-  json["unmatched_communication_ops"] = result.unmatched_ops;
-  if (result.layout.known) {
-    ordered_json stages = ordered_json::array();
-    for (const std::vector<int32_t>& stage : result.layout.stages) stages.push_back(stage);
-    json["parallel_layout"] = {{"source", result.layout.source},
-                               {"pipeline_stages", result.layout.stages.size()},
-                               {"stages", std::move(stages)}};
+// An object per row of a described result of the cluster's own.
+template <typename Row>
+ordered_json DescribedObjects(analysis::Columns<Row> columns, const std::vector<Row>& rows,
+                              bool staged) {
+  ordered_json objects = ordered_json::array();
+  for (const Row& row : rows) {
+    AddClusterCells<Row>(objects.emplace_back(ordered_json::object()), columns, row,
+                         FilesColumns(staged));
   }
-  ordered_json ranks = ordered_json::array();
-  for (const analysis::cluster::RankInfo& r : result.ranks) {
-    ranks.push_back({{"rank", r.rank},
-                     {"host", r.host},
-                     {"device_id", r.device_id},
-                     {"step_source", r.step_source},
-                     {"events", r.events},
-                     {"dropped_records", r.dropped_records},
-                     {"sources", r.sources}});
-  }
-  json["ranks"] = std::move(ranks);
-  ordered_json clock;
-  clock["description"] = result.clock.Describe();
-  clock["same_host_end_spread_ms"] = MillisValue(result.clock.same_host_end_spread_ns);
-  clock["hosts"] = ordered_json::array();
-  for (const analysis::cluster::HostClock& h : result.clock.hosts) {
-    clock["hosts"].push_back({{"host", h.host},
-                              {"ranks", h.ranks},
-                              {"offset_ms", MillisValue(h.offset_ns)},
-                              {"uncertainty_ms", MillisValue(h.uncertainty_ns)},
-                              {"samples", h.samples}});
-  }
-  json["clock_alignment"] = std::move(clock);
-  // A rank's pipeline stage, the stages' diagnosis and a divergent step's stage only
-  // where the layout is known: a job without one keeps its files as they were.
+  return objects;
+}
+
+// The ranks' and the stages' verdicts (slow_ranks.h) and the divergent steps.
+void AddDiagnosis(const ClusterResult& result, ordered_json& json) {
   const bool staged = result.layout.known;
   ordered_json verdicts = ordered_json::array();
-  for (const analysis::cluster::RankVerdict& v : result.verdicts) {
-    ordered_json& verdict = verdicts.emplace_back(ordered_json{{"rank", v.rank}});
-    if (staged) verdict["stage"] = v.stage;
-    verdict.update(StepVerdictJson(v));
+  for (const RankVerdict& v : result.verdicts) {
+    ordered_json& verdict = verdicts.emplace_back(ordered_json::object());
+    AddClusterCells<RankVerdict>(verdict, kRankVerdictColumns, v, FilesColumns(staged));
+    AddClusterCells<StepVerdict>(verdict, kStepVerdictColumns, v, FilesColumns(staged));
   }
   json["ranks_diagnosis"] = std::move(verdicts);
   if (staged) {
     ordered_json stages = ordered_json::array();
-    for (const analysis::cluster::StageVerdict& v : result.stage_verdicts) {
-      ordered_json& verdict =
-          stages.emplace_back(ordered_json{{"stage", v.stage}, {"ranks", v.ranks}});
-      verdict.update(StepVerdictJson(v));
+    for (const StageVerdict& v : result.stage_verdicts) {
+      ordered_json& verdict = stages.emplace_back(ordered_json::object());
+      AddClusterCells<StageVerdict>(verdict, kStageVerdictColumns, v, FilesColumns(staged));
+      verdict["ranks"] = v.ranks;  // a list, no cell (kStageVerdictColumns)
+      AddClusterCells<StepVerdict>(verdict, kStepVerdictColumns, v, FilesColumns(staged));
     }
     json["stages_diagnosis"] = std::move(stages);
   }
-  ordered_json links = ordered_json::array();
-  for (const analysis::cluster::SlowLink& l : result.slow_links) {
-    links.push_back({{"transport", l.transport},
-                     {"rank", l.rank},
-                     {"bandwidth_gbps", RoundedTo(l.bandwidth_gbps, 4)},
-                     {"median_gbps", RoundedTo(l.median_gbps, 4)}});
-  }
-  json["slow_links"] = std::move(links);
+  json["slow_links"] = DescribedObjects<SlowLink>(kSlowLinkColumns, result.slow_links, staged);
   ordered_json steps = ordered_json::array();
-  for (const analysis::cluster::DivergentStep& d : result.divergent_steps) {
+  for (const DivergentStep& d : result.divergent_steps) {
     ordered_json& step = steps.emplace_back(ordered_json{{"step", d.step}});
-    if (staged) step["stage"] = d.stage;
-    step.update(ordered_json{{"slowest_rank", d.slowest_rank},
-                             {"fastest_rank", d.fastest_rank},
-                             {"max_own_ms", MillisValue(d.max_own_ns)},
-                             {"min_own_ms", MillisValue(d.min_own_ns)},
-                             {"spread", RoundedTo(d.spread, 4)}});
+    AddClusterCells<DivergentStep>(step, kDivergentStepColumns, d, FilesColumns(staged));
   }
   json["divergent_steps"] = std::move(steps);
+}
+
+void WriteBaseInfo(const ClusterResult& result, const std::string& dir,
+                   std::vector<std::string>* written, std::vector<std::string>* errors) {
+  ordered_json json = ordered_json::object();
+  AddClusterCells<ClusterResult>(json, analysis::cluster::kClusterBaseInfoColumns, result,
+                                 FilesColumns(result.layout.known));
+  if (result.layout.known) {
+    ordered_json& layout = json["parallel_layout"] = ordered_json::object();
+    AddClusterCells<analysis::cluster::ParallelLayout>(
+        layout, analysis::cluster::kParallelLayoutColumns, result.layout, FilesColumns(true));
+    layout["stages"] = result.layout.stages;  // lists, no cells (kParallelLayoutColumns)
+  }
+  ordered_json ranks =
+      DescribedObjects<RankInfo>(kRankInfoColumns, result.ranks, result.layout.known);
+  for (size_t i = 0; i < result.ranks.size(); ++i) {
+    ranks[i]["sources"] = result.ranks[i].sources;  // a list, no cell (kRankInfoColumns)
+  }
+  json["ranks"] = std::move(ranks);
+  ordered_json clock = ordered_json::object();
+  AddClusterCells<analysis::cluster::ClockAlignment>(
+      clock, analysis::cluster::kClockAlignmentColumns, result.clock,
+      FilesColumns(result.layout.known));
+  clock["hosts"] =
+      DescribedObjects<HostClock>(kHostClockColumns, result.clock.hosts, result.layout.known);
+  json["clock_alignment"] = std::move(clock);
+  AddDiagnosis(result, json);
   WriteJson(json, dir + "/cluster_base_info.json", written, errors);
 }
 

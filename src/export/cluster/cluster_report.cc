@@ -6,6 +6,8 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "model/steps.h"
 
@@ -15,10 +17,70 @@ namespace {
 
 constexpr size_t kShown = 5;
 
-std::string Ms(double ns) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", ns / 1e6);
+using analysis::Column;
+using analysis::ColumnUnit;
+using analysis::cluster::DivergentStep;
+using analysis::cluster::SlowLink;
+using analysis::cluster::StepVerdict;
+
+// A column of a described result by its key; a key the description lacks does not compile.
+template <typename Row, size_t N>
+consteval const Column<Row>& Described(const Column<Row> (&columns)[N], std::string_view key) {
+  for (const Column<Row>& column : columns) {
+    if (column.key == key) return column;
+  }
+  throw "no such column";
+}
+
+// The figures the report prints, in their described units.
+constexpr const Column<StepVerdict>& kExcess =
+    Described(analysis::cluster::kStepVerdictColumns, "excess_ms");
+constexpr const Column<StepVerdict>& kReasonExcess =
+    Described(analysis::cluster::kStepVerdictColumns, "reason_excess_ms");
+constexpr const Column<StepVerdict>& kWait =
+    Described(analysis::cluster::kStepVerdictColumns, "communication_wait_ms");
+constexpr const Column<SlowLink>& kBandwidth =
+    Described(analysis::cluster::kSlowLinkColumns, "bandwidth");
+constexpr const Column<SlowLink>& kMedianBandwidth =
+    Described(analysis::cluster::kSlowLinkColumns, "median_bandwidth");
+constexpr const Column<DivergentStep>& kMaxOwn =
+    Described(analysis::cluster::kDivergentStepColumns, "max_own_time_ms");
+constexpr const Column<DivergentStep>& kMinOwn =
+    Described(analysis::cluster::kDivergentStepColumns, "min_own_time_ms");
+constexpr const Column<DivergentStep>& kSpread =
+    Described(analysis::cluster::kDivergentStepColumns, "spread");
+
+// A number of a unit for the terminal: ms and GB/s with 3 decimals, a share as a whole
+// percentage.
+std::string Figure(ColumnUnit unit, const analysis::CellValue& cell) {
+  const double value = analysis::ScaledValue(unit, cell);
+  char text[48];
+  switch (unit) {
+    case ColumnUnit::kMilliseconds:
+      std::snprintf(text, sizeof text, "%.3f ms", value);
+      break;
+    case ColumnUnit::kGigabytesPerSecond:
+      std::snprintf(text, sizeof text, "%.3f GB/s", value);
+      break;
+    case ColumnUnit::kRatio:
+      std::snprintf(text, sizeof text, "%.0f%%", value * 100);
+      break;
+    default:
+      std::snprintf(text, sizeof text, "%g", value);
+  }
   return text;
+}
+
+template <typename Row>
+std::string Figure(const Column<Row>& column, const std::type_identity_t<Row>& row) {
+  return Figure(column.unit, column.Read(row));
+}
+
+std::string Ms(double ns) {
+  analysis::CellValue cell;
+  cell.kind = analysis::CellValue::kReal;
+  cell.real = ns;
+  return Figure(ColumnUnit::kMilliseconds, cell);
 }
 
 // The stages compared with each other: per step, a stage takes its slowest rank's values.
@@ -36,8 +98,8 @@ void PrintSlowStages(const analysis::cluster::ClusterResult& result, std::ostrea
          "stage):\n";
   for (const auto* v : slow) {
     out << "  stage " << v->stage << " " << analysis::cluster::RankSet(v->ranks) << ": +"
-        << Ms(v->excess_ns) << " per step; why: " << v->reason << " (+" << Ms(v->reason_ns)
-        << " per step)\n";
+        << Figure(kExcess, *v) << " per step; why: " << v->reason << " (+"
+        << Figure(kReasonExcess, *v) << " per step)\n";
   }
 }
 
@@ -128,13 +190,13 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
       const auto& v = *slow[i];
       out << "  rank " << v.rank << " (" << v.host;
       if (staged) out << ", stage " << v.stage;
-      out << "): +" << Ms(v.excess_ns) << " per step; why: " << v.reason << " (+" << Ms(v.reason_ns)
-          << " per step)";
+      out << "): +" << Figure(kExcess, v) << " per step; why: " << v.reason << " (+"
+          << Figure(kReasonExcess, v) << " per step)";
       const auto [wait, others] = others_wait[v.stage];
       if (others > 0) {
         out << "; the other ranks" << (staged ? " of its stage" : "") << " wait "
             << Ms(wait / static_cast<double>(others)) << " per step on collectives (it waits "
-            << Ms(v.communication_wait_ns) << ")";
+            << Figure(kWait, v) << ")";
       }
       out << "\n";
     }
@@ -146,10 +208,8 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
     out << "Slow links:\n";
     for (size_t i = 0; i < result.slow_links.size() && i < kShown; ++i) {
       const auto& l = result.slow_links[i];
-      char line[160];
-      std::snprintf(line, sizeof line, "  rank %d %s: %.3f GB/s, median %.3f GB/s\n", l.rank,
-                    l.transport.c_str(), l.bandwidth_gbps, l.median_gbps);
-      out << line;
+      out << "  rank " << l.rank << " " << l.transport << ": " << Figure(kBandwidth, l)
+          << ", median " << Figure(kMedianBandwidth, l) << "\n";
     }
   }
   if (result.divergent_steps.empty()) {
@@ -159,18 +219,15 @@ void PrintClusterReport(const analysis::cluster::ClusterResult& result, std::ost
     out << "Divergent steps (" << result.divergent_steps.size() << ", largest spread first):\n";
     for (size_t i = 0; i < result.divergent_steps.size() && i < kShown; ++i) {
       const auto& d = result.divergent_steps[i];
-      char line[200];
       const std::string step =
           d.step == analysis::cluster::kNoStep
               ? std::string("whole run (no steps)")
               : "step " + model::FormatStepLabel(result.several_loops, d.loop,
                                                  static_cast<uint64_t>(d.step));
       const std::string where = staged ? " (stage " + std::to_string(d.stage) + ")" : "";
-      std::snprintf(line, sizeof line,
-                    "  %s%s: rank %d %.3f ms vs rank %d %.3f ms (spread %.0f%%)\n", step.c_str(),
-                    where.c_str(), d.slowest_rank, static_cast<double>(d.max_own_ns) / 1e6,
-                    d.fastest_rank, static_cast<double>(d.min_own_ns) / 1e6, d.spread * 100);
-      out << line;
+      out << "  " << step << where << ": rank " << d.slowest_rank << " " << Figure(kMaxOwn, d)
+          << " vs rank " << d.fastest_rank << " " << Figure(kMinOwn, d) << " (spread "
+          << Figure(kSpread, d) << ")\n";
     }
   }
   PrintCriticalSteps(result, out);

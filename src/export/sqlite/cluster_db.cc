@@ -1,7 +1,6 @@
 #include "export/sqlite/cluster_db.h"
 
 #include <filesystem>
-#include <map>
 #include <string_view>
 #include <vector>
 
@@ -15,7 +14,22 @@ namespace {
 
 using analysis::CommOpTiming;
 using analysis::cluster::ClusterResult;
+using analysis::cluster::DivergentStep;
+using analysis::cluster::HostClock;
+using analysis::cluster::kDivergentStepColumns;
+using analysis::cluster::kHostClockColumns;
+using analysis::cluster::kHostInfoColumns;
+using analysis::cluster::kRankInfoColumns;
+using analysis::cluster::kRankVerdictColumns;
+using analysis::cluster::kSlowLinkColumns;
+using analysis::cluster::kStageVerdictColumns;
+using analysis::cluster::kStepVerdictColumns;
+using analysis::cluster::RankInfo;
 using analysis::cluster::RankSet;
+using analysis::cluster::RankVerdict;
+using analysis::cluster::SlowLink;
+using analysis::cluster::StageVerdict;
+using analysis::cluster::StepVerdict;
 
 // A step number; NULL for operations outside every step.
 Statement& Step(Statement& insert, int64_t step) {
@@ -23,7 +37,6 @@ Statement& Step(Statement& insert, int64_t step) {
 }
 
 using analysis::MillisValue;
-using analysis::RoundedTo;
 
 // msprof-analyze's table holds its file's columns (analysis::kStepTraceTimeColumns).
 bool StepTraceTable(Database& db, const ClusterResult& result) {
@@ -74,7 +87,9 @@ bool CommunicationTables(Database& db, const ClusterResult& result) {
           .Int(op.rank)
           .Text(op.name)
           .Text(op.group);
-      AppendClusterCells<CommTimeInfo>(insert, analysis::kCommTimeColumns, op.time).Run();
+      AppendClusterCells<CommTimeInfo>(insert, analysis::kCommTimeColumns, op.time,
+                                       IsClusterTableColumn<CommTimeInfo>)
+          .Run();
     }
   }) && db.Table("ClusterCommunicationBandwidth", bandwidth_columns, [&](Statement& insert) {
     for (const CommOpTiming& op : result.comm_ops) {
@@ -85,7 +100,8 @@ bool CommunicationTables(Database& db, const ClusterResult& result) {
             .Text(op.name)
             .Text(op.group)
             .Text(analysis::TransportTypeName(op.transport));
-        AppendClusterCells<CommBandwidthInfo>(insert, analysis::kCommBandwidthColumns, b);
+        AppendClusterCells<CommBandwidthInfo>(insert, analysis::kCommBandwidthColumns, b,
+                                              IsClusterTableColumn<CommBandwidthInfo>);
         insert.Real(static_cast<double>(bytes) / 1e6)
             .Int(static_cast<int64_t>(entry.first))
             .Real(MillisValue(entry.second))
@@ -109,17 +125,40 @@ bool MatrixTable(Database& db, const ClusterResult& result) {
           .Text(e.group)
           .Int(e.src_rank)
           .Int(e.dst_rank);
-      AppendClusterCells<CommMatrixEntry>(insert, analysis::kCommMatrixColumns, e)
+      AppendClusterCells<CommMatrixEntry>(insert, analysis::kCommMatrixColumns, e,
+                                          IsClusterTableColumn<CommMatrixEntry>)
           .Text(model::CommOpTypeName(e.type))
           .Run();
     }
   });
 }
 
+// The database's columns of the cluster's own results: a kWithParallelLayout column only
+// where the layout is known.
+auto TableColumns(bool staged) {
+  return [staged](const auto& column) { return column.WrittenBy(analysis::kDatabase, staged); };
+}
+
+// A table of a described result of the cluster's own: a row per element of `rows`.
+template <typename Row>
+bool DescribedTable(Database& db, const std::string& table, analysis::Columns<Row> columns,
+                    const std::vector<Row>& rows, bool staged) {
+  std::vector<std::string> definitions;
+  AppendColumnDefinitions<Row>(definitions, columns, TableColumns(staged));
+  return db.Table(table, definitions, [&](Statement& insert) {
+    for (const Row& row : rows) {
+      AppendClusterCells<Row>(insert, columns, row, TableColumns(staged)).Run();
+    }
+  });
+}
+
 bool InfoTables(Database& db, const ClusterResult& result) {
-  std::map<std::string, int64_t> host_ids;
-  for (const analysis::cluster::RankInfo& r : result.ranks)
-    host_ids.try_emplace(r.host, static_cast<int64_t>(host_ids.size()));
+  const bool staged = result.layout.known;
+  // A host's row is its first rank's (the hosts are numbered in that order).
+  std::vector<RankInfo> hosts;
+  for (const RankInfo& r : result.ranks) {
+    if (r.host_uid == hosts.size()) hosts.push_back(r);
+  }
   return db.Table(
              "CommunicationGroupMapping",
              {"type TEXT", "rank_set TEXT", "group_name TEXT", "group_id INTEGER", "pg_name TEXT"},
@@ -130,103 +169,61 @@ bool InfoTables(Database& db, const ClusterResult& result) {
                  insert.Int(static_cast<int64_t>(i)).Text(group.name).Run();
                }
              }) &&
-         db.Table(
-             "ClusterBaseInfo", {"key TEXT", "value TEXT"},
-             [&](Statement& insert) {
-               insert.Text("ranks").Text(std::to_string(result.ranks.size())).Run();
-               insert.Text("world_size").Text(std::to_string(result.world_size)).Run();
-               insert.Text("dropped_records").Text(std::to_string(result.dropped_records)).Run();
-               insert.Text("unmatched_communication_ops")
-                   .Text(std::to_string(result.unmatched_ops))
-                   .Run();
-               insert.Text("clock_alignment").Text(result.clock.Describe()).Run();
-               if (result.layout.known)
-                 insert.Text("parallel_layout").Text(result.layout.Describe()).Run();
-             }) &&
-         db.Table("HostInfo", {"hostUid INTEGER", "hostName TEXT"},
+         db.Table("ClusterBaseInfo", {"key TEXT", "value TEXT"},
                   [&](Statement& insert) {
-                    // In order of first appearance by rank, as the ids were given.
-                    std::vector<const std::string*> names(host_ids.size());
-                    for (const auto& [name, id] : host_ids) names[static_cast<size_t>(id)] = &name;
-                    for (size_t id = 0; id < names.size(); ++id)
-                      insert.Int(static_cast<int64_t>(id)).Text(*names[id]).Run();
-                  }) &&
-         db.Table("RankDeviceMap",
-                  {"rankId INTEGER", "deviceId INTEGER", "hostUid INTEGER", "profilePath TEXT"},
-                  [&](Statement& insert) {
-                    for (const analysis::cluster::RankInfo& r : result.ranks) {
-                      insert.Int(r.rank).Int(r.device_id).Int(host_ids.at(r.host));
-                      insert.Text(r.sources.empty() ? std::string_view("") : r.sources.front());
+                    // A row per described figure: its name and its value as text.
+                    for (const analysis::Column<ClusterResult>& column :
+                         analysis::cluster::kClusterBaseInfoColumns) {
+                      if (!column.WrittenBy(analysis::kDatabase, staged)) continue;
+                      const analysis::CellValue cell = column.Read(result);
+                      insert.Text(column.DatabaseName());
+                      insert.Text(cell.kind == analysis::CellValue::kText
+                                      ? cell.text
+                                      : std::to_string(cell.integer));
                       insert.Run();
                     }
-                  });
+                  }) &&
+         DescribedTable<RankInfo>(db, "HostInfo", kHostInfoColumns, hosts, staged) &&
+         DescribedTable<RankInfo>(db, "RankDeviceMap", kRankInfoColumns, result.ranks, staged);
+}
+
+// The ranks' and the stages' verdicts (slow_ranks.h): their own columns, then the means.
+template <typename Verdict>
+bool VerdictTable(Database& db, const std::string& table, analysis::Columns<Verdict> columns,
+                  const std::vector<Verdict>& verdicts, bool staged) {
+  std::vector<std::string> definitions;
+  AppendColumnDefinitions<Verdict>(definitions, columns, TableColumns(staged));
+  AppendColumnDefinitions<StepVerdict>(definitions, kStepVerdictColumns, TableColumns(staged));
+  return db.Table(table, definitions, [&](Statement& insert) {
+    for (const Verdict& v : verdicts) {
+      AppendClusterCells<Verdict>(insert, columns, v, TableColumns(staged));
+      AppendClusterCells<StepVerdict>(insert, kStepVerdictColumns, v, TableColumns(staged)).Run();
+    }
+  });
 }
 
 bool DiagnosisTables(Database& db, const ClusterResult& result) {
-  const std::vector<std::string> verdict_columns = {
-      "steps INTEGER",     "own_time_ms REAL",
-      "computing_ms REAL", "data_preparation_ms REAL",
-      "free_ms REAL",      "communication_wait_ms REAL",
-      "slow INTEGER",      "reason TEXT",
-      "excess_ms REAL",    "reason_excess_ms REAL"};
-  const auto verdict_row = [](Statement& insert, const analysis::cluster::StepVerdict& v) {
-    insert.Int(static_cast<int64_t>(v.steps));
-    insert.Real(RoundedTo(v.own_ns / 1e6, 6)).Real(RoundedTo(v.computing_ns / 1e6, 6));
-    insert.Real(RoundedTo(v.preparing_ns / 1e6, 6)).Real(RoundedTo(v.free_ns / 1e6, 6));
-    insert.Real(RoundedTo(v.communication_wait_ns / 1e6, 6)).Int(v.slow ? 1 : 0);
-    insert.Text(v.reason).Real(RoundedTo(v.excess_ns / 1e6, 6));
-    insert.Real(RoundedTo(v.reason_ns / 1e6, 6)).Run();
-  };
-  std::vector<std::string> rank_columns = {"rank_id INTEGER", "host TEXT"};
-  rank_columns.insert(rank_columns.end(), verdict_columns.begin(), verdict_columns.end());
-  std::vector<std::string> stage_columns = {"stage INTEGER", "ranks TEXT"};
-  stage_columns.insert(stage_columns.end(), verdict_columns.begin(), verdict_columns.end());
-  return db.Table("ClusterRankDiagnosis", rank_columns,
-                  [&](Statement& insert) {
-                    for (const analysis::cluster::RankVerdict& v : result.verdicts) {
-                      insert.Int(v.rank).Text(v.host);
-                      verdict_row(insert, v);
-                    }
-                  }) &&
+  const bool staged = result.layout.known;
+  std::vector<std::string> divergent_columns = {"step INTEGER"};
+  AppendColumnDefinitions<DivergentStep>(divergent_columns, kDivergentStepColumns,
+                                         TableColumns(staged));
+  return VerdictTable<RankVerdict>(db, "ClusterRankDiagnosis", kRankVerdictColumns, result.verdicts,
+                                   staged) &&
          // Only with a known layout: a job without one keeps its tables as they were.
-         (!result.layout.known || db.Table("ClusterStageDiagnosis", stage_columns,
-                                           [&](Statement& insert) {
-                                             for (const analysis::cluster::StageVerdict& v :
-                                                  result.stage_verdicts) {
-                                               insert.Int(v.stage).Text(RankSet(v.ranks));
-                                               verdict_row(insert, v);
-                                             }
-                                           })) &&
-         db.Table(
-             "ClusterSlowLink",
-             {"transport_type TEXT", "rank_id INTEGER", "bandwidth REAL", "median_bandwidth REAL"},
-             [&](Statement& insert) {
-               for (const analysis::cluster::SlowLink& l : result.slow_links) {
-                 insert.Text(l.transport).Int(l.rank).Real(RoundedTo(l.bandwidth_gbps, 4));
-                 insert.Real(RoundedTo(l.median_gbps, 4)).Run();
-               }
-             }) &&
-         db.Table("ClusterDivergentStep",
-                  {"step INTEGER", "slowest_rank INTEGER", "fastest_rank INTEGER",
-                   "max_own_time_ms REAL", "min_own_time_ms REAL", "spread REAL"},
+         (!staged || VerdictTable<StageVerdict>(db, "ClusterStageDiagnosis", kStageVerdictColumns,
+                                                result.stage_verdicts, staged)) &&
+         DescribedTable<SlowLink>(db, "ClusterSlowLink", kSlowLinkColumns, result.slow_links,
+                                  staged) &&
+         db.Table("ClusterDivergentStep", divergent_columns,
                   [&](Statement& insert) {
-                    for (const analysis::cluster::DivergentStep& d : result.divergent_steps) {
-                      Step(insert, d.step).Int(d.slowest_rank).Int(d.fastest_rank);
-                      insert.Real(MillisValue(d.max_own_ns)).Real(MillisValue(d.min_own_ns));
-                      insert.Real(RoundedTo(d.spread, 4)).Run();
+                    for (const DivergentStep& d : result.divergent_steps) {
+                      AppendClusterCells<DivergentStep>(Step(insert, d.step), kDivergentStepColumns,
+                                                        d, TableColumns(staged))
+                          .Run();
                     }
                   }) &&
-         db.Table(
-             "ClusterHostClock",
-             {"host TEXT", "ranks INTEGER", "offset_ms REAL", "uncertainty_ms REAL",
-              "samples INTEGER"},
-             [&](Statement& insert) {
-               for (const analysis::cluster::HostClock& h : result.clock.hosts) {
-                 insert.Text(h.host).Int(h.ranks).Real(MillisValue(h.offset_ns));
-                 insert.Real(MillisValue(h.uncertainty_ns)).Int(static_cast<int64_t>(h.samples));
-                 insert.Run();
-               }
-             });
+         DescribedTable<HostClock>(db, "ClusterHostClock", kHostClockColumns, result.clock.hosts,
+                                   staged);
 }
 
 // --critical-path: the critical rank per step and why (cluster_critical_path.h); µs.

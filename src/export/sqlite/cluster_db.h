@@ -2,7 +2,9 @@
 // tables and columns, docs/cluster.md): ClusterStepTraceTime, ClusterCommunicationTime,
 // ClusterCommunicationBandwidth, ClusterCommunicationMatrix, CommunicationGroupMapping,
 // ClusterBaseInfo, HostInfo, RankDeviceMap; plus aiprof's diagnosis: ClusterRankDiagnosis,
-// ClusterSlowLink, ClusterDivergentStep, ClusterHostClock.
+// ClusterStageDiagnosis, ClusterSlowLink, ClusterDivergentStep, ClusterHostClock. Every table
+// but ClusterBaseInfo and CommunicationGroupMapping holds described columns
+// (analysis/result_columns.h) after the writer's keys.
 #pragma once
 
 #include <string>

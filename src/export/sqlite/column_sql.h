@@ -72,14 +72,14 @@ Out& AppendClusterTableCell(Out& out, analysis::ColumnUnit unit, analysis::CellV
   return AppendTableCell(out, unit, std::move(cell));
 }
 
-// The cells of `row`'s columns in msprof-analyze's cluster tables (analysis::kClusterTables).
-template <typename Row, typename Out>
+// The cells of `row`'s columns that `select` keeps, as the cluster's tables hold them
+// (AppendClusterTableCell): msprof-analyze's tables of a per-rank result
+// (IsClusterTableColumn) and the tables of the cluster's own results (its diagnosis).
+template <typename Row, typename Out, typename Select>
 Out& AppendClusterCells(Out& out, analysis::Columns<Row> columns,
-                        const std::type_identity_t<Row>& row) {
+                        const std::type_identity_t<Row>& row, Select select) {
   for (const analysis::Column<Row>& column : columns) {
-    if (column.WrittenBy(analysis::kClusterTables)) {
-      AppendClusterTableCell(out, column.unit, column.Read(row));
-    }
+    if (select(column)) AppendClusterTableCell(out, column.unit, column.Read(row));
   }
   return out;
 }
