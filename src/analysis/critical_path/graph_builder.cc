@@ -26,13 +26,22 @@ void ClearKeepingCapacity(PathGraph* g) {
 
 }  // namespace
 
-GraphBuilder::GraphBuilder(const RunIndex& index) : index_(index) {
-  owner_of_slice_.assign(index.model().slices.size(), model::kNoRow);
+GraphBuilder::GraphBuilder(const RunIndex& index) : index_(index) {}
+
+void GraphBuilder::IndexOwners() {
+  owner_of_slice_.clear();
+  for (uint32_t o = 0; o < g_->owners.size(); ++o)
+    owner_of_slice_.push_back({g_->owners[o].slice, o});
+  std::sort(owner_of_slice_.begin(), owner_of_slice_.end());
 }
 
 uint32_t GraphBuilder::OwnerOf(uint32_t slice) const {
-  const uint32_t owner = owner_of_slice_[slice];
-  return owner < g_->owners.size() && g_->owners[owner].slice == slice ? owner : model::kNoRow;
+  // The last owner of the slice (a slice is on one chain of a graph).
+  const auto found = std::upper_bound(owner_of_slice_.begin(), owner_of_slice_.end(),
+                                      std::pair<uint32_t, uint32_t>{slice, UINT32_MAX});
+  return found != owner_of_slice_.begin() && std::prev(found)->first == slice
+             ? std::prev(found)->second
+             : model::kNoRow;
 }
 
 void GraphBuilder::Build(const std::vector<GraphMemberSpec>& members, PathGraph* graph) {
@@ -126,7 +135,6 @@ uint32_t GraphBuilder::PushOwner(uint32_t slice, uint32_t parent, ChainKind kind
   PathGraph& g = *g_;
   const uint32_t owner = static_cast<uint32_t>(g.owners.size());
   g.owners.push_back({slice, parent, model::kNoRow, model::kNoRow});
-  owner_of_slice_[slice] = owner;
   const uint8_t role = index_.role(slice);
   const bool inside_wait =
       (role & kRoleInputWait) != 0 || (parent != model::kNoRow && owner_inside_wait_[parent]);
@@ -235,6 +243,7 @@ void GraphBuilder::AddLaunchAndFlowEdges() {
   PathGraph& g = *g_;
   // A target that began before the window has its source before it too: not in the graph.
   auto [flow, flows_end] = index_.FlowsInto(g.begin_ns, g.end_ns);
+  if (flow != flows_end) IndexOwners();
   for (; flow != flows_end; ++flow) {
     const uint32_t to_slice = f.to_slice[*flow], from_slice = f.from_slice[*flow];
     const uint32_t target = OwnerOf(to_slice);
