@@ -1,6 +1,7 @@
 #include "analysis/critical_path/graph_builder.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace aiprof::analysis {
 
@@ -29,19 +30,34 @@ void ClearKeepingCapacity(PathGraph* g) {
 GraphBuilder::GraphBuilder(const RunIndex& index) : index_(index) {}
 
 void GraphBuilder::IndexOwners() {
-  owner_of_slice_.clear();
-  for (uint32_t o = 0; o < g_->owners.size(); ++o)
-    owner_of_slice_.push_back({g_->owners[o].slice, o});
-  std::sort(owner_of_slice_.begin(), owner_of_slice_.end());
+  // An open-addressing table at most half full, keyed by slice; a later owner of a slice
+  // replaces an earlier one.
+  const size_t owners = g_->owners.size();
+  size_t capacity = 16;
+  while (capacity < 2 * owners) capacity *= 2;
+  owner_shift_ = 64 - std::countr_zero(capacity);
+  owner_of_slice_.assign(capacity, {model::kNoRow, model::kNoRow});
+  for (uint32_t o = 0; o < owners; ++o) {
+    const uint32_t slice = g_->owners[o].slice;
+    size_t at = OwnerSlot(slice);
+    while (owner_of_slice_[at].first != model::kNoRow && owner_of_slice_[at].first != slice) {
+      at = (at + 1) & (capacity - 1);
+    }
+    owner_of_slice_[at] = {slice, o};
+  }
+}
+
+size_t GraphBuilder::OwnerSlot(uint32_t slice) const {
+  return static_cast<size_t>((uint64_t{slice} * 0x9E3779B97F4A7C15ull) >> owner_shift_);
 }
 
 uint32_t GraphBuilder::OwnerOf(uint32_t slice) const {
-  // The last owner of the slice (a slice is on one chain of a graph).
-  const auto found = std::upper_bound(owner_of_slice_.begin(), owner_of_slice_.end(),
-                                      std::pair<uint32_t, uint32_t>{slice, UINT32_MAX});
-  return found != owner_of_slice_.begin() && std::prev(found)->first == slice
-             ? std::prev(found)->second
-             : model::kNoRow;
+  const size_t mask = owner_of_slice_.size() - 1;
+  for (size_t at = OwnerSlot(slice);; at = (at + 1) & mask) {
+    const auto& [key, owner] = owner_of_slice_[at];
+    if (key == slice) return owner;
+    if (key == model::kNoRow) return model::kNoRow;
+  }
 }
 
 void GraphBuilder::Build(const std::vector<GraphMemberSpec>& members, PathGraph* graph) {
