@@ -3,6 +3,7 @@
 //   server ready   spawn of `aiprof ui` → URL printed (model loaded + LOD index built)
 //   memory         server RSS vs the model's size (/api/run counts.model_bytes); the peak is
 //                  read once /api/advice has answered (the analyses and the advice are done)
+//                  and /api/critical_path too (the path the Overview and the lane show)
 //   first frame    navigation start → first timeline frame drawn with data (with the page's
 //                  performance marks: script started, /api/run answered, layout, data), and the same for a
 //                  --baseline-events run (default 100,000) started the same way just before:
@@ -118,13 +119,16 @@ try {
   await page.waitForTimeout(1500);
   await frames("deep zoom (50 µs)");
   await frames("deep zoom, panning right", true);
-  // The peak counts only once the analyses and the advice are done.
+  // The peak counts only once the analyses and the advice are done, and the critical path
+  // the Overview and the timeline's lane show (solved on first use) with them.
   const analysedSeconds = await analysed;
+  const criticalPathSeconds = await fetch(apiUrl(url, "/api/critical_path")).then((r) => r.text()).then(sinceReady);
   const peak = rssKb(server.pid, "VmHWM");
   const model = run.counts.model_bytes;
   console.log(`data: ${run.counts.slices} slices, ${run.counts.counter_samples} counter samples, ${run.counts.records} records`);
   console.log(`server ready: ${readySeconds.toFixed(2)} s (model loaded + index built)`);
   console.log(`analyses and advice done: ${analysedSeconds.toFixed(2)} s after ready (at the lowest priority, beside the page load and the frames; modes started ${modeStarts.map((t) => t.toFixed(1)).join(", ")} s after ready)`);
+  console.log(`critical path solved: ${criticalPathSeconds.toFixed(2)} s after ready`);
   console.log(`first timeline frame: ${firstFrameMs.toFixed(0)} ms after navigation start (a ${baselineEvents}-record run just before: ${baselineFrame.ms.toFixed(0)} ms)`);
   console.log(`first page steps (ms after navigation start): ${firstFrameSteps}`);
   console.log(`memory: model ${(model / 2 ** 20).toFixed(0)} MiB, LOD index ${(run.counts.index_bytes / 2 ** 20).toFixed(0)} MiB, server RSS ${(readyRss / 1024).toFixed(0)} MiB at ready, peak ${(peak / 1024).toFixed(0)} MiB = ${((peak * 1024) / model).toFixed(2)}x the model`);

@@ -3,7 +3,8 @@
 // and the standard projections; one step's path piece by piece (both rows written from their
 // descriptions, analysis/critical_path/critical_path_columns.h); the path as a timeline lane
 // over a window; and the what-if sliders, each combination re-solved on every step's graph
-// (analysis::ProjectSteps), not scaled from the attribution.
+// (analysis::ProjectSteps), not scaled from the attribution. What is kept and what is solved
+// again: critical_path_api.h.
 #include "server/critical_path_api.h"
 
 #include <algorithm>
@@ -24,15 +25,77 @@ std::string StepLabel(const model::Model& m, const analysis::CriticalPathResult&
                      : model::FormatStepLabel(model::HasSeveralLoops(m), step.loop, step.step);
 }
 
+// The pieces of the result's step `step`, as the lane draws them.
+void LanePiecesOf(const model::Model& m, const analysis::CriticalPathResult& r,
+                  const analysis::CriticalPathStep& step, std::vector<LanePiece>* pieces) {
+  pieces->clear();
+  for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
+    const analysis::CriticalPathSegment s = r.Segment(m, step, i);
+    pieces->push_back({s.begin_ns, s.end_ns, static_cast<int>(s.category)});
+  }
+}
+
 }  // namespace
 
-const analysis::CriticalPathResult& CriticalPathApi::Result() const {
-  return result_.Get(
-      [this] { return analysis::ComputeCriticalPath(model_, analyses_.Analyses()); });
+size_t CriticalPathApi::StepCount() const {
+  return step_count_.Get(
+      [this] { return analysis::CountCriticalPathSteps(model_, analyses_.Analyses()); });
+}
+
+const CriticalPathApi::Paths& CriticalPathApi::Solved() const {
+  return paths_.Get([this] {
+    Paths paths;
+    paths.solver = std::make_unique<analysis::CriticalPathSolver>(model_, analyses_.Analyses());
+    analysis::CriticalPathSolver& solver = *paths.solver;
+    analysis::CriticalPathResult& r = paths.summary;
+    r = solver.EmptyResult(false);
+    std::vector<LanePiece> pieces;
+    for (size_t job_step = 0; job_step < solver.size(); ++job_step) {
+      if (!solver.HasPath(job_step) || !solver.Solve(job_step, &r)) continue;
+      ++steps_solved_;
+      analysis::CriticalPathStep& step = r.steps.back();
+      LanePiecesOf(model_, r, step, &pieces);
+      paths.lane.AddStep(step.begin_ns, step.end_ns, pieces);
+      paths.job_step.push_back(static_cast<uint32_t>(job_step));
+      // Only the step's summary stays: its pieces are solved again when asked for.
+      r.segments.begin_ns.clear();
+      r.segments.ref.clear();
+      r.segments.kind.clear();
+      r.ranks.clear();
+      r.near_critical.clear();
+      step.first_segment = step.first_rank = step.first_near = 0;
+    }
+    return paths;
+  });
+}
+
+std::shared_ptr<const analysis::CriticalPathResult> CriticalPathApi::StepPath(size_t step) const {
+  const Paths& paths = Solved();
+  std::lock_guard lock(solver_mutex_);
+  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (it->first != step) continue;
+    cache_.splice(cache_.begin(), cache_, it);  // most recently used first
+    return cache_.front().second;
+  }
+  auto solved = std::make_shared<analysis::CriticalPathResult>(paths.solver->EmptyResult(false));
+  paths.solver->Solve(paths.job_step[step], solved.get());
+  ++steps_solved_;
+  cached_pieces_ += solved->segments.size();
+  cache_.emplace_front(step, solved);
+  while (cache_.size() > 1 && cached_pieces_ > kCachedPieces) {
+    cached_pieces_ -= cache_.back().second->segments.size();
+    cache_.pop_back();
+  }
+  return solved;
+}
+
+void CriticalPathApi::StepPieces(size_t step, std::vector<LanePiece>* pieces) const {
+  const std::shared_ptr<const analysis::CriticalPathResult> path = StepPath(step);
+  LanePiecesOf(model_, *path, path->steps.front(), pieces);
 }
 
 std::string CriticalPathApi::Summary() const {
-  const analysis::CriticalPathResult& r = Result();
+  const analysis::CriticalPathResult& r = Solved().summary;
   std::string out = "{\"whole_run\":";
   out += r.whole_run ? "true" : "false";
   // The categories' names, and the keys their columns have in each step.
@@ -76,9 +139,12 @@ std::string CriticalPathApi::Summary() const {
 }
 
 std::string CriticalPathApi::Segments(size_t step_index) const {
-  const analysis::CriticalPathResult& r = Result();
-  if (step_index >= r.steps.size()) throw ApiError(400, "parameter step: no such step");
-  const analysis::CriticalPathStep& step = r.steps[step_index];
+  if (step_index >= Solved().summary.steps.size()) {
+    throw ApiError(400, "parameter step: no such step");
+  }
+  const std::shared_ptr<const analysis::CriticalPathResult> path = StepPath(step_index);
+  const analysis::CriticalPathResult& r = *path;
+  const analysis::CriticalPathStep& step = r.steps.front();
   std::string out = "{\"segments\":[";
   for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
     const analysis::CriticalPathSegment s = r.Segment(model_, step, i);
@@ -93,53 +159,16 @@ std::string CriticalPathApi::Segments(size_t step_index) const {
 }
 
 std::string CriticalPathApi::Lane(const TimeWindow& window) const {
-  const analysis::CriticalPathResult& r = Result();
   const int64_t t0 = window.t0 + origin_ns_, t1 = window.t1 + origin_ns_;
   const int64_t ns_per_px = std::max<int64_t>((window.t1 - window.t0) / window.pixels, 1);
-  // [begin, duration, category] per piece in the window; pieces narrower than a pixel are
-  // merged into the piece before them when it is within a pixel (the longer's category).
-  std::string out = "{\"pieces\":[";
-  bool first = true;
-  int64_t begin = 0, end = -1, longest = 0;
-  int category = 0;
-  auto flush = [&] {
-    if (end < 0) return;
-    if (!first) out += ',';
-    first = false;
-    out += '[' + std::to_string(begin - origin_ns_) + ',' + std::to_string(end - begin) + ',' +
-           std::to_string(category) + ']';
-    end = -1;
-  };
-  for (const analysis::CriticalPathStep& step : r.steps) {
-    if (step.end_ns <= t0 || step.begin_ns >= t1) continue;
-    for (uint32_t i = step.first_segment; i < step.first_segment + step.segment_count; ++i) {
-      const analysis::CriticalPathSegment s = r.Segment(model_, step, i);
-      if (s.end_ns <= t0 || s.begin_ns >= t1) continue;
-      const int64_t length = s.end_ns - s.begin_ns;
-      if (end >= 0 && s.begin_ns - end < ns_per_px &&
-          (length < ns_per_px || end - begin < ns_per_px)) {
-        end = std::max(end, s.end_ns);
-        if (length > longest) {
-          longest = length;
-          category = static_cast<int>(s.category);
-        }
-        continue;
-      }
-      flush();
-      begin = s.begin_ns;
-      end = s.end_ns;
-      longest = length;
-      category = static_cast<int>(s.category);
-    }
-  }
-  flush();
-  out += "]}";
-  return out;
+  return Solved().lane.Write(
+      t0, t1, ns_per_px, origin_ns_,
+      [this](size_t step, std::vector<LanePiece>* pieces) { StepPieces(step, pieces); });
 }
 
 std::string CriticalPathApi::WhatIf(const WhatIfQuery& query) const {
-  const analysis::AnalysisSet& set = analyses_.Analyses();
-  const analysis::CriticalPathResult& r = Result();
+  const Paths& paths = Solved();
+  const analysis::CriticalPathResult& r = paths.summary;
   std::vector<analysis::WhatIfSpec> specs;
   auto add = [&](analysis::WhatIfKind kind) {
     analysis::WhatIfSpec spec;
@@ -163,7 +192,9 @@ std::string CriticalPathApi::WhatIf(const WhatIfQuery& query) const {
   if (specs.empty()) {
     for (const analysis::CriticalPathStep& step : r.steps) projected.push_back(step.duration_ns());
   } else {
-    projected = analysis::ProjectSteps(model_, set, specs);
+    std::lock_guard lock(solver_mutex_);
+    projected = analysis::ProjectSteps(*paths.solver, specs);
+    steps_solved_ += projected.size();
   }
   int64_t total = 0;
   std::string steps;

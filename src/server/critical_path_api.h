@@ -1,17 +1,33 @@
 // /api/critical_path, /api/critical_path/segments, /api/critical_path/lane, /api/what_if: the
 // Critical path view over the run's critical path (analysis/critical_path/critical_path.h),
-// computed once on first use from the one AnalysisSet (critical_path_api.cc). It is not part
-// of that set: `aiprof export` computes it only when asked (AnalysisOptions::critical_path).
+// solved step by step with the export's solver (analysis::CriticalPathSolver) from the one
+// AnalysisSet (critical_path_api.cc). It is not part of that set: `aiprof export` computes it
+// only when asked (AnalysisOptions::critical_path).
+//
+// Memory: the export's result holds every piece of every step's path (13 bytes a piece, about
+// two a slice) and each slice's slack (4 bytes a slice); the server keeps neither. On first use
+// every step is solved once, and per step it keeps its summary (the Overview's and the view's
+// figures) and what the lane draws at a pixel 1/16 of the step or wider (critical_path_lane.h).
+// A step's pieces (/segments, a lane finer than that or cut by its window) are solved again
+// when asked for, a few kept (kCachedPieces); what-ifs re-solve each step in turn on the kept
+// solver, whose run index is a byte a slice.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <list>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/critical_path/critical_path.h"
 #include "model/model.h"
 #include "server/analysis_api.h"
 #include "server/computed_once.h"
+#include "server/critical_path_lane.h"
 
 namespace aiprof::server {
 
@@ -29,7 +45,9 @@ class CriticalPathApi {
     std::array<double, analysis::kPathCategoryCount> category_speedup{};  // share removed
   };
 
-  const analysis::CriticalPathResult& Result() const;
+  // The number of steps with a path (/api/analysis: the Overview's count and the timeline's
+  // lane), from the step model: no step is solved for it.
+  size_t StepCount() const;
   // Per step the path's attribution, critical rank and thread and the standard projections.
   std::string Summary() const;
   // One step's path piece by piece (its index in Summary's list; 400 when there is none).
@@ -38,12 +56,37 @@ class CriticalPathApi {
   std::string Lane(const TimeWindow& window) const;
   // A what-if combination re-solved on every step's graph.
   std::string WhatIf(const WhatIfQuery& query) const;
+  // How many steps' paths have been solved so far (each step once on first use, and again for
+  // its pieces or a what-if): tests check what an answer costs.
+  size_t steps_solved() const { return steps_solved_; }
+
+  // The most path pieces kept of steps solved again (13 bytes each), and always the last step.
+  static constexpr size_t kCachedPieces = size_t{1} << 20;
 
  private:
+  // Every step solved once: the per-step summaries and the lane, and the solver kept.
+  struct Paths {
+    std::unique_ptr<analysis::CriticalPathSolver> solver;
+    // Steps, projections and sums; no pieces, ranks, near-critical work or slack.
+    analysis::CriticalPathResult summary;
+    std::vector<uint32_t> job_step;  // per step of `summary`: the solver's job step
+    CriticalPathLane lane;
+  };
+  const Paths& Solved() const;
+  // Step `step` (of Summary's list) solved again: the result holds it alone, its pieces too.
+  std::shared_ptr<const analysis::CriticalPathResult> StepPath(size_t step) const;
+  void StepPieces(size_t step, std::vector<LanePiece>* pieces) const;
+
   const model::Model& model_;
   const AnalysisApi& analyses_;
   int64_t origin_ns_;
-  ComputedOnce<analysis::CriticalPathResult> result_;
+  ComputedOnce<size_t> step_count_;
+  ComputedOnce<Paths> paths_;
+  // Held while the solver runs after the first pass (its scratch is reused) and over the cache.
+  mutable std::mutex solver_mutex_;
+  mutable std::list<std::pair<size_t, std::shared_ptr<const analysis::CriticalPathResult>>> cache_;
+  mutable size_t cached_pieces_ = 0;
+  mutable std::atomic<size_t> steps_solved_{0};
 };
 
 }  // namespace aiprof::server

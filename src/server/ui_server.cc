@@ -436,7 +436,7 @@ void UiServer::AddTimelineRoutes() {
 void UiServer::AddViewRoutes() {
   httplib::Server& http = *http_;
   http.Get("/api/analysis", Guarded([this](const httplib::Request&, httplib::Response& res) {
-             SendJson(res, api_.analysis().Summary(api_.critical_path().Result().steps.size()));
+             SendJson(res, api_.analysis().Summary(api_.critical_path().StepCount()));
            }));
   http.Get("/api/memory", Guarded([this](const httplib::Request& req, httplib::Response& res) {
              const int64_t pixels = IntParam(req, "px", 2000);

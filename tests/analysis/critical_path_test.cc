@@ -91,6 +91,54 @@ TEST(CriticalPathTest, OneThreadIsItsOwnPath) {
   EXPECT_EQ(set.step_breakdown.rows[0].computing_ns, 70);
 }
 
+// The solver one step at a time (what the UI's server runs) gives each step as
+// ComputeCriticalPath gives it among all, and the steps are counted without solving any:
+// with steps, and without (each host process's span is one "step").
+TEST(CriticalPathTest, StepByStepIsTheWholeAndTheCountSolvesNothing) {
+  for (const bool with_steps : {true, false}) {
+    HandBuiltModel b;
+    const uint32_t t = b.AddProcess(10);
+    const uint32_t other = b.AddProcess(20);
+    for (int64_t s = 0; s < 3; ++s) {
+      if (with_steps) b.AddStep(t, static_cast<uint64_t>(s + 1), s * 100, s * 100 + 90);
+      b.AddSlice(t, s * 100 + 10, s * 100 + 40, "aten::mm", "cpu_op");
+      b.AddSlice(t, s * 100 + 50, s * 100 + 80, "aten::add", "cpu_op");
+      b.AddSlice(other, s * 100 + 5, s * 100 + 60, "aten::relu", "cpu_op");
+    }
+    const model::Model& m = Finish(b);
+    const AnalysisSet set = RunAnalyses(m, {std::nullopt, true});
+    const CriticalPathResult& whole = set.critical_path;
+    EXPECT_EQ(whole.whole_run, !with_steps);
+    ASSERT_EQ(whole.steps.size(), with_steps ? 3u : 2u);
+    EXPECT_EQ(CountCriticalPathSteps(m, set), whole.steps.size());
+    CriticalPathSolver solver(m, set);
+    size_t solved = 0;
+    for (size_t i = 0; i < solver.size(); ++i) {
+      if (!solver.HasPath(i)) continue;
+      CriticalPathResult alone = solver.EmptyResult(false);
+      ASSERT_TRUE(solver.Solve(i, &alone));
+      ASSERT_LT(solved, whole.steps.size());
+      const CriticalPathStep& a = alone.steps.front();
+      const CriticalPathStep& w = whole.steps[solved++];
+      EXPECT_EQ(a.begin_ns, w.begin_ns);
+      EXPECT_EQ(a.end_ns, w.end_ns);
+      EXPECT_EQ(a.attribution.ns, w.attribution.ns);
+      EXPECT_EQ(a.projected_ns, w.projected_ns);
+      ASSERT_EQ(a.segment_count, w.segment_count);
+      for (uint32_t k = 0; k < a.segment_count; ++k) {
+        const CriticalPathSegment x = alone.Segment(m, a, a.first_segment + k);
+        const CriticalPathSegment y = whole.Segment(m, w, w.first_segment + k);
+        EXPECT_EQ(x.begin_ns, y.begin_ns);
+        EXPECT_EQ(x.end_ns, y.end_ns);
+        EXPECT_EQ(x.category, y.category);
+        EXPECT_EQ(x.slice, y.slice);
+      }
+      EXPECT_EQ(solver.Project(i, {whole.what_ifs[1].spec}), w.projected_ns[1]);
+    }
+    EXPECT_EQ(solved, whole.steps.size());
+  }
+}
+
 // A DataLoader worker (another process, the step process's child) produces the batch the
 // step waits for: the path runs through the worker; making loading free removes the wait.
 HandBuiltModel LoaderBound() {

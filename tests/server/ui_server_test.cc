@@ -15,9 +15,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+#include <tuple>
 
+#include "analysis/critical_path/critical_path.h"
 #include "dynamic/temp_dir.h"
 #include "model/parser.h"
+#include "server/critical_path_lane.h"
 #include "support/cluster_data_builder.h"
 #include "support/golden_data.h"
 #include "ui_server_fixture.h"
@@ -195,30 +198,52 @@ TEST_F(UiServerTest, AnalysisAnswersComeFromTheAnalysisSet) {
   EXPECT_EQ(bad->status, 400);
 }
 
-// The Critical path view: the set's path per step, one step's pieces end to end, the path as
-// a timeline lane, and what-if answers re-solved on the graph (the standard projections'
-// figures when the same projection is asked for).
+// The Critical path view: the export's path per step (analysis::ComputeCriticalPath, every
+// step solved at once), one step's pieces end to end, the path as a timeline lane, and what-if
+// answers re-solved on the graph (the standard projections' figures when the same projection
+// is asked for): the server solves step by step and keeps less, with the same answers.
 TEST_F(UiServerTest, CriticalPathAndWhatIfComeFromTheAnalysisSet) {
-  const analysis::CriticalPathResult& r = api_->critical_path().Result();
+  const model::Model& m = api_->model();
+  const analysis::CriticalPathResult r =
+      analysis::ComputeCriticalPath(m, api_->analysis().Analyses());
   ASSERT_FALSE(r.steps.empty());
   const nlohmann::json path = GetJson("/api/critical_path");
   ASSERT_EQ(path["steps"].size(), r.steps.size());
   EXPECT_EQ(path["step_ns"], r.step_ns);
   EXPECT_EQ(path["categories"].size(), static_cast<size_t>(analysis::kPathCategoryCount));
   ASSERT_EQ(path["category_keys"].size(), static_cast<size_t>(analysis::kPathCategoryCount));
+  std::vector<LanePiece> all_pieces;
+  std::vector<std::vector<LanePiece>> step_pieces;
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const nlohmann::json& step = path["steps"][i];
     EXPECT_EQ(step["id"], i);
     int64_t sum = 0;
-    for (const auto& key : path["category_keys"])
-      sum += step[key.get<std::string>()].get<int64_t>();
+    for (size_t c = 0; c < path["category_keys"].size(); ++c) {
+      const int64_t ns = step[path["category_keys"][c].get<std::string>()].get<int64_t>();
+      EXPECT_EQ(ns, r.steps[i].attribution.ns[c]);
+      sum += ns;
+    }
     EXPECT_EQ(sum, r.steps[i].duration_ns());
     EXPECT_EQ(step["duration"], r.steps[i].duration_ns());
-    EXPECT_EQ(step["projected"].size(), r.what_ifs.size());
+    ASSERT_EQ(step["projected"].size(), r.what_ifs.size());
+    for (size_t k = 0; k < r.what_ifs.size(); ++k) {
+      EXPECT_EQ(step["projected"][k], r.steps[i].projected_ns[k]);
+    }
     const nlohmann::json pieces = GetJson("/api/critical_path/segments?step=" + std::to_string(i));
     ASSERT_EQ(pieces["segments"].size(), r.steps[i].segment_count);
     int64_t covered = 0;
-    for (const auto& piece : pieces["segments"]) covered += piece["duration"].get<int64_t>();
+    step_pieces.emplace_back();
+    for (uint32_t k = 0; k < r.steps[i].segment_count; ++k) {
+      const nlohmann::json& piece = pieces["segments"][k];
+      const analysis::CriticalPathSegment expected =
+          r.Segment(m, r.steps[i], r.steps[i].first_segment + k);
+      EXPECT_EQ(piece["begin"], expected.begin_ns - api_->origin_ns());
+      EXPECT_EQ(piece["duration"], expected.end_ns - expected.begin_ns);
+      EXPECT_EQ(piece["category"], static_cast<int>(expected.category));
+      covered += piece["duration"].get<int64_t>();
+      step_pieces.back().push_back(
+          {expected.begin_ns, expected.end_ns, static_cast<int>(expected.category)});
+    }
     EXPECT_EQ(covered, r.steps[i].duration_ns());
   }
   ASSERT_EQ(path["what_ifs"].size(), r.what_ifs.size());
@@ -226,8 +251,22 @@ TEST_F(UiServerTest, CriticalPathAndWhatIfComeFromTheAnalysisSet) {
     EXPECT_EQ(path["what_ifs"][k]["projected_ns"], r.what_ifs[k].projected_ns);
     EXPECT_EQ(path["what_ifs"][k]["applicable"], r.what_ifs[k].applicable);
   }
-  const nlohmann::json lane = GetJson("/api/critical_path/lane?t0=0&t1=100000&px=100");
-  EXPECT_FALSE(lane["pieces"].empty());
+  // The lane over the whole run and over a part of it, as every piece of the export's path
+  // draws it.
+  const int64_t run_ns = r.steps.back().end_ns - api_->origin_ns();
+  for (const auto& [t0, t1, px] : {std::tuple<int64_t, int64_t, int64_t>{0, 100000, 100},
+                                   {-10, run_ns + 10, 1000},
+                                   {-10, run_ns + 10, 7},
+                                   {run_ns / 3, run_ns / 2, 500}}) {
+    const nlohmann::json lane = GetJson("/api/critical_path/lane?t0=" + std::to_string(t0) +
+                                        "&t1=" + std::to_string(t1) + "&px=" + std::to_string(px));
+    const std::string expected = CriticalPathLane::WriteFromPieces(
+        t0 + api_->origin_ns(), t1 + api_->origin_ns(), std::max<int64_t>((t1 - t0) / px, 1),
+        api_->origin_ns(), step_pieces.size(),
+        [&](size_t step, std::vector<LanePiece>* out) { *out = step_pieces[step]; });
+    EXPECT_EQ(lane, nlohmann::json::parse(expected)) << t0 << " " << t1 << " " << px;
+    EXPECT_FALSE(lane["pieces"].empty());
+  }
   EXPECT_EQ(GetJson("/api/analysis")["critical_path_steps"], r.steps.size());
 
   const nlohmann::json none = GetJson("/api/what_if");
@@ -245,6 +284,22 @@ TEST_F(UiServerTest, CriticalPathAndWhatIfComeFromTheAnalysisSet) {
     ASSERT_TRUE(answer);
     EXPECT_EQ(answer->status, 400) << bad;
   }
+}
+
+// The Overview (/api/analysis) counts the steps with a path from the step model: it solves no
+// step's path; the Critical path view solves each step once, and a step's pieces once more
+// (then kept).
+TEST_F(UiServerTest, TheOverviewCountsStepsWithoutSolvingThePath) {
+  const size_t steps =
+      analysis::ComputeCriticalPath(api_->model(), api_->analysis().Analyses()).steps.size();
+  ASSERT_GT(steps, 0u);
+  EXPECT_EQ(GetJson("/api/analysis")["critical_path_steps"], steps);
+  EXPECT_EQ(api_->critical_path().steps_solved(), 0u);
+  EXPECT_EQ(GetJson("/api/critical_path")["steps"].size(), steps);
+  EXPECT_EQ(api_->critical_path().steps_solved(), steps);
+  GetJson("/api/critical_path/segments?step=0");
+  GetJson("/api/critical_path/segments?step=0");
+  EXPECT_EQ(api_->critical_path().steps_solved(), steps + 1);
 }
 
 TEST_F(UiServerTest, TablesSayWhatIsMissing) {

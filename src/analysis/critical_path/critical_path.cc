@@ -48,6 +48,13 @@ std::vector<StepGroup> GroupSteps(const model::Model& model, const AnalysisSet& 
   return out;
 }
 
+// A step has a path when the thread that runs it has a track: its begin and end are nodes of
+// the thread's first track (GraphBuilder::AddMemberChains).
+bool HasPathThread(const model::Model& model, uint32_t thread) {
+  const std::vector<uint32_t>& threads = model.tracks.thread;
+  return std::find(threads.begin(), threads.end(), thread) != threads.end();
+}
+
 // Without steps: each host process that runs more than loader work is one member, its span
 // from its first to its last slice, on the thread with the most slices.
 std::vector<StepGroup> WholeRunGroups(const model::Model& model, const RunIndex& index) {
@@ -162,17 +169,19 @@ class DenseTotals {
 
 class StepSolver {
  public:
-  StepSolver(const model::Model& model, const RunIndex& index, CriticalPathResult* result)
+  StepSolver(const model::Model& model, const RunIndex& index)
       : model_(model),
         index_(index),
-        result_(result),
         builder_(index),
         thread_totals_(model.threads.size()),
         name_totals_(model.strings.size()) {}
 
-  void Solve(const StepGroup& group, const std::vector<WhatIfSpec>& what_ifs) {
+  // Appends the step's path to `result`; false when the step has none (no node for its end).
+  bool Solve(const StepGroup& group, const std::vector<WhatIfSpec>& what_ifs,
+             CriticalPathResult* result) {
+    result_ = result;
     builder_.Build(group.members, &graph_);
-    if (graph_.members.empty() || graph_.members.front().end_node == model::kNoRow) return;
+    if (graph_.members.empty() || graph_.members.front().end_node == model::kNoRow) return false;
     PlanPasses(graph_, &plan_, &pass_);
     CriticalPathStep step;
     step.step_id = group.members.front().step_id;
@@ -193,6 +202,7 @@ class StepSolver {
     result_->step_ns += step.duration_ns();
     result_->dropped_edges += step.dropped_edges;
     result_->steps.push_back(std::move(step));
+    return true;
   }
 
   // The step's projected time with `specs` applied together; its time when none applies.
@@ -220,9 +230,11 @@ class StepSolver {
     return times;
   }
 
+  // The slices' slack, into a result that holds it (slice_slack sized to the slices).
   void RecordSlack() {
     SolveLatest(graph_, plan_, pass_, &latest_);
     std::vector<float>& slack = result_->slice_slack;
+    if (slack.empty()) return;
     for (const PathOwner& owner : graph_.owners) {
       if (owner.end_node == model::kNoRow || latest_[owner.end_node] == kUnboundedSlack) continue;
       const float ns = static_cast<float>(latest_[owner.end_node] - pass_.earliest[owner.end_node]);
@@ -368,7 +380,7 @@ class StepSolver {
   static constexpr size_t kTopItems = 5;
   const model::Model& model_;
   const RunIndex& index_;
-  CriticalPathResult* result_;
+  CriticalPathResult* result_ = nullptr;
   GraphBuilder builder_;
   PathGraph graph_;
   PathPlan plan_;
@@ -412,15 +424,74 @@ const WhatIfSummary* CriticalPathResult::Find(WhatIfKind kind) const {
   return nullptr;
 }
 
-CriticalPathResult ComputeCriticalPath(const model::Model& model, const AnalysisSet& so_far) {
+struct CriticalPathSolver::State {
+  State(const model::Model& model, const AnalysisSet& set)
+      : index(model, set),
+        groups(GroupsOf(model, set, index, &whole_run)),
+        what_ifs(StandardWhatIfs(TopComputeName(model, index))),
+        solver(model, index) {}
+  bool whole_run = false;
+  const RunIndex index;
+  const std::vector<StepGroup> groups;
+  const std::vector<WhatIfSpec> what_ifs;
+  StepSolver solver;
+};
+
+CriticalPathSolver::CriticalPathSolver(const model::Model& model, const AnalysisSet& set)
+    : model_(model), state_(std::make_unique<State>(model, set)) {}
+
+CriticalPathSolver::~CriticalPathSolver() = default;
+
+bool CriticalPathSolver::whole_run() const {
+  return state_->whole_run;
+}
+
+size_t CriticalPathSolver::size() const {
+  return state_->groups.size();
+}
+
+bool CriticalPathSolver::HasPath(size_t step) const {
+  return HasPathThread(model_, state_->groups[step].members.front().thread);
+}
+
+CriticalPathResult CriticalPathSolver::EmptyResult(bool with_slice_slack) const {
   CriticalPathResult result;
   result.computed = true;
-  const RunIndex index(model, so_far);
-  const std::vector<StepGroup> groups = GroupsOf(model, so_far, index, &result.whole_run);
-  const std::vector<WhatIfSpec> what_ifs = StandardWhatIfs(TopComputeName(model, index));
-  for (const WhatIfSpec& spec : what_ifs) result.what_ifs.push_back({spec});
-  model::AssignOnHugePages(result.slice_slack, model.slices.size(),
-                           std::numeric_limits<float>::infinity());
+  result.whole_run = state_->whole_run;
+  for (const WhatIfSpec& spec : state_->what_ifs) result.what_ifs.push_back({spec});
+  if (with_slice_slack) {
+    model::AssignOnHugePages(result.slice_slack, model_.slices.size(),
+                             std::numeric_limits<float>::infinity());
+  }
+  return result;
+}
+
+bool CriticalPathSolver::Solve(size_t step, CriticalPathResult* result) {
+  return state_->solver.Solve(state_->groups[step], state_->what_ifs, result);
+}
+
+int64_t CriticalPathSolver::Project(size_t step, const std::vector<WhatIfSpec>& specs) {
+  return state_->solver.ProjectOnly(state_->groups[step], specs);
+}
+
+size_t CountCriticalPathSteps(const model::Model& model, const AnalysisSet& set) {
+  if (set.steps.steps.empty()) {
+    // Without steps the "steps" are the processes' spans, which the run index chooses.
+    const CriticalPathSolver solver(model, set);
+    size_t count = 0;
+    for (size_t i = 0; i < solver.size(); ++i) count += solver.HasPath(i);
+    return count;
+  }
+  size_t count = 0;
+  for (const StepGroup& group : GroupSteps(model, set)) {
+    count += HasPathThread(model, group.members.front().thread);
+  }
+  return count;
+}
+
+CriticalPathResult ComputeCriticalPath(const model::Model& model, const AnalysisSet& so_far) {
+  CriticalPathSolver solver(model, so_far);
+  CriticalPathResult result = solver.EmptyResult(true);
   // A path holds about one piece per event on it, so rarely more pieces than the run has
   // slices: reserved once, the columns never double past it (a doubling held the old and the
   // new column at once, most of this analysis's peak), and pages never written cost nothing.
@@ -428,21 +499,23 @@ CriticalPathResult ComputeCriticalPath(const model::Model& model, const Analysis
   model::ReserveOnHugePages(segments.begin_ns, model.slices.size());
   model::ReserveOnHugePages(segments.ref, model.slices.size());
   model::ReserveOnHugePages(segments.kind, model.slices.size());
-  StepSolver solver(model, index, &result);
-  for (const StepGroup& group : groups) solver.Solve(group, what_ifs);
+  for (size_t i = 0; i < solver.size(); ++i) {
+    if (solver.HasPath(i)) solver.Solve(i, &result);
+  }
   return result;
+}
+
+std::vector<int64_t> ProjectSteps(CriticalPathSolver& solver,
+                                  const std::vector<WhatIfSpec>& specs) {
+  std::vector<int64_t> projected;
+  for (size_t i = 0; i < solver.size(); ++i) projected.push_back(solver.Project(i, specs));
+  return projected;
 }
 
 std::vector<int64_t> ProjectSteps(const model::Model& model, const AnalysisSet& set,
                                   const std::vector<WhatIfSpec>& specs) {
-  CriticalPathResult scratch;
-  const RunIndex index(model, set);
-  bool whole_run = false;
-  const std::vector<StepGroup> groups = GroupsOf(model, set, index, &whole_run);
-  StepSolver solver(model, index, &scratch);
-  std::vector<int64_t> projected;
-  for (const StepGroup& group : groups) projected.push_back(solver.ProjectOnly(group, specs));
-  return projected;
+  CriticalPathSolver solver(model, set);
+  return ProjectSteps(solver, specs);
 }
 
 }  // namespace aiprof::analysis

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -138,10 +139,50 @@ struct CriticalPathResult {
                               uint32_t i) const;
 };
 
+// The critical path one job step at a time, on one run index: ComputeCriticalPath solves every
+// step through it, and the UI's server (server/critical_path_api.h) the steps a view asks for,
+// so both compute each figure the same way. Holds the run index (a byte per slice and each
+// track's slices in order) and one step's graph and scratch, reused from step to step; not
+// safe to use from two threads at once.
+class CriticalPathSolver {
+ public:
+  CriticalPathSolver(const model::Model& model, const AnalysisSet& set);
+  ~CriticalPathSolver();
+  CriticalPathSolver(const CriticalPathSolver&) = delete;
+  CriticalPathSolver& operator=(const CriticalPathSolver&) = delete;
+
+  bool whole_run() const;  // no steps: each process's recorded span is one "step"
+  // The job steps, in time order (the run's steps grouped across ranks).
+  size_t size() const;
+  // Whether job step `step` has a path (its thread has a track): those with one are
+  // CriticalPathResult::steps, in the same order.
+  bool HasPath(size_t step) const;
+  // A result with no step solved yet: the standard projections named, and with
+  // `with_slice_slack` each slice's slack at +infinity.
+  CriticalPathResult EmptyResult(bool with_slice_slack) const;
+  // Solves job step `step` into `result` (from EmptyResult): appends the step, its pieces,
+  // ranks and near-critical work, adds it to the sums, and lowers the slack of its slices when
+  // the result holds the slack. False (nothing added) when the step has no path.
+  bool Solve(size_t step, CriticalPathResult* result);
+  // Job step `step` re-solved with `specs` applied together: its projected time (its time
+  // when none applies; 0 when it has no path).
+  int64_t Project(size_t step, const std::vector<WhatIfSpec>& specs);
+
+ private:
+  struct State;
+  const model::Model& model_;
+  std::unique_ptr<State> state_;
+};
+
+// The number of steps with a path (CriticalPathResult::steps.size()) without solving any:
+// from the step model alone when the run has steps.
+size_t CountCriticalPathSteps(const model::Model& model, const AnalysisSet& set);
+
 CriticalPathResult ComputeCriticalPath(const model::Model& model, const AnalysisSet& so_far);
 
-// Every step re-solved with `specs` applied together (the UI's what-if sliders): per step of
-// `base` (same order), the projected time.
+// Every job step re-solved with `specs` applied together (the UI's what-if sliders): per job
+// step (CriticalPathSolver's), the projected time.
+std::vector<int64_t> ProjectSteps(CriticalPathSolver& solver, const std::vector<WhatIfSpec>& specs);
 std::vector<int64_t> ProjectSteps(const model::Model& model, const AnalysisSet& set,
                                   const std::vector<WhatIfSpec>& specs);
 

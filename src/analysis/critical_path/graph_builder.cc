@@ -1,6 +1,7 @@
 #include "analysis/critical_path/graph_builder.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace aiprof::analysis {
 
@@ -26,13 +27,37 @@ void ClearKeepingCapacity(PathGraph* g) {
 
 }  // namespace
 
-GraphBuilder::GraphBuilder(const RunIndex& index) : index_(index) {
-  owner_of_slice_.assign(index.model().slices.size(), model::kNoRow);
+GraphBuilder::GraphBuilder(const RunIndex& index) : index_(index) {}
+
+void GraphBuilder::IndexOwners() {
+  // An open-addressing table at most half full, keyed by slice; a later owner of a slice
+  // replaces an earlier one.
+  const size_t owners = g_->owners.size();
+  size_t capacity = 16;
+  while (capacity < 2 * owners) capacity *= 2;
+  owner_shift_ = 64 - std::countr_zero(capacity);
+  owner_of_slice_.assign(capacity, {model::kNoRow, model::kNoRow});
+  for (uint32_t o = 0; o < owners; ++o) {
+    const uint32_t slice = g_->owners[o].slice;
+    size_t at = OwnerSlot(slice);
+    while (owner_of_slice_[at].first != model::kNoRow && owner_of_slice_[at].first != slice) {
+      at = (at + 1) & (capacity - 1);
+    }
+    owner_of_slice_[at] = {slice, o};
+  }
+}
+
+size_t GraphBuilder::OwnerSlot(uint32_t slice) const {
+  return static_cast<size_t>((uint64_t{slice} * 0x9E3779B97F4A7C15ull) >> owner_shift_);
 }
 
 uint32_t GraphBuilder::OwnerOf(uint32_t slice) const {
-  const uint32_t owner = owner_of_slice_[slice];
-  return owner < g_->owners.size() && g_->owners[owner].slice == slice ? owner : model::kNoRow;
+  const size_t mask = owner_of_slice_.size() - 1;
+  for (size_t at = OwnerSlot(slice);; at = (at + 1) & mask) {
+    const auto& [key, owner] = owner_of_slice_[at];
+    if (key == slice) return owner;
+    if (key == model::kNoRow) return model::kNoRow;
+  }
 }
 
 void GraphBuilder::Build(const std::vector<GraphMemberSpec>& members, PathGraph* graph) {
@@ -126,7 +151,6 @@ uint32_t GraphBuilder::PushOwner(uint32_t slice, uint32_t parent, ChainKind kind
   PathGraph& g = *g_;
   const uint32_t owner = static_cast<uint32_t>(g.owners.size());
   g.owners.push_back({slice, parent, model::kNoRow, model::kNoRow});
-  owner_of_slice_[slice] = owner;
   const uint8_t role = index_.role(slice);
   const bool inside_wait =
       (role & kRoleInputWait) != 0 || (parent != model::kNoRow && owner_inside_wait_[parent]);
@@ -235,6 +259,7 @@ void GraphBuilder::AddLaunchAndFlowEdges() {
   PathGraph& g = *g_;
   // A target that began before the window has its source before it too: not in the graph.
   auto [flow, flows_end] = index_.FlowsInto(g.begin_ns, g.end_ns);
+  if (flow != flows_end) IndexOwners();
   for (; flow != flows_end; ++flow) {
     const uint32_t to_slice = f.to_slice[*flow], from_slice = f.from_slice[*flow];
     const uint32_t target = OwnerOf(to_slice);

@@ -66,6 +66,9 @@ class GraphBuilder {
                 int64_t cut_end);
   uint32_t AddNode(int64_t time, uint32_t owner, uint32_t chain);
   uint32_t PushOwner(uint32_t slice, uint32_t parent, ChainKind kind);
+  // Indexes the graph's owners by slice, for OwnerOf (only a graph with flows looks them up).
+  void IndexOwners();
+  size_t OwnerSlot(uint32_t slice) const;
   uint32_t OwnerOf(uint32_t slice) const;
   uint32_t NodeAtOrAfter(const PathChain& chain, int64_t time) const;
 
@@ -83,7 +86,10 @@ class GraphBuilder {
 
   const RunIndex& index_;
   PathGraph* g_ = nullptr;
-  std::vector<uint32_t> owner_of_slice_;  // per slice; valid only when OwnerOf confirms it
+  // (slice, PathOwner) of the graph, hashed by slice: 16 bytes or less an owner of this step,
+  // not 4 bytes a slice of the run.
+  std::vector<std::pair<uint32_t, uint32_t>> owner_of_slice_;
+  int owner_shift_ = 60;
   std::vector<uint8_t> owner_category_, owner_waits_, owner_inside_wait_;
   // Per owner: its place among its stream's tasks (chain, index), kNoRow when no task.
   std::vector<std::pair<uint32_t, uint32_t>> owner_task_;

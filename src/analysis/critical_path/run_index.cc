@@ -75,30 +75,8 @@ RunIndex::RunIndex(const model::Model& model, const AnalysisSet& set) : model_(m
 }
 
 void RunIndex::IndexTracks() {
-  const model::SliceTable& s = model_.slices;
   const size_t tracks = model_.tracks.size();
-  track_first_.assign(tracks + 1, 0);
-  for (uint32_t row = 0; row < s.size(); ++row) ++track_first_[s.track[row] + 1];
-  for (size_t t = 0; t < tracks; ++t) track_first_[t + 1] += track_first_[t];
-  model::ReserveOnHugePages(track_rows_, s.size());
-  track_rows_.resize(s.size());
-  std::vector<uint32_t> next(track_first_.begin(), track_first_.end() - 1);
-  for (uint32_t row = 0; row < s.size(); ++row) track_rows_[next[s.track[row]]++] = row;
-  // Rows come in record order, almost always start order already (model/nesting.cc).
-  const auto before = [&s](uint32_t a, uint32_t b) {
-    if (s.ts[a] != s.ts[b]) return s.ts[a] < s.ts[b];
-    if (s.end[a] != s.end[b]) return s.end[a] > s.end[b];
-    return a < b;
-  };
-  std::vector<uint32_t> rows;
-  for (size_t t = 0; t < tracks; ++t) {
-    auto first = track_rows_.begin() + track_first_[t];
-    auto last = track_rows_.begin() + track_first_[t + 1];
-    if (std::is_sorted(first, last, before)) continue;
-    rows.assign(first, last);
-    StableSortRuns(rows, before);
-    std::copy(rows.begin(), rows.end(), first);
-  }
+  track_order_ = TrackOrder(model_.slices, tracks);
   thread_tracks_.assign(model_.threads.size(), {});
   for (uint32_t t = 0; t < tracks; ++t) thread_tracks_[model_.tracks.thread[t]].push_back(t);
   process_threads_.assign(model_.processes.size(), {});
@@ -286,22 +264,20 @@ void RunIndex::ClassifyThreads(const AnalysisSet& set) {
 void RunIndex::WindowSlices(uint32_t track, int64_t begin, int64_t end,
                             std::vector<uint32_t>* out) const {
   const model::SliceTable& s = model_.slices;
-  const auto first = track_rows_.begin() + track_first_[track];
-  const auto last = track_rows_.begin() + track_first_[track + 1];
-  auto from = std::partition_point(first, last, [&](uint32_t row) { return s.ts[row] < begin; });
-  auto to = std::partition_point(from, last, [&](uint32_t row) { return s.ts[row] < end; });
   // Slices open at `begin`: the last slice starting before it and its ancestors that end
   // after it (in a track whose slices nest, every slice open at `begin` is one of them),
   // outermost first.
+  const auto [from, to] = track_order_.Positions(track, begin, end);
   const size_t open_at = out->size();
-  if (from != first) {
-    for (uint32_t row = *std::prev(from); row != model::kNoRow; row = s.parent[row]) {
+  if (from > 0) {
+    for (uint32_t row = track_order_.At(track, from - 1); row != model::kNoRow;
+         row = s.parent[row]) {
       if (s.track[row] != track) break;
       if (s.end[row] > begin) out->push_back(row);
     }
     std::reverse(out->begin() + static_cast<std::ptrdiff_t>(open_at), out->end());
   }
-  out->insert(out->end(), from, to);
+  track_order_.Append(track, from, to, out);
 }
 
 uint32_t RunIndex::CommTimingOf(uint32_t slice) const {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analysis/critical_path/path_graph.h"
+#include "analysis/critical_path/track_order.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -103,7 +104,7 @@ class RunIndex {
   const model::Model& model_;
   std::vector<uint8_t> slice_role_;
   std::vector<ChainKind> thread_kind_;
-  std::vector<uint32_t> track_first_, track_rows_;  // per track, by start (longest first)
+  TrackOrder track_order_;  // each track's slices by start (longest first)
   std::vector<std::vector<uint32_t>> thread_tracks_, process_threads_;
   std::vector<uint32_t> flows_;  // FlowTable rows between two slices, by the target's start
   std::vector<std::vector<uint32_t>> loaders_, devices_;
