@@ -4,6 +4,7 @@
 #include <bit>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "export/sqlite/communication_table.h"
 #include "export/sqlite/cpu_sampling_tables.h"
 #include "export/sqlite/database.h"
+#include "export/sqlite/presorted_index.h"
 #include "export/sqlite/process_key.h"
 #include "export/sqlite/row_source.h"
 #include "export/sqlite/row_split.h"
@@ -64,15 +66,20 @@ CREATE TABLE DROPS(globalTid INTEGER, recordKind INTEGER, count INTEGER);
 CREATE TABLE GC_RECORD(startNs INTEGER, endNs INTEGER, globalTid INTEGER);
 )sql";
 
-const char* const kIndexes = R"sql(
-CREATE INDEX TaskIndex ON TASK(startNs, globalTaskId);
-CREATE INDEX ApiStartIndex ON API(startNs);
-CREATE INDEX ApiNameIndex ON API(name);
-CREATE INDEX ArgsEventIndex ON ARGS(eventId);
-CREATE INDEX MstxStartIndex ON MSTX_EVENTS(startNs);
-CREATE INDEX CounterIndex ON COUNTERS(seriesId, timestampNs);
-CREATE INDEX CpuSampleIndex ON CPU_SAMPLES(globalTid, timestampNs);
-)sql";
+// MSTX_EVENTS' index, the largest: with a helper thread, its entries are sorted beside the
+// writer, which then only appends them (presorted_index.h) instead of CREATE INDEX sorting.
+constexpr PresortedIndex kMstxStartIndex{"MstxStartIndex", "MSTX_EVENTS", "startNs"};
+
+// Built after the inserts, in this order (the order of their sqlite_schema rows).
+const std::string kIndexes[] = {
+    "CREATE INDEX TaskIndex ON TASK(startNs, globalTaskId)",
+    "CREATE INDEX ApiStartIndex ON API(startNs)",
+    "CREATE INDEX ApiNameIndex ON API(name)",
+    "CREATE INDEX ArgsEventIndex ON ARGS(eventId)",
+    kMstxStartIndex.CreateSql(),
+    "CREATE INDEX CounterIndex ON COUNTERS(seriesId, timestampNs)",
+    "CREATE INDEX CpuSampleIndex ON CPU_SAMPLES(globalTid, timestampNs)",
+};
 
 // Yields rows [range.begin, range.end) through `fill` (which may skip a row by returning
 // false).
@@ -105,14 +112,20 @@ RowGenerator EachRowOf(RowSplit& split, Fill fill) {
   };
 }
 
-// The MSTX_EVENTS row of marker `i`.
+// MSTX_EVENTS.startNs of marker `i`.
+int64_t MarkerStart(const model::Model& m, size_t i) {
+  const uint32_t row = m.markers.row[i];
+  return m.markers.is_instant[i] ? m.instants.ts[row] : m.slices.ts[row];
+}
+
+// The MSTX_EVENTS row of marker `i`, whose rowid is i + 1 (no marker is skipped).
 bool MarkerRow(const model::Model& m, size_t i, Row& r) {
   const model::MarkerTable& mk = m.markers;
   const model::SliceTable& s = m.slices;
   uint32_t row = mk.row[i];
   bool instant = mk.is_instant[i];
   uint32_t track = instant ? m.instants.track[row] : s.track[row];
-  int64_t start = instant ? m.instants.ts[row] : s.ts[row];
+  int64_t start = MarkerStart(m, i);
   int64_t tid = GlobalTid(m, m.tracks.thread[track]);
   uint32_t end_thread = mk.end_thread(i);
   r.Int(start).Int(instant ? start : s.end[row]);
@@ -312,7 +325,8 @@ void WriteCounterFlowStepTables(const model::Model& m, Database& db,
 }
 
 // The helper thread's share: the analysis tables and the back part of MSTX_EVENTS, written
-// into a database of their own beside the main one and merged into it after (MergeFrom).
+// into a database of their own beside the main one and merged into it after (MergeFrom);
+// then, while the writer merges them, MSTX_EVENTS' index entries, sorted.
 class SideWriter {
  public:
   SideWriter(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
@@ -324,10 +338,16 @@ class SideWriter {
     std::error_code ec;
     std::filesystem::remove(path_, ec);
   }
-  // Waits for the helper and appends what it wrote to `db` (outside a transaction).
+  // Waits for the helper's tables and appends them to `db` (outside a transaction).
   bool MergeInto(Database& db) {
-    thread_.join();
+    tables_written_.get_future().wait();
     return ok_ ? db.MergeFrom(path_) : db.Fail("side database: " + error_);
+  }
+  // After MergeInto: MSTX_EVENTS' index entries, empty when the table has fewer than
+  // `min_rows` rows (CREATE INDEX sorts those).
+  const std::vector<IndexEntry>& MarkerIndexEntries() {
+    thread_.join();
+    return marker_index_;
   }
 
  private:
@@ -335,25 +355,45 @@ class SideWriter {
              const std::string& markers_sql, size_t min_rows) {
     std::error_code ec;
     std::filesystem::remove(path_, ec);  // a killed export's leftover
-    Database db;
-    const analysis::AnalysisSet* set = analyses();
-    ok_ = db.Open(path_) && db.Begin() &&
-          (set == nullptr || WriteAnalysisTables(db, m, *set, &error_));
-    const RowRange back = ok_ ? markers.TakeBackHalf(min_rows) : RowRange{};
-    ok_ = ok_ &&
-          (back.empty() || (db.Exec(markers_sql) &&
-                            db.InsertAll("MSTX_EVENTS", 10, EachRowIn(back, [&](size_t i, Row& r) {
-                                           return MarkerRow(m, i, r);
-                                         }))));
-    ok_ = ok_ && db.Commit();
-    if (!ok_ && error_.empty()) error_ = db.error();
+    {
+      Database db;
+      const analysis::AnalysisSet* set = analyses();
+      ok_ = db.Open(path_) && db.Begin() &&
+            (set == nullptr || WriteAnalysisTables(db, m, *set, &error_));
+      const RowRange back = ok_ ? markers.TakeBackHalf(min_rows) : RowRange{};
+      ok_ = ok_ && (back.empty() ||
+                    (db.Exec(markers_sql) &&
+                     db.InsertAll("MSTX_EVENTS", 10, EachRowIn(back, [&](size_t i, Row& r) {
+                                    return MarkerRow(m, i, r);
+                                  }))));
+      ok_ = ok_ && db.Commit();
+      if (!ok_ && error_.empty()) error_ = db.error();
+    }
+    tables_written_.set_value();
+    if (ok_ && m.markers.size() >= min_rows) {
+      marker_index_ =
+          SortedIndexEntries(m.markers.size(), [&m](size_t i) { return MarkerStart(m, i); });
+    }
   }
 
   std::string path_;
   bool ok_ = false;
   std::string error_;
+  std::promise<void> tables_written_;
+  std::vector<IndexEntry> marker_index_;
   std::thread thread_;  // last: it starts once the members above are set
 };
+
+// The indexes, in kIndexes' order; MSTX_EVENTS' from `marker_index` unless it is empty.
+bool WriteIndexes(Database& db, const std::vector<IndexEntry>& marker_index) {
+  for (const std::string& index : kIndexes) {
+    const bool presorted = !marker_index.empty() && index == kMstxStartIndex.CreateSql();
+    if (!(presorted ? WritePresortedIndex(db, kMstxStartIndex, marker_index) : db.Exec(index))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 // The tables that need the analyses (or, without them, this writer's own computation),
 // but for the analysis tables themselves.
@@ -419,7 +459,9 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWait& wait_a
   for (size_t i = 0; i < extra.size(); ++i) {
     strings->Insert(static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
   }
-  return db.error().empty() && db.Exec(kIndexes) && db.Exec("COMMIT");
+  static const std::vector<IndexEntry> kNoEntries;
+  return db.error().empty() && WriteIndexes(db, side ? side->MarkerIndexEntries() : kNoEntries) &&
+         db.Commit();
 }
 
 }  // namespace
