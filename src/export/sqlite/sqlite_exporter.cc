@@ -4,7 +4,6 @@
 #include <bit>
 #include <filesystem>
 #include <functional>
-#include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -66,20 +65,29 @@ CREATE TABLE DROPS(globalTid INTEGER, recordKind INTEGER, count INTEGER);
 CREATE TABLE GC_RECORD(startNs INTEGER, endNs INTEGER, globalTid INTEGER);
 )sql";
 
-// MSTX_EVENTS' index, the largest: with a helper thread, its entries are sorted beside the
-// writer, which then only appends them (presorted_index.h) instead of CREATE INDEX sorting.
-constexpr PresortedIndex kMstxStartIndex{"MstxStartIndex", "MSTX_EVENTS", "startNs"};
-
-// Built after the inserts, in this order (the order of their sqlite_schema rows).
-const std::string kIndexes[] = {
+// Built after the inserts, in this order (the order of their sqlite_schema rows), with
+// MSTX_EVENTS' index, the largest, between them: with a helper thread its entries are
+// sorted beside the writer, which then only appends them (presorted_index.h) instead of
+// CREATE INDEX sorting them.
+const char* const kIndexesBeforeMstx[] = {
     "CREATE INDEX TaskIndex ON TASK(startNs, globalTaskId)",
     "CREATE INDEX ApiStartIndex ON API(startNs)",
     "CREATE INDEX ApiNameIndex ON API(name)",
     "CREATE INDEX ArgsEventIndex ON ARGS(eventId)",
-    kMstxStartIndex.CreateSql(),
+};
+constexpr PresortedIndex kMstxStartIndex{"MstxStartIndex", "MSTX_EVENTS", "startNs"};
+const char* const kIndexesAfterMstx[] = {
     "CREATE INDEX CounterIndex ON COUNTERS(seriesId, timestampNs)",
     "CREATE INDEX CpuSampleIndex ON CPU_SAMPLES(globalTid, timestampNs)",
 };
+
+template <size_t N>
+bool CreateIndexes(Database& db, const char* const (&indexes)[N]) {
+  for (const char* index : indexes) {
+    if (!db.Exec(index)) return false;
+  }
+  return true;
+}
 
 // Yields rows [range.begin, range.end) through `fill` (which may skip a row by returning
 // false).
@@ -324,75 +332,71 @@ void WriteCounterFlowStepTables(const model::Model& m, Database& db,
   }
 }
 
-// The helper thread's share: the analysis tables and the back part of MSTX_EVENTS, written
-// into a database of their own beside the main one and merged into it after (MergeFrom);
-// then, while the writer merges them, MSTX_EVENTS' index entries, sorted.
+// The helper's share of a large MSTX_EVENTS, in eighths of its rows, from the back: the
+// writer has the other tables, the analysis tables and the index entries to write besides
+// its front rows. On the 4 M-range data set (docs/PERFORMANCE.md) the helper then finishes
+// its rows before the writer its index entries; with half or three quarters the writer
+// still wrote rows while the helper waited.
+constexpr size_t kHelperShareEighths = 7;
+
+// The helper thread of a large MSTX_EVENTS: it takes the table's back rows and writes them
+// into a database of its own, which the writer appends after its rows (MergeFrom).
 class SideWriter {
  public:
-  SideWriter(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
-             std::string markers_sql, std::string path, size_t min_rows)
+  SideWriter(const model::Model& m, RowSplit& markers, std::string markers_sql, std::string path,
+             size_t min_rows)
       : path_(std::move(path)),
-        thread_([=, this, &m, &markers] { Write(m, analyses, markers, markers_sql, min_rows); }) {}
+        thread_([=, this, &m, &markers] { Write(m, markers, markers_sql, min_rows); }) {}
   ~SideWriter() {
     if (thread_.joinable()) thread_.join();
     std::error_code ec;
     std::filesystem::remove(path_, ec);
   }
-  // Waits for the helper's tables and appends them to `db` (outside a transaction).
+  // Waits for the helper and appends the rows it wrote to `db` (outside a transaction).
   bool MergeInto(Database& db) {
-    tables_written_.get_future().wait();
-    return ok_ ? db.MergeFrom(path_) : db.Fail("side database: " + error_);
-  }
-  // After MergeInto: MSTX_EVENTS' index entries, empty when the table has fewer than
-  // `min_rows` rows (CREATE INDEX sorts those).
-  const std::vector<IndexEntry>& MarkerIndexEntries() {
     thread_.join();
-    return marker_index_;
+    if (!ok_) return db.Fail("side database: " + error_);
+    return !wrote_rows_ || db.MergeFrom(path_);
   }
 
  private:
-  void Write(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
-             const std::string& markers_sql, size_t min_rows) {
+  void Write(const model::Model& m, RowSplit& markers, const std::string& markers_sql,
+             size_t min_rows) {
     std::error_code ec;
     std::filesystem::remove(path_, ec);  // a killed export's leftover
-    {
-      Database db;
-      const analysis::AnalysisSet* set = analyses();
-      ok_ = db.Open(path_) && db.Begin() &&
-            (set == nullptr || WriteAnalysisTables(db, m, *set, &error_));
-      const RowRange back = ok_ ? markers.TakeBackHalf(min_rows) : RowRange{};
-      ok_ = ok_ && (back.empty() ||
-                    (db.Exec(markers_sql) &&
-                     db.InsertAll("MSTX_EVENTS", 10, EachRowIn(back, [&](size_t i, Row& r) {
-                                    return MarkerRow(m, i, r);
-                                  }))));
-      ok_ = ok_ && db.Commit();
-      if (!ok_ && error_.empty()) error_ = db.error();
+    const RowRange back = markers.TakeBack(m.markers.size() / 8 * kHelperShareEighths, min_rows);
+    if (back.empty()) {
+      ok_ = true;
+      return;
     }
-    tables_written_.set_value();
-    if (ok_ && m.markers.size() >= min_rows) {
-      marker_index_ =
-          SortedIndexEntries(m.markers.size(), [&m](size_t i) { return MarkerStart(m, i); });
-    }
+    Database db;
+    ok_ = db.Open(path_) && db.Begin() && db.Exec(markers_sql) &&
+          db.InsertAll("MSTX_EVENTS", 10,
+                       EachRowIn(back, [&](size_t i, Row& r) { return MarkerRow(m, i, r); })) &&
+          db.Commit();
+    wrote_rows_ = ok_;
+    if (!ok_) error_ = db.error();
   }
 
   std::string path_;
   bool ok_ = false;
+  bool wrote_rows_ = false;
   std::string error_;
-  std::promise<void> tables_written_;
-  std::vector<IndexEntry> marker_index_;
   std::thread thread_;  // last: it starts once the members above are set
 };
 
-// The indexes, in kIndexes' order; MSTX_EVENTS' from `marker_index` unless it is empty.
-bool WriteIndexes(Database& db, const std::vector<IndexEntry>& marker_index) {
-  for (const std::string& index : kIndexes) {
-    const bool presorted = !marker_index.empty() && index == kMstxStartIndex.CreateSql();
-    if (!(presorted ? WritePresortedIndex(db, kMstxStartIndex, marker_index) : db.Exec(index))) {
-      return false;
-    }
+// The indexes. With `side`, MSTX_EVENTS' from its entries put in order here, written while
+// the helper writes the table's back rows, which are appended before the entries become
+// the index.
+bool WriteIndexes(const model::Model& m, Database& db, SideWriter* side) {
+  if (!CreateIndexes(db, kIndexesBeforeMstx)) return false;
+  if (side == nullptr) {
+    return db.Exec(kMstxStartIndex.CreateSql()) && CreateIndexes(db, kIndexesAfterMstx);
   }
-  return true;
+  return WriteIndexEntries(db, kMstxStartIndex, m.markers.size(),
+                           [&m](size_t i) { return MarkerStart(m, i); }) &&
+         db.Commit() && side->MergeInto(db) && db.Begin() &&
+         AdoptIndexEntries(db, kMstxStartIndex) && CreateIndexes(db, kIndexesAfterMstx);
 }
 
 // The tables that need the analyses (or, without them, this writer's own computation),
@@ -420,17 +424,15 @@ bool WriteAnalysedModelTables(const model::Model& m, Database& db,
   return true;
 }
 
-// Every table in the order of docs/db-schema.md. With a helper thread, the model's own
-// tables are written while the analyses still run, and the helper writes the analysis
-// tables and the back half of the marker rows beside them.
+// Every table in the order of docs/db-schema.md. The model's own tables are written while
+// the analyses may still run; with a helper thread, a large MSTX_EVENTS is shared with it.
 bool WriteTables(const model::Model& m, Database& db, const AnalysesWait& wait_analyses,
                  const SqliteOptions& options, const std::string& side_path) {
   if (!db.Exec(kSchema)) return false;
   RowSplit markers(m.markers.size());
   std::optional<SideWriter> side;
-  if (options.threads > 1) {
-    side.emplace(m, wait_analyses, markers, db.TableSql("MSTX_EVENTS"), side_path,
-                 options.side_min_rows);
+  if (options.threads > 1 && m.markers.size() >= options.side_min_rows) {
+    side.emplace(m, markers, db.TableSql("MSTX_EVENTS"), side_path, options.side_min_rows);
   }
   if (!db.Begin()) return false;
   // Ids used only by this writer (task types, metadata) are appended after the model's.
@@ -451,17 +453,14 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWait& wait_a
   const analysis::AnalysisSet* analyses = wait_analyses();
   if (!WriteAnalysedModelTables(m, db, analyses, extra_id)) return false;
   std::string analysis_error;
-  if (!side && analyses != nullptr && !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
+  if (analyses != nullptr && !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
     return db.Fail(analysis_error);
   }
-  if (side && !(db.Commit() && side->MergeInto(db) && db.Begin())) return false;
   auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
   for (size_t i = 0; i < extra.size(); ++i) {
     strings->Insert(static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
   }
-  static const std::vector<IndexEntry> kNoEntries;
-  return db.error().empty() && WriteIndexes(db, side ? side->MarkerIndexEntries() : kNoEntries) &&
-         db.Commit();
+  return db.error().empty() && WriteIndexes(m, db, side ? &*side : nullptr) && db.Commit();
 }
 
 }  // namespace
