@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -10,7 +9,9 @@
 
 #include "analysis/input_wait.h"
 #include "analysis/intervals.h"
+#include "analysis/slices_by_start.h"
 #include "format/records_host.h"
+#include "model/ascii_case.h"
 #include "model/framework_operators.h"
 #include "model/recorded_metadata.h"
 
@@ -24,13 +25,7 @@ enum ContextFlag : uint8_t {
   kForwardContext = 8,
 };
 
-bool ContainsNoCase(std::string_view text, std::string_view word) {
-  auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) ==
-           std::tolower(static_cast<unsigned char>(b));
-  });
-  return it != text.end();
-}
+using model::ContainsNoCase;
 
 uint8_t ContextOf(std::string_view name) {
   if (IsInputWaitName(name)) return kInputContext;
@@ -50,46 +45,35 @@ std::string DeviceName(int64_t device_type, int64_t device_index) {
   return name;
 }
 
-// The slice around a moment on a track, found in the track's slices sorted by start (a
-// parent before its children), then up the parent chain. Step ranges are not operators and
-// are passed over.
+// The slice around a moment on a track, found among the track's slices by start, then up the
+// parent chain. Step ranges are not operators and are passed over.
 class EnclosingSlices {
  public:
   EnclosingSlices(const model::Model& model, const std::vector<uint8_t>& wanted_tracks,
                   const std::vector<StepSpan>& steps)
-      : model_(model) {
-    const model::SliceTable& s = model.slices;
+      : slices_(model.slices), by_start_(model.slices, [](uint32_t row) { return row; }) {
     for (const StepSpan& step : steps) {
       if (step.slice != model::kNoRow) step_slices_.insert(step.slice);
     }
-    for (uint32_t row = 0; row < s.size(); ++row) {
-      if (wanted_tracks[s.track[row]] && !step_slices_.contains(row)) {
-        by_track_[s.track[row]].push_back(row);
+    for (uint32_t row = 0; row < slices_.size(); ++row) {
+      if (wanted_tracks[slices_.track[row]] && !step_slices_.contains(row)) {
+        by_start_.Add(slices_.track[row], row);
       }
     }
-    for (auto& [track, rows] : by_track_) {
-      std::sort(rows.begin(), rows.end(), [&](uint32_t a, uint32_t b) {
-        return s.ts[a] != s.ts[b] ? s.ts[a] < s.ts[b] : s.end[a] > s.end[b];
-      });
-    }
+    by_start_.Sort();
   }
   uint32_t Innermost(uint32_t track, int64_t ts) const {
-    auto found = by_track_.find(track);
-    if (found == by_track_.end()) return model::kNoRow;
-    const std::vector<uint32_t>& rows = found->second;
-    const model::SliceTable& s = model_.slices;
-    auto it = std::upper_bound(rows.begin(), rows.end(), ts,
-                               [&](int64_t t, uint32_t row) { return t < s.ts[row]; });
-    if (it == rows.begin()) return model::kNoRow;
-    for (uint32_t row = *(it - 1); row != model::kNoRow; row = s.parent[row]) {
-      if (s.end[row] >= ts && !step_slices_.contains(row)) return row;
+    for (uint32_t row = by_start_.LastStartedBy(track, ts); row != model::kNoRow;
+         row = slices_.parent[row]) {
+      if (slices_.end[row] >= ts && !step_slices_.contains(row)) return row;
     }
     return model::kNoRow;
   }
 
  private:
-  const model::Model& model_;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> by_track_;
+  using RowIsItem = uint32_t (*)(uint32_t);
+  const model::SliceTable& slices_;
+  SlicesByStart<RowIsItem> by_start_;
   std::unordered_set<uint32_t> step_slices_;
 };
 

@@ -3,48 +3,42 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/slices_by_start.h"
+
 namespace aiprof::analysis {
 namespace {
 
-// The innermost operator around `ts` on one thread: the last operator to start at or before
-// `ts` (among equal starts the shortest, which the others hold), or the first of its
-// enclosing operators still running at `ts`. The innermost one started after every other
-// operator holding `ts`, so the last to start is it or lies inside it, and ended before `ts`.
+// The innermost operator around `ts` on one thread: among the thread's operators by start,
+// the last to start at or before `ts`, or the first of its enclosing operators still running.
 class InnermostOperator {
  public:
   InnermostOperator(const model::Model& model, const model::FrameworkOperators& operators)
-      : model_(model), operators_(operators) {
-    const model::SliceTable& s = model.slices;
+      : slices_(model.slices),
+        operators_(operators),
+        by_start_(model.slices, RowOfOperator{&operators}) {
     for (uint32_t i = 0; i < operators.size(); ++i) {
-      by_thread_[model.ThreadOfSlice(operators.rows[i])].push_back(i);
+      by_start_.Add(model.ThreadOfSlice(operators.rows[i]), i);
     }
-    for (auto& [thread, indexes] : by_thread_) {
-      std::sort(indexes.begin(), indexes.end(), [&](uint32_t a, uint32_t b) {
-        const uint32_t ra = operators.rows[a], rb = operators.rows[b];
-        return s.ts[ra] != s.ts[rb] ? s.ts[ra] < s.ts[rb] : s.end[ra] > s.end[rb];
-      });
-    }
+    by_start_.Sort();
   }
 
   // Index into operators.rows, kNoRow when no operator of the thread holds `ts`.
   uint32_t At(uint32_t thread, int64_t ts) const {
-    auto found = by_thread_.find(thread);
-    if (found == by_thread_.end()) return model::kNoRow;
-    const std::vector<uint32_t>& indexes = found->second;
-    const model::SliceTable& s = model_.slices;
-    auto it = std::upper_bound(indexes.begin(), indexes.end(), ts,
-                               [&](int64_t t, uint32_t i) { return t < s.ts[operators_.rows[i]]; });
-    if (it == indexes.begin()) return model::kNoRow;
-    for (uint32_t i = *(it - 1); i != model::kNoRow; i = operators_.parent[i]) {
-      if (s.end[operators_.rows[i]] >= ts) return i;
+    for (uint32_t i = by_start_.LastStartedBy(thread, ts); i != model::kNoRow;
+         i = operators_.parent[i]) {
+      if (slices_.end[operators_.rows[i]] >= ts) return i;
     }
     return model::kNoRow;
   }
 
  private:
-  const model::Model& model_;
+  struct RowOfOperator {
+    const model::FrameworkOperators* operators;
+    uint32_t operator()(uint32_t i) const { return operators->rows[i]; }
+  };
+  const model::SliceTable& slices_;
   const model::FrameworkOperators& operators_;
-  std::unordered_map<uint32_t, std::vector<uint32_t>> by_thread_;
+  SlicesByStart<RowOfOperator> by_start_;
 };
 
 }  // namespace

@@ -1,22 +1,12 @@
 #include "analysis/step_trace.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string_view>
 
+#include "model/ascii_case.h"
 #include "model/huge_pages.h"
 
 namespace aiprof::analysis {
-namespace {
-
-bool ContainsNoCase(std::string_view text, std::string_view word) {
-  auto it = std::search(text.begin(), text.end(), word.begin(), word.end(),
-                        [](char a, char b) { return std::tolower(a) == std::tolower(b); });
-  return it != text.end();
-}
-
-}  // namespace
-
 std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
                                            const std::vector<StepSpan>& steps) {
   const model::SliceTable& s = model.slices;
@@ -45,9 +35,9 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
   std::vector<uint8_t> name_class(model.strings.size(), 0);  // 1 forward, 2 backward
   for (model::StringId id = 0; id < model.strings.size(); ++id) {
     std::string_view text = model.strings.Get(id);
-    if (ContainsNoCase(text, "backward")) {
+    if (model::ContainsNoCase(text, "backward")) {
       name_class[id] = 2;
-    } else if (ContainsNoCase(text, "forward")) {
+    } else if (model::ContainsNoCase(text, "forward")) {
       name_class[id] = 1;
     }
   }
@@ -104,8 +94,9 @@ std::vector<StepTraceRow> ComputeStepTrace(const model::Model& model,
     rows[current].has_data_aug_bound = true;
     rows[current].data_aug_bound_ns = rows[current].fp_start_ns - rows[previous].iteration_end_ns;
   }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const StepTraceRow& a, const StepTraceRow& b) { return a.step_id < b.step_id; });
+  std::stable_sort(rows.begin(), rows.end(), [](const StepTraceRow& a, const StepTraceRow& b) {
+    return a.step_id < b.step_id;
+  });
   return rows;
 }
 

@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <unordered_map>
 
 #include "format/records_torch.h"
+#include "model/ascii_case.h"
 #include "model/p2p_peer.h"
 #include "model/process_group_call.h"
 #include "model/rank_identity.h"
@@ -23,7 +23,7 @@ std::string Squash(std::string_view text) {
   std::string squashed;
   squashed.reserve(text.size());
   for (char c : text) {
-    if (c != '_') squashed += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != '_') squashed += AsciiLower(c);
   }
   return squashed;
 }

@@ -2,9 +2,9 @@
 // selection, and the search (sorted, paged, exact for links by name).
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <unordered_map>
 
+#include "model/ascii_case.h"
 #include "server/json_text.h"
 #include "server/ui_api.h"
 
@@ -40,12 +40,6 @@ void AppendArgs(const model::Model& m, uint32_t set, std::string& out) {
     }
   }
   out += '}';
-}
-
-std::string Lowercase(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
 }
 
 }  // namespace
@@ -182,12 +176,12 @@ std::string UiApi::RangeStatistics(const TimeWindow& window,
 void UiApi::Search(const SearchQuery& query, const JsonSink& out) const {
   if (query.text.empty()) throw ApiError(400, "search: the parameter q (text to find) is empty");
   const model::Model& m = model_;
-  const std::string needle = Lowercase(query.text);
+  const std::string needle = model::AsciiLowered(query.text);
   std::vector<uint8_t> matches(m.strings.size(), 0);
   for (model::StringId id = 0; id < m.strings.size(); ++id) {
     const std::string_view name = m.strings.Get(id);
-    matches[id] =
-        query.exact ? name == query.text : Lowercase(name).find(needle) != std::string::npos;
+    matches[id] = query.exact ? name == query.text
+                              : model::AsciiLowered(name).find(needle) != std::string::npos;
   }
   std::vector<uint32_t> found;
   for (uint32_t row = 0; row < m.slices.size(); ++row) {

@@ -3,7 +3,6 @@
 #include <httplib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +10,8 @@
 #include <sstream>
 #include <thread>
 #include <vector>
+
+#include "model/ascii_case.h"
 
 namespace aiprof::server {
 namespace {
@@ -159,11 +160,6 @@ const char* ContentTypeOf(const std::string& name) {
   return "application/octet-stream";
 }
 
-std::string Lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 bool IsWildcard(const std::string& host) {
   return host == "0.0.0.0" || host == "::" || host.empty();
 }
@@ -272,7 +268,7 @@ void UiServer::Stop() {
 }
 
 bool UiServer::HostIsThisServer(const httplib::Request& req) const {
-  const std::string host = Lower(req.get_header_value("Host"));
+  const std::string host = model::AsciiLowered(req.get_header_value("Host"));
   if (host.empty()) return false;
   // name[:port]; an IPv6 name is bracketed, so its colons are inside the brackets.
   const size_t bracket = host.rfind(']');
@@ -286,10 +282,11 @@ bool UiServer::HostIsThisServer(const httplib::Request& req) const {
   std::vector<std::string> names = {"localhost", "127.0.0.1", "[::1]"};
   if (IsWildcard(options_.host)) {
     char machine[256] = {};
-    if (gethostname(machine, sizeof machine - 1) == 0) names.push_back(Lower(machine));
-    if (!req.local_addr.empty()) names.push_back(Lower(HostForm(req.local_addr)));
+    if (gethostname(machine, sizeof machine - 1) == 0)
+      names.push_back(model::AsciiLowered(machine));
+    if (!req.local_addr.empty()) names.push_back(model::AsciiLowered(HostForm(req.local_addr)));
   } else {
-    names.push_back(Lower(HostForm(options_.host)));
+    names.push_back(model::AsciiLowered(HostForm(options_.host)));
   }
   return std::find(names.begin(), names.end(), name) != names.end();
 }

@@ -26,12 +26,12 @@
 // "xmma_gemm" is left out: the FP32 ffma kernels above carry it too).
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string_view>
 
 #include "analysis/advice/evidence.h"
 #include "analysis/advice/rule_support.h"
 #include "analysis/advice/rules.h"
+#include "model/ascii_case.h"
 
 namespace aiprof::analysis::advice {
 namespace {
@@ -49,9 +49,7 @@ bool Contains(std::string_view text, std::string_view part) {
 }  // namespace
 
 bool IsFp32MatmulWithoutTensorCores(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = model::AsciiLowered(name);
   const bool fp32 = Contains(lower, "sgemm") || Contains(lower, "scudnn") ||
                     (Contains(lower, "f32f32_f32f32") && Contains(lower, "ffma"));
   if (!fp32) return false;

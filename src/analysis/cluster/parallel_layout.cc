@@ -1,8 +1,9 @@
 #include "analysis/cluster/parallel_layout.h"
 
 #include <algorithm>
-#include <cctype>
 #include <set>
+
+#include "model/ascii_case.h"
 
 namespace aiprof::analysis::cluster {
 
@@ -12,9 +13,7 @@ enum Kind { kData, kPipeline, kTensor, kKinds };
 
 // The kind a group description names, or kKinds for none.
 Kind KindOf(const std::string& description) {
-  std::string text = description;
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string text = model::AsciiLowered(description);
   static const std::map<std::string, Kind> kNames = {{"dp", kData},
                                                      {"data_parallel", kData},
                                                      {"data_parallel_group", kData},

@@ -27,14 +27,6 @@ ConfigWatcher::~ConfigWatcher() {
   Stop();
 }
 
-bool ConfigWatcher::OpenWakePipe() {
-  int ends[2];
-  if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return false;
-  wake_read_ = runtime::OwnedFd(ends[0]);
-  wake_write_ = runtime::OwnedFd(ends[1]);
-  return true;
-}
-
 bool ConfigWatcher::OpenInotify() {
   struct stat directory {};
   if (stat(directory_.c_str(), &directory) != 0) return false;
@@ -73,7 +65,7 @@ bool ConfigWatcher::Start(const std::string& file_path, ChangeCallback on_change
   directory_ = slash == std::string::npos ? "." : file_path.substr(0, slash == 0 ? 1 : slash);
   file_name_ = slash == std::string::npos ? file_path : file_path.substr(slash + 1);
   on_change_ = std::move(on_change);
-  if (!OpenWakePipe()) {
+  if (!wake_.Open()) {
     error = "pipe() failed";
     return false;
   }
@@ -94,14 +86,7 @@ bool ConfigWatcher::Start(const std::string& file_path, ChangeCallback on_change
 void ConfigWatcher::Stop() {
   if (!running_.exchange(false)) return;
   if (getpid() != owner_pid_) return;  // a forked child: the thread exists only in the parent
-  {
-    std::lock_guard lock(wake_mutex_);
-    wake_write_.Use([](int fd) {
-      char byte = 1;
-      ssize_t written = write(fd, &byte, 1);
-      (void)written;
-    });
-  }
+  wake_.Wake();
   // Without inotify the thread wakes every 2 s anyway; a wake pipe the program took over is
   // noticed within the same bound.
   for (int waited = 0; !run_done_.load() && waited < kPollingIntervalMs + 500; ++waited) {
@@ -114,8 +99,7 @@ void ConfigWatcher::Stop() {
   thread_.join();
   if (inotify_fd_.valid() && !StillWatching()) inotify_fd_.Forget();
   inotify_fd_.Close();
-  wake_read_.Close();
-  wake_write_.Close();
+  wake_.Close();
 }
 
 bool ConfigWatcher::FileChangedSinceLastStat() {
@@ -138,7 +122,7 @@ void ConfigWatcher::Deliver() {
 
 void ConfigWatcher::Run() {
   while (running_) {
-    pollfd fds[2] = {{wake_read_.get(), POLLIN, 0}, {inotify_fd_.get(), POLLIN, 0}};
+    pollfd fds[2] = {{wake_.read_fd(), POLLIN, 0}, {inotify_fd_.get(), POLLIN, 0}};
     // Polling mode wakes every 2 s; with inotify, a descriptor the program took (noticed
     // below) is replaced and the directory checked by stat() meanwhile.
     bool watching = inotify_fd_.valid();
@@ -146,15 +130,7 @@ void ConfigWatcher::Run() {
     if (!running_) break;
     if (count < 0) continue;
     if (fds[0].revents != 0) {
-      bool ours = wake_read_.Use([](int fd) {
-        char bytes[64];
-        while (read(fd, bytes, sizeof bytes) > 0) {
-        }
-      });
-      if (!ours || (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
-        std::lock_guard lock(wake_mutex_);
-        OpenWakePipe();
-      }
+      wake_.Drain(fds[0].revents);
       continue;
     }
     if (!watching) {

@@ -10,10 +10,10 @@
 
 #include <atomic>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "runtime/dynamic/wake_pipe.h"
 #include "runtime/owned_fd.h"
 
 namespace aiprof::dynamic {
@@ -36,7 +36,6 @@ class ConfigWatcher {
 
  private:
   bool OpenInotify();
-  bool OpenWakePipe();
   bool StillWatching();
   void Run();
   bool FileChangedSinceLastStat();
@@ -49,8 +48,7 @@ class ConfigWatcher {
   bool use_inotify_ = false;
   runtime::OwnedFd inotify_fd_;
   ino_t directory_inode_ = 0;
-  std::mutex wake_mutex_;
-  runtime::OwnedFd wake_read_, wake_write_;
+  WakePipe wake_;  // Stop() wakes Run()
   std::atomic<bool> run_done_{false};
   struct stat last_stat_ {};
   bool had_file_ = false;

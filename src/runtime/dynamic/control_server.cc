@@ -102,7 +102,7 @@ bool ControlServer::Start(const std::string& socket_path, std::string& error) {
   }
   socket_path_ = socket_path;
   if (!Listen(error)) return false;
-  if (!OpenWakePipe()) {
+  if (!wake_.Open()) {
     error = std::string("pipe(): ") + std::strerror(errno);
     RemoveSocketFile();
     listen_fd_.Close();
@@ -155,14 +155,6 @@ bool ControlServer::Listen(std::string& error) {
   return true;
 }
 
-bool ControlServer::OpenWakePipe() {
-  int ends[2];
-  if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return false;
-  wake_read_ = OwnedFd(ends[0]);
-  wake_write_ = OwnedFd(ends[1]);
-  return true;
-}
-
 void ControlServer::RemoveSocketFile() const {
   // Only the socket this server bound: never a file that took its place.
   struct stat current {};
@@ -176,15 +168,7 @@ void ControlServer::Shutdown() {
   // After fork() the child has no server thread (its std::thread copy names the parent's,
   // so it must not be joined or detached) and must not remove the parent's socket.
   if (getpid() != owner_pid_) return;
-  bool woken = false;
-  {
-    std::lock_guard lock(wake_mutex_);
-    woken = wake_write_.Use([](int fd) {
-      char byte = 1;
-      ssize_t written = write(fd, &byte, 1);
-      (void)written;
-    });
-  }
+  const bool woken = wake_.Wake();
   for (int waited = 0; !serving_done_.load() && waited < kShutdownWaitMs; ++waited) {
     if (!woken && waited % 100 == 0) KnockOn(socket_path_);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -196,8 +180,7 @@ void ControlServer::Shutdown() {
   }
   thread_.join();
   listen_fd_.Close();
-  wake_read_.Close();
-  wake_write_.Close();
+  wake_.Close();
 }
 
 std::string ControlServer::StateFields() {
@@ -209,7 +192,7 @@ void ControlServer::Serve() {
   Client client;
   while (running_) {
     pollfd fds[3] = {
-        {wake_read_.get(), POLLIN, 0}, {listen_fd_.get(), POLLIN, 0}, {client.fd.get(), POLLIN, 0}};
+        {wake_.read_fd(), POLLIN, 0}, {listen_fd_.get(), POLLIN, 0}, {client.fd.get(), POLLIN, 0}};
     int count = poll(fds, client.fd.valid() ? 3 : 2, -1);
     if (count < 0) {
       if (errno == EINTR) continue;
@@ -217,16 +200,7 @@ void ControlServer::Serve() {
     }
     if (!running_) break;
     if (fds[0].revents != 0) {
-      bool ours = wake_read_.Use([](int fd) {
-        char bytes[64];
-        while (read(fd, bytes, sizeof bytes) > 0) {
-        }
-      });
-      // The program closed the pipe (or its write end): a new one, so Shutdown still wakes us.
-      if (!ours || (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
-        std::lock_guard lock(wake_mutex_);
-        OpenWakePipe();
-      }
+      wake_.Drain(fds[0].revents);
       continue;
     }
     if (fds[1].revents != 0) AcceptClient(client);

@@ -10,10 +10,10 @@
 
 #include <atomic>
 #include <ctime>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "runtime/dynamic/wake_pipe.h"
 #include "runtime/dynamic/window_controller.h"
 #include "runtime/owned_fd.h"
 
@@ -40,7 +40,6 @@ class ControlServer {
  private:
   struct Client;
   bool Listen(std::string& error);
-  bool OpenWakePipe();
   void Serve();
   void AcceptClient(Client& client);
   // Reads what a controller sent before it went away (so a client that closed is no longer
@@ -56,9 +55,7 @@ class ControlServer {
   std::string socket_path_;
   std::atomic<ino_t> socket_inode_{0};
   runtime::OwnedFd listen_fd_;
-  // A pipe: Shutdown() writes a byte to wake the poll.
-  std::mutex wake_mutex_;
-  runtime::OwnedFd wake_read_, wake_write_;
+  WakePipe wake_;  // Shutdown() wakes Serve()
   pid_t owner_pid_ = 0;
   std::time_t since_ = 0;
   std::thread thread_;

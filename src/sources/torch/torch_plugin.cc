@@ -24,7 +24,6 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "aiprof/cuda_correlation.h"
@@ -32,6 +31,7 @@
 #include "format/records_torch.h"
 #include "format/torch_flops.h"
 #include "sources/torch/operator_name_cache.h"
+#include "sources/torch/plugin_settings.h"
 #include "sources/torch/record_function_fields.h"
 
 namespace aiprof::torch_source {
@@ -41,32 +41,6 @@ using format::ExtWord;
 using format::RecordHeader;
 using format::TorchInputTag;
 using format::TorchKind;
-
-struct Settings {
-  bool operators = true;
-  bool record_shapes = false;
-  bool with_flops = false;
-  bool profile_memory = false;
-};
-
-Settings ReadSettings() {
-  Settings settings;
-  const char* text = aiprof_options_json();
-  auto options = nlohmann::json::parse(text ? text : "{}", nullptr, /*allow_exceptions=*/false);
-  if (!options.is_object()) return settings;
-  auto flag = [&](const char* key, bool fallback) {
-    auto it = options.find(key);
-    return it != options.end() && it->is_boolean() ? it->get<bool>() : fallback;
-  };
-  auto task_time = options.find("task_time");
-  if (task_time != options.end() && task_time->is_string()) {
-    settings.operators = task_time->get<std::string>() != "off";
-  }
-  settings.record_shapes = flag("record_shapes", false);
-  settings.with_flops = flag("with_flops", false);
-  settings.profile_memory = flag("profile_memory", false);
-  return settings;
-}
 
 std::atomic<bool> g_memory_enabled{false};
 
@@ -572,7 +546,7 @@ void NoteProcessExit() {
 }
 
 void OnStart(void*) {
-  const Settings settings = ReadSettings();
+  const PluginSettings settings = ParsePluginSettings(aiprof_options_json());
   ResolveCudaAttribution();
   std::lock_guard<std::mutex> lock(g_window_mutex);
   g_memory_enabled.store(settings.profile_memory, std::memory_order_relaxed);

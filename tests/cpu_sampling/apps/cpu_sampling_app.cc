@@ -2,8 +2,8 @@
 //   hot [rounds]: main thread and a new thread each spend ~70% of their CPU time in HotLoop
 //          and ~30% in ColdLoop (by thread CPU time), 20 ms of CPU per round (default 30),
 //          and a forked child runs HotLoop.
-//   block: the main thread waits 300 ms on a mutex another thread holds, then 200 ms in
-//          read() on a pipe the other thread writes late.
+//   block: the main thread waits at least 300 ms on a mutex another thread holds, then at
+//          least 200 ms in read() on a pipe the other thread writes late.
 #include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 namespace {
@@ -72,26 +73,49 @@ int Hot(int rounds) {
   return 0;
 }
 
+// Returns once `tid`, which set `about_to_block` just before a blocking call, sleeps in the
+// kernel: the other thread's delays then start from the moment the wait began, so a loaded
+// machine lengthens the waits the tests measure and never shortens them.
+void WaitUntilBlocked(pid_t tid, const std::atomic<bool>& about_to_block) {
+  while (!about_to_block) usleep(100);
+  const std::string stat = "/proc/self/task/" + std::to_string(tid) + "/stat";
+  for (int tries = 0; tries < 50000; ++tries) {  // at most about 5 s
+    char text[512] = {};
+    if (FILE* file = std::fopen(stat.c_str(), "r")) {
+      const size_t read = std::fread(text, 1, sizeof text - 1, file);
+      std::fclose(file);
+      const char* state = std::strrchr(text, ')');  // the state follows the command's ")"
+      if (read > 0 && state != nullptr && state[2] == 'S') return;
+    }
+    usleep(100);
+  }
+}
+
 // Not inlined, so that the blocking stacks have a function of the app's own above libc.
 __attribute__((noinline)) int Block() {
   pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
   int fds[2];
   if (pipe(fds) != 0) return 1;
-  std::atomic<bool> locked{false};
+  const pid_t main_tid = gettid();
+  std::atomic<bool> locked{false}, locking{false}, reading{false};
   std::thread holder([&] {
     pthread_mutex_lock(&mutex);
     locked = true;
+    WaitUntilBlocked(main_tid, locking);
     usleep(300000);
     pthread_mutex_unlock(&mutex);
+    WaitUntilBlocked(main_tid, reading);
     usleep(200000);
     char byte = 'x';
     if (write(fds[1], &byte, 1) != 1) std::perror("write");
   });
   while (!locked) usleep(100);
-  pthread_mutex_lock(&mutex);  // waits ~300 ms
+  locking = true;
+  pthread_mutex_lock(&mutex);  // waits >= 300 ms
   pthread_mutex_unlock(&mutex);
   char byte = 0;
-  if (read(fds[0], &byte, 1) != 1) return 1;  // waits ~200 ms
+  reading = true;
+  if (read(fds[0], &byte, 1) != 1) return 1;  // waits >= 200 ms
   holder.join();
   return byte == 'x' ? 0 : 1;
 }
