@@ -343,10 +343,10 @@ constexpr size_t kHelperShareEighths = 7;
 // into a database of its own, which the writer appends after its rows (MergeFrom).
 class SideWriter {
  public:
-  SideWriter(const model::Model& m, RowSplit& markers, std::string markers_sql, std::string path,
-             size_t min_rows)
+  SideWriter(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
+             std::string markers_sql, std::string path, size_t min_rows)
       : path_(std::move(path)),
-        thread_([=, this, &m, &markers] { Write(m, markers, markers_sql, min_rows); }) {}
+        thread_([=, this, &m, &markers] { Write(m, analyses, markers, markers_sql, min_rows); }) {}
   ~SideWriter() {
     if (thread_.joinable()) thread_.join();
     std::error_code ec;
@@ -360,10 +360,13 @@ class SideWriter {
   }
 
  private:
-  void Write(const model::Model& m, RowSplit& markers, const std::string& markers_sql,
-             size_t min_rows) {
+  void Write(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
+             const std::string& markers_sql, size_t min_rows) {
     std::error_code ec;
     std::filesystem::remove(path_, ec);  // a killed export's leftover
+    // The two cores go to the analyses and the writer first: the writer needs the helper's
+    // rows only once it has written the analysis tables and the index entries.
+    analyses();
     const RowRange back = markers.TakeBack(m.markers.size() / 8 * kHelperShareEighths, min_rows);
     if (back.empty()) {
       ok_ = true;
@@ -432,7 +435,8 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWait& wait_a
   RowSplit markers(m.markers.size());
   std::optional<SideWriter> side;
   if (options.threads > 1 && m.markers.size() >= options.side_min_rows) {
-    side.emplace(m, markers, db.TableSql("MSTX_EVENTS"), side_path, options.side_min_rows);
+    side.emplace(m, wait_analyses, markers, db.TableSql("MSTX_EVENTS"), side_path,
+                 options.side_min_rows);
   }
   if (!db.Begin()) return false;
   // Ids used only by this writer (task types, metadata) are appended after the model's.
