@@ -48,8 +48,8 @@ void ExpectTheIndexCreateIndexBuilds(const std::filesystem::path& dir,
   Insert(db, keys, 0, keys.size() / 2);
   ASSERT_TRUE(db.Exec("CREATE INDEX Before ON T(v)"));
   ASSERT_TRUE(db.Begin());
-  ASSERT_TRUE(WriteIndexEntries(db, index, keys.size(), [&keys](size_t i) { return keys[i]; }))
-      << db.error();
+  const auto key_of = [&keys](size_t i) { return keys[i]; };
+  ASSERT_TRUE(WriteIndexEntries(db, index, IndexOrder(keys.size(), key_of), key_of)) << db.error();
   Insert(db, keys, keys.size() / 2, keys.size());
   ASSERT_TRUE(AdoptIndexEntries(db, index)) << db.error();
   ASSERT_TRUE(db.Exec("CREATE INDEX After ON T(k, v)"));

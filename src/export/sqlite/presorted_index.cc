@@ -1,8 +1,6 @@
 #include "export/sqlite/presorted_index.h"
 
 #include <algorithm>
-#include <queue>
-#include <utility>
 #include <vector>
 
 #include "analysis/run_sort.h"
@@ -22,38 +20,32 @@ std::string EntriesTable(const PresortedIndex& index) {
 
 }  // namespace
 
-bool WriteIndexEntries(Database& db, const PresortedIndex& index, size_t rows,
-                       const std::function<int64_t(size_t)>& key_of) {
+std::vector<uint32_t> IndexOrder(size_t rows, const std::function<int64_t(size_t)>& key_of) {
   analysis::TableRuns runs;
   for (size_t i = 0; i < rows; ++i) runs.Add(static_cast<uint32_t>(i), key_of(i));
-  // Each run's next row, by (key, run): equal keys in table order, as the index has them.
-  using Head = std::pair<int64_t, size_t>;
-  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-  std::vector<uint32_t> at;
-  std::vector<std::pair<int64_t, int64_t>> sorted;  // (key, rowid), for many short runs
+  std::vector<uint32_t> order;
+  model::ReserveOnHugePages(order, rows);
   if (runs.ShortRuns()) {
-    model::ReserveOnHugePages(sorted, rows);
-    for (size_t i = 0; i < rows; ++i) sorted.emplace_back(key_of(i), static_cast<int64_t>(i) + 1);
-    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < rows; ++i) order.push_back(static_cast<uint32_t>(i));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return key_of(a) < key_of(b); });
   } else {
-    for (const auto& [first, end] : runs.ranges) {
-      heads.emplace(key_of(first), at.size());
-      at.push_back(first);
-    }
+    // Equal keys in table order (by run, then within it), as the index has them.
+    analysis::MergeRuns(
+        runs, [](uint32_t) { return true; }, [&](uint32_t row) { return key_of(row); },
+        [&](uint32_t row) { order.push_back(row); });
   }
+  return order;
+}
+
+bool WriteIndexEntries(Database& db, const PresortedIndex& index,
+                       const std::vector<uint32_t>& order,
+                       const std::function<int64_t(size_t)>& key_of) {
   size_t next = 0;
   const RowGenerator entries = [&](Row& row) {
-    if (!sorted.empty()) {
-      if (next == sorted.size()) return false;
-      row.Int(sorted[next].first).Int(sorted[next].second);
-      ++next;
-      return true;
-    }
-    if (heads.empty()) return false;
-    const auto [key, run] = heads.top();
-    heads.pop();
-    row.Int(key).Int(int64_t{at[run]} + 1);
-    if (++at[run] < runs.ranges[run].second) heads.emplace(key_of(at[run]), run);
+    if (next == order.size()) return false;
+    const uint32_t at = order[next++];
+    row.Int(key_of(at)).Int(int64_t{at} + 1);
     return true;
   };
   // Both columns in the key, in the index's order: the table's records are the index's.

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "export/sqlite/database.h"
 
@@ -26,14 +27,18 @@ struct PresortedIndex {
   std::string CreateSql() const;
 };
 
+// The rows [0, rows) of a table in the order of an index on key_of(row): by key, equal keys
+// in table order. The keys come as a few ascending runs (each thread's rows in time
+// order, threads interleaved), so the runs are merged (analysis/run_sort.h), without a
+// sort; many short runs are sorted. 4 bytes a row.
+std::vector<uint32_t> IndexOrder(size_t rows, const std::function<int64_t(size_t)>& key_of);
+
 // Where index.CreateSql() would run in `db` (inside a transaction): writes the entries of
-// an index over a table whose row i (rowid i + 1: written in order, no row skipped) has
-// the key key_of(i), for i in [0, rows), into a table of their own, which is not an index
-// yet: rows may still be appended to the indexed table, if they are among the `rows`. The
-// keys come as a few ascending runs (each thread's rows in time order, threads
-// interleaved): the entries are read by merging the runs (analysis/run_sort.h), with
-// neither a sort nor a copy of them; many short runs are sorted (16 bytes a row).
-bool WriteIndexEntries(Database& db, const PresortedIndex& index, size_t rows,
+// an index over a table whose row i (rowid i + 1: written in order, no row skipped) has the
+// key key_of(i), its rows in IndexOrder, into a table of their own, which is not an index
+// yet: rows may still be appended to the indexed table, if they are among the rows.
+bool WriteIndexEntries(Database& db, const PresortedIndex& index,
+                       const std::vector<uint32_t>& order,
                        const std::function<int64_t(size_t)>& key_of);
 // Once the indexed table holds every row of the entries: makes them the index.
 bool AdoptIndexEntries(Database& db, const PresortedIndex& index);

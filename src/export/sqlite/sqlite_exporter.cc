@@ -4,6 +4,7 @@
 #include <bit>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -352,6 +353,11 @@ class SideWriter {
     std::error_code ec;
     std::filesystem::remove(path_, ec);
   }
+  // The rows of MSTX_EVENTS in MstxStartIndex's order, once the helper has them.
+  const std::vector<uint32_t>& MarkerIndexOrder() {
+    index_ordered_.get_future().wait();
+    return marker_index_order_;
+  }
   // Waits for the helper and appends the rows it wrote to `db` (outside a transaction).
   bool MergeInto(Database& db) {
     thread_.join();
@@ -365,8 +371,12 @@ class SideWriter {
     std::error_code ec;
     std::filesystem::remove(path_, ec);  // a killed export's leftover
     // The two cores go to the analyses and the writer first: the writer needs the helper's
-    // rows only once it has written the analysis tables and the index entries.
+    // rows only once it has written the analysis tables and the index entries, and their
+    // order from here before those.
     analyses();
+    marker_index_order_ =
+        IndexOrder(m.markers.size(), [&m](size_t i) { return MarkerStart(m, i); });
+    index_ordered_.set_value();
     const RowRange back = markers.TakeBack(m.markers.size() / 8 * kHelperShareEighths, min_rows);
     if (back.empty()) {
       ok_ = true;
@@ -385,18 +395,20 @@ class SideWriter {
   bool ok_ = false;
   bool wrote_rows_ = false;
   std::string error_;
+  std::promise<void> index_ordered_;
+  std::vector<uint32_t> marker_index_order_;
   std::thread thread_;  // last: it starts once the members above are set
 };
 
-// The indexes. With `side`, MSTX_EVENTS' from its entries put in order here, written while
-// the helper writes the table's back rows, which are appended before the entries become
-// the index.
+// The indexes. With `side`, MSTX_EVENTS' from its entries in the order the helper found,
+// written while the helper writes the table's back rows, which are appended before the
+// entries become the index.
 bool WriteIndexes(const model::Model& m, Database& db, SideWriter* side) {
   if (!CreateIndexes(db, kIndexesBeforeMstx)) return false;
   if (side == nullptr) {
     return db.Exec(kMstxStartIndex.CreateSql()) && CreateIndexes(db, kIndexesAfterMstx);
   }
-  return WriteIndexEntries(db, kMstxStartIndex, m.markers.size(),
+  return WriteIndexEntries(db, kMstxStartIndex, side->MarkerIndexOrder(),
                            [&m](size_t i) { return MarkerStart(m, i); }) &&
          db.Commit() && side->MergeInto(db) && db.Begin() &&
          AdoptIndexEntries(db, kMstxStartIndex) && CreateIndexes(db, kIndexesAfterMstx);
