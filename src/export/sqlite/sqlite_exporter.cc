@@ -67,9 +67,9 @@ CREATE TABLE GC_RECORD(startNs INTEGER, endNs INTEGER, globalTid INTEGER);
 )sql";
 
 // Built after the inserts, in this order (the order of their sqlite_schema rows), with
-// MSTX_EVENTS' index, the largest, between them: with a helper thread its entries are
-// sorted beside the writer, which then only appends them (presorted_index.h) instead of
-// CREATE INDEX sorting them.
+// MSTX_EVENTS' index, the largest, between them: with a helper thread the helper puts its
+// entries in order and the writer only appends them (presorted_index.h) instead of CREATE
+// INDEX sorting them.
 const char* const kIndexesBeforeMstx[] = {
     "CREATE INDEX TaskIndex ON TASK(startNs, globalTaskId)",
     "CREATE INDEX ApiStartIndex ON API(startNs)",
@@ -333,11 +333,11 @@ void WriteCounterFlowStepTables(const model::Model& m, Database& db,
   }
 }
 
-// The helper's share of a large MSTX_EVENTS, in eighths of its rows, from the back: the
-// writer has the other tables, the analysis tables and the index entries to write besides
-// its front rows. On the 4 M-range data set (docs/PERFORMANCE.md) the helper then finishes
-// its rows before the writer its index entries; with half or three quarters the writer
-// still wrote rows while the helper waited.
+// The helper's share of a large MSTX_EVENTS, in eighths of its rows, from the back (at most
+// the rows the writer has not reached once the analyses are done): the writer has the
+// analysis tables and the index entries to write besides its front rows. On the 4 M-range
+// data set (docs/PERFORMANCE.md) the helper then finishes ~0.4 s before the writer needs
+// its rows; with three quarters, the writer had more rows of its own to write.
 constexpr size_t kHelperShareEighths = 7;
 
 // The helper thread of a large MSTX_EVENTS: it takes the table's back rows and writes them
