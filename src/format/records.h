@@ -144,6 +144,19 @@ struct DropCount {
 };
 static_assert(sizeof(DropCount) == 16);
 
+// A kDrops record as the sources emit it (two words): `count` records of the source's kind
+// `dropped_kind` lost so far on thread `tid` (0: the emitting thread).
+struct DropRecord {
+  RecordHeader header;
+  DropCount drops;
+};
+static_assert(sizeof(DropRecord) == 32);
+
+inline DropRecord MakeDropRecord(uint64_t ts, uint32_t dropped_kind, uint64_t count,
+                                 uint32_t tid = 0) {
+  return {{ts, static_cast<uint8_t>(RecordKind::kDrops), 1, 0, dropped_kind}, {count, tid, 0}};
+}
+
 inline const char* CoreKindName(uint8_t kind) {
   switch (static_cast<RecordKind>(kind)) {
     case RecordKind::kThreadName:

@@ -120,13 +120,8 @@ inline void EmitSwitch(uint64_t ts_ns, uint16_t flags, uint32_t pid, uint32_t ti
 // Cumulative count of samples lost (ring full, queue full) as a core kDrops record (stamped
 // in the process clock, as every core record).
 inline void EmitSampleDrops(uint32_t tid, uint64_t cumulative) {
-  struct {
-    format::RecordHeader header;
-    format::DropCount drops;
-  } record;
-  record.header = {aiprof_now(), static_cast<uint8_t>(format::RecordKind::kDrops), 1, 0,
-                   static_cast<uint8_t>(format::CpuRecordKind::kCpuSample)};
-  record.drops = {cumulative, tid, 0};
+  const format::DropRecord record = format::MakeDropRecord(
+      aiprof_now(), static_cast<uint8_t>(format::CpuRecordKind::kCpuSample), cumulative, tid);
   aiprof_emit(&record, 2);
 }
 

@@ -265,15 +265,9 @@ void CudaCollector::EmitDrops() {
     std::lock_guard<std::mutex> lock(convert_mutex_);
     incomplete = converter_.stats().incomplete;
   }
-  struct {
-    format::RecordHeader header;
-    format::DropCount drops;
-  } record{};
-  record.header.ts = host_.now();
-  record.header.kind = static_cast<uint8_t>(format::RecordKind::kDrops);
-  record.header.ext_words = 1;
-  record.header.arg = static_cast<uint32_t>(format::CudaRecordKind::kCuptiDropped);
-  record.drops.count = cupti_dropped_.load(std::memory_order_relaxed) + incomplete;
+  const format::DropRecord record = format::MakeDropRecord(
+      host_.now(), static_cast<uint32_t>(format::CudaRecordKind::kCuptiDropped),
+      cupti_dropped_.load(std::memory_order_relaxed) + incomplete);
   host_.emit(&record, 2);
 }
 

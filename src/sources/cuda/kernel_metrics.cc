@@ -513,15 +513,9 @@ size_t KernelMetrics::active_sessions() const {
 }
 
 void KernelMetrics::EmitDrops() {
-  struct {
-    format::RecordHeader header;
-    format::DropCount drops;
-  } record{};
-  record.header.ts = host_.now();
-  record.header.kind = static_cast<uint8_t>(format::RecordKind::kDrops);
-  record.header.ext_words = 1;
-  record.header.arg = static_cast<uint32_t>(format::CudaRecordKind::kMetricRangesDropped);
-  record.drops.count = ranges_dropped_.load(std::memory_order_relaxed);
+  const format::DropRecord record = format::MakeDropRecord(
+      host_.now(), static_cast<uint32_t>(format::CudaRecordKind::kMetricRangesDropped),
+      ranges_dropped_.load(std::memory_order_relaxed));
   host_.emit(&record, 2);
 }
 

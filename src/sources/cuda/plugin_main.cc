@@ -234,15 +234,9 @@ class CudaSource {
   // Cumulative, like the other drop counts, so every export shows it.
   void EmitStreamRangeDrops() {
     if (!stream_ranges_ || stream_ranges_->dropped() == 0) return;
-    struct {
-      format::RecordHeader header;
-      format::DropCount drops;
-    } record{};
-    record.header.ts = runtime_.host.now();
-    record.header.kind = static_cast<uint8_t>(format::RecordKind::kDrops);
-    record.header.ext_words = 1;
-    record.header.arg = static_cast<uint32_t>(format::CudaRecordKind::kStreamRangesDropped);
-    record.drops.count = stream_ranges_->dropped();
+    const format::DropRecord record = format::MakeDropRecord(
+        runtime_.host.now(), static_cast<uint32_t>(format::CudaRecordKind::kStreamRangesDropped),
+        stream_ranges_->dropped());
     runtime_.host.emit(&record, 2);
   }
 
