@@ -6,6 +6,7 @@
 #include <functional>
 #include <future>
 #include <ostream>
+#include <sstream>
 #include <thread>
 
 #include "analysis/analysis_set.h"
@@ -92,8 +93,8 @@ OutputPlace PlaceOutputs(const model::RunInput& run, const std::optional<FileNam
 }
 
 // A few lines for the terminal: where the time went and how long the steps took.
-void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analyses,
-                       std::ostream& out) {
+std::string ShortSummary(const model::Model& m, const analysis::AnalysisSet& analyses) {
+  std::ostringstream out;
   // Per-slice lists on huge pages, reserved once (model/huge_pages.h).
   const std::vector<uint8_t> is_step = model::StepRangeMask(m);
   std::vector<uint32_t> rows, groups;
@@ -116,7 +117,7 @@ void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analy
     out << line;
   }
   const std::vector<analysis::StepTraceRow>& steps = analyses.step_breakdown.trace;
-  if (steps.empty()) return;
+  if (steps.empty()) return out.str();
   int64_t total = 0;
   size_t longest = 0;
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -128,6 +129,7 @@ void PrintShortSummary(const model::Model& m, const analysis::AnalysisSet& analy
                 steps.size(), static_cast<double>(total) / static_cast<double>(steps.size()) / 1e3,
                 label.c_str(), static_cast<double>(steps[longest].iteration_time_ns()) / 1e3);
   out << line;
+  return out.str();
 }
 
 }  // namespace
@@ -298,6 +300,11 @@ DirectoryOutcome ExportDirectory(const ExportOptions& options, const model::RunI
       std::async(beside_database ? std::launch::async : std::launch::deferred, [&] {
         return analysis::RunAnalyses(m, {options.iterations, options.critical_path});
       }).share();
+  // With a second thread the terminal's summary is computed beside the database too (once
+  // the analyses are done), not after it.
+  std::future<std::string> summary =
+      std::async(beside_database ? std::launch::async : std::launch::deferred,
+                 [&] { return ShortSummary(m, analyses.get()); });
   std::vector<std::string> errors;
   const size_t written_before = result.written.size();
   const DirectoryExport job{options, run,      prof,          place,          timestamp,
@@ -317,7 +324,7 @@ DirectoryOutcome ExportDirectory(const ExportOptions& options, const model::RunI
   for (size_t i = written_before; i < result.written.size(); ++i) {
     out << "  " << result.written[i] << "\n";
   }
-  PrintShortSummary(m, analyses.get(), out);
+  out << summary.get();
   return errors.empty() ? DirectoryOutcome::kExported : DirectoryOutcome::kFailed;
 }
 

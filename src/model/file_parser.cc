@@ -11,6 +11,7 @@
 
 #include "model/huge_pages.h"
 #include "model/nesting.h"
+#include "model/prefault.h"
 #include "model/rank_identity.h"
 #include "model/table_reserve.h"
 #include "model/zero_pages.h"
@@ -109,6 +110,27 @@ void ReserveTables(Model& model, uint64_t records) {
   ReserveOnHugePages(model.counters.series, rare);
   ReserveOnHugePages(model.counters.ts, rare);
   ReserveOnHugePages(model.counters.value, rare);
+}
+
+// The columns ReserveTables reserved for the slices and the markers, by their rows.
+enum PrefaultGroup : size_t { kSliceRows, kMarkerRows };
+void AddReservedColumns(Prefaulter& prefault, Model& model) {
+  SliceTable& s = model.slices;
+  prefault.Add(s.ts, kSliceRows);
+  prefault.Add(s.end, kSliceRows);
+  prefault.Add(s.track, kSliceRows);
+  prefault.Add(s.name, kSliceRows);
+  prefault.Add(s.category, kSliceRows);
+  prefault.Add(s.args, kSliceRows);
+  prefault.Add(s.depth, kSliceRows);
+  prefault.Add(s.parent, kSliceRows);
+  prefault.Add(s.flags, kSliceRows);
+  MarkerTable& m = model.markers;
+  prefault.Add(m.is_instant, kMarkerRows);
+  prefault.Add(m.row, kMarkerRows);
+  prefault.Add(m.event_type, kMarkerRows);
+  prefault.Add(m.domain, kMarkerRows);
+  prefault.Add(m.detail, kMarkerRows);
 }
 
 // Ticks → CLOCK_MONOTONIC_RAW ns in every table importers filled.
@@ -272,6 +294,10 @@ Fragment ParseRawFile(const std::string& path) {
   fragment.opened = true;
   model.raw_bytes = reader.file_size();
   ReserveTables(model, EstimateRecords(path));
+  // The pages of the reserved columns are faulted in by a helper as the rows come.
+  Prefaulter prefault;
+  AddReservedColumns(prefault, model);
+  prefault.Start();
   const uint32_t pid = reader.header().pid;
   AddFileProcess(model, pid);
 
@@ -296,12 +322,15 @@ Fragment ParseRawFile(const std::string& path) {
         break;
       case format::ChunkType::kEvents:
         ReadEventsChunk(chunk, pid, importers, context, state, model, payload_problems);
+        prefault.Advance(kSliceRows, model.slices.size());
+        prefault.Advance(kMarkerRows, model.markers.size());
         break;
       default:
         break;
     }
     return true;
   });
+  prefault.Stop();
   for (std::string& problem : payload_problems.problems) {
     file_report.report.AddProblem(std::move(problem));
   }

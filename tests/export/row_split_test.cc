@@ -23,25 +23,35 @@ TEST(RowSplitTest, WriterAloneTakesEveryRowInBatches) {
   EXPECT_EQ(batches[0].end, 4u);
   EXPECT_EQ(batches[2].begin, 8u);
   EXPECT_EQ(batches[2].end, 10u);
-  EXPECT_TRUE(split.TakeBackHalf(0).empty());  // nothing left once the writer is done
+  EXPECT_TRUE(split.TakeBack(10, 0).empty());  // nothing left once the writer is done
 }
 
-TEST(RowSplitTest, HelperTakesTheBackHalfOfWhatIsLeft) {
+TEST(RowSplitTest, HelperTakesTheBackRowsTheWriterHasNotReached) {
   RowSplit split(100, 10);
   EXPECT_EQ(split.NextBatch().end, 10u);
-  const RowRange back = split.TakeBackHalf(1);
-  EXPECT_EQ(back.begin, 55u);  // 90 rows left: the writer keeps [10, 55)
+  const RowRange back = split.TakeBack(60, 1);
+  EXPECT_EQ(back.begin, 40u);
   EXPECT_EQ(back.end, 100u);
   const std::vector<RowRange> rest = Drain(split);
   ASSERT_FALSE(rest.empty());
   EXPECT_EQ(rest.front().begin, 10u);
-  EXPECT_EQ(rest.back().end, 55u);  // the last batch stops where the helper's share begins
-  EXPECT_TRUE(split.TakeBackHalf(1).empty());  // taken once
+  EXPECT_EQ(rest.back().end, 40u);  // the last batch stops where the helper's share begins
+  EXPECT_TRUE(split.TakeBack(60, 1).empty());  // taken once
 }
 
-TEST(RowSplitTest, HelperBeforeTheWriterStartsTakesHalfOfAll) {
+TEST(RowSplitTest, HelperTakesAtMostWhatIsLeft) {
+  RowSplit split(100, 10);
+  EXPECT_EQ(split.NextBatch().end, 10u);
+  EXPECT_EQ(split.NextBatch().end, 20u);
+  const RowRange back = split.TakeBack(95, 1);
+  EXPECT_EQ(back.begin, 20u);
+  EXPECT_EQ(back.end, 100u);
+  EXPECT_TRUE(split.NextBatch().empty());
+}
+
+TEST(RowSplitTest, HelperBeforeTheWriterStartsTakesItsShare) {
   RowSplit split(7, 4);
-  const RowRange back = split.TakeBackHalf(1);
+  const RowRange back = split.TakeBack(4, 1);
   EXPECT_EQ(back.begin, 3u);
   EXPECT_EQ(back.end, 7u);
   const std::vector<RowRange> front = Drain(split);
@@ -51,7 +61,7 @@ TEST(RowSplitTest, HelperBeforeTheWriterStartsTakesHalfOfAll) {
 
 TEST(RowSplitTest, TooFewRowsLeftAreNotShared) {
   RowSplit split(100, 10);
-  EXPECT_TRUE(split.TakeBackHalf(101).empty());
+  EXPECT_TRUE(split.TakeBack(100, 101).empty());
   EXPECT_EQ(Drain(split).back().end, 100u);
 }
 
@@ -61,7 +71,7 @@ TEST(RowSplitTest, SharesAreDisjointUnderRaces) {
   for (int round = 0; round < 50; ++round) {
     RowSplit split(100000, 64);
     RowRange back;
-    std::thread helper([&] { back = split.TakeBackHalf(1); });
+    std::thread helper([&] { back = split.TakeBack(75000, 1); });
     size_t expected = 0;
     for (RowRange r = split.NextBatch(); !r.empty(); r = split.NextBatch()) {
       ASSERT_EQ(r.begin, expected);

@@ -153,6 +153,21 @@ std::string Dump(const std::string& path) {
   return dump;
 }
 
+// PRAGMA integrity_check's answer for the database at `path` ("ok": every index holds
+// exactly its table's entries), and the table MstxStartIndex is on.
+std::string IntegrityAndMstxIndexTable(const std::string& path) {
+  Database db;
+  std::vector<std::vector<std::string>> rows;
+  EXPECT_TRUE(db.Open(path, Database::Mode::kUpdate));
+  EXPECT_TRUE(db.TextRows("PRAGMA integrity_check", {}, &rows)) << db.error();
+  EXPECT_TRUE(
+      db.TextRows("SELECT tbl_name FROM sqlite_schema WHERE name = 'MstxStartIndex'", {}, &rows))
+      << db.error();
+  std::string answer;
+  for (const auto& row : rows) answer += (answer.empty() ? "" : " ") + row[0];
+  return answer;
+}
+
 // A marker run large enough that the database writer's helper thread takes a share of
 // MSTX_EVENTS: 2 threads, 40 steps of 1000 nested push/pop pairs (160,000 ranges).
 std::string WriteMarkerRun(const std::filesystem::path& root) {
@@ -182,7 +197,8 @@ std::string WriteMarkerRun(const std::filesystem::path& root) {
 }
 
 // The helper thread's side database (the analysis tables and the back half of the marker
-// rows, merged in after) leaves the file as one writer writes it.
+// rows, merged in after) and its sorted MSTX_EVENTS index entries (presorted_index.h)
+// leave the file as one writer writes it.
 TEST_F(ExportFixture, SqliteSideDatabaseWritesTheSameFile) {
   for (const std::string& prof : {prof_, WriteMarkerRun(root_)}) {
     const model::Model m = model::ParseFiles(model::ListRawFiles(prof));
@@ -203,6 +219,8 @@ TEST_F(ExportFixture, SqliteSideDatabaseWritesTheSameFile) {
     EXPECT_TRUE(other == dump) << "first difference at byte " << differ << ": "
                                << dump.substr(differ, 120) << " / " << other.substr(differ, 120);
     EXPECT_FALSE(std::filesystem::exists(two + ".side.tmp"));  // the side database is gone
+    EXPECT_EQ(IntegrityAndMstxIndexTable(one), "ok MSTX_EVENTS");
+    EXPECT_EQ(IntegrityAndMstxIndexTable(two), "ok MSTX_EVENTS");
   }
 }
 

@@ -11,11 +11,11 @@ RowRange RowSplit::NextBatch() {
   return range;
 }
 
-RowRange RowSplit::TakeBackHalf(size_t min_rows) {
+RowRange RowSplit::TakeBack(size_t rows, size_t min_rows) {
   std::lock_guard lock(mutex_);
-  if (shared_ || limit_ - taken_ < min_rows) return {};
+  const size_t begin = std::max(taken_, limit_ - std::min(rows, limit_));
+  if (shared_ || limit_ - begin < min_rows) return {};
   shared_ = true;
-  const size_t begin = taken_ + (limit_ - taken_) / 2;
   RowRange range{begin, limit_};
   limit_ = begin;
   return range;

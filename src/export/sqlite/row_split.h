@@ -1,8 +1,8 @@
 // Shares the rows [0, count) of one table between two database writers on two threads:
-// the table's own writer takes them from the front in batches, and a helper that has time
-// to spare takes the back half of what the writer has not reached yet, writes it into a
-// side database, and the writer appends it after its own rows (Database::MergeFrom). Rows
-// stay in index order: the writer's share is a prefix, the helper's the rest.
+// the table's own writer takes them from the front in batches, and a helper takes, once,
+// rows at the back that the writer has not reached yet, writes them into a side database,
+// and the writer appends them after its own rows (Database::MergeFrom). Rows stay in index order:
+// the writer's share is a prefix, the helper's the rest.
 #pragma once
 
 #include <cstddef>
@@ -23,9 +23,9 @@ class RowSplit {
 
   // The writer's next rows; empty once it has reached the helper's share or the end.
   RowRange NextBatch();
-  // The helper's share, taken once: the back half of the rows the writer has not taken,
-  // or nothing when fewer than `min_rows` are left (not worth a side database).
-  RowRange TakeBackHalf(size_t min_rows);
+  // The helper's share, taken once: the last `rows` rows, or those the writer has not
+  // taken when that is fewer; nothing when under `min_rows` (not worth a side database).
+  RowRange TakeBack(size_t rows, size_t min_rows);
 
  private:
   std::mutex mutex_;

@@ -4,6 +4,7 @@
 #include <bit>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "export/sqlite/communication_table.h"
 #include "export/sqlite/cpu_sampling_tables.h"
 #include "export/sqlite/database.h"
+#include "export/sqlite/presorted_index.h"
 #include "export/sqlite/process_key.h"
 #include "export/sqlite/row_source.h"
 #include "export/sqlite/row_split.h"
@@ -64,15 +66,29 @@ CREATE TABLE DROPS(globalTid INTEGER, recordKind INTEGER, count INTEGER);
 CREATE TABLE GC_RECORD(startNs INTEGER, endNs INTEGER, globalTid INTEGER);
 )sql";
 
-const char* const kIndexes = R"sql(
-CREATE INDEX TaskIndex ON TASK(startNs, globalTaskId);
-CREATE INDEX ApiStartIndex ON API(startNs);
-CREATE INDEX ApiNameIndex ON API(name);
-CREATE INDEX ArgsEventIndex ON ARGS(eventId);
-CREATE INDEX MstxStartIndex ON MSTX_EVENTS(startNs);
-CREATE INDEX CounterIndex ON COUNTERS(seriesId, timestampNs);
-CREATE INDEX CpuSampleIndex ON CPU_SAMPLES(globalTid, timestampNs);
-)sql";
+// Built after the inserts, in this order (the order of their sqlite_schema rows), with
+// MSTX_EVENTS' index, the largest, between them: with a helper thread the helper puts its
+// entries in order and the writer only appends them (presorted_index.h) instead of CREATE
+// INDEX sorting them.
+const char* const kIndexesBeforeMstx[] = {
+    "CREATE INDEX TaskIndex ON TASK(startNs, globalTaskId)",
+    "CREATE INDEX ApiStartIndex ON API(startNs)",
+    "CREATE INDEX ApiNameIndex ON API(name)",
+    "CREATE INDEX ArgsEventIndex ON ARGS(eventId)",
+};
+constexpr PresortedIndex kMstxStartIndex{"MstxStartIndex", "MSTX_EVENTS", "startNs"};
+const char* const kIndexesAfterMstx[] = {
+    "CREATE INDEX CounterIndex ON COUNTERS(seriesId, timestampNs)",
+    "CREATE INDEX CpuSampleIndex ON CPU_SAMPLES(globalTid, timestampNs)",
+};
+
+template <size_t N>
+bool CreateIndexes(Database& db, const char* const (&indexes)[N]) {
+  for (const char* index : indexes) {
+    if (!db.Exec(index)) return false;
+  }
+  return true;
+}
 
 // Yields rows [range.begin, range.end) through `fill` (which may skip a row by returning
 // false).
@@ -105,14 +121,20 @@ RowGenerator EachRowOf(RowSplit& split, Fill fill) {
   };
 }
 
-// The MSTX_EVENTS row of marker `i`.
+// MSTX_EVENTS.startNs of marker `i`.
+int64_t MarkerStart(const model::Model& m, size_t i) {
+  const uint32_t row = m.markers.row[i];
+  return m.markers.is_instant[i] ? m.instants.ts[row] : m.slices.ts[row];
+}
+
+// The MSTX_EVENTS row of marker `i`, whose rowid is i + 1 (no marker is skipped).
 bool MarkerRow(const model::Model& m, size_t i, Row& r) {
   const model::MarkerTable& mk = m.markers;
   const model::SliceTable& s = m.slices;
   uint32_t row = mk.row[i];
   bool instant = mk.is_instant[i];
   uint32_t track = instant ? m.instants.track[row] : s.track[row];
-  int64_t start = instant ? m.instants.ts[row] : s.ts[row];
+  int64_t start = MarkerStart(m, i);
   int64_t tid = GlobalTid(m, m.tracks.thread[track]);
   uint32_t end_thread = mk.end_thread(i);
   r.Int(start).Int(instant ? start : s.end[row]);
@@ -311,8 +333,15 @@ void WriteCounterFlowStepTables(const model::Model& m, Database& db,
   }
 }
 
-// The helper thread's share: the analysis tables and the back part of MSTX_EVENTS, written
-// into a database of their own beside the main one and merged into it after (MergeFrom).
+// The helper's share of a large MSTX_EVENTS, in eighths of its rows, from the back (at most
+// the rows the writer has not reached once the analyses are done): the writer has the
+// analysis tables and the index entries to write besides its front rows. On the 4 M-range
+// data set (docs/PERFORMANCE.md) the helper then finishes ~0.4 s before the writer needs
+// its rows; with three quarters, the writer had more rows of its own to write.
+constexpr size_t kHelperShareEighths = 7;
+
+// The helper thread of a large MSTX_EVENTS: it takes the table's back rows and writes them
+// into a database of its own, which the writer appends after its rows (MergeFrom).
 class SideWriter {
  public:
   SideWriter(const model::Model& m, const AnalysesWait& analyses, RowSplit& markers,
@@ -324,10 +353,16 @@ class SideWriter {
     std::error_code ec;
     std::filesystem::remove(path_, ec);
   }
-  // Waits for the helper and appends what it wrote to `db` (outside a transaction).
+  // The rows of MSTX_EVENTS in MstxStartIndex's order, once the helper has them.
+  const std::vector<uint32_t>& MarkerIndexOrder() {
+    index_ordered_.get_future().wait();
+    return marker_index_order_;
+  }
+  // Waits for the helper and appends the rows it wrote to `db` (outside a transaction).
   bool MergeInto(Database& db) {
     thread_.join();
-    return ok_ ? db.MergeFrom(path_) : db.Fail("side database: " + error_);
+    if (!ok_) return db.Fail("side database: " + error_);
+    return !wrote_rows_ || db.MergeFrom(path_);
   }
 
  private:
@@ -335,25 +370,49 @@ class SideWriter {
              const std::string& markers_sql, size_t min_rows) {
     std::error_code ec;
     std::filesystem::remove(path_, ec);  // a killed export's leftover
+    // The two cores go to the analyses and the writer first: the writer needs the helper's
+    // rows only once it has written the analysis tables and the index entries, and their
+    // order from here before those.
+    analyses();
+    marker_index_order_ =
+        IndexOrder(m.markers.size(), [&m](size_t i) { return MarkerStart(m, i); });
+    index_ordered_.set_value();
+    const RowRange back = markers.TakeBack(m.markers.size() / 8 * kHelperShareEighths, min_rows);
+    if (back.empty()) {
+      ok_ = true;
+      return;
+    }
     Database db;
-    const analysis::AnalysisSet* set = analyses();
-    ok_ = db.Open(path_) && db.Begin() &&
-          (set == nullptr || WriteAnalysisTables(db, m, *set, &error_));
-    const RowRange back = ok_ ? markers.TakeBackHalf(min_rows) : RowRange{};
-    ok_ = ok_ &&
-          (back.empty() || (db.Exec(markers_sql) &&
-                            db.InsertAll("MSTX_EVENTS", 10, EachRowIn(back, [&](size_t i, Row& r) {
-                                           return MarkerRow(m, i, r);
-                                         }))));
-    ok_ = ok_ && db.Commit();
-    if (!ok_ && error_.empty()) error_ = db.error();
+    ok_ = db.Open(path_) && db.Begin() && db.Exec(markers_sql) &&
+          db.InsertAll("MSTX_EVENTS", 10,
+                       EachRowIn(back, [&](size_t i, Row& r) { return MarkerRow(m, i, r); })) &&
+          db.Commit();
+    wrote_rows_ = ok_;
+    if (!ok_) error_ = db.error();
   }
 
   std::string path_;
   bool ok_ = false;
+  bool wrote_rows_ = false;
   std::string error_;
+  std::promise<void> index_ordered_;
+  std::vector<uint32_t> marker_index_order_;
   std::thread thread_;  // last: it starts once the members above are set
 };
+
+// The indexes. With `side`, MSTX_EVENTS' from its entries in the order the helper found,
+// written while the helper writes the table's back rows, which are appended before the
+// entries become the index.
+bool WriteIndexes(const model::Model& m, Database& db, SideWriter* side) {
+  if (!CreateIndexes(db, kIndexesBeforeMstx)) return false;
+  if (side == nullptr) {
+    return db.Exec(kMstxStartIndex.CreateSql()) && CreateIndexes(db, kIndexesAfterMstx);
+  }
+  return WriteIndexEntries(db, kMstxStartIndex, side->MarkerIndexOrder(),
+                           [&m](size_t i) { return MarkerStart(m, i); }) &&
+         db.Commit() && side->MergeInto(db) && db.Begin() &&
+         AdoptIndexEntries(db, kMstxStartIndex) && CreateIndexes(db, kIndexesAfterMstx);
+}
 
 // The tables that need the analyses (or, without them, this writer's own computation),
 // but for the analysis tables themselves.
@@ -380,15 +439,14 @@ bool WriteAnalysedModelTables(const model::Model& m, Database& db,
   return true;
 }
 
-// Every table in the order of docs/db-schema.md. With a helper thread, the model's own
-// tables are written while the analyses still run, and the helper writes the analysis
-// tables and the back half of the marker rows beside them.
+// Every table in the order of docs/db-schema.md. The model's own tables are written while
+// the analyses may still run; with a helper thread, a large MSTX_EVENTS is shared with it.
 bool WriteTables(const model::Model& m, Database& db, const AnalysesWait& wait_analyses,
                  const SqliteOptions& options, const std::string& side_path) {
   if (!db.Exec(kSchema)) return false;
   RowSplit markers(m.markers.size());
   std::optional<SideWriter> side;
-  if (options.threads > 1) {
+  if (options.threads > 1 && m.markers.size() >= options.side_min_rows) {
     side.emplace(m, wait_analyses, markers, db.TableSql("MSTX_EVENTS"), side_path,
                  options.side_min_rows);
   }
@@ -411,15 +469,14 @@ bool WriteTables(const model::Model& m, Database& db, const AnalysesWait& wait_a
   const analysis::AnalysisSet* analyses = wait_analyses();
   if (!WriteAnalysedModelTables(m, db, analyses, extra_id)) return false;
   std::string analysis_error;
-  if (!side && analyses != nullptr && !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
+  if (analyses != nullptr && !WriteAnalysisTables(db, m, *analyses, &analysis_error)) {
     return db.Fail(analysis_error);
   }
-  if (side && !(db.Commit() && side->MergeInto(db) && db.Begin())) return false;
   auto* strings = db.Prepare("INSERT INTO STRING_IDS VALUES(?,?)");
   for (size_t i = 0; i < extra.size(); ++i) {
     strings->Insert(static_cast<int64_t>(m.strings.size() + i), std::string_view(extra[i]));
   }
-  return db.error().empty() && db.Exec(kIndexes) && db.Exec("COMMIT");
+  return db.error().empty() && WriteIndexes(m, db, side ? &*side : nullptr) && db.Commit();
 }
 
 }  // namespace

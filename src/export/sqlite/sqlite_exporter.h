@@ -1,7 +1,9 @@
 // Writes the model as one SQLite database (aiprof_{ts}.db); schema in docs/db-schema.md.
 // ns timestamps (Unix epoch), integer ids, string columns as STRING_IDS ids; large tables
-// through row_source.h, indexes built after the inserts; with a second thread, part of the
-// tables written beside it into a side database and merged in (database.h MergeFrom).
+// through row_source.h, indexes built after the inserts; with a second thread, most of a
+// large MSTX_EVENTS written beside it into a side database and appended (database.h
+// MergeFrom), and MstxStartIndex written from entries put in order beside it
+// (presorted_index.h).
 #pragma once
 
 #include <cstddef>
@@ -25,11 +27,12 @@ bool WriteSqlite(const model::Model& model, const std::string& path, std::string
 using AnalysesWait = std::function<const analysis::AnalysisSet*()>;
 
 struct SqliteOptions {
-  // With 2, a helper thread writes the analysis tables and the back half of the largest
-  // model table the writer has not reached into a side database, merged in before the
-  // indexes are built (the file's tables, rows and order are the same either way).
+  // With 2, a helper thread puts MSTX_EVENTS' index entries in order and writes the back
+  // rows of that table the writer has not reached into a side database, appended before
+  // the entries become MstxStartIndex (the file's tables, rows, indexes and order are the
+  // same either way).
   int threads = 2;
-  // The fewest rows of a table worth handing to the helper.
+  // The fewest MSTX_EVENTS rows worth a helper.
   size_t side_min_rows = size_t{1} << 16;
 };
 
