@@ -356,7 +356,10 @@ bool RequestFlushFromSignal(int timeout_ms) {
 }
 
 void PrepareFork() {
-  Session().mutex.lock();
+  SessionState& session = Session();
+  session.fork_waiting.fetch_add(1);
+  session.mutex.lock();
+  session.fork_waiting.fetch_sub(1);
 }
 
 void ParentAfterFork() {

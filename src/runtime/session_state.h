@@ -57,6 +57,9 @@ struct Window {
 
 struct SessionState {
   std::mutex mutex;
+  // A fork() waiting for `mutex` (PrepareFork): the writer, which takes the mutex again at
+  // once while producers keep it busy, lets it in first instead of starving the program.
+  std::atomic<int> fork_waiting{0};
   bool open = false;
   Window window;
   std::string last_dir;

@@ -328,6 +328,16 @@ int PollTimeoutMs(SessionState& session) {
   return static_cast<int>(std::min<uint64_t>(wait_ms, kIdlePollMs));
 }
 
+// std::mutex is not fair: a writer kept busy by fast producers takes the session mutex again
+// as soon as it lets it go, and a fork() of the program (PrepareFork) waited for minutes. It
+// waits here (bounded: 100 ms) until the fork has the mutex.
+void LetForkIn(SessionState& session) {
+  for (int waited_us = 0; session.fork_waiting.load() != 0 && waited_us < 100000; waited_us += 50) {
+    timespec pause{0, 50000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
 void* WriterMain(void* argument) {
   auto* session = static_cast<SessionState*>(argument);
   Runtime& runtime = GetRuntime();
@@ -342,6 +352,7 @@ void* WriterMain(void* argument) {
     if (runtime.buffers_ready.load(std::memory_order_acquire) && runtime.pool.GrowthDue()) {
       runtime.pool.Grow();
     }
+    LetForkIn(*session);
     std::lock_guard<std::mutex> lock(session->mutex);
     WriterIteration(*session);
   }
