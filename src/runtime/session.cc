@@ -91,7 +91,10 @@ bool CreateWindowFiles(SessionState& session, std::string* error) {
         format::ChunkWriter::FromFd(fd, static_cast<uint32_t>(getpid()), file_options, error);
   });
   if (!ours) *error = "cannot create " + window.data_path + ": the program took its descriptor";
-  if (window.file == nullptr) return false;
+  if (window.file == nullptr) {
+    window.file_fd.Close();  // ChunkWriter::Create closed it on failure; the window keeps none
+    return false;
+  }
   ClockSource clock = CurrentClockSource();
   window.info = ProcessMetadata();
   window.info["format"] = "aiprof-raw";
