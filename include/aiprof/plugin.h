@@ -120,6 +120,44 @@ typedef void (*aiprof_device_range_end_fn)(uint64_t range_id);
 void aiprof_set_device_range_hooks(aiprof_device_range_start_fn start,
                                    aiprof_device_range_end_fn end);
 
+/* ---- Descriptors ----
+ * A job may close every descriptor above 2 (daemons and some launchers do) and open its own
+ * files, which then get a source's old numbers: an ioctl, read or close through a number the
+ * source remembers would hit the job's file. So a source keeps every descriptor it makes
+ * registered with the runtime, uses it only through aiprof_fd_use and closes it only through
+ * aiprof_fd_close. The job's close, close_range, closefrom, dup2 and dup3 are interposed by
+ * the runtime: closing a registered number unregisters it and waits (bounded) for a use in
+ * progress before the job's call takes effect, so no use starts on a number the job closed.
+ * A number the job closed is left to it: the source forgets it (never closes it).
+ * Registered numbers are a bitmap: any count (one perf event per thread and CPU), numbers
+ * below 1 << 20 (Linux's default fs.nr_open); a descriptor at or above that is not registered.
+ * A close that bypasses libc (a raw close_range system call) is not seen. None of these is
+ * a record-path function: each may make system calls or wait for a job's close. */
+
+/* A token taken right before a descriptor is made (perf_event_open, socket, pipe2, ...),
+ * for aiprof_fd_adopt: the job's closes from now on are recorded. */
+uint64_t aiprof_fd_watch(void);
+
+/* Registers `fd`, made since aiprof_fd_watch returned `watch`. Returns `fd`; or -1 when a
+ * close of the job since the token may have covered the number (errno EBADF: it may be the
+ * job's file now) or it is at or above the bound (errno EMFILE): the source must then
+ * neither use nor close it (make it again). */
+int aiprof_fd_adopt(uint64_t watch, int fd);
+
+/* Opens `path` with `flags` (O_CLOEXEC added) and registers the descriptor, opening it again
+ * (a few tries) while the job's closes take the number. -1 with errno when it cannot. */
+int aiprof_fd_open(const char* path, int flags);
+
+/* Runs io(fd, context) while `fd` is still registered and returns 0; returns -1 (errno
+ * EBADF) without calling io when the job closed the number. io must not close descriptors
+ * (a job's close would wait for it) and should be short: an ioctl, one read, an mmap. */
+typedef void (*aiprof_fd_io_fn)(int fd, void* context);
+int aiprof_fd_use(int fd, aiprof_fd_io_fn io, void* context);
+
+/* Closes `fd` and unregisters it when it is still registered (0); -1 (errno EBADF) and the
+ * number left alone when the job closed it. */
+int aiprof_fd_close(int fd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,8 @@
 // close, close_range, closefrom, dup2 and dup3, interposed (exported by the library): a
-// program that closes or replaces one of the runtime's descriptors first takes it away from
-// the runtime (owned_fd.h), so the runtime never writes to the number once the program may
-// reuse it, and every close is recorded (ProgramCloseScope) so that a descriptor the runtime
-// is adopting is not taken from under it. Everything else passes straight to libc.
+// program that closes or replaces one of the runtime's or the plugins' descriptors first
+// takes it away from them (owned_fd.h, plugin_fds.h), so neither uses the number once the
+// program may reuse it, and every close is recorded (ProgramCloseScope) so that a descriptor the
+// runtime is adopting is not taken from under it. Everything else passes straight to libc.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -12,6 +12,7 @@
 
 #include "runtime/lifecycle.h"
 #include "runtime/owned_fd.h"
+#include "runtime/plugin_fds.h"
 
 namespace aiprof::runtime {
 namespace {
@@ -43,12 +44,17 @@ __attribute__((constructor(101))) void ResolveDescriptorFunctions() {
   g_dup3 = Next<Dup3Function>("dup3");
 }
 
-// A vfork child shares the runtime's memory but has its own descriptor table: what it
-// closes is not the runtime's.
+// The runtime's descriptors (OwnedFd) and the plugins' (plugin_fds.h) in `first`..`last`
+// are taken away before the program's call closes them. A vfork child shares the runtime's
+// memory but has its own descriptor table: what it closes is not the runtime's (and
+// getpid() is a system call: asked only when a registered number is in the range).
 void Release(int first, int last) {
-  if (first <= last && AnyOwnedFdIn(first, last) && OwnsRuntimeState()) {
-    ReleaseOwnedFds(first, last);
-  }
+  if (first > last) return;
+  const bool runtime = AnyOwnedFdIn(first, last);
+  const bool plugin = AnyPluginFdIn(first, last);
+  if ((!runtime && !plugin) || !OwnsRuntimeState()) return;
+  if (runtime) ReleaseOwnedFds(first, last);
+  if (plugin) ReleasePluginFds(first, last);
 }
 
 int ToInt(unsigned int value) {

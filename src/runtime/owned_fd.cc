@@ -1,13 +1,13 @@
 #include "runtime/owned_fd.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <utility>
+
+#include "runtime/bounded_wait.h"
 
 namespace aiprof::runtime {
 namespace {
@@ -15,9 +15,6 @@ namespace {
 // The runtime keeps a handful of descriptors at a time (the raw file, the control socket and
 // its client, the config watcher, two logs, short-lived /proc reads).
 constexpr int kSlots = 64;
-// A closer waits this long at most for a Use() in progress (a write to a slow disk); a Use()
-// that never ends (a handler of the closing thread interrupted it) must not hang the program.
-constexpr int kMaxWaitMs = 5000;
 
 struct Slot {
   std::atomic<bool> claimed{false};
@@ -66,20 +63,6 @@ int Register(int fd) {
 void Unregister(int index) {
   g_slots[index].fd.store(-1);
   g_slots[index].claimed.store(false);
-}
-
-// Spins, then sleeps 100 µs at a time, while `busy()`; gives up after kMaxWaitMs.
-template <typename Busy>
-void WaitWhile(Busy busy) {
-  for (int spins = 0; busy(); ++spins) {
-    if (spins < 100) {
-      sched_yield();
-      continue;
-    }
-    if (spins > 100 + kMaxWaitMs * 10) return;
-    timespec pause{0, 100000};
-    nanosleep(&pause, nullptr);
-  }
 }
 
 void WaitForUsers(const Slot& slot) {

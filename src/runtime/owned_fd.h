@@ -115,14 +115,20 @@ void WaitForProgramCloses();
 class CloseWatch {
  public:
   CloseWatch();
+  // A watch begun earlier, from its start() (the plugin API hands it out as a token).
+  explicit CloseWatch(uint64_t start) : start_(start) {}
+  uint64_t start() const { return start_; }
   // Empty (errno EBADF) when the number may have been closed since the watch began.
   OwnedFd Adopt(int fd) const;
   // Both ends of a pipe made since the watch began; false (both empty, errno EBADF) when
   // either number may have been closed. An end that was not closed is closed again.
   bool AdoptPair(const int (&ends)[2], OwnedFd& read, OwnedFd& write) const;
+  // Whether a close of the program since the watch began may have covered `fd`: called once
+  // the number is registered (a close that starts later finds it); waits for the closes in
+  // progress to end.
+  bool MayHaveClosed(int fd) const;
 
  private:
-  bool MayHaveClosed(int fd) const;
   uint64_t start_;
 };
 

@@ -11,6 +11,7 @@
 #include "runtime/domains.h"
 #include "runtime/lifecycle.h"
 #include "runtime/metadata.h"
+#include "runtime/plugin_fds.h"
 #include "runtime/runtime.h"
 #include "runtime/session_state.h"
 #include "runtime/sources.h"
@@ -374,6 +375,7 @@ void ChildAfterFork() {
   Runtime& runtime = GetRuntime();
   NoteForkChild();
   ResetOwnedFdUsersAfterFork();
+  ResetPluginFdUsersAfterFork();
   // Only this thread exists now: the writer thread and every other producer are gone.
   session.writer_running = false;
   session.writer_exit.store(false);

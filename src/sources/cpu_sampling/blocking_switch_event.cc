@@ -1,11 +1,13 @@
 #include "sources/cpu_sampling/blocking_switch_event.h"
 
-#include <fcntl.h>
 #include <linux/perf_event.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
+
+#include "sources/plugin_fd.h"
 
 namespace aiprof::cpu_sampling {
 
@@ -18,15 +20,11 @@ constexpr const char* kSchedSwitchIdPaths[] = {
 
 uint64_t ReadSchedSwitchId() {
   for (const char* path : kSchedSwitchIdPaths) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    char text[32] = {};
-    ssize_t n = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (n <= 0) continue;
+    std::optional<std::string> text = sources::ReadPluginFile(path, 31);
+    if (!text || text->empty()) continue;
     char* end = nullptr;
-    unsigned long long id = std::strtoull(text, &end, 10);
-    if (end != text && id > 0) return id;
+    unsigned long long id = std::strtoull(text->c_str(), &end, 10);
+    if (end != text->c_str() && id > 0) return id;
   }
   return 0;
 }

@@ -6,12 +6,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <string_view>
 
 #include "aiprof/plugin.h"
 #include "format/records_cpu.h"
+#include "sources/plugin_fd.h"
 
 namespace aiprof::cpu_sampling {
 
@@ -39,41 +43,50 @@ size_t FindBuildIdNote(const uint8_t* data, size_t size, uint8_t* out, size_t ca
 
 }  // namespace
 
+// The file is opened, mapped and closed through the plugin API (plugin_fd.h): a job closing
+// descriptors meanwhile never gets its own file read or closed.
 size_t ReadBuildId(const std::string& path, uint8_t* out, size_t capacity) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = aiprof_fd_open(path.c_str(), O_RDONLY);
   if (fd < 0) return 0;
-  struct stat st {};
+  void* map = MAP_FAILED;
+  size_t size = 0;
+  sources::UsePluginFd(fd, [&](int file) {
+    struct stat st {};
+    if (fstat(file, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(Elf64_Ehdr))) return;
+    size = static_cast<size_t>(st.st_size);
+    map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, file, 0);
+  });
+  aiprof_fd_close(fd);
+  if (map == MAP_FAILED) return 0;
   size_t found = 0;
-  if (fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(sizeof(Elf64_Ehdr))) {
-    size_t size = static_cast<size_t>(st.st_size);
-    void* map = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map != MAP_FAILED) {
-      const auto* base = static_cast<const uint8_t*>(map);
-      const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(base);
-      bool elf64 =
-          std::memcmp(ehdr->e_ident, ELFMAG, SELFMAG) == 0 && ehdr->e_ident[EI_CLASS] == ELFCLASS64;
-      if (elf64 && ehdr->e_phoff + ehdr->e_phnum * sizeof(Elf64_Phdr) <= size) {
-        const auto* phdrs = reinterpret_cast<const Elf64_Phdr*>(base + ehdr->e_phoff);
-        for (int i = 0; i < ehdr->e_phnum && found == 0; ++i) {
-          if (phdrs[i].p_type != PT_NOTE || phdrs[i].p_offset + phdrs[i].p_filesz > size) {
-            continue;
-          }
-          found = FindBuildIdNote(base + phdrs[i].p_offset, phdrs[i].p_filesz, out, capacity);
-        }
-      }
-      munmap(map, size);
+  const auto* base = static_cast<const uint8_t*>(map);
+  const auto* ehdr = reinterpret_cast<const Elf64_Ehdr*>(base);
+  bool elf64 =
+      std::memcmp(ehdr->e_ident, ELFMAG, SELFMAG) == 0 && ehdr->e_ident[EI_CLASS] == ELFCLASS64;
+  if (elf64 && ehdr->e_phoff + ehdr->e_phnum * sizeof(Elf64_Phdr) <= size) {
+    const auto* phdrs = reinterpret_cast<const Elf64_Phdr*>(base + ehdr->e_phoff);
+    for (int i = 0; i < ehdr->e_phnum && found == 0; ++i) {
+      if (phdrs[i].p_type != PT_NOTE || phdrs[i].p_offset + phdrs[i].p_filesz > size) continue;
+      found = FindBuildIdNote(base + phdrs[i].p_offset, phdrs[i].p_filesz, out, capacity);
     }
   }
-  close(fd);
+  munmap(map, size);
   return found;
 }
 
 void MappingRecorder::EmitCurrentMappings(uint64_t now_ns) {
-  FILE* maps = std::fopen("/proc/self/maps", "re");
-  if (maps == nullptr) return;
+  std::optional<std::string> maps = sources::ReadPluginFile("/proc/self/maps");
+  if (!maps) return;
   uint32_t pid = static_cast<uint32_t>(getpid());
+  std::string_view rest = *maps;
   char line[4096];
-  while (std::fgets(line, sizeof(line), maps) != nullptr) {
+  while (!rest.empty()) {
+    const size_t newline = rest.find('\n');
+    const std::string_view text = rest.substr(0, newline);
+    rest = newline == std::string_view::npos ? std::string_view() : rest.substr(newline + 1);
+    const size_t length = std::min(text.size(), sizeof(line) - 1);
+    std::memcpy(line, text.data(), length);
+    line[length] = '\0';
     uint64_t start = 0, end = 0, offset = 0;
     char perms[8] = {};
     int path_at = 0;
@@ -87,7 +100,6 @@ void MappingRecorder::EmitCurrentMappings(uint64_t now_ns) {
     if (path.empty()) continue;
     Emit(now_ns, pid, start, end, offset, path);
   }
-  std::fclose(maps);
 }
 
 void MappingRecorder::Emit(uint64_t ts_ns, uint32_t pid, uint64_t start, uint64_t end,

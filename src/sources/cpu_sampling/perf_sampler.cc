@@ -20,13 +20,51 @@
 #include "sources/cpu_sampling/blocking_switch_event.h"
 #include "sources/cpu_sampling/process_threads.h"
 #include "sources/cpu_sampling/sample_emitter.h"
+#include "sources/plugin_fd.h"
 
 namespace aiprof::cpu_sampling {
 
 namespace {
 
+using sources::MakePluginFd;
+using sources::UsePluginFd;
+
+// Every event descriptor is registered with the runtime (plugin.h, "Descriptors"), used
+// through UsePluginFd and closed through aiprof_fd_close: a job that closes every descriptor
+// above 2 while sampling runs and opens its own files under the numbers never gets those
+// files ioctl()ed, mapped or closed by the sampler.
 int PerfEventOpen(perf_event_attr* attr, pid_t tid, int cpu) {
-  return static_cast<int>(syscall(SYS_perf_event_open, attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  return MakePluginFd([&] {
+    return static_cast<int>(syscall(SYS_perf_event_open, attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  });
+}
+
+// ioctl on an event still the sampler's; -1 (errno EBADF) when the job closed the number.
+template <typename Arg>
+int EventIoctl(int fd, unsigned long request, Arg arg) {
+  int result = -1;
+  if (!UsePluginFd(fd, [&](int event) { result = ioctl(event, request, arg); })) errno = EBADF;
+  return result;
+}
+
+// Redirects the samples of event `fd` into the ring of event `ring_fd`, both still the
+// sampler's (one of the job's perf events would otherwise get the sampler's records).
+int RedirectOutput(int fd, int ring_fd) {
+  int result = -1;
+  errno = EBADF;
+  UsePluginFd(fd, [&](int event) {
+    UsePluginFd(ring_fd, [&](int ring) { result = ioctl(event, PERF_EVENT_IOC_SET_OUTPUT, ring); });
+  });
+  return result;
+}
+
+void* MapRing(int fd, size_t bytes) {
+  void* base = MAP_FAILED;
+  errno = EBADF;
+  UsePluginFd(fd, [&](int event) {
+    base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, event, 0);
+  });
+  return base;
 }
 
 constexpr uint64_t kSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
@@ -145,12 +183,12 @@ bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off
     probe = PerfEventOpen(&attr, 0, 0);
   }
   if (probe >= 0 && std::getenv("AIPROF_CPU_SAMPLING_EVENT") == nullptr) {
-    close(probe);
+    aiprof_fd_close(probe);
     event_type_ = PERF_TYPE_HARDWARE;
     event_config_ = PERF_COUNT_HW_CPU_CYCLES;
     event_name_ = "cycles";
   } else {
-    if (probe >= 0) close(probe);
+    if (probe >= 0) aiprof_fd_close(probe);
     event_type_ = PERF_TYPE_SOFTWARE;
     event_config_ = PERF_COUNT_SW_CPU_CLOCK;
     event_name_ = "cpu-clock";
@@ -258,10 +296,10 @@ bool PerfSampler::OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, si
   if (fd < 0) return false;
   uint64_t id = 0;
   std::string why;
-  bool attached = pages == nullptr ? ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) == 0
-                                   : AttachToRing(fd, ring, pages, &why);
-  if (!attached || ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
-    close(fd);
+  bool attached =
+      pages == nullptr ? RedirectOutput(fd, ring.fd) == 0 : AttachToRing(fd, ring, pages, &why);
+  if (!attached || EventIoctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+    aiprof_fd_close(fd);
     return false;
   }
   event_fds_.push_back(fd);
@@ -274,15 +312,15 @@ bool PerfSampler::OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, si
 // RLIMIT_MEMLOCK: a smaller ring that fits (*pages halved) beats no sampling.
 bool PerfSampler::AttachToRing(int fd, Ring& ring, size_t* pages, std::string* why) {
   if (ring.fd >= 0) {
-    if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring.fd) == 0) return true;
+    if (RedirectOutput(fd, ring.fd) == 0) return true;
     *why = Errno("PERF_EVENT_IOC_SET_OUTPUT");
     return false;
   }
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-  void* base = mmap(nullptr, (*pages + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* base = MapRing(fd, (*pages + 1) * page);
   while (base == MAP_FAILED && errno == EPERM && *pages > 16) {
     *pages /= 2;
-    base = mmap(nullptr, (*pages + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    base = MapRing(fd, (*pages + 1) * page);
   }
   if (base == MAP_FAILED) {
     *why = Errno("mmap of the perf ring");
@@ -300,8 +338,8 @@ int PerfSampler::OpenSwitchEvent(perf_event_attr* attr, uint32_t tid, int cpu, b
   attr->config = switch_event_.config;
   int fd = PerfEventOpen(attr, static_cast<pid_t>(tid), cpu);
   if (fd >= 0 && switch_event_.filter != nullptr &&
-      ioctl(fd, PERF_EVENT_IOC_SET_FILTER, switch_event_.filter) != 0) {
-    close(fd);
+      EventIoctl(fd, PERF_EVENT_IOC_SET_FILTER, switch_event_.filter) != 0) {
+    aiprof_fd_close(fd);
     fd = -1;
   }
   if (fd >= 0 || !fall_back || switch_event_.type == PERF_TYPE_SOFTWARE) return fd;
@@ -487,20 +525,17 @@ void PerfSampler::NameThread(uint32_t pid, uint32_t tid) {
   if (pid != pid_ || !named_tids_.insert(tid).second) return;
   char path[64];
   std::snprintf(path, sizeof(path), "/proc/self/task/%u/comm", tid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  char name[32];
-  ssize_t n = read(fd, name, sizeof(name));
-  close(fd);
-  if (n <= 0) return;
-  while (n > 0 && name[n - 1] == '\n') --n;
+  std::optional<std::string> name = sources::ReadPluginFile(path, 32);
+  if (!name) return;
+  while (!name->empty() && name->back() == '\n') name->pop_back();
+  if (name->empty()) return;
   format::RecordHeader record{aiprof_now(), static_cast<uint8_t>(format::RecordKind::kThreadName),
-                              0, 1, aiprof_intern(name, static_cast<size_t>(n))};
+                              0, 1, aiprof_intern(name->data(), name->size())};
   aiprof_emit_for_thread(tid, &record, 1);
 }
 
 void PerfSampler::Stop() {
-  for (int fd : event_fds_) ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  for (int fd : event_fds_) EventIoctl(fd, PERF_EVENT_IOC_DISABLE, 0);
   Drain();
   AbandonAfterFork();
 }
@@ -512,7 +547,8 @@ void PerfSampler::AbandonAfterFork() {
       ring = Ring{};
     }
   }
-  for (int fd : event_fds_) close(fd);
+  // An event the job closed is left: the number may be its file now.
+  for (int fd : event_fds_) aiprof_fd_close(fd);
   event_fds_.clear();
   switch_ids_.clear();
   copy_ids_.clear();
