@@ -1,12 +1,15 @@
 /* Helper program for aiprof_runtime_process_tests: a job that, like a daemon or some
  * launchers, closes every descriptor above 2 while it runs and then opens its own files,
  * which get the numbers the runtime used. Usage:
- *   fd_closing_job <dir> <close|close_range|closefrom|dup2> <ranges per thread>
+ *   fd_closing_job <dir> <close|close_range|closefrom|dup2> <ranges per thread> [stop]
  * Two threads record ranges while the main thread, five times over, closes every descriptor
  * above 2 (the way named by the mode; dup2 puts /dev/null over each instead), then opens
  * three files at once (so they take the lowest numbers, the runtime's old ones) and writes
  * keep_<n>.txt ("keep_<n> ok\n", 10 bytes, in two writes with a pause between so that the
- * runtime's writer flushes meanwhile). Prints the number of ranges recorded. */
+ * runtime's writer flushes meanwhile). With "stop", the last round stops the collection
+ * (aiprofStop) between the two writes, while its files hold the old numbers: the sources'
+ * stop (CPU sampling's perf events: ioctl, close) must leave them alone. Prints the number
+ * of ranges recorded. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "aiprof/aiprof.h"
 #include "aiprof/mstx.h"
 
 static int g_ranges_per_thread;
@@ -59,10 +63,11 @@ static void WriteAll(int fd, const char* text) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s <dir> <mode> <ranges per thread>\n", argv[0]);
+  if (argc != 4 && !(argc == 5 && strcmp(argv[4], "stop") == 0)) {
+    fprintf(stderr, "usage: %s <dir> <mode> <ranges per thread> [stop]\n", argv[0]);
     return 2;
   }
+  const int stop = argc == 5;
   g_ranges_per_thread = atoi(argv[3]);
   pthread_t threads[2];
   for (int t = 0; t < 2; ++t) pthread_create(&threads[t], NULL, Record, NULL);
@@ -82,6 +87,10 @@ int main(int argc, char** argv) {
       WriteAll(fds[i], text);
     }
     Pause(15000);
+    if (stop && round == 4 && aiprofStop(NULL) != AIPROF_SUCCESS) {
+      fprintf(stderr, "aiprofStop failed\n");
+      return 4;
+    }
     for (int i = 0; i < 3; ++i) WriteAll(fds[i], " ok\n");
     Pause(5000);
     for (int i = 0; i < 3; ++i) close(fds[i]);

@@ -1,13 +1,16 @@
 // A job that closes every descriptor above 2 and opens its own files (fd_closing_job.c):
-// the runtime never writes into them, and its profile is complete. Each run's files are
-// compared byte for byte with those of the same job run without profiling.
+// neither the runtime nor a plugin (CPU sampling's perf events) ever writes into, ioctl()s
+// or closes them, and the profile is complete. Each run's files are compared byte for byte
+// with those of the same job run without profiling.
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <string>
 #include <vector>
 
+#include "format/records_cpu.h"
 #include "runtime/child_process.h"
 #include "runtime/raw_data.h"
 
@@ -26,10 +29,11 @@ std::string ReadFile(const std::string& path) {
 
 // Runs the job in `dir`; returns what it printed (the ranges it recorded).
 std::string RunJob(const std::string& dir, const std::string& mode,
-                   const std::vector<std::string>& environment) {
-  Child job =
-      Spawn({BuildDir() + "/bin/fd_closing_job", dir, mode, std::to_string(kRangesPerThread)},
-            environment);
+                   const std::vector<std::string>& environment, bool stop = false) {
+  std::vector<std::string> command = {BuildDir() + "/bin/fd_closing_job", dir, mode,
+                                      std::to_string(kRangesPerThread)};
+  if (stop) command.push_back("stop");
+  Child job = Spawn(command, environment);
   std::string printed = ReadAll(job.stdout_fd);
   int status = Wait(job.pid);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << mode << " status " << status;
@@ -68,6 +72,52 @@ TEST(FdClosingJob, TwentyRunsLeaveTheJobsFilesIntactAndTheProfileComplete) {
     nlohmann::json info = ReadInfoJson(prof_dirs[0]);
     EXPECT_EQ(info["stop_reason"], "exit");
     EXPECT_GT(info.value("raw_file_reopened", 0), 0) << "the job never closed the raw file";
+  }
+}
+
+// With CPU sampling on, the job's files take the numbers of the plugin's perf events (one
+// per thread, CPU and event), and the last round stops the collection while they are open:
+// the plugin's stop disables (ioctl) and closes its events, and before plugin.h's descriptor
+// API it ioctl()ed and closed the job's files under those numbers (the job's next write
+// failed). Where perf_event_open is refused the sampler runs on timers (no descriptors of
+// its own but its /proc reads), and the test says so.
+TEST(FdClosingJob, CpuSamplingLeavesTheJobsFilesAlone) {
+  const char* modes[] = {"close", "close_range", "closefrom", "dup2"};
+  bool perf_ran = false;
+  for (int run = 0; run < 8; ++run) {
+    const std::string mode = modes[run % 4];
+    SCOPED_TRACE("run " + std::to_string(run) + " (" + mode + ")");
+    const std::string dir = MakeTempDir("fd_closing_cpu");
+    std::string printed =
+        RunJob(dir, mode,
+               {Options(dir, ",\"flush_interval_ms\":2,\"cpu_sampling\":{\"freq_hz\":999}"),
+                "LD_PRELOAD=" + BuildDir() + "/lib/libaiprof.so " + BuildDir() +
+                    "/lib/libaiprof_cpusampling.so"},
+               true);
+    EXPECT_EQ(printed, std::to_string(2 * kRangesPerThread) + "\n");
+    for (int file = 0; file < kFiles; ++file) {
+      EXPECT_EQ(ReadFile(dir + "/keep_" + std::to_string(file) + ".txt"),
+                "keep_" + std::to_string(file) + " ok\n")
+          << "keep_" << file << ".txt";
+    }
+    std::vector<std::string> prof_dirs = ProfDirs(dir);
+    ASSERT_EQ(prof_dirs.size(), 1u);
+    RawData data = LoadRawFile(RuntimeDataFile(prof_dirs[0]));
+    ASSERT_TRUE(data.opened) << data.error;
+    EXPECT_TRUE(data.report.clean()) << data.report.Summary();
+    EXPECT_EQ(data.TotalDrops(), 0u);
+    bool sampled = false;
+    for (const Record& record : data.records) {
+      if (record.kind != static_cast<uint8_t>(format::CpuRecordKind::kCpuSamplingInfo)) continue;
+      sampled = record.aux != static_cast<uint16_t>(format::CpuSamplingMode::kNone);
+      perf_ran |= record.aux == static_cast<uint16_t>(format::CpuSamplingMode::kPerfEvent);
+    }
+    EXPECT_TRUE(sampled) << "CPU sampling did not run";
+    EXPECT_EQ(ReadInfoJson(prof_dirs[0])["stop_reason"], "stop");
+  }
+  if (!perf_ran) {
+    std::cout << "note: perf_event_open was refused here (perf_event_paranoid, not root): "
+                 "the sampler ran on timers, and its perf events were not exercised\n";
   }
 }
 
