@@ -56,11 +56,14 @@ if [[ -d src/runtime ]]; then
 fi
 
 # The dynamic control socket server, config watcher and logs (threads), and the descriptor
-# registry's adoption against the program's closes, under TSan.
+# registries' adoption against the program's closes (the runtime's and the plugins'), under
+# TSan.
 if [[ -d tests/dynamic && -d src/runtime ]]; then
-  cmake --build "$tsan_dir" -j "$jobs" --target dynamic_unit_test owned_fd_unit_test
+  cmake --build "$tsan_dir" -j "$jobs" --target dynamic_unit_test owned_fd_unit_test \
+    plugin_fds_unit_test
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_dir/bin/dynamic_unit_test"
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_dir/bin/owned_fd_unit_test"
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_dir/bin/plugin_fds_unit_test"
 fi
 
 # The collect-option matrix (tests/torch/test_collect_option_matrix.py) once more with the
