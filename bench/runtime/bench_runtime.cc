@@ -2,12 +2,16 @@
 // and a mark, with a registered string and with a plain string, with collection on and
 // off, on 1 and 2 threads; the rdtsc floor; and the resident memory the first window adds
 // (the buffer pool's initial part; it grows on demand, see bench_runtime_memory); and the
-// interposed close() against the bare system call.
+// interposed close() against the bare system call (close(-1), and numbers that are not
+// open while a plugin holds a registered descriptor above them, as CPU sampling's perf
+// events are).
 //
 // Enabled runs write to a window in /dev/shm (or $TMPDIR) with a buffer large enough that
 // nothing is dropped during the short runs; the drop total is printed at the end so a
 // figure measured on the (cheaper) drop path cannot pass unnoticed.
 #include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -21,6 +25,11 @@
 
 #include "aiprof/aiprof.h"
 #include "aiprof/mstx.h"
+
+// The plugin ABI's descriptor registry (plugin.h), weak: the same binary measures a library
+// that predates it (nothing registered then).
+extern "C" __attribute__((weak)) uint64_t aiprof_fd_watch(void);
+extern "C" __attribute__((weak)) int aiprof_fd_adopt(uint64_t watch, int fd);
 
 namespace {
 
@@ -100,6 +109,40 @@ void BM_CloseSystemCall(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(syscall(SYS_close, -1));
 }
 
+// Numbers below the default RLIMIT_NOFILE (1024): a plugin's descriptor at kPluginNumber
+// (registered in main() when the library has the registry), none of the others open. The
+// hook scans both registries for these (close(-1) skips them); a range close scans the
+// plugins' bitmap word by word (11 words for this one).
+constexpr int kPluginNumber = 1000;
+constexpr int kUnopened = 900;
+constexpr unsigned int kUnopenedFirst = 200;
+constexpr unsigned int kUnopenedLast = 899;
+void BM_CloseUnopenedInterposed(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(close(kUnopened));
+}
+void BM_CloseUnopenedSystemCall(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(syscall(SYS_close, kUnopened));
+}
+void BM_CloseRangeInterposed(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(close_range(kUnopenedFirst, kUnopenedLast, 0));
+}
+void BM_CloseRangeSystemCall(benchmark::State& state) {
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(syscall(SYS_close_range, kUnopenedFirst, kUnopenedLast, 0));
+  }
+}
+
+// Registers an eventfd at kPluginNumber as a plugin would; false when the library has no
+// registry or the number cannot be had.
+bool RegisterPluginDescriptor() {
+  if (aiprof_fd_watch == nullptr || aiprof_fd_adopt == nullptr) return false;
+  const uint64_t watch = aiprof_fd_watch();
+  const int made = eventfd(0, EFD_CLOEXEC);
+  const int fd = made < 0 ? -1 : fcntl(made, F_DUPFD_CLOEXEC, kPluginNumber);
+  if (made >= 0) syscall(SYS_close, made);
+  return fd == kPluginNumber && aiprof_fd_adopt(watch, fd) == fd;
+}
+
 #define ENABLED(fn) \
   BENCHMARK(fn)->Name(#fn "/enabled")->Setup(StartWindow)->Teardown(StopWindow)->MinTime(0.2)
 #define DISABLED(fn) BENCHMARK(fn)->Name(#fn "/disabled")->MinTime(0.2)
@@ -115,6 +158,10 @@ DISABLED(BM_PushPopString)->Threads(1)->Threads(2);
 DISABLED(BM_MarkString)->Threads(1)->Threads(2);
 BENCHMARK(BM_CloseInterposed)->MinTime(0.2)->Threads(1)->Threads(2);
 BENCHMARK(BM_CloseSystemCall)->MinTime(0.2)->Threads(1)->Threads(2);
+BENCHMARK(BM_CloseUnopenedInterposed)->MinTime(0.2)->Threads(1)->Threads(2);
+BENCHMARK(BM_CloseUnopenedSystemCall)->MinTime(0.2)->Threads(1)->Threads(2);
+BENCHMARK(BM_CloseRangeInterposed)->MinTime(0.2)->Threads(1);
+BENCHMARK(BM_CloseRangeSystemCall)->MinTime(0.2)->Threads(1);
 
 }  // namespace
 
@@ -144,6 +191,8 @@ int main(int argc, char** argv) {
   std::printf("resident after warming up to the cap: %.1f MiB (warm-up drops, not counted: %llu)\n",
               static_cast<double>(RssKb() - rss_before) / 1024.0,
               static_cast<unsigned long long>(DropsOfLastWindow()));
+  std::printf("a plugin descriptor registered at %d: %s\n", kPluginNumber,
+              RegisterPluginDescriptor() ? "yes" : "no (the library has no registry)");
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
