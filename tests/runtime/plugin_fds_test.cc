@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -191,6 +192,74 @@ TEST(PluginFds, OpenRegistersAFile) {
   EXPECT_EQ(aiprof_fd_open("/nonexistent/aiprof", O_RDONLY), -1);
   EXPECT_EQ(errno, ENOENT);
   EXPECT_EQ(aiprof_fd_open(nullptr, O_RDONLY), -1);
+}
+
+// Plugin threads make, use and close descriptors while the program closes their numbers
+// and opens its own pipes under them: no use of the plugin ever runs on the program's pipe,
+// and the program's pipe is never closed under it. Run under TSan in the sanitizer stage;
+// descriptors are made and inspected by system calls, as the registry closes them (TSan's
+// model of descriptors follows libc's calls and would take a number closed by system call
+// and made again for a race).
+TEST(PluginFds, PluginsAndAProgramClosingTheirNumbersNeverTouchTheProgramsDescriptors) {
+  constexpr int kFirst = 600;
+  constexpr int kLast = 700;
+  std::atomic<bool> done{false};
+  std::atomic<int> uses_on_program_pipes{0};
+  std::atomic<int> uses{0};
+  auto plugin = [&] {
+    while (!done.load()) {
+      const uint64_t watch = aiprof_fd_watch();
+      const int made = static_cast<int>(syscall(SYS_eventfd2, 0, EFD_CLOEXEC));
+      const int fd = static_cast<int>(syscall(SYS_fcntl, made, F_DUPFD_CLOEXEC, kFirst));
+      syscall(SYS_close, made);
+      std::this_thread::yield();  // a window for the program's close, as a busy job gives
+      if (fd < 0 || aiprof_fd_adopt(watch, fd) < 0) continue;  // the program's now, or left
+      std::this_thread::yield();
+      struct Check {
+        std::atomic<int>* on_pipe;
+        std::atomic<int>* uses;
+      } check{&uses_on_program_pipes, &uses};
+      aiprof_fd_use(
+          fd,
+          [](int number, void* context) {
+            auto* state = static_cast<Check*>(context);
+            struct stat info {};
+            if (syscall(SYS_fstat, number, &info) == 0 && S_ISFIFO(info.st_mode)) {
+              state->on_pipe->fetch_add(1);
+            }
+            state->uses->fetch_add(1);
+          },
+          &check);
+      aiprof_fd_close(fd);
+    }
+  };
+  int pipes_closed_under_the_program = 0;
+  std::thread plugins[2] = {std::thread(plugin), std::thread(plugin)};
+  std::thread program([&] {
+    for (int round = 0; round < 1000; ++round) {
+      ProgramCloses(kFirst, kLast);
+      int ends[2];
+      if (syscall(SYS_pipe2, ends, O_CLOEXEC) != 0) continue;
+      int mine[2];
+      for (int end = 0; end < 2; ++end) {
+        mine[end] = static_cast<int>(syscall(SYS_fcntl, ends[end], F_DUPFD_CLOEXEC, kFirst));
+        syscall(SYS_close, ends[end]);
+      }
+      std::this_thread::yield();
+      for (int end = 0; end < 2; ++end) {
+        if (mine[end] < 0) continue;
+        if (syscall(SYS_fcntl, mine[end], F_GETFD) < 0) ++pipes_closed_under_the_program;
+        ProgramCloses(mine[end], mine[end]);
+      }
+    }
+    done.store(true);
+  });
+  program.join();
+  for (std::thread& thread : plugins) thread.join();
+  EXPECT_EQ(uses_on_program_pipes.load(), 0);
+  EXPECT_EQ(pipes_closed_under_the_program, 0);
+  EXPECT_GT(uses.load(), 0);
+  ProgramCloses(kFirst, kLast);
 }
 
 }  // namespace
