@@ -151,7 +151,7 @@ void RunIndex::IndexFlows() {
     const uint32_t from = f.from_slice[row], to = f.to_slice[row];
     if (to >= slices || from >= slices) continue;
     flows_.push_back(row);
-    if (role(to) & kRoleSkip) {  // a CUDA sync record: what the call waited for
+    if (skipped(to)) {  // a CUDA sync record: what the call waited for
       sync_targets_.push_back({from, {SyncKindOf(model_, s.args[to], sync_kind), s.track[to], to}});
     }
   }
@@ -183,7 +183,7 @@ void RunIndex::IndexEventWaits() {
       }
       continue;
     }
-    if ((role(row) & kRoleSkip) == 0) continue;
+    if (!skipped(row)) continue;
     const std::optional<int64_t> stream = model_.args.Int(args, stream_key);
     const std::optional<int64_t> record = model_.args.Int(args, record_key);
     if (!stream || !record || *stream < 0 || *record < 0) continue;  // no event record found

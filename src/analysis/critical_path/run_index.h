@@ -73,6 +73,11 @@ class RunIndex {
     return name_role_[s.name[slice]] | category_role_[s.category[slice]] |
            (code == kCodeCompute ? kRoleCompute : 0) | (code == kCodeComm ? kRoleComm : 0);
   }
+  // (role(slice) & kRoleSkip) != 0: its category's, unless it is a step's range.
+  bool skipped(uint32_t slice) const {
+    return (category_role_[model_.slices.category[slice]] & kRoleSkip) != 0 &&
+           slice_code_.Get(slice) != kCodeStep;
+  }
   ChainKind thread_kind(uint32_t thread) const { return thread_kind_[thread]; }
   // The track's slices that overlap [begin, end) in (start, longest first) order: those open
   // at `begin`, outermost first, then those starting inside.
