@@ -55,10 +55,12 @@ if [[ -d src/runtime ]]; then
   fi
 fi
 
-# The dynamic control socket server, config watcher and logs (threads) under TSan.
+# The dynamic control socket server, config watcher and logs (threads), and the descriptor
+# registry's adoption against the program's closes, under TSan.
 if [[ -d tests/dynamic && -d src/runtime ]]; then
-  cmake --build "$tsan_dir" -j "$jobs" --target dynamic_unit_test
+  cmake --build "$tsan_dir" -j "$jobs" --target dynamic_unit_test owned_fd_unit_test
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_dir/bin/dynamic_unit_test"
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" "$tsan_dir/bin/owned_fd_unit_test"
 fi
 
 # The collect-option matrix (tests/torch/test_collect_option_matrix.py) once more with the

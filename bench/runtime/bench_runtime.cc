@@ -1,13 +1,15 @@
 // Cost of the record path (docs/PERFORMANCE.md, "Runtime record path"): a push+pop pair
 // and a mark, with a registered string and with a plain string, with collection on and
 // off, on 1 and 2 threads; the rdtsc floor; and the resident memory the first window adds
-// (the buffer pool's initial part; it grows on demand, see bench_runtime_memory).
+// (the buffer pool's initial part; it grows on demand, see bench_runtime_memory); and the
+// interposed close() against the bare system call.
 //
 // Enabled runs write to a window in /dev/shm (or $TMPDIR) with a buffer large enough that
 // nothing is dropped during the short runs; the drop total is printed at the end so a
 // figure measured on the (cheaper) drop path cannot pass unnoticed.
 #include <benchmark/benchmark.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -88,6 +90,16 @@ void BM_MarkString(benchmark::State& state) {
   for (auto _ : state) mstxMarkA("bench mark", nullptr);
 }
 
+// The program's close(), which the runtime interposes (runtime/fd_hooks.cc: it records the
+// close for the descriptors the runtime adopts), against the bare system call, on a number
+// that is not open (the cost of the hook, not of closing a file).
+void BM_CloseInterposed(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(close(-1));
+}
+void BM_CloseSystemCall(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(syscall(SYS_close, -1));
+}
+
 #define ENABLED(fn) \
   BENCHMARK(fn)->Name(#fn "/enabled")->Setup(StartWindow)->Teardown(StopWindow)->MinTime(0.2)
 #define DISABLED(fn) BENCHMARK(fn)->Name(#fn "/disabled")->MinTime(0.2)
@@ -101,6 +113,8 @@ ENABLED(BM_MarkString)->Threads(1)->Threads(2);
 DISABLED(BM_PushPopRegistered)->Threads(1)->Threads(2);
 DISABLED(BM_PushPopString)->Threads(1)->Threads(2);
 DISABLED(BM_MarkString)->Threads(1)->Threads(2);
+BENCHMARK(BM_CloseInterposed)->MinTime(0.2)->Threads(1)->Threads(2);
+BENCHMARK(BM_CloseSystemCall)->MinTime(0.2)->Threads(1)->Threads(2);
 
 }  // namespace
 

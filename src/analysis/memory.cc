@@ -7,35 +7,14 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "analysis/input_wait.h"
 #include "analysis/intervals.h"
-#include "analysis/slices_by_start.h"
+#include "analysis/training_phase.h"
 #include "format/records_host.h"
-#include "model/ascii_case.h"
 #include "model/framework_operators.h"
 #include "model/recorded_metadata.h"
 
 namespace aiprof::analysis {
 namespace {
-
-enum ContextFlag : uint8_t {
-  kInputContext = 1,
-  kOptimizerContext = 2,
-  kBackwardContext = 4,
-  kForwardContext = 8,
-};
-
-using model::ContainsNoCase;
-
-uint8_t ContextOf(std::string_view name) {
-  if (IsInputWaitName(name)) return kInputContext;
-  if (ContainsNoCase(name, "optimizer")) return kOptimizerContext;
-  if (ContainsNoCase(name, "backward") || ContainsNoCase(name, "autograd::engine")) {
-    return kBackwardContext;
-  }
-  if (ContainsNoCase(name, "forward")) return kForwardContext;
-  return 0;
-}
 
 std::string DeviceName(int64_t device_type, int64_t device_index) {
   std::string name = device_type == 0   ? "CPU"
@@ -44,38 +23,6 @@ std::string DeviceName(int64_t device_type, int64_t device_index) {
   if (device_index >= 0) name += ":" + std::to_string(device_index);
   return name;
 }
-
-// The slice around a moment on a track, found among the track's slices by start, then up the
-// parent chain. Step ranges are not operators and are passed over.
-class EnclosingSlices {
- public:
-  EnclosingSlices(const model::Model& model, const std::vector<uint8_t>& wanted_tracks,
-                  const std::vector<StepSpan>& steps)
-      : slices_(model.slices), by_start_(model.slices, [](uint32_t row) { return row; }) {
-    for (const StepSpan& step : steps) {
-      if (step.slice != model::kNoRow) step_slices_.insert(step.slice);
-    }
-    for (uint32_t row = 0; row < slices_.size(); ++row) {
-      if (wanted_tracks[slices_.track[row]] && !step_slices_.contains(row)) {
-        by_start_.Add(slices_.track[row], row);
-      }
-    }
-    by_start_.Sort();
-  }
-  uint32_t Innermost(uint32_t track, int64_t ts) const {
-    for (uint32_t row = by_start_.LastStartedBy(track, ts); row != model::kNoRow;
-         row = slices_.parent[row]) {
-      if (slices_.end[row] >= ts && !step_slices_.contains(row)) return row;
-    }
-    return model::kNoRow;
-  }
-
- private:
-  using RowIsItem = uint32_t (*)(uint32_t);
-  const model::SliceTable& slices_;
-  SlicesByStart<RowIsItem> by_start_;
-  std::unordered_set<uint32_t> step_slices_;
-};
 
 // torch's DeviceType values whose memory torch.profiler counts as CPU memory (CPU, MKLDNN,
 // IDEEP); every other device's is device memory (CUDA Mem).
@@ -279,8 +226,7 @@ class MemoryAnalyzer {
 
     std::vector<uint8_t> wanted_tracks(model_.tracks.size(), 0);
     for (const AllocatorEvent& event : events_) wanted_tracks[event.track] = 1;
-    const EnclosingSlices enclosing(model_, wanted_tracks, steps_);
-    std::vector<int16_t> context_of(model_.strings.size(), -1);
+    TrainingPhases phases(model_, wanted_tracks, steps_);
     const std::vector<std::vector<Interval>> steps_of_process = StepsByProcess();
 
     struct OperatorKey {
@@ -296,7 +242,7 @@ class MemoryAnalyzer {
     for (size_t i = 0; i < events_.size(); ++i) {
       const AllocatorEvent& event = events_[i];
       if (event.bytes <= 0) continue;
-      const MemoryCategory category = Categorize(event, enclosing, steps_of_process, context_of);
+      const MemoryCategory category = Categorize(event, phases, steps_of_process);
       AddBlock(event, operator_of_event[i], category);
       auto& track = changes[{event.pool, category}];
       track.emplace_back(event.ts, event.bytes);
@@ -359,55 +305,33 @@ class MemoryAnalyzer {
     return std::move(attribution.operator_of_event);
   }
 
-  // Where on its thread a time falls: the innermost slice, the context kinds of the ranges
-  // around it and the end of the outermost range of each kind.
-  struct Context {
-    uint32_t innermost = model::kNoRow;
-    uint8_t flags = 0;
-    int64_t end[9] = {};
-  };
-  Context ContextAt(uint32_t track, int64_t ts, const EnclosingSlices& enclosing,
-                    std::vector<int16_t>& context_of) const {
-    const model::SliceTable& s = model_.slices;
-    Context at;
-    at.innermost = enclosing.Innermost(track, ts);
-    for (uint32_t row = at.innermost; row != model::kNoRow; row = s.parent[row]) {
-      int16_t& context = context_of[s.name[row]];
-      if (context < 0) context = ContextOf(model_.Str(s.name[row]));
-      at.flags |= static_cast<uint8_t>(context);
-      if (context != 0) at.end[context] = s.end[row];
-    }
-    return at;
-  }
-
   // The category of the block `allocation` starts (the rules in memory.h, in order).
-  MemoryCategory Categorize(const AllocatorEvent& allocation, const EnclosingSlices& enclosing,
-                            const std::vector<std::vector<Interval>>& steps_of_process,
-                            std::vector<int16_t>& context_of) {
+  MemoryCategory Categorize(const AllocatorEvent& allocation, TrainingPhases& phases,
+                            const std::vector<std::vector<Interval>>& steps_of_process) {
     if (allocation.freed_at == INT64_MAX) {
       if (auto role = RecordedRole(allocation)) return *role;
     }
-    const Context at = ContextAt(allocation.track, allocation.ts, enclosing, context_of);
+    const PhasesAt at = phases.At(allocation.track, allocation.ts);
     const int64_t freed_at = allocation.freed_at;
-    if (at.flags & kInputContext) return MemoryCategory::kInput;
+    if (at.phases & kInputPhase) return MemoryCategory::kInput;
     if (at.innermost != model::kNoRow && freed_at <= model_.slices.end[at.innermost]) {
       return MemoryCategory::kTemporary;
     }
-    if (at.flags & kOptimizerContext) {
-      return freed_at > at.end[kOptimizerContext] ? MemoryCategory::kOptimizerState
+    if (at.phases & kOptimizerPhase) {
+      return freed_at > at.EndOf(kOptimizerPhase) ? MemoryCategory::kOptimizerState
                                                   : MemoryCategory::kTemporary;
     }
-    if (at.flags & kBackwardContext) {
-      return freed_at > at.end[kBackwardContext] ? MemoryCategory::kGradient
+    if (at.phases & kBackwardPhase) {
+      return freed_at > at.EndOf(kBackwardPhase) ? MemoryCategory::kGradient
                                                  : MemoryCategory::kAutograd;
     }
-    if (at.flags & kForwardContext) return MemoryCategory::kActivation;
+    if (at.phases & kForwardPhase) return MemoryCategory::kActivation;
     if (at.innermost != model::kNoRow && allocation.freed_by != SIZE_MAX) {
       // An operator outside backward and the optimizer is the forward pass, named or not.
       const AllocatorEvent& free = events_[allocation.freed_by];
-      const Context freed = ContextAt(free.track, free.ts, enclosing, context_of);
-      return (freed.flags & kBackwardContext) ? MemoryCategory::kActivation
-                                              : MemoryCategory::kTemporary;
+      const PhasesAt freed = phases.At(free.track, free.ts);
+      return (freed.phases & kBackwardPhase) ? MemoryCategory::kActivation
+                                             : MemoryCategory::kTemporary;
     }
     if (freed_at == INT64_MAX && !InsideStep(steps_of_process, allocation.track, allocation.ts)) {
       return MemoryCategory::kParameter;

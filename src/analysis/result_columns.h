@@ -3,7 +3,7 @@
 // API (server/), the communication JSON files (export/analysis/communication_files.h) and the
 // cluster's files and database (export/cluster/, export/sqlite/cluster_db.h), the cluster's
 // own results included (its diagnosis, ranks and host clocks: cluster/slow_ranks.h,
-// cluster/cluster_merge.h). A column says its
+// cluster/cluster_merge.h), and `aiprof compare`'s (compare/compare_columns.h). A column says its
 // names, unit, type and how its value is read from a row, so a derived column is computed once, by
 // its accessor, and adding a column to a result is one edit of its description.
 //
@@ -40,6 +40,11 @@ enum class ColumnUnit : uint8_t {
                         // the run's origin
   kTimestampMicros,     // msprof's times (ns): files µs (3 decimals); tables REAL µs; UI ns
                         // from the run's origin
+  kMeanNanoseconds,     // a real number of ns (a mean): files ns / 1000 with 3 fixed decimals,
+                        // not rounded to a whole ns first; tables REAL µs; UI ns as a real
+  kDiffRatio,           // comparison / base (msprof-analyze compare's Diff Ratio), +inf when
+                        // only the comparison has any: files 4 fixed decimals or "inf"; tables
+                        // REAL; UI a number, null when infinite
 };
 
 // Which writers show a column: msprof's files and tables keep their published columns, the
@@ -86,6 +91,8 @@ inline bool HeldAsReal(ColumnUnit unit) {
     case ColumnUnit::kPercent:
     case ColumnUnit::kPercentage:
     case ColumnUnit::kTimestampMicros:
+    case ColumnUnit::kMeanNanoseconds:
+    case ColumnUnit::kDiffRatio:
       return true;
     default:
       return false;
@@ -99,12 +106,14 @@ inline int ClusterDecimals(ColumnUnit unit) {
   switch (unit) {
     case ColumnUnit::kNanoseconds:
     case ColumnUnit::kTimestampMicros:
+    case ColumnUnit::kMeanNanoseconds:
       return 3;
     case ColumnUnit::kMilliseconds:
     case ColumnUnit::kMegabytes:
       return 6;
     case ColumnUnit::kGigabytesPerSecond:
     case ColumnUnit::kRatio:
+    case ColumnUnit::kDiffRatio:
       return 4;
     default:
       return -1;
@@ -167,12 +176,13 @@ struct Column {
     if (text != nullptr) return "TEXT";
     return real != nullptr || HeldAsReal(unit) ? "REAL" : "INTEGER";
   }
-  // The TypeScript type of the UI API's field.
+  // The TypeScript type of the UI API's field: null where a value may be unknown, or (a
+  // Diff Ratio) infinite.
   std::string UiType() const {
     std::string type = text != nullptr             ? "string"
                        : unit == ColumnUnit::kFlag ? "boolean"
                                                    : "number";
-    return null_when_negative ? type + " | null" : type;
+    return null_when_negative || unit == ColumnUnit::kDiffRatio ? type + " | null" : type;
   }
 
   CellValue Read(const Row& row) const {
@@ -221,12 +231,13 @@ inline double MillisValue(int64_t ns) {
 }
 
 // A cell's number in its unit's scale, not rounded (not for text, flags or null): µs or ms
-// for msprof's durations, the value itself otherwise.
+// for msprof's durations and means, the value itself otherwise.
 inline double ScaledValue(ColumnUnit unit, const CellValue& cell) {
   const double v = cell.kind == CellValue::kReal ? cell.real : static_cast<double>(cell.integer);
   switch (unit) {
     case ColumnUnit::kNanoseconds:
     case ColumnUnit::kTimestampMicros:
+    case ColumnUnit::kMeanNanoseconds:
       return v / 1e3;
     case ColumnUnit::kMilliseconds:
       return v / 1e6;

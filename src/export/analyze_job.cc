@@ -78,25 +78,14 @@ ExportResult RunAnalyze(const AnalyzeOptions& options, std::ostream& out, std::o
     ++analysed;
   }
   // The communication files wait for every rank of the run: the wait needs the peers.
-  std::vector<std::string> communication_errors;
-  const size_t written_before_communication = result.written.size();
-  communication.Finish(&result.written, &communication_errors);
-  for (size_t i = written_before_communication; i < result.written.size(); ++i) {
-    out << "  " << result.written[i] << "\n";
-  }
-  for (const auto& e : communication_errors) err << kCommand << ": " << e << "\n";
-  failed |= !communication_errors.empty();
+  failed |= !communication.FinishAndReport(kCommand, &result.written, out, err);
   if (options.critical_path && runs.size() > 1 && analysed > 0) {
     std::vector<std::string> job_written;
     failed |= !RunJobCriticalPath(runs, options, out, err, &job_written);
     for (const std::string& path : job_written) out << "  " << path << "\n";
     result.written.insert(result.written.end(), job_written.begin(), job_written.end());
   }
-  if (failed) {
-    result.exit_code = kExitFailure;
-  } else if (usage_error) {
-    result.exit_code = analysed > 0 ? kExitFailure : kExitUsage;
-  }
+  result.exit_code = ExitCodeOfDirectories(failed, usage_error, analysed);
   return result;
 }
 

@@ -377,19 +377,8 @@ ExportResult RunExport(const ExportOptions& options, std::ostream& out, std::ost
   }
   progress.Done();
   // The communication files wait for every rank of the run: the wait needs the peers.
-  std::vector<std::string> communication_errors;
-  const size_t written_before_communication = result.written.size();
-  communication.Finish(&result.written, &communication_errors);
-  for (size_t i = written_before_communication; i < result.written.size(); ++i) {
-    out << "  " << result.written[i] << "\n";
-  }
-  for (const auto& e : communication_errors) err << "aiprof export: " << e << "\n";
-  failed |= !communication_errors.empty();
-  if (failed) {
-    result.exit_code = kExitFailure;
-  } else if (usage_error) {
-    result.exit_code = exported > 0 ? kExitFailure : kExitUsage;
-  }
+  failed |= !communication.FinishAndReport("aiprof export", &result.written, out, err);
+  result.exit_code = ExitCodeOfDirectories(failed, usage_error, exported);
   return result;
 }
 

@@ -1,7 +1,8 @@
 // close, close_range, closefrom, dup2 and dup3, interposed (exported by the library): a
 // program that closes or replaces one of the runtime's descriptors first takes it away from
 // the runtime (owned_fd.h), so the runtime never writes to the number once the program may
-// reuse it. Everything else passes straight to libc.
+// reuse it, and every close is recorded (ProgramCloseScope) so that a descriptor the runtime
+// is adopting is not taken from under it. Everything else passes straight to libc.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
@@ -62,6 +63,7 @@ using namespace aiprof::runtime;
 extern "C" {
 
 __attribute__((visibility("default"))) int close(int fd) {
+  ProgramCloseScope closing(fd, fd);
   if (fd >= 0) Release(fd, fd);
   return g_close != nullptr ? g_close(fd) : static_cast<int>(syscall(SYS_close, fd));
 }
@@ -75,13 +77,13 @@ __attribute__((visibility("default"))) int close_range(unsigned int first, unsig
   };
   // CLOSE_RANGE_CLOEXEC only marks the descriptors; the runtime's are close-on-exec already.
   if ((flags & CLOSE_RANGE_CLOEXEC) != 0) return close_them();
-  RangeCloseScope closing;
+  ProgramCloseScope closing(ToInt(first), ToInt(last));
   Release(ToInt(first), ToInt(last));
   return close_them();
 }
 
 __attribute__((visibility("default"))) void closefrom(int lowest) noexcept {
-  RangeCloseScope closing;
+  ProgramCloseScope closing(lowest < 0 ? 0 : lowest, INT_MAX);
   Release(lowest < 0 ? 0 : lowest, INT_MAX);
   if (g_closefrom != nullptr) {
     g_closefrom(lowest);
@@ -91,6 +93,7 @@ __attribute__((visibility("default"))) void closefrom(int lowest) noexcept {
 }
 
 __attribute__((visibility("default"))) int dup2(int old_fd, int new_fd) noexcept {
+  ProgramCloseScope closing(new_fd, new_fd);
   if (old_fd != new_fd && new_fd >= 0) Release(new_fd, new_fd);
   if (g_dup2 != nullptr) return g_dup2(old_fd, new_fd);
   if (old_fd == new_fd) return fcntl(old_fd, F_GETFD) < 0 ? -1 : new_fd;
@@ -98,6 +101,7 @@ __attribute__((visibility("default"))) int dup2(int old_fd, int new_fd) noexcept
 }
 
 __attribute__((visibility("default"))) int dup3(int old_fd, int new_fd, int flags) noexcept {
+  ProgramCloseScope closing(new_fd, new_fd);
   if (old_fd != new_fd && new_fd >= 0) Release(new_fd, new_fd);
   return g_dup3 != nullptr ? g_dup3(old_fd, new_fd, flags)
                            : static_cast<int>(syscall(SYS_dup3, old_fd, new_fd, flags));

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <utility>
+
 namespace aiprof::runtime {
 namespace {
 
@@ -27,8 +29,20 @@ struct Slot {
 // Constant-initialised: the interposed close() may run before any constructor of this library.
 Slot g_slots[kSlots];
 std::atomic<int> g_high_water{0};
-// Range closes between their scan of the registry and their system call (RangeCloseScope).
-std::atomic<int> g_range_closes{0};
+// The program's closes between their scan of the registry and the end of their system call
+// (ProgramCloseScope).
+std::atomic<int> g_closes_in_progress{0};
+
+// The latest closes of the program, by close generation (the count of ended closes): entry
+// g % kRecentCloses holds close g once its `generation` reads g (0 while it is written).
+constexpr uint64_t kRecentCloses = 256;
+struct RecentClose {
+  std::atomic<uint64_t> generation{0};
+  std::atomic<int> first{0};
+  std::atomic<int> last{0};
+};
+RecentClose g_recent_closes[kRecentCloses];
+std::atomic<uint64_t> g_close_generation{0};
 
 int Register(int fd) {
   for (int index = 0; index < kSlots; ++index) {
@@ -82,11 +96,11 @@ OwnedFd::OwnedFd(int fd) {
   device_ = info.st_dev;
   inode_ = info.st_ino;
   slot_ = Register(fd);
-  // A range close that scanned before this registration may close the number under us:
-  // let it end, then keep the number only if it is still this file (a range that did not
-  // cover it left it open, and forgetting it would leak it).
-  if (g_range_closes.load() != 0) {
-    WaitForRangeCloses();
+  // A close that scanned before this registration may close the number under us: let it
+  // end, then keep the number only if it is still this file (a close that did not cover it
+  // left it open, and forgetting it would leak it).
+  if (g_closes_in_progress.load() != 0) {
+    WaitForProgramCloses();
     struct stat now {};
     if (fstat(fd, &now) != 0 || now.st_dev != device_ || now.st_ino != inode_) Forget();
   }
@@ -185,16 +199,68 @@ void ReleaseOwnedFds(int first, int last) {
   }
 }
 
-RangeCloseScope::RangeCloseScope() {
-  g_range_closes.fetch_add(1);
+ProgramCloseScope::ProgramCloseScope(int first, int last) : first_(first), last_(last) {
+  g_closes_in_progress.fetch_add(1);
 }
 
-RangeCloseScope::~RangeCloseScope() {
-  g_range_closes.fetch_sub(1);
+ProgramCloseScope::~ProgramCloseScope() {
+  const uint64_t generation = g_close_generation.fetch_add(1) + 1;
+  RecentClose& entry = g_recent_closes[generation % kRecentCloses];
+  entry.generation.store(0);
+  entry.first.store(first_);
+  entry.last.store(last_);
+  entry.generation.store(generation);
+  g_closes_in_progress.fetch_sub(1);
 }
 
-void WaitForRangeCloses() {
-  WaitWhile([] { return g_range_closes.load() != 0; });
+void WaitForProgramCloses() {
+  WaitWhile([] { return g_closes_in_progress.load() != 0; });
+}
+
+CloseWatch::CloseWatch() : start_(g_close_generation.load()) {}
+
+// Called with the number registered: a close that starts now finds it in its scan. A close
+// whose system call came between the number's creation and its registration began before
+// that call, so it is either in progress (waited for) or ended with a generation past the
+// watch's start and a recorded range (read back unless overwritten: then assumed to cover).
+bool CloseWatch::MayHaveClosed(int fd) const {
+  WaitForProgramCloses();
+  const uint64_t end = g_close_generation.load();
+  if (end - start_ > kRecentCloses) return true;
+  for (uint64_t generation = start_ + 1; generation <= end; ++generation) {
+    const RecentClose& entry = g_recent_closes[generation % kRecentCloses];
+    const uint64_t before = entry.generation.load();
+    const int first = entry.first.load();
+    const int last = entry.last.load();
+    if (before != generation || entry.generation.load() != generation) return true;
+    if (first <= fd && fd <= last) return true;
+  }
+  return false;
+}
+
+OwnedFd CloseWatch::Adopt(int fd) const {
+  OwnedFd owned(fd);
+  if (owned.valid() && MayHaveClosed(fd)) {
+    owned.Forget();
+    errno = EBADF;
+  }
+  return owned;
+}
+
+bool CloseWatch::AdoptPair(const int (&ends)[2], OwnedFd& read, OwnedFd& write) const {
+  OwnedFd read_end(ends[0]);
+  OwnedFd write_end(ends[1]);
+  // An end whose number was closed is forgotten; the other is still the runtime's and is
+  // closed by its OwnedFd.
+  if (MayHaveClosed(ends[0])) read_end.Forget();
+  if (MayHaveClosed(ends[1])) write_end.Forget();
+  if (!read_end.valid() || !write_end.valid()) {
+    errno = EBADF;
+    return false;
+  }
+  read = std::move(read_end);
+  write = std::move(write_end);
+  return true;
 }
 
 bool AnyOwnedFdIn(int first, int last) {
@@ -208,7 +274,7 @@ bool AnyOwnedFdIn(int first, int last) {
 
 void ResetOwnedFdUsersAfterFork() {
   for (Slot& slot : g_slots) slot.users.store(0, std::memory_order_relaxed);
-  g_range_closes.store(0, std::memory_order_relaxed);
+  g_closes_in_progress.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace aiprof::runtime

@@ -75,31 +75,79 @@ class OwnedFd {
 // of them is running. Async-signal-safe (atomics and sched_yield only).
 void ReleaseOwnedFds(int first, int last);
 
-// A close of a range of numbers (close_range, closefrom) runs from its scan of the registry
-// to its system call inside one of these: a descriptor the runtime opens meanwhile (the raw
-// file reopened after an earlier close) is not in the scan yet and would be closed under it.
-// An OwnedFd adopted while a range close is in progress waits for it to end and keeps the
-// number only if it still names the file it opened, and the runtime waits for range closes
-// to end before it reopens a lost file (both sides sequentially consistent: the closer counts
-// itself, then scans; the runtime registers, then reads the count). Async-signal-safe.
-class RangeCloseScope {
+// Every close of the program (close, close_range, closefrom, and dup2/dup3 onto a number)
+// runs from before its scan of the registry to after its system call inside one of these,
+// which counts it as in progress and, when it ends, records the numbers it closed (a small
+// ring of the latest closes, numbered by a close generation). Two races need it:
+//  - a descriptor the runtime registers while a close is in progress is not in that close's
+//    scan and may be closed under it: an OwnedFd adopted meanwhile waits for the close to
+//    end and keeps the number only if it still names the file it opened, and the runtime
+//    waits for closes to end before it reopens a lost file (both sides sequentially
+//    consistent: the closer counts itself, then scans; the runtime registers, then reads
+//    the count);
+//  - a descriptor without a path (a pipe, a socket, inotify) can be closed by the program
+//    between its creation and its registration, and the number given to one of the
+//    program's files: no stat of a path can tell, the recorded closes can (CloseWatch).
+// Async-signal-safe (atomics only).
+class ProgramCloseScope {
  public:
-  RangeCloseScope();
-  ~RangeCloseScope();
-  RangeCloseScope(const RangeCloseScope&) = delete;
-  RangeCloseScope& operator=(const RangeCloseScope&) = delete;
+  ProgramCloseScope(int first, int last);
+  ~ProgramCloseScope();
+  ProgramCloseScope(const ProgramCloseScope&) = delete;
+  ProgramCloseScope& operator=(const ProgramCloseScope&) = delete;
+
+ private:
+  int first_, last_;
 };
 
-// Waits (bounded, as a closer waits for a Use()) until no range close is in progress: called
-// before the runtime opens a descriptor it lost, so that the new one is not closed with it.
-void WaitForRangeCloses();
+// Waits (bounded, as a closer waits for a Use()) until no close of the program is in
+// progress: called before the runtime opens a descriptor it lost, so that the new one is not
+// closed with it.
+void WaitForProgramCloses();
+
+// Adopts descriptors made without a path. Begun before the descriptor is made (pipe2,
+// socket, accept4, inotify_init1); Adopt() registers it, waits for the program's closes in
+// progress to end, and keeps it only if no close since the watch began covered its number.
+// A covered number may be the program's file now, so it is left to the program. When more
+// closes happened meanwhile than the ring remembers, the number is left too (the descriptor
+// leaks if it was not closed: a close storm in microseconds, and never a write to a file
+// that is not the runtime's).
+class CloseWatch {
+ public:
+  CloseWatch();
+  // Empty (errno EBADF) when the number may have been closed since the watch began.
+  OwnedFd Adopt(int fd) const;
+  // Both ends of a pipe made since the watch began; false (both empty, errno EBADF) when
+  // either number may have been closed. An end that was not closed is closed again.
+  bool AdoptPair(const int (&ends)[2], OwnedFd& read, OwnedFd& write) const;
+
+ private:
+  bool MayHaveClosed(int fd) const;
+  uint64_t start_;
+};
+
+// A descriptor without a path, made by `make()` (which returns it, or -1 with errno set) and
+// adopted through a CloseWatch; made again (a few tries) when the program may have closed
+// its number meanwhile. Empty when `make()` fails or the program keeps taking the number
+// (errno EBADF).
+template <typename Make>
+OwnedFd MakeOwnedFd(Make make) {
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const CloseWatch watch;
+    const int fd = make();
+    if (fd < 0) return OwnedFd();
+    OwnedFd owned = watch.Adopt(fd);
+    if (owned.valid()) return owned;
+  }
+  return OwnedFd();
+}
 
 // Whether a registered descriptor is in `first`..`last` (a scan of the registry, no system
 // call: the interposed close() costs the program nothing more for its own descriptors).
 bool AnyOwnedFdIn(int first, int last);
 
-// In a fork child, where only the forking thread exists: no Use() is running, whatever the
-// parent's threads were doing when it forked.
+// In a fork child, where only the forking thread exists: no Use() and no close is running,
+// whatever the parent's threads were doing when it forked.
 void ResetOwnedFdUsersAfterFork();
 
 }  // namespace aiprof::runtime

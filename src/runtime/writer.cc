@@ -87,9 +87,9 @@ void CountUnwritten(Window& window, ChunkType type, const void* data, uint32_t s
 // The program closed the raw file's descriptor (and may have reused the number): the number
 // is left alone and the file opened again, appending after its last whole chunk.
 bool ReopenWindowFile(Window& window) {
-  // A closefrom() or close_range() of the program may be between its scan and its system
-  // call: a descriptor opened now would be closed under the next write.
-  WaitForRangeCloses();
+  // A close of the program may be between its scan and its system call: a descriptor opened
+  // now would be closed under the next write.
+  WaitForProgramCloses();
   OwnedFd file = OwnedFd::Open(window.data_path.c_str(), O_WRONLY | O_APPEND);
   if (!file.valid()) return false;
   window.file->SwitchDescriptor(file.get());

@@ -1,12 +1,13 @@
 // /api/compare: `aiprof ui NEW --compare BASE` shows analysis::CompareRuns' result (the
 // numbers behind `aiprof compare`'s report and CSVs): the top regressions of operators and
-// kernels and the step figures of both runs.
+// kernels and the step figures of both runs, each row an object of its described columns
+// (analysis/compare/compare_columns.h; times in ns, a ratio null when infinite).
 #include "server/compare_api.h"
 
-#include <algorithm>
-#include <cmath>
+#include <utility>
 
-#include "analysis/compare/run_comparison.h"
+#include "analysis/compare/compare_columns.h"
+#include "server/described_json.h"
 #include "server/json_text.h"
 
 namespace aiprof::server {
@@ -25,40 +26,53 @@ void AppendRun(std::string& out, const analysis::ComparedRun& run) {
   out += ",\"dropped_records\":" + std::to_string(run.dropped_records) + "}";
 }
 
-// [name, type, input shape, change, base calls, base total, comparison calls, comparison
-// total, diff total, total ratio (null: only the comparison has time)]; times in ns.
+// Each delta as an object of the UI's columns of analysis::kNameDeltaColumns.
 void AppendDeltas(std::string& out, const std::vector<analysis::NameDelta>& deltas) {
   out += '[';
   for (size_t i = 0; i < deltas.size() && i < kDeltaRows; ++i) {
-    const analysis::NameDelta& d = deltas[i];
     if (i > 0) out += ',';
-    out += '[';
-    AppendJsonString(out, d.name);
-    out += ',';
-    AppendJsonString(out, d.type);
-    out += ',';
-    AppendJsonString(out, d.input_shape);
-    out += ',';
-    AppendJsonString(out, analysis::ChangeName(d.change()));
-    out += ',' + std::to_string(d.base.calls) + ',' + std::to_string(d.base.total_ns) + ',' +
-           std::to_string(d.comparison.calls) + ',' + std::to_string(d.comparison.total_ns) + ',' +
-           std::to_string(d.diff_total_ns()) + ',';
-    const double ratio = d.total_ratio();
-    if (std::isfinite(ratio)) {
-      AppendJsonNumber(out, ratio);
-    } else {
-      out += "null";
-    }
-    out += ']';
+    AppendObject<analysis::NameDelta>(out, "", analysis::kNameDeltaColumns, deltas[i], 0);
   }
   out += ']';
 }
 
-void AppendFigures(std::string& out, const analysis::StepFigures& figures) {
+// Each figure's name and the keys of its base, comparison and diff columns in a step row.
+void AppendStepFigures(std::string& out) {
+  using analysis::StepColumnSide;
   out += '[';
-  for (size_t i = 0; i < figures.size(); ++i) {
+  for (size_t f = 0; f < analysis::kStepFigureCount; ++f) {
+    const auto figure = static_cast<analysis::StepFigure>(f);
+    if (f > 0) out += ',';
+    out += "{\"name\":";
+    AppendJsonString(out, analysis::StepFigureName(figure));
+    for (const auto& [name, side] : {std::pair{"base", StepColumnSide::kBase},
+                                     std::pair{"comparison", StepColumnSide::kComparison},
+                                     std::pair{"diff", StepColumnSide::kDiff}}) {
+      out += ",\"";
+      out += name;
+      out += "\":";
+      AppendJsonString(out, analysis::StepFigureColumn(side, figure).key);
+    }
+    out += '}';
+  }
+  out += ']';
+}
+
+// A step row: its scope and steps (numbers, or each side's count for a mean row), then the
+// UI's columns of analysis::kStepDeltaColumns.
+void AppendSteps(std::string& out, const std::vector<analysis::StepDelta>& steps) {
+  out += '[';
+  for (size_t i = 0; i < steps.size() && i < kStepRows; ++i) {
+    const analysis::StepDelta& s = steps[i];
     if (i > 0) out += ',';
-    AppendJsonNumber(out, figures[i]);
+    const std::string own = "\"device\":" + std::to_string(s.device_id) +
+                            ",\"rank\":" + std::to_string(s.rank) +
+                            ",\"mean\":" + (s.mean ? "true" : "false") +
+                            ",\"base_step\":" + std::to_string(s.base_step) +
+                            ",\"comparison_step\":" + std::to_string(s.comparison_step) +
+                            ",\"base_steps\":" + std::to_string(s.base_steps) +
+                            ",\"comparison_steps\":" + std::to_string(s.comparison_steps);
+    AppendObject<analysis::StepDelta>(out, own, analysis::kStepDeltaColumns, s, 0);
   }
   out += ']';
 }
@@ -78,25 +92,11 @@ std::string ComparisonJson(const analysis::RunComparison& c) {
   AppendDeltas(out, c.operators);
   out += ",\"kernels\":";
   AppendDeltas(out, c.kernels);
-  out += ",\"step_figures\":[";
-  for (size_t f = 0; f < analysis::kStepFigureCount; ++f) {
-    if (f > 0) out += ',';
-    AppendJsonString(out, analysis::StepFigureName(static_cast<analysis::StepFigure>(f)));
-  }
-  out += "],\"steps\":[";
-  for (size_t i = 0; i < c.steps.size() && i < kStepRows; ++i) {
-    const analysis::StepDelta& s = c.steps[i];
-    if (i > 0) out += ',';
-    out += "{\"device\":" + std::to_string(s.device_id) + ",\"rank\":" + std::to_string(s.rank) +
-           ",\"mean\":" + (s.mean ? "true" : "false") +
-           ",\"base_step\":" + std::to_string(s.base_step) +
-           ",\"comparison_step\":" + std::to_string(s.comparison_step) + ",\"base\":";
-    AppendFigures(out, s.base);
-    out += ",\"comparison\":";
-    AppendFigures(out, s.comparison);
-    out += '}';
-  }
-  out += "]}";
+  out += ",\"step_figures\":";
+  AppendStepFigures(out);
+  out += ",\"steps\":";
+  AppendSteps(out, c.steps);
+  out += '}';
   return out;
 }
 

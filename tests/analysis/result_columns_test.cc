@@ -77,5 +77,27 @@ TEST(ResultColumnsTest, DatabaseSpellingAndType) {
   EXPECT_DOUBLE_EQ(MicrosValue(1500), 1.5);
 }
 
+// The comparison's units: a mean is held as µs, a Diff Ratio may be infinite (null in the UI).
+TEST(ResultColumnsTest, MeanAndDiffRatioUnits) {
+  struct Row {};
+  const auto column = [](ColumnUnit unit) {
+    return RealColumn<Row>("H", "k", "", unit, kEveryWriter, [](const Row&) { return 0.0; });
+  };
+  CellValue cell;
+  cell.kind = CellValue::kReal;
+  cell.real = 1234.5;
+  EXPECT_DOUBLE_EQ(ScaledValue(ColumnUnit::kMeanNanoseconds, cell), 1.2345);
+  EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kMeanNanoseconds, cell), 1.2345);
+  EXPECT_DOUBLE_EQ(ScaledValue(ColumnUnit::kDiffRatio, cell), 1234.5);
+  EXPECT_EQ(ClusterDecimals(ColumnUnit::kMeanNanoseconds), 3);
+  EXPECT_EQ(ClusterDecimals(ColumnUnit::kDiffRatio), 4);
+  EXPECT_EQ(column(ColumnUnit::kMeanNanoseconds).UiType(), "number");
+  EXPECT_EQ(column(ColumnUnit::kDiffRatio).UiType(), "number | null");
+  EXPECT_EQ(column(ColumnUnit::kRatio).UiType(), "number");
+  EXPECT_EQ(column(ColumnUnit::kDiffRatio).DatabaseType(), "REAL");
+  EXPECT_TRUE(HeldAsReal(ColumnUnit::kMeanNanoseconds));
+  EXPECT_FALSE(WrittenAsMicros(ColumnUnit::kMeanNanoseconds));  // its own rounding
+}
+
 }  // namespace
 }  // namespace aiprof::analysis

@@ -1,6 +1,7 @@
 // Dynamic collection under faults and attackers: the launcher never competes with itself
 // for its own job (50 launches), a start's options obey the same limits as the command line,
-// a job stopped by SIGTERM removes its socket, and a squatter of another uid can neither take
+// a job stopped by SIGTERM removes its socket, a job closing every descriptor keeps its files
+// intact, and a squatter of another uid can neither take
 // the job's place nor reach the client's terminal.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "dynamic_job_test.h"
@@ -123,6 +125,30 @@ TEST_F(DynamicFaults, AJobEndedBySigtermRemovesItsSocket) {
   job->Kill(SIGTERM);
   EXPECT_EQ(job->Wait(), 128 + SIGTERM);
   EXPECT_NE(access(socket.c_str(), F_OK), 0) << socket << " was left behind";
+}
+
+// A job that closes every descriptor above 2 while it runs (a daemon, some launchers) takes
+// the dynamic mode's control socket, wake pipes and config watcher, which the runtime makes
+// again meanwhile, and then opens its own files under the old numbers: they keep exactly
+// what the job wrote (tests/runtime/fd_closing_job.c), and the job exits 0.
+TEST_F(DynamicFaults, AJobClosingEveryDescriptorKeepsItsFilesUnderDynamicMode) {
+  const char* modes[] = {"close", "close_range", "closefrom", "dup2"};
+  for (int run = 0; run < 8; ++run) {
+    const std::string mode = modes[run % 4];
+    SCOPED_TRACE("run " + std::to_string(run) + " (" + mode + ")");
+    const std::string dir = dir_.path() + "/job" + std::to_string(run);
+    std::filesystem::create_directories(dir);
+    Subprocess job({BuildDir() + "/bin/fd_closing_job", dir, mode, "2000"},
+                   Env({"AIPROF_MODE=dynamic"}));
+    EXPECT_EQ(job.Wait(), 0) << job.output();
+    EXPECT_NE(job.output().find("4000\n"), std::string::npos) << job.output();
+    for (int file = 0; file < 15; ++file) {
+      const std::string name = "keep_" + std::to_string(file);
+      std::ifstream in(dir + "/" + name + ".txt");
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_EQ(text, name + " ok\n");
+    }
+  }
 }
 
 // Issue 26: with the socket in a shared place, another user bound it first; root's client

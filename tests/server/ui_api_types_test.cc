@@ -11,6 +11,7 @@
 #include <string>
 
 #include "analysis/communication_analysis.h"
+#include "analysis/compare/compare_columns.h"
 #include "analysis/critical_path/critical_path_columns.h"
 #include "analysis/data_preparation.h"
 #include "analysis/memory.h"
@@ -112,6 +113,14 @@ TEST(UiApiTypesTest, CommunicationFollowsTheCommunicationColumns) {
       "CommOp", analysis::kCommTimeColumns,
       WithUiKeys<analysis::CommOpTiming>({"slice"}, analysis::kCommOpColumns));
   ExpectTypesMatch<analysis::CommMatrixEntry>("CommMatrixLink", analysis::kCommMatrixColumns, {});
+}
+
+// A compared name is its columns; a compared step its scope and step keys and its figures.
+TEST(UiApiTypesTest, ComparisonRowsFollowTheirColumns) {
+  ExpectTypesMatch<analysis::NameDelta>("CompareDelta", analysis::kNameDeltaColumns, {});
+  ExpectTypesMatch<analysis::StepDelta>(
+      "CompareStep", analysis::kStepDeltaColumns,
+      {"device", "rank", "mean", "base_step", "comparison_step", "base_steps", "comparison_steps"});
 }
 
 }  // namespace

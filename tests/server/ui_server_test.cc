@@ -435,10 +435,36 @@ TEST_F(UiServerTest, ComparisonWithABaseRunListsEveryNameUnchanged) {
   EXPECT_EQ(compare["base"]["steps"], 2);
   ASSERT_FALSE(compare["operators"].empty());
   for (const auto& row : compare["operators"]) {
-    EXPECT_EQ(row[3], "unchanged") << row;
-    EXPECT_EQ(row[8], 0) << row;
+    EXPECT_EQ(row["change"], "unchanged") << row;
+    EXPECT_EQ(row["diff_total"], 0) << row;
+    EXPECT_EQ(row["base_calls"], row["comparison_calls"]) << row;
+    EXPECT_EQ(row["total_ratio"], 1.0) << row;
   }
-  EXPECT_EQ(compare["step_figures"].size(), compare["steps"][0]["base"].size());
+  // Each figure names its columns in a step row: equal on both sides, a zero diff.
+  ASSERT_EQ(compare["step_figures"].size(), 6u);
+  ASSERT_FALSE(compare["steps"].empty());
+  for (const auto& figure : compare["step_figures"]) {
+    for (const auto& step : compare["steps"]) {
+      EXPECT_EQ(step[figure["base"].get<std::string>()],
+                step[figure["comparison"].get<std::string>()])
+          << figure;
+      EXPECT_EQ(step[figure["diff"].get<std::string>()], 0.0) << figure;
+    }
+  }
+}
+
+// An operator only the comparison has: its ratio is infinite, sent as null.
+TEST_F(UiServerTest, ComparisonSendsAnInfiniteRatioAsNull) {
+  const std::string base = testing::WriteGoldenProfDir(dir_.path() + "/base");
+  UiApi api(model::ParseProfDir(base), {base});
+  api.SetComparisonBase(model::Model(), {"empty"});
+  const nlohmann::json compare = nlohmann::json::parse(api.comparison().Answer());
+  ASSERT_FALSE(compare["operators"].empty());
+  for (const auto& row : compare["operators"]) {
+    EXPECT_EQ(row["change"], "added") << row;
+    EXPECT_TRUE(row["total_ratio"].is_null()) << row;
+    EXPECT_EQ(row["diff_total"], row["comparison_total"]) << row;
+  }
 }
 
 // Brotli at cpp-httplib's quality (11) costs more than the answer itself; gzip is taken when

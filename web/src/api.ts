@@ -300,3 +300,85 @@ export function analysis(): Promise<AnalysisSummary> {
   analysisPromise ??= getJson<AnalysisSummary>("/api/analysis");
   return analysisPromise;
 }
+
+// /api/compare (`aiprof ui NEW --compare BASE`): the comparison behind `aiprof compare`. The
+// rows' fields are the columns the server writes from analysis::kNameDeltaColumns and
+// kStepDeltaColumns (tests/server/ui_api_types_test.cc checks them); times in ns.
+export interface CompareDelta {
+  name: string;
+  type: string;
+  input_shape: string;  // with --group-by=shape, else ""
+  change: string;  // added, removed, slower, faster, unchanged
+  base_calls: number;
+  base_total: number;
+  base_mean: number;
+  base_self: number;
+  base_max: number;
+  base_min: number;
+  comparison_calls: number;
+  comparison_total: number;
+  comparison_mean: number;
+  comparison_self: number;
+  comparison_max: number;
+  comparison_min: number;
+  diff_calls: number;
+  diff_total: number;
+  diff_mean: number;
+  diff_self: number;
+  total_ratio: number | null;  // comparison / base; null: only the comparison has time
+  mean_ratio: number | null;
+}
+export interface CompareStep {
+  device: number;  // the scope's device, -1: a host process
+  rank: number;
+  mean: boolean;  // the mean over each side's steps
+  base_step: number;
+  comparison_step: number;
+  base_steps: number;  // steps behind the figures (1, or each side's count for a mean)
+  comparison_steps: number;
+  base_step_time: number;
+  base_computing: number;
+  base_communication_not_overlapped: number;
+  base_communication: number;
+  base_free: number;
+  base_preparing: number;
+  comparison_step_time: number;
+  comparison_computing: number;
+  comparison_communication_not_overlapped: number;
+  comparison_communication: number;
+  comparison_free: number;
+  comparison_preparing: number;
+  diff_step_time: number;
+  diff_computing: number;
+  diff_communication_not_overlapped: number;
+  diff_communication: number;
+  diff_free: number;
+  diff_preparing: number;
+}
+// A step figure's name and the fields of a CompareStep that hold it.
+export type CompareStepFigureKey = Exclude<keyof CompareStep, "mean">;
+export interface CompareStepFigure {
+  name: string;
+  base: CompareStepFigureKey;
+  comparison: CompareStepFigureKey;
+  diff: CompareStepFigureKey;
+}
+export interface ComparedRun {
+  label: string;
+  steps: number;
+  step_source: string;
+  device_run: boolean;
+  dropped_records: number;
+}
+export interface ComparisonData {
+  missing: string | null;
+  base: ComparedRun;
+  comparison: ComparedRun;
+  notes: string[];
+  operator_names: number;
+  kernel_names: number;
+  operators: CompareDelta[];
+  kernels: CompareDelta[];
+  step_figures: CompareStepFigure[];
+  steps: CompareStep[];
+}

@@ -1,7 +1,5 @@
 // Per-name statistics of operators and kernels, and their pairing across two runs.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -83,21 +81,12 @@ Change NameDelta::change() const {
   return Change::kUnchanged;
 }
 
-namespace {
-
-double Ratio(double comparison, double base) {
-  if (base > 0) return comparison / base;
-  return comparison > 0 ? std::numeric_limits<double>::infinity() : 1.0;
-}
-
-}  // namespace
-
 double NameDelta::total_ratio() const {
-  return Ratio(static_cast<double>(comparison.total_ns), static_cast<double>(base.total_ns));
+  return DiffRatio(static_cast<double>(comparison.total_ns), static_cast<double>(base.total_ns));
 }
 
 double NameDelta::mean_ratio() const {
-  return Ratio(comparison.mean_ns(), base.mean_ns());
+  return DiffRatio(comparison.mean_ns(), base.mean_ns());
 }
 
 std::vector<NameCalls> CollectCalls(const model::Model& m, const AnalysisSet& set, CallKind kind,

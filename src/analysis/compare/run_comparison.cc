@@ -1,5 +1,7 @@
 #include "analysis/compare/run_comparison.h"
 
+#include <limits>
+
 namespace aiprof::analysis {
 namespace {
 
@@ -14,6 +16,11 @@ ComparedRun Describe(const AnalysisSet& set) {
 }
 
 }  // namespace
+
+double DiffRatio(double comparison, double base) {
+  if (base > 0) return comparison / base;
+  return comparison > 0 ? std::numeric_limits<double>::infinity() : 1.0;
+}
 
 RunComparison CompareRuns(const model::Model& base_model, const AnalysisSet& base,
                           const model::Model& comparison_model, const AnalysisSet& comparison,

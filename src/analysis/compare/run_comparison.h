@@ -45,6 +45,10 @@ struct CallStatistics {
   void Add(int64_t duration_ns, int64_t self_duration_ns);
 };
 
+// comparison / base (msprof-analyze's Diff Ratio): +inf when only the comparison has any, 1
+// when neither has.
+double DiffRatio(double comparison, double base);
+
 // By total time: added (base has no call), removed (comparison has none), slower, faster,
 // unchanged (equal totals).
 enum class Change : uint8_t { kAdded, kRemoved, kSlower, kFaster, kUnchanged };
@@ -63,8 +67,7 @@ struct NameDelta {
   int64_t diff_total_ns() const { return comparison.total_ns - base.total_ns; }
   int64_t diff_self_ns() const { return comparison.self_ns - base.self_ns; }
   double diff_mean_ns() const { return comparison.mean_ns() - base.mean_ns(); }
-  // comparison / base (msprof-analyze's Diff Ratio): +inf when only the comparison has
-  // time, 1 when neither has.
+  // DiffRatio of the totals and of the means.
   double total_ratio() const;
   double mean_ratio() const;
 };
@@ -100,6 +103,11 @@ struct StepDelta {
   double diff_ns(StepFigure figure) const {
     const size_t i = static_cast<size_t>(figure);
     return comparison[i] - base[i];
+  }
+  // DiffRatio of the figure.
+  double ratio(StepFigure figure) const {
+    const size_t i = static_cast<size_t>(figure);
+    return DiffRatio(comparison[i], base[i]);
   }
 };
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <set>
 #include <tuple>
 #include <type_traits>
@@ -290,6 +291,17 @@ void CommunicationOutputs::Finish(std::vector<std::string>* written,
     }
   }
   pending_.clear();
+}
+
+bool CommunicationOutputs::FinishAndReport(std::string_view command,
+                                           std::vector<std::string>* written, std::ostream& out,
+                                           std::ostream& err) {
+  std::vector<std::string> errors;
+  const size_t before = written->size();
+  Finish(written, &errors);
+  for (size_t i = before; i < written->size(); ++i) out << "  " << (*written)[i] << "\n";
+  for (const std::string& e : errors) err << command << ": " << e << "\n";
+  return errors.empty();
 }
 
 }  // namespace aiprof::exporter

@@ -19,7 +19,9 @@
 // each rank's files beside its other analysis files (or its tables into its database).
 #pragma once
 
+#include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/communication_analysis.h"
@@ -55,6 +57,10 @@ class CommunicationOutputs {
   void Add(const analysis::CommunicationAnalysis& analysis, std::string dir, std::string database);
   // Derives the wait across the ranks of each job, then writes every rank's outputs.
   void Finish(std::vector<std::string>* written, std::vector<std::string>* errors);
+  // Finish, listing what it wrote on `out` and its errors on `err` after "`command`: ";
+  // false when any failed.
+  bool FinishAndReport(std::string_view command, std::vector<std::string>* written,
+                       std::ostream& out, std::ostream& err);
 
  private:
   struct Pending {

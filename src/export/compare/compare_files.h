@@ -1,5 +1,6 @@
 // The files of `aiprof compare` (docs/compare.md explains every column), through the one
-// SummaryWriter, with msprof-analyze compare's column names where they fit:
+// SummaryWriter from the comparison's column descriptions (analysis/compare/
+// compare_columns.h), with msprof-analyze compare's column names where they fit:
 //   compare_operators.csv  per operator (type, name, input shapes): Base / Comparison /
 //                          Diff calls, total, mean, self, max, min time (µs), ratios
 //   compare_kernels.csv    the same per device kernel, memcpy and memset

@@ -69,12 +69,10 @@ void PrintSteps(const analysis::RunComparison& c, const TerminalStyle& style, st
                 "diff");
     for (size_t f = 0; f < analysis::kStepFigureCount; ++f) {
       const auto figure = static_cast<analysis::StepFigure>(f);
-      const double base = row.base[f], diff = row.diff_ns(figure);
-      const std::string share = base > 0    ? Line("%+.1f%%", 100.0 * diff / base)
-                                : diff != 0 ? "new"
-                                            : "+0.0%";
+      const double diff = row.diff_ns(figure), ratio = row.ratio(figure);
+      const std::string share = std::isinf(ratio) ? "new" : Line("%+.1f%%", 100.0 * (ratio - 1));
       out << Line("  %-30s %12.3f %12.3f ", std::string(analysis::StepFigureName(figure)).c_str(),
-                  base / 1e6, row.comparison[f] / 1e6)
+                  row.base[f] / 1e6, row.comparison[f] / 1e6)
           << Coloured(style, diff, Line("%+12.3f %9s", diff / 1e6, share.c_str())) << "\n";
     }
   }

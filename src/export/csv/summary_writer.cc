@@ -138,8 +138,18 @@ SummaryWriter& SummaryWriter::Cell(analysis::ColumnUnit unit, const analysis::Ce
       if (time) return Micros(std::llround(cell.real));
       break;
   }
-  if (unit == ColumnUnit::kPercentage) return Fixed(analysis::ScaledValue(unit, cell), 2);
-  return Real(analysis::RealValue(unit, cell));
+  const double value = analysis::ScaledValue(unit, cell);
+  switch (unit) {
+    case ColumnUnit::kPercentage:
+      return Fixed(value, 2);
+    case ColumnUnit::kMeanNanoseconds:
+      return Fixed(value, 3);
+    case ColumnUnit::kDiffRatio:
+      if (std::isinf(value)) return PlainText(value > 0 ? "inf" : "-inf");
+      return Fixed(value, 4);
+    default:
+      return Real(analysis::RealValue(unit, cell));
+  }
 }
 
 void SummaryWriter::EndRow() {

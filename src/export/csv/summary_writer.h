@@ -75,8 +75,9 @@ class SummaryWriter {
   // when the run has several training loops.
   SummaryWriter& Step(uint64_t step, uint32_t loop, bool several_loops);
   // A described cell (analysis/result_columns.h) as the files spell its unit: N/A when not
-  // known, text, yes/no for a flag, µs with 3 decimals for a duration or time, rounded
-  // shares, percentages with 2 decimals, integers and reals as they are.
+  // known, text, yes/no for a flag, µs with 3 decimals for a duration, time or mean, rounded
+  // shares, percentages with 2 decimals, a Diff Ratio with 4 decimals or "inf", integers and
+  // reals as they are.
   SummaryWriter& Cell(analysis::ColumnUnit unit, const analysis::CellValue& cell);
   // The cells of `row`'s columns that the files show, in order.
   template <typename Row>

@@ -31,7 +31,8 @@ bool ConfigWatcher::OpenInotify() {
   struct stat directory {};
   if (stat(directory_.c_str(), &directory) != 0) return false;
   directory_inode_ = directory.st_ino;
-  runtime::OwnedFd watch(inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+  runtime::OwnedFd watch =
+      runtime::MakeOwnedFd([] { return inotify_init1(IN_CLOEXEC | IN_NONBLOCK); });
   bool added = false;
   watch.Use([&](int fd) {
     added =

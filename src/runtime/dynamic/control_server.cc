@@ -21,6 +21,7 @@
 namespace aiprof::dynamic {
 namespace {
 
+using runtime::MakeOwnedFd;
 using runtime::OwnedFd;
 
 constexpr size_t kMaxLineBytes = 64 * 1024;
@@ -39,11 +40,12 @@ bool FillAddress(const std::string& path, sockaddr_un& address) {
 bool IsStaleSocket(const std::string& path) {
   sockaddr_un address;
   if (!FillAddress(path, address)) return false;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  bool stale = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 &&
-               (errno == ECONNREFUSED || errno == ENOENT);
-  close(fd);
+  OwnedFd probe = MakeOwnedFd([] { return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0); });
+  bool stale = false;
+  probe.Use([&](int fd) {
+    stale = connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 &&
+            (errno == ECONNREFUSED || errno == ENOENT);
+  });
   return stale;
 }
 
@@ -51,10 +53,9 @@ bool IsStaleSocket(const std::string& path) {
 void KnockOn(const std::string& path) {
   sockaddr_un address;
   if (!FillAddress(path, address)) return;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return;
-  connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  close(fd);
+  OwnedFd knock =
+      MakeOwnedFd([] { return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0); });
+  knock.Use([&](int fd) { connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)); });
 }
 
 void SendLine(OwnedFd& fd, const std::string& line) {
@@ -131,7 +132,8 @@ bool ControlServer::Listen(std::string& error) {
     error = "socket path too long: " + temporary;
     return false;
   }
-  OwnedFd listener(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  OwnedFd listener =
+      MakeOwnedFd([] { return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0); });
   if (!listener.valid()) {
     error = std::string("socket(): ") + std::strerror(errno);
     return false;
@@ -212,6 +214,7 @@ void ControlServer::Serve() {
 
 void ControlServer::AcceptClient(Client& client) {
   int accepted = -1;
+  const runtime::CloseWatch watch;
   if (!listen_fd_.Use([&](int fd) { accepted = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC); })) {
     // The program closed the listening socket: listen again under the same name.
     RemoveSocketFile();
@@ -221,8 +224,11 @@ void ControlServer::AcceptClient(Client& client) {
     return;
   }
   if (accepted < 0) return;
-  OwnedFd connection(accepted);
-  PeerCredentials peer = PeerOf(accepted);
+  // A connection whose number the program closed meanwhile is gone: its client sees EOF.
+  OwnedFd connection = watch.Adopt(accepted);
+  if (!connection.valid()) return;
+  PeerCredentials peer;
+  connection.Use([&](int fd) { peer = PeerOf(fd); });
   if (!peer.known || !ClientAllowed(peer.uid, geteuid())) {
     SendLine(connection, "error: refused: this job (uid " + std::to_string(geteuid()) +
                              ") is controlled only by its own user and root, not by uid " +

@@ -7,11 +7,13 @@
 namespace aiprof::dynamic {
 
 bool WakePipe::Open() {
-  int ends[2];
-  if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return false;
-  read_ = runtime::OwnedFd(ends[0]);
-  write_ = runtime::OwnedFd(ends[1]);
-  return true;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const runtime::CloseWatch watch;
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC | O_NONBLOCK) != 0) return false;
+    if (watch.AdoptPair(ends, read_, write_)) return true;
+  }
+  return false;
 }
 
 bool WakePipe::Wake() {
