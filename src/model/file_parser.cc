@@ -12,6 +12,7 @@
 #include "model/huge_pages.h"
 #include "model/nesting.h"
 #include "model/prefault.h"
+#include "model/process_rows.h"
 #include "model/rank_identity.h"
 #include "model/table_reserve.h"
 #include "model/zero_pages.h"
@@ -144,15 +145,7 @@ void ConvertTimes(Model& model, const ClockFit& clock) {
 
 // The file's process row: named by its pid until the metadata names it.
 void AddFileProcess(Model& model, uint32_t pid) {
-  ProcessTable& p = model.processes;
-  p.pid.push_back(pid);
-  p.host.push_back(kNoString);
-  p.name.push_back(model.strings.Intern("process " + std::to_string(pid)));
-  p.label.push_back(model.strings.Intern("CPU"));
-  p.sort_index.push_back(pid);
-  p.device_id.push_back(-1);
-  p.rank.push_back(-1);
-  p.metadata.emplace_back();
+  AppendHostProcess(model, pid, kNoString);
 }
 
 // One instance of every registered importer, and which one handles each record kind.

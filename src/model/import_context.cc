@@ -1,6 +1,7 @@
 #include <bit>
 
 #include "model/importer.h"
+#include "model/process_rows.h"
 
 namespace aiprof::model {
 
@@ -72,19 +73,18 @@ uint32_t ImportContext::MainTrack(uint32_t thread_row) {
 uint32_t ImportContext::DeviceProcess(int32_t device_id, std::string_view name) {
   auto [it, inserted] = device_index_.emplace(device_id, 0);
   if (!inserted) return it->second;
-  ProcessTable& p = model_->processes;
-  uint32_t row = static_cast<uint32_t>(p.size());
-  p.pid.push_back(static_cast<uint32_t>(device_id));
-  p.host.push_back(process_ == kNoRow ? kNoString : p.host[process_]);
-  p.name.push_back(Intern(name));
-  p.label.push_back(Intern("GPU " + std::to_string(device_id)));
+  const ProcessTable& p = model_->processes;
+  ProcessRow row;
+  row.pid = static_cast<uint32_t>(device_id);
+  row.host = process_ == kNoRow ? kNoString : p.host[process_];
+  row.name = Intern(name);
+  row.label = Intern("GPU " + std::to_string(device_id));
   // Kineto's order: host processes by pid, then devices at 0x1000000 + id.
-  p.sort_index.push_back(0x1000000 + device_id);
-  p.device_id.push_back(device_id);
-  p.rank.push_back(process_ == kNoRow ? -1 : p.rank[process_]);
-  p.metadata.emplace_back();
-  it->second = row;
-  return row;
+  row.sort_index = 0x1000000 + device_id;
+  row.device_id = device_id;
+  row.rank = process_ == kNoRow ? -1 : p.rank[process_];
+  it->second = AppendProcess(model_->processes, row);
+  return it->second;
 }
 
 void ImportContext::SetThreadName(uint32_t thread_row, StringId name) {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "model/model.h"
+#include "model/process_rows.h"
 
 namespace aiprof::analysis::testing {
 
@@ -14,16 +15,14 @@ class HandBuiltModel {
  public:
   // A process and its first thread; returns the thread row. device_id -1: a host process.
   uint32_t AddProcess(uint32_t pid, int32_t device_id = -1, int32_t rank = -1) {
-    model::ProcessTable& p = model_.processes;
-    p.pid.push_back(pid);
-    p.host.push_back(model_.strings.Intern("host"));
-    p.name.push_back(model_.strings.Intern(device_id < 0 ? "python3" : "GPU"));
-    p.label.push_back(model::kNoString);
-    p.sort_index.push_back(static_cast<int64_t>(p.size()));
-    p.device_id.push_back(device_id);
-    p.rank.push_back(rank);
-    p.metadata.emplace_back();
-    return AddThread(static_cast<uint32_t>(p.size() - 1), pid);
+    model::ProcessRow row;
+    row.pid = pid;
+    row.host = model_.strings.Intern("host");
+    row.name = model_.strings.Intern(device_id < 0 ? "python3" : "GPU");
+    row.sort_index = static_cast<int64_t>(model_.processes.size() + 1);
+    row.device_id = device_id;
+    row.rank = rank;
+    return AddThread(model::AppendProcess(model_.processes, row), pid);
   }
   uint32_t AddThread(uint32_t process, uint32_t tid) {
     model_.threads.process.push_back(process);

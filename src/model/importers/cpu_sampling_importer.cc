@@ -13,6 +13,7 @@
 #include "format/records_cpu.h"
 #include "model/clock.h"
 #include "model/importer.h"
+#include "model/process_rows.h"
 
 namespace aiprof::model {
 namespace {
@@ -226,16 +227,7 @@ class CpuSamplingImporter : public RecordImporter {
     auto [it, inserted] = other_processes_.emplace(pid, 0);
     if (!inserted) return it->second;
     // A forked child whose events were inherited (kernels without inherit_thread).
-    ProcessTable& p = model.processes;
-    it->second = static_cast<uint32_t>(p.size());
-    p.pid.push_back(pid);
-    p.host.push_back(p.host[context.process()]);
-    p.name.push_back(model.strings.Intern("process " + std::to_string(pid)));
-    p.label.push_back(model.strings.Intern("CPU"));
-    p.sort_index.push_back(pid);
-    p.device_id.push_back(-1);
-    p.rank.push_back(-1);
-    p.metadata.emplace_back();
+    it->second = AppendHostProcess(model, pid, model.processes.host[context.process()]);
     return it->second;
   }
 

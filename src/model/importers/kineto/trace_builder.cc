@@ -8,6 +8,7 @@
 
 #include "format/records.h"
 #include "model/nesting.h"
+#include "model/process_rows.h"
 
 namespace aiprof::model::kineto {
 namespace {
@@ -110,15 +111,10 @@ uint32_t TraceBuilder::Process(const IdValue& pid) {
   const bool fits = numeric && pid.number >= 0 && pid.number < kSyntheticPid;
   const uint32_t os_pid =
       fits ? static_cast<uint32_t>(pid.number) : kSyntheticPid + next_synthetic_++;
-  ProcessTable& p = model_.processes;
-  p.pid.push_back(os_pid);
-  p.host.push_back(kNoString);
-  p.name.push_back(kNoString);
-  p.label.push_back(kNoString);
-  p.sort_index.push_back(os_pid);
-  p.device_id.push_back(-1);
-  p.rank.push_back(-1);
-  p.metadata.emplace_back();
+  ProcessRow process;
+  process.pid = os_pid;
+  process.sort_index = os_pid;
+  AppendProcess(model_.processes, process);
   processes_.push_back(std::move(info));
   if (numeric) {
     process_by_number_.emplace(pid.number, row);
