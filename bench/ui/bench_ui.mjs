@@ -131,7 +131,7 @@ try {
   console.log(`critical path solved: ${criticalPathSeconds.toFixed(2)} s after ready`);
   console.log(`first timeline frame: ${firstFrameMs.toFixed(0)} ms after navigation start (a ${baselineEvents}-record run just before: ${baselineFrame.ms.toFixed(0)} ms)`);
   console.log(`first page steps (ms after navigation start): ${firstFrameSteps}`);
-  console.log(`memory: model ${(model / 2 ** 20).toFixed(0)} MiB, LOD index ${(run.counts.index_bytes / 2 ** 20).toFixed(0)} MiB, server RSS ${(readyRss / 1024).toFixed(0)} MiB at ready, peak ${(peak / 1024).toFixed(0)} MiB = ${((peak * 1024) / model).toFixed(2)}x the model`);
+  console.log(`memory: model ${(model / 2 ** 20).toFixed(1)} MiB, LOD index ${(run.counts.index_bytes / 2 ** 20).toFixed(0)} MiB, server RSS ${(readyRss / 1024).toFixed(0)} MiB at ready, peak ${(peak / 1024).toFixed(1)} MiB = ${((peak * 1024) / model).toFixed(3)}x the model`);
 } finally {
   await browser.close();
   server.kill("SIGTERM");

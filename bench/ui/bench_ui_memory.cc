@@ -192,6 +192,9 @@ int main(int argc, char** argv) {
   });
   warm.join();
   Stage("analyses and advice done", model_bytes);
+  std::thread path([&api] { api.critical_path().Summary(); });
+  path.join();
+  Stage("critical path solved", model_bytes);
   const aiprof::analysis::AnalysisSet& a = api.analysis().Analyses();
   for (const aiprof::analysis::OverlapScope& scope : a.overlap.scopes) {
     std::printf(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/compute_kinds.h"
 #include "analysis/input_wait.h"
 #include "analysis/op_statistics.h"
 #include "analysis/run_sort.h"
@@ -154,36 +155,37 @@ std::vector<Interval> UnionOfRuns(const TableRuns& slices, Kept kept, const mode
   return merged.Take();
 }
 
-// Per slice: 1 when it lies inside a range that waits for input (input_wait.h), found up
-// the parent chain once per slice (a slice's answer is its parent's, memoised).
-std::vector<uint8_t> InsideInputWait(const model::Model& model) {
+// Per slice: whether it lies inside a range that waits for input (input_wait.h), found up
+// the parent chain once per slice (a slice's answer is its parent's, memoised); 2 bits a slice.
+constexpr uint8_t kWaitUnknown = 0, kOutsideWait = 1, kInsideWait = 2;
+PackedCodes InsideInputWait(const model::Model& model) {
   const model::SliceTable& s = model.slices;
   std::vector<int8_t> is_wait_name(model.strings.size(), -1);
-  std::vector<uint8_t> inside;
-  model::AssignOnHugePages(inside, s.size(), uint8_t{2});  // 2: not known yet
+  PackedCodes inside(s.size());
   std::vector<uint32_t> chain;
   for (uint32_t row = 0; row < s.size(); ++row) {
     uint32_t at = row;
     chain.clear();
-    while (at != model::kNoRow && inside[at] == 2) {
+    while (at != model::kNoRow && inside.Get(at) == kWaitUnknown) {
       chain.push_back(at);
       at = s.parent[at];
     }
-    uint8_t answer = at == model::kNoRow ? 0 : inside[at];
+    bool answer = at != model::kNoRow && inside.Get(at) == kInsideWait;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
       int8_t& wait = is_wait_name[s.name[*it]];
       if (wait < 0) wait = IsInputWaitName(model.Str(s.name[*it]));
       answer = answer || wait;
-      inside[*it] = answer;
+      inside.Set(*it, answer ? kInsideWait : kOutsideWait);
     }
   }
   return inside;
 }
 
-}  // namespace
-
-ComputeClassification ClassifyComputeSlices(const model::Model& model,
-                                            const std::vector<model::CommOp>& comm) {
+// The classification (overlap.h) into `kinds`, one per slice, all kComputeOther on entry
+// (Get(row), Set(row, kind)): bytes for the overlap, 2 bits for the critical path's run index,
+// computed by this one code. Returns whether the run has device tasks.
+template <typename Kinds>
+bool ClassifyInto(const model::Model& model, const std::vector<model::CommOp>& comm, Kinds& kinds) {
   const model::SliceTable& s = model.slices;
   std::vector<uint8_t> category_kind(model.strings.size(), kComputeOther);
   for (model::StringId id = 0; id < model.strings.size(); ++id) {
@@ -205,32 +207,54 @@ ComputeClassification ClassifyComputeSlices(const model::Model& model,
     }
     return excluded != 0;
   };
-  const std::vector<uint8_t> inside_wait = InsideInputWait(model);
+  const PackedCodes inside_wait = InsideInputWait(model);
   // Per slice: what it counts as. Communication and step slices are never compute.
-  ComputeClassification result;
-  std::vector<uint8_t>& slice_kind = result.kind;
-  model::ReserveOnHugePages(slice_kind, s.size());
   bool device_run = false;
   for (uint32_t row = 0; row < s.size(); ++row) {
     uint8_t kind = category_kind[s.category[row]];
     device_run |= kind == kComputeDeviceTask;
-    if (kind == kComputeFrameworkOp && (excluded_name(s.name[row]) || inside_wait[row]))
+    if (kind == kComputeFrameworkOp &&
+        (excluded_name(s.name[row]) || inside_wait.Get(row) == kInsideWait))
       kind = kComputeOther;
-    slice_kind.push_back(kind);
+    if (kind != kComputeOther) kinds.Set(row, kind);
   }
   for (size_t i = 0; i < model.markers.size(); ++i) {
     uint32_t row = model.markers.row[i];
     // A marker on a slice of another kind (a framework operator) stays that kind.
     if (!model.markers.is_instant[i] && category_kind[s.category[row]] == kComputeOther &&
-        !excluded_name(s.name[row]) && !inside_wait[row]) {
-      slice_kind[row] = kComputeMarkerRange;
+        !excluded_name(s.name[row]) && inside_wait.Get(row) != kInsideWait) {
+      kinds.Set(row, kComputeMarkerRange);
     }
   }
   for (uint32_t row : model.steps.slice) {
-    if (row != model::kNoRow) slice_kind[row] = kComputeOther;
+    if (row != model::kNoRow) kinds.Set(row, kComputeOther);
   }
-  for (const model::CommOp& op : comm) slice_kind[op.slice] = kComputeOther;
-  result.device_run = device_run;
+  for (const model::CommOp& op : comm) kinds.Set(op.slice, kComputeOther);
+  return device_run;
+}
+
+// ClassifyInto's view of a byte per slice.
+struct ByteKinds {
+  std::vector<uint8_t>& kind;
+  void Set(size_t row, uint8_t value) { kind[row] = value; }
+};
+
+}  // namespace
+
+ComputeClassification ClassifyComputeSlices(const model::Model& model,
+                                            const std::vector<model::CommOp>& comm) {
+  ComputeClassification result;
+  model::AssignOnHugePages(result.kind, model.slices.size(), uint8_t{kComputeOther});
+  ByteKinds kinds{result.kind};
+  result.device_run = ClassifyInto(model, comm, kinds);
+  return result;
+}
+
+PackedComputeClassification ClassifyComputeSlicesPacked(const model::Model& model,
+                                                        const std::vector<model::CommOp>& comm) {
+  PackedComputeClassification result;
+  result.kind = PackedCodes(model.slices.size());
+  result.device_run = ClassifyInto(model, comm, result.kind);
   return result;
 }
 

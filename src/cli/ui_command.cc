@@ -114,6 +114,11 @@ int RunUi(const UiOptions& options) {
   // during the parse: its chunk buffers, reused through the heap, would each be mapped and
   // faulted in again (the load took about twice as long). What the parse freed goes back too.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  // The server's threads (the requests', the analyses') share two heaps instead of one each
+  // (glibc makes up to eight a core): the blocks a request frees are reused by the next on
+  // any thread instead of staying in its own thread's heap (10 M-range run, the browser bench:
+  // 11 MiB resident over 8 heaps, 3 MiB less with two).
+  mallopt(M_ARENA_MAX, 2);
   malloc_trim(0);
 
   server::ServerOptions server_options;

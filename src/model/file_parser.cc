@@ -303,6 +303,8 @@ Fragment ParseRawFile(const std::string& path) {
   context.SetFileStrings(&state.strings, &state.sparse_strings);
   const Importers importers;
 
+  // The all-zero ranges of the columns go back as the rows cover them, not only at the end.
+  ZeroPageReleaser zero_pages;
   // What the payloads held that could not be used; added to the framing's report after it.
   format::ReadReport payload_problems;
   file_report.report = reader.ForEachChunk([&](const format::ChunkView& chunk) {
@@ -317,6 +319,7 @@ Fragment ParseRawFile(const std::string& path) {
         ReadEventsChunk(chunk, pid, importers, context, state, model, payload_problems);
         prefault.Advance(kSliceRows, model.slices.size());
         prefault.Advance(kMarkerRows, model.markers.size());
+        zero_pages.ReleaseFilled(model);
         break;
       default:
         break;

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -19,39 +20,61 @@ bool AllZero(const unsigned char* data, size_t bytes) {
   return true;
 }
 
+// Gives back the all-zero whole ranges of `column`'s rows from `*from` (0: its first whole
+// range) on, and moves `*from` to the end of the last whole range its rows cover.
 template <typename T>
-size_t Release(std::vector<T>& column) {
+size_t Release(std::vector<T>& column, uintptr_t* from) {
   const uintptr_t first = reinterpret_cast<uintptr_t>(column.data());
-  const uintptr_t begin = (first + kRange - 1) & ~(kRange - 1);
+  const uintptr_t begin = std::max((first + kRange - 1) & ~(kRange - 1), *from);
   const uintptr_t end = (first + column.size() * sizeof(T)) & ~(kRange - 1);
   size_t released = 0;
   for (uintptr_t at = begin; at + kRange <= end; at += kRange) {
     auto* range = reinterpret_cast<unsigned char*>(at);
     if (AllZero(range, kRange) && madvise(range, kRange, MADV_DONTNEED) == 0) released += kRange;
   }
+  *from = std::max(begin, end);
   return released;
+}
+
+// Calls visit(column) for every column of the model's tables.
+template <typename Visit>
+void ForEachColumn(Model& model, Visit&& visit) {
+  SliceTable& s = model.slices;
+  visit(s.ts), visit(s.end), visit(s.track), visit(s.name), visit(s.category), visit(s.args),
+      visit(s.depth), visit(s.parent), visit(s.flags);
+  InstantTable& i = model.instants;
+  visit(i.ts), visit(i.track), visit(i.name), visit(i.category), visit(i.args);
+  ArgTable& a = model.args;
+  visit(a.key), visit(a.type), visit(a.value), visit(a.set_begin);
+  CounterTable& c = model.counters;
+  visit(c.series), visit(c.ts), visit(c.value);
+  FlowTable& f = model.flows;
+  visit(f.id), visit(f.from_slice), visit(f.to_slice), visit(f.category);
+  MarkerTable& m = model.markers;
+  visit(m.is_instant), visit(m.row), visit(m.event_type), visit(m.domain), visit(m.detail);
 }
 
 }  // namespace
 
 size_t ReleaseZeroPages(Model& model) {
   size_t released = 0;
-  SliceTable& s = model.slices;
-  released += Release(s.ts) + Release(s.end) + Release(s.track) + Release(s.name) +
-              Release(s.category) + Release(s.args) + Release(s.depth) + Release(s.parent) +
-              Release(s.flags);
-  InstantTable& i = model.instants;
-  released +=
-      Release(i.ts) + Release(i.track) + Release(i.name) + Release(i.category) + Release(i.args);
-  ArgTable& a = model.args;
-  released += Release(a.key) + Release(a.type) + Release(a.value) + Release(a.set_begin);
-  CounterTable& c = model.counters;
-  released += Release(c.series) + Release(c.ts) + Release(c.value);
-  FlowTable& f = model.flows;
-  released += Release(f.id) + Release(f.from_slice) + Release(f.to_slice) + Release(f.category);
-  MarkerTable& m = model.markers;
-  released += Release(m.is_instant) + Release(m.row) + Release(m.event_type) + Release(m.domain) +
-              Release(m.detail);
+  ForEachColumn(model, [&](auto& column) {
+    uintptr_t from = 0;
+    released += Release(column, &from);
+  });
+  return released;
+}
+
+size_t ZeroPageReleaser::ReleaseFilled(Model& model) {
+  size_t released = 0, index = 0;
+  ForEachColumn(model, [&](auto& column) {
+    if (index == looked_.size()) looked_.push_back({0, 0});
+    auto& [storage, looked] = looked_[index++];
+    const uintptr_t data = reinterpret_cast<uintptr_t>(column.data());
+    if (data != storage) looked = 0;  // moved (or first seen): look from its start
+    storage = data;
+    released += Release(column, &looked);
+  });
   return released;
 }
 

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "model/model.h"
 
@@ -14,5 +17,21 @@ namespace aiprof::model {
 // For a model that is only read from here on (the UI server's): a row written later gets a
 // fresh page, as any untouched memory would. Returns the bytes given back.
 size_t ReleaseZeroPages(Model& model);
+
+// The same while importers fill the model (file_parser.cc, after each events chunk): each
+// call looks at the ranges that the columns' rows so far cover and that no earlier call looked
+// at, so that a column no row has a value in holds a range or two at a time instead of its
+// whole size, and the parse's peak stays under the model's (docs/PERFORMANCE.md, Web UI). A
+// row an importer writes later in a range given back gets a fresh page, with its value.
+class ZeroPageReleaser {
+ public:
+  // Returns the bytes given back by this call.
+  size_t ReleaseFilled(Model& model);
+
+ private:
+  // Per column, in ForEachColumn's order: its storage when last looked at, and the end of
+  // what was looked at (a column that moved is looked at from its start).
+  std::vector<std::pair<uintptr_t, uintptr_t>> looked_;
+};
 
 }  // namespace aiprof::model

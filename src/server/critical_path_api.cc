@@ -7,6 +7,8 @@
 // again: critical_path_api.h.
 #include "server/critical_path_api.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 
 #include "analysis/critical_path/critical_path.h"
@@ -65,6 +67,9 @@ const CriticalPathApi::Paths& CriticalPathApi::Solved() const {
       r.near_critical.clear();
       step.first_segment = step.first_rank = step.first_near = 0;
     }
+    r.steps.shrink_to_fit();
+    pieces = {};
+    malloc_trim(0);  // the steps' graphs and pieces, freed in blocks malloc keeps otherwise
     return paths;
   });
 }

@@ -10,7 +10,9 @@
 // figures) and what the lane draws at a pixel 1/16 of the step or wider (critical_path_lane.h).
 // A step's pieces (/segments, a lane finer than that or cut by its window) are solved again
 // when asked for, a few kept (kCachedPieces); what-ifs re-solve each step in turn on the kept
-// solver, whose run index is a byte a slice.
+// solver, whose run index is 2 bits a slice (and each track's order as stretches of rows).
+// The first pass's scratch, freed in blocks under malloc's mapping threshold, is given back
+// after it (malloc_trim): the server's peak is the model's size (docs/PERFORMANCE.md).
 #pragma once
 
 #include <array>

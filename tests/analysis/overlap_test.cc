@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/analysis_set.h"
+#include "analysis/compute_kinds.h"
 #include "analysis/hand_built_model.h"
 #include "analysis/input_wait.h"
 
@@ -120,6 +121,51 @@ TEST(Overlap, CudaRunUsesDeviceTasksAndNcclKernels) {
             (std::vector<Interval>{{25, 40}, {45, 60}}));
   EXPECT_TRUE(lanes[OverlapLane::kFree].empty());
   EXPECT_EQ(set.inputs.devices, 1u);
+}
+
+// The classification held 2 bits a slice (compute_kinds.h: the critical path's run index) is
+// the overlap's byte a slice, slice for slice: framework operators, one inside an input wait,
+// the profiler's own, marker ranges, a step, collectives, device tasks.
+TEST(Overlap, PackedClassificationIsTheBytesOne) {
+  std::vector<HandBuiltModel> models;
+  models.push_back(CpuOnlyModel());
+  models.emplace_back();
+  {
+    HandBuiltModel& b = models.back();
+    uint32_t main = b.AddProcess(7);
+    b.AddStep(main, 1, 0, 100);
+    b.AddMarkerRange(main, 10, 40, "forward");
+    b.AddMarkerRange(main, 0, 10, "data_wait");
+    b.AddSlice(main, 40, 50, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",
+               "cpu_op");
+    b.AddSlice(main, 42, 48, "aten::stack", "cpu_op");  // inside the wait: not compute
+    b.AddSlice(main, 60, 70, "profiler::_record_function_enter_new", "cpu_op");
+    b.AddSlice(main, 70, 80, "aten::mm", "cpu_op");
+  }
+  models.emplace_back();
+  {
+    HandBuiltModel& b = models.back();
+    uint32_t host = b.AddProcess(100);
+    uint32_t stream = b.AddProcess(0, /*device_id=*/0);
+    b.AddSlice(host, 0, 100, "aten::mm", "cpu_op");
+    b.AddSlice(stream, 10, 20, "sgemm", "kernel");
+    b.AddSlice(stream, 15, 60, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "kernel");
+  }
+  for (HandBuiltModel& b : models) {
+    const model::Model& m = b.model();
+    const AnalysisSet set = RunAnalyses(m);
+    const ComputeClassification bytes = ClassifyComputeSlices(m, set.communication.ops);
+    const PackedComputeClassification packed =
+        ClassifyComputeSlicesPacked(m, set.communication.ops);
+    EXPECT_EQ(packed.device_run, bytes.device_run);
+    ASSERT_EQ(packed.kind.size(), bytes.kind.size());
+    std::map<uint8_t, int> kinds;
+    for (uint32_t row = 0; row < m.slices.size(); ++row) {
+      EXPECT_EQ(packed.kind.Get(row), bytes.kind[row]) << row;
+      ++kinds[bytes.kind[row]];
+    }
+    EXPECT_GE(kinds.size(), 2u);  // more than one kind in each model
+  }
 }
 
 TEST(Overlap, InputWaitNames) {

@@ -47,5 +47,36 @@ TEST(ZeroPages, AllZeroRangesOfColumnsGoBackAndStillReadAsZero) {
   EXPECT_EQ(model.slices.args[kRows - 1], 5u);
 }
 
+// While a column fills: each call gives back the whole all-zero ranges the rows so far cover
+// that no earlier call looked at; a range with a value stays; a column that moved (grew past
+// its capacity) is looked at again from its start; every value reads as before.
+TEST(ZeroPages, ReleaserGivesBackFilledRangesOnceAsTheRowsCome) {
+  Model model;
+  constexpr size_t kRange = 2 << 20;
+  constexpr size_t kRows = 3 << 20;  // 12 MiB of uint32
+  model.slices.args.reserve(kRows);
+  model.slices.args.resize(kRows / 3, 0);  // 4 MiB: one or two whole ranges
+  model.slices.name.reserve(kRows);
+  model.slices.name.resize(kRows / 3, 7);
+  ZeroPageReleaser releaser;
+  const size_t first = releaser.ReleaseFilled(model);
+  EXPECT_GE(first, kRange);
+  EXPECT_EQ(releaser.ReleaseFilled(model), 0u);  // nothing new covered: nothing looked at
+  model.slices.args.resize(kRows, 0);
+  model.slices.args[kRows - 1] = 9;  // the last range has a value: it stays
+  const size_t second = releaser.ReleaseFilled(model);
+  EXPECT_GE(second, size_t{2} * kRange);
+  EXPECT_EQ(model.slices.args[kRows - 1], 9u);
+  for (size_t i = 0; i + 1 < kRows; i += 997) ASSERT_EQ(model.slices.args[i], 0u);
+  EXPECT_EQ(model.slices.name[kRows / 3 - 1], 7u);
+  // Moved: looked at from its start again (its new storage is all resident).
+  model.slices.args[kRows - 1] = 0;
+  const uint32_t* before = model.slices.args.data();
+  model.slices.args.push_back(0);  // past the capacity: copied to new storage
+  ASSERT_NE(model.slices.args.data(), before);
+  EXPECT_GE(releaser.ReleaseFilled(model), size_t{4} * kRange);
+  EXPECT_EQ(model.slices.args[kRows - 1], 0u);
+}
+
 }  // namespace
 }  // namespace aiprof::model

@@ -66,6 +66,7 @@ void GraphBuilder::Build(const std::vector<GraphMemberSpec>& members, PathGraph*
   owner_category_.clear();
   owner_waits_.clear();
   owner_inside_wait_.clear();
+  owner_role_.clear();
   owner_task_.clear();
   chain_scratch_.clear();
   if (members.empty()) return;
@@ -169,6 +170,7 @@ uint32_t GraphBuilder::PushOwner(uint32_t slice, uint32_t parent, ChainKind kind
   owner_category_.push_back(static_cast<uint8_t>(category));
   owner_waits_.push_back((role & (kRoleStep | kRoleSync | kRoleComm | kRoleInputWait)) != 0);
   owner_inside_wait_.push_back(inside_wait);
+  owner_role_.push_back(role);
   owner_task_.push_back({model::kNoRow, model::kNoRow});
   return owner;
 }
@@ -182,7 +184,7 @@ void GraphBuilder::AddChain(uint32_t track, ChainKind kind, uint32_t member, int
   window_.clear();
   index_.WindowSlices(track, begin, end, &window_);
   window_.erase(std::remove_if(window_.begin(), window_.end(),
-                               [&](uint32_t row) { return (index_.role(row) & kRoleSkip) != 0; }),
+                               [&](uint32_t row) { return index_.skipped(row); }),
                 window_.end());
   if (window_.empty() && cut_begin == INT64_MIN) return;
   const auto clip_ts = [&](uint32_t row) { return std::max(s.ts[row], begin); };
@@ -290,7 +292,7 @@ void GraphBuilder::AddSyncEdges() {
   PathGraph& g = *g_;
   for (uint32_t o = 0; o < g.owners.size(); ++o) {
     const PathOwner call = g.owners[o];
-    if ((index_.role(call.slice) & kRoleSync) == 0) continue;
+    if ((owner_role_[o] & kRoleSync) == 0) continue;
     const uint32_t member = g.chains[g.node_chain[call.start_node]].member;
     const SyncTarget target = index_.SyncTargetOf(call.slice);
     const uint32_t sync_thread =
@@ -379,7 +381,7 @@ void GraphBuilder::AddCommunicationEdges() {
   std::vector<uint32_t> issues;
   std::vector<std::pair<uint32_t, uint32_t>> matched;  // (match, owner)
   for (uint32_t o = 0; o < g.owners.size(); ++o) {
-    const uint8_t role = index_.role(g.owners[o].slice);
+    const uint8_t role = owner_role_[o];
     if (role & kRoleIssue) issues.push_back(o);
     if ((role & kRoleComm) == 0) continue;
     const uint32_t timing = index_.CommTimingOf(g.owners[o].slice);
@@ -391,7 +393,7 @@ void GraphBuilder::AddCommunicationEdges() {
   });
   for (uint32_t o = 0; o < g.owners.size(); ++o) {
     const PathOwner work = g.owners[o];
-    if ((index_.role(work.slice) & kRoleComm) == 0) continue;
+    if ((owner_role_[o] & kRoleComm) == 0) continue;
     const PathChain& chain = g.chains[g.node_chain[work.start_node]];
     if (chain.kind != ChainKind::kCommWorker) continue;
     const int64_t start = g.time[work.start_node], finish = g.time[work.end_node];
@@ -463,7 +465,7 @@ void GraphBuilder::AddHandOffEdges() {
   PathGraph& g = *g_;
   for (uint32_t o = 0; o < g.owners.size(); ++o) {
     const PathOwner wait = g.owners[o];
-    if ((index_.role(wait.slice) & kRoleInputWait) == 0) continue;
+    if ((owner_role_[o] & kRoleInputWait) == 0) continue;
     const PathChain& chain = g.chains[g.node_chain[wait.start_node]];
     if (chain.kind != ChainKind::kStepThread) continue;
     // The wait blocked in its longest stretch of self time (the batch it received is then

@@ -91,6 +91,7 @@ class GraphBuilder {
   std::vector<std::pair<uint32_t, uint32_t>> owner_of_slice_;
   int owner_shift_ = 60;
   std::vector<uint8_t> owner_category_, owner_waits_, owner_inside_wait_;
+  std::vector<uint8_t> owner_role_;  // its slice's RunIndex::role, read once per owner
   // Per owner: its place among its stream's tasks (chain, index), kNoRow when no task.
   std::vector<std::pair<uint32_t, uint32_t>> owner_task_;
   std::vector<ChainScratch> chain_scratch_;

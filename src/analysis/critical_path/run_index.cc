@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analysis/analysis_set.h"
+#include "analysis/compute_kinds.h"
 #include "analysis/input_wait.h"
 #include "analysis/op_statistics.h"
 #include "analysis/run_sort.h"
@@ -87,38 +88,46 @@ void RunIndex::IndexTracks() {
 
 void RunIndex::ClassifySlices(const AnalysisSet& set) {
   const model::SliceTable& s = model_.slices;
-  const ComputeClassification compute = ClassifyComputeSlices(model_, set.communication.ops);
+  const PackedComputeClassification compute =
+      ClassifyComputeSlicesPacked(model_, set.communication.ops);
   std::vector<uint8_t> markers_compute(model_.processes.size(), 0);
   for (const OverlapScope& scope : set.overlap.scopes) {
     if (scope.compute_input == ComputeInput::kMarkerRanges) markers_compute[scope.process] = 1;
   }
   // Per name and per category: the roles they give.
-  std::vector<uint8_t> name_role(model_.strings.size(), 0), category_role(model_.strings.size(), 0);
+  name_role_.assign(model_.strings.size(), 0);
+  category_role_.assign(model_.strings.size(), 0);
   for (model::StringId id = 0; id < model_.strings.size(); ++id) {
     const std::string_view text = model_.strings.Get(id);
-    if (IsInputWaitName(text)) name_role[id] |= kRoleInputWait;
-    if (IsDeviceSyncCall(text)) name_role[id] |= kRoleSync;
-    if (text.starts_with("c10d::")) name_role[id] |= kRoleIssue;
-    if (text == "cuda_sync") category_role[id] |= kRoleSkip;
-    if (IsDeviceTaskCategory(text)) category_role[id] |= kRoleDeviceTask;
+    if (IsInputWaitName(text)) name_role_[id] |= kRoleInputWait;
+    if (IsDeviceSyncCall(text)) name_role_[id] |= kRoleSync;
+    if (text.starts_with("c10d::")) name_role_[id] |= kRoleIssue;
+    if (text == "cuda_sync") category_role_[id] |= kRoleSkip;
+    if (IsDeviceTaskCategory(text)) category_role_[id] |= kRoleDeviceTask;
   }
-  model::ReserveOnHugePages(slice_role_, s.size());
+  slice_code_ = PackedCodes(s.size());
   for (uint32_t row = 0; row < s.size(); ++row) {
-    uint8_t role = name_role[s.name[row]] | category_role[s.category[row]];
-    const uint8_t kind = compute.kind[row];
+    const uint8_t kind = compute.kind.Get(row);
     if (compute.device_run
             ? kind == kComputeDeviceTask
             : kind == kComputeFrameworkOp ||
                   (kind == kComputeMarkerRange &&
                    markers_compute[model_.ProcessOfThread(model_.ThreadOfSlice(row))])) {
-      role |= kRoleCompute;
+      slice_code_.Set(row, kCodeCompute);
     }
-    slice_role_.push_back(role);
   }
   for (uint32_t row : model_.steps.slice) {
-    if (row != model::kNoRow) slice_role_[row] = kRoleStep;
+    if (row != model::kNoRow) slice_code_.Set(row, kCodeStep);
   }
-  for (const model::CommOp& op : set.communication.ops) slice_role_[op.slice] |= kRoleComm;
+  // Neither steps nor operations are compute (ClassifyComputeSlices).
+  for (const model::CommOp& op : set.communication.ops) {
+    if (slice_code_.Get(op.slice) == kCodeStep) {
+      step_comm_.push_back(op.slice);
+    } else {
+      slice_code_.Set(op.slice, kCodeComm);
+    }
+  }
+  std::sort(step_comm_.begin(), step_comm_.end());
   const std::vector<CommOpTiming>& timings = set.communication_analysis.ops;
   for (uint32_t i = 0; i < timings.size(); ++i) {
     if (timings[i].comm_op == model::kNoRow) continue;
@@ -142,7 +151,7 @@ void RunIndex::IndexFlows() {
     const uint32_t from = f.from_slice[row], to = f.to_slice[row];
     if (to >= slices || from >= slices) continue;
     flows_.push_back(row);
-    if (slice_role_[to] & kRoleSkip) {  // a CUDA sync record: what the call waited for
+    if (skipped(to)) {  // a CUDA sync record: what the call waited for
       sync_targets_.push_back({from, {SyncKindOf(model_, s.args[to], sync_kind), s.track[to], to}});
     }
   }
@@ -174,7 +183,7 @@ void RunIndex::IndexEventWaits() {
       }
       continue;
     }
-    if ((slice_role_[row] & kRoleSkip) == 0) continue;
+    if (!skipped(row)) continue;
     const std::optional<int64_t> stream = model_.args.Int(args, stream_key);
     const std::optional<int64_t> record = model_.args.Int(args, record_key);
     if (!stream || !record || *stream < 0 || *record < 0) continue;  // no event record found
@@ -237,11 +246,11 @@ void RunIndex::ClassifyThreads(const AnalysisSet& set) {
   for (uint32_t thread : model_.steps.thread) runs_steps[thread] = 1;
   for (const StepSpan& step : set.steps.steps) runs_steps[step.thread] = 1;
   for (uint32_t row = 0; row < model_.slices.size(); ++row) {
-    const uint8_t role = slice_role_[row];
-    if ((role & (kRoleInputWait | kRoleComm)) == 0) continue;
+    const uint8_t roles = role(row);
+    if ((roles & (kRoleInputWait | kRoleComm)) == 0) continue;
     const uint32_t thread = model_.ThreadOfSlice(row);
-    has_waits[thread] |= (role & kRoleInputWait) != 0;
-    has_comm[thread] |= (role & kRoleComm) != 0;
+    has_waits[thread] |= (roles & kRoleInputWait) != 0;
+    has_comm[thread] |= (roles & kRoleComm) != 0;
   }
   std::vector<uint8_t> loader_process(model_.processes.size(), 0);
   for (const auto& children : loaders_) {

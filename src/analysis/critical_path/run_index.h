@@ -8,12 +8,14 @@
 // the CUDA event waits with the event records they wait for.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "analysis/critical_path/path_graph.h"
 #include "analysis/critical_path/track_order.h"
+#include "analysis/packed_codes.h"
 #include "model/model.h"
 
 namespace aiprof::analysis {
@@ -57,7 +59,25 @@ class RunIndex {
   RunIndex(const model::Model& model, const AnalysisSet& set);
 
   const model::Model& model() const { return model_; }
-  uint8_t role(uint32_t slice) const { return slice_role_[slice]; }
+  // The slice's SliceRole bits: its name's and category's, unless it is a step's range (that
+  // alone), with compute and communication from its code (2 bits a slice, not a byte: the
+  // index lives as long as the UI server).
+  uint8_t role(uint32_t slice) const {
+    const uint8_t code = slice_code_.Get(slice);
+    if (code == kCodeStep) {
+      return std::binary_search(step_comm_.begin(), step_comm_.end(), slice)
+                 ? uint8_t{kRoleStep | kRoleComm}
+                 : uint8_t{kRoleStep};
+    }
+    const model::SliceTable& s = model_.slices;
+    return name_role_[s.name[slice]] | category_role_[s.category[slice]] |
+           (code == kCodeCompute ? kRoleCompute : 0) | (code == kCodeComm ? kRoleComm : 0);
+  }
+  // (role(slice) & kRoleSkip) != 0: its category's, unless it is a step's range.
+  bool skipped(uint32_t slice) const {
+    return (category_role_[model_.slices.category[slice]] & kRoleSkip) != 0 &&
+           slice_code_.Get(slice) != kCodeStep;
+  }
   ChainKind thread_kind(uint32_t thread) const { return thread_kind_[thread]; }
   // The track's slices that overlap [begin, end) in (start, longest first) order: those open
   // at `begin`, outermost first, then those starting inside.
@@ -101,8 +121,14 @@ class RunIndex {
   void FindProcessLinks(const AnalysisSet& set);
   void IndexEventWaits();
 
+  // A slice's code: none of these, compute, a step's range, a communication operation (the
+  // three exclude one another but for a step's range that is also an operation: step_comm_).
+  static constexpr uint8_t kCodeNone = 0, kCodeCompute = 1, kCodeStep = 2, kCodeComm = 3;
+
   const model::Model& model_;
-  std::vector<uint8_t> slice_role_;
+  PackedCodes slice_code_;
+  std::vector<uint32_t> step_comm_;                 // sorted
+  std::vector<uint8_t> name_role_, category_role_;  // per StringId
   std::vector<ChainKind> thread_kind_;
   TrackOrder track_order_;  // each track's slices by start (longest first)
   std::vector<std::vector<uint32_t>> thread_tracks_, process_threads_;
