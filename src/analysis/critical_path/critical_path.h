@@ -141,7 +141,7 @@ struct CriticalPathResult {
 
 // The critical path one job step at a time, on one run index: ComputeCriticalPath solves every
 // step through it, and the UI's server (server/critical_path_api.h) the steps a view asks for,
-// so both compute each figure the same way. Holds the run index (a byte per slice and each
+// so both compute each figure the same way. Holds the run index (2 bits a slice and each
 // track's slices in order) and one step's graph and scratch, reused from step to step; not
 // safe to use from two threads at once.
 class CriticalPathSolver {
