@@ -158,6 +158,13 @@ int aiprof_fd_use(int fd, aiprof_fd_io_fn io, void* context);
  * number left alone when the job closed it. */
 int aiprof_fd_close(int fd);
 
+/* How many registered numbers (every source's) the job's closes have unregistered since the
+ * process started, and in *last_close_ns (when not NULL) the CLOCK_MONOTONIC_RAW time in ns
+ * of the latest such close (0: none yet). Atomics only: a source compares the count with the
+ * one it saw last, at each flush, to learn that the job closed descriptors (then finds which
+ * of its own with aiprof_fd_use) and when, without probing every number. */
+uint64_t aiprof_fd_job_closes(uint64_t* last_close_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 
 #include "aiprof/plugin.h"
 #include "runtime/bounded_wait.h"
+#include "runtime/clock.h"
 
 namespace aiprof::runtime {
 namespace {
@@ -27,6 +28,10 @@ std::atomic<int> g_closing{0};
 // The program's closes inside ReleasePluginFds: a second close of a number the first one
 // unregistered finds its bit clear and waits as the first does.
 std::atomic<int> g_releasing{0};
+// The registered numbers the program's closes unregistered, and when the latest such close
+// came (CLOCK_MONOTONIC_RAW ns): a plugin compares the count with the one it last saw.
+std::atomic<uint64_t> g_program_closes{0};
+std::atomic<uint64_t> g_program_close_ns{0};
 
 std::atomic<uint64_t>& WordOf(int fd) {
   return g_owned[fd / kWordBits];
@@ -149,13 +154,26 @@ bool AnyPluginFdIn(int first, int last) {
 
 void ReleasePluginFds(int first, int last) {
   g_releasing.fetch_add(1);
-  bool cleared = false;
+  uint64_t cleared = 0;
   AnyWord(first, last, [&](std::atomic<uint64_t>& word, uint64_t mask) {
-    if ((word.load() & mask) != 0 && (word.fetch_and(~mask) & mask) != 0) cleared = true;
+    if ((word.load() & mask) != 0) {
+      cleared += static_cast<uint64_t>(__builtin_popcountll(word.fetch_and(~mask) & mask));
+    }
     return false;
   });
-  if (cleared || g_closing.load() != 0 || g_releasing.load() > 1) WaitForUsers();
+  if (cleared > 0) {
+    // The time first: a plugin that sees the new count reads a time at least this late.
+    g_program_close_ns.store(ReadClockNs(CLOCK_MONOTONIC_RAW));
+    g_program_closes.fetch_add(cleared);
+  }
+  if (cleared > 0 || g_closing.load() != 0 || g_releasing.load() > 1) WaitForUsers();
   g_releasing.fetch_sub(1);
+}
+
+uint64_t ProgramClosesOfPluginFds(uint64_t* last_close_ns) {
+  const uint64_t count = g_program_closes.load();
+  if (last_close_ns != nullptr) *last_close_ns = g_program_close_ns.load();
+  return count;
 }
 
 void ResetPluginFdUsersAfterFork() {
@@ -193,4 +211,8 @@ AIPROF_EXPORT int aiprof_fd_use(int fd, aiprof_fd_io_fn io, void* context) {
 
 AIPROF_EXPORT int aiprof_fd_close(int fd) {
   return ClosePluginFd(fd) ? 0 : -1;
+}
+
+AIPROF_EXPORT uint64_t aiprof_fd_job_closes(uint64_t* last_close_ns) {
+  return ProgramClosesOfPluginFds(last_close_ns);
 }

@@ -54,6 +54,11 @@ bool AnyPluginFdIn(int first, int last);
 // in progress when it unregistered one or a plugin's close is in progress.
 void ReleasePluginFds(int first, int last);
 
+// How many registered numbers the program's closes have unregistered (ReleasePluginFds), and
+// in *last_close_ns (when given) the CLOCK_MONOTONIC_RAW time of the latest close that
+// unregistered one (0: none yet).
+uint64_t ProgramClosesOfPluginFds(uint64_t* last_close_ns);
+
 // In a fork child, where only the forking thread exists.
 void ResetPluginFdUsersAfterFork();
 

@@ -4,6 +4,7 @@
 // with those of the same job run without profiling.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -75,13 +76,43 @@ TEST(FdClosingJob, TwentyRunsLeaveTheJobsFilesIntactAndTheProfileComplete) {
   }
 }
 
+// The job's main thread's samples after its last close (FD_CLOSING_JOB_SAMPLED: it ran on
+// the CPU and blocked then), on-CPU and blocking (off-CPU) ones, and before it.
+struct SamplesAroundLastClose {
+  uint64_t on_cpu_after = 0;
+  uint64_t off_cpu_after = 0;
+  uint64_t off_cpu_before = 0;
+};
+
+SamplesAroundLastClose CountMainThreadSamples(const RawData& data, uint64_t last_close_ns) {
+  SamplesAroundLastClose counts;
+  for (const Record& record : data.records) {
+    if (record.kind != static_cast<uint8_t>(format::CpuRecordKind::kCpuSample)) continue;
+    if (record.ext.empty()) continue;
+    format::CpuSampleHeader sample;
+    std::memcpy(&sample, &record.ext[0], sizeof(sample));
+    if (sample.tid != sample.pid) continue;
+    const bool off_cpu = (record.aux & format::kCpuSampleOffCpu) != 0;
+    if (record.ts <= last_close_ns) {
+      counts.off_cpu_before += off_cpu ? 1 : 0;
+    } else {
+      (off_cpu ? counts.off_cpu_after : counts.on_cpu_after) += 1;
+    }
+  }
+  return counts;
+}
+
 // With CPU sampling on, the job's files take the numbers of the plugin's perf events (one
 // per thread, CPU and event), and the last round stops the collection while they are open:
 // the plugin's stop disables (ioctl) and closes its events, and before plugin.h's descriptor
 // API it ioctl()ed and closed the job's files under those numbers (the job's next write
-// failed). Where perf_event_open is refused the sampler runs on timers (no descriptors of
+// failed). The job's closes free the events whose last reference was the descriptor (the
+// blocking-stack events; a CPU's ring keeps its own event): the sampler opens them again at
+// its next flush and says so, so the main thread, which runs and blocks after the last
+// close, has on-CPU and blocking samples then (none blocking before the sampler reopened its
+// events). Where perf_event_open is refused the sampler runs on timers (no descriptors of
 // its own but its /proc reads), and the test says so.
-TEST(FdClosingJob, CpuSamplingLeavesTheJobsFilesAlone) {
+TEST(FdClosingJob, CpuSamplingLeavesTheJobsFilesAloneAndGoesOnAfterItsCloses) {
   const char* modes[] = {"close", "close_range", "closefrom", "dup2"};
   bool perf_ran = false;
   for (int run = 0; run < 8; ++run) {
@@ -92,7 +123,8 @@ TEST(FdClosingJob, CpuSamplingLeavesTheJobsFilesAlone) {
         RunJob(dir, mode,
                {Options(dir, ",\"flush_interval_ms\":2,\"cpu_sampling\":{\"freq_hz\":999}"),
                 "LD_PRELOAD=" + BuildDir() + "/lib/libaiprof.so " + BuildDir() +
-                    "/lib/libaiprof_cpusampling.so"},
+                    "/lib/libaiprof_cpusampling.so",
+                "FD_CLOSING_JOB_SAMPLED=1"},
                true);
     EXPECT_EQ(printed, std::to_string(2 * kRangesPerThread) + "\n");
     for (int file = 0; file < kFiles; ++file) {
@@ -107,12 +139,26 @@ TEST(FdClosingJob, CpuSamplingLeavesTheJobsFilesAlone) {
     EXPECT_TRUE(data.report.clean()) << data.report.Summary();
     EXPECT_EQ(data.TotalDrops(), 0u);
     bool sampled = false;
+    bool perf = false;
+    int reopened_infos = 0;
     for (const Record& record : data.records) {
       if (record.kind != static_cast<uint8_t>(format::CpuRecordKind::kCpuSamplingInfo)) continue;
-      sampled = record.aux != static_cast<uint16_t>(format::CpuSamplingMode::kNone);
-      perf_ran |= record.aux == static_cast<uint16_t>(format::CpuSamplingMode::kPerfEvent);
+      sampled |= record.aux != static_cast<uint16_t>(format::CpuSamplingMode::kNone);
+      perf |= record.aux == static_cast<uint16_t>(format::CpuSamplingMode::kPerfEvent);
+      if (data.Name(record.arg).find("; reopened") != std::string::npos) ++reopened_infos;
     }
     EXPECT_TRUE(sampled) << "CPU sampling did not run";
+    perf_ran |= perf;
+    if (perf) {
+      const std::string last_close = ReadFile(dir + "/last_close_ns");
+      ASSERT_FALSE(last_close.empty()) << "the job wrote no last_close_ns";
+      SamplesAroundLastClose counts = CountMainThreadSamples(data, std::stoull(last_close));
+      EXPECT_GT(reopened_infos, 0) << "no info says the sampler reopened its events";
+      EXPECT_GT(counts.on_cpu_after, 0u) << "no on-CPU sample after the job's last close";
+      if (counts.off_cpu_before > 0) {
+        EXPECT_GT(counts.off_cpu_after, 0u) << "no blocking stack after the job's last close";
+      }
+    }
     EXPECT_EQ(ReadInfoJson(prof_dirs[0])["stop_reason"], "stop");
   }
   if (!perf_ran) {

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <climits>
+#include <ctime>
 #include <thread>
 #include <vector>
 
@@ -111,6 +112,35 @@ TEST(PluginFds, ARangeCloseTakesThePluginsNumbersAndNoOthers) {
   EXPECT_EQ(aiprof_fd_use(kept, CountCall, &calls), 0) << "outside the range: still the plugin's";
   EXPECT_EQ(aiprof_fd_close(kept), 0);
   for (int fd : programs) syscall(SYS_close, fd);
+}
+
+// What a plugin reads at each flush to learn that the program closed registered numbers:
+// the count of the numbers unregistered, and when; closes of numbers no plugin registered
+// and the plugins' own closes leave both alone.
+TEST(PluginFds, TheProgramsClosesOfRegisteredNumbersAreCountedAndTimed) {
+  uint64_t before_ns = 0;
+  const uint64_t before = aiprof_fd_job_closes(&before_ns);
+  const int own = AdoptedEventFd();
+  ASSERT_GE(own, 0);
+  EXPECT_EQ(aiprof_fd_close(own), 0);
+  const int unregistered = eventfd(0, EFD_CLOEXEC);
+  ASSERT_GE(unregistered, 0);
+  ProgramCloses(unregistered, unregistered);
+  uint64_t same_ns = 0;
+  EXPECT_EQ(aiprof_fd_job_closes(&same_ns), before) << "no registered number was closed";
+  EXPECT_EQ(same_ns, before_ns);
+
+  std::vector<int> taken;
+  for (int i = 0; i < 3; ++i) taken.push_back(AdoptedEventFd(600));
+  for (int fd : taken) ASSERT_GE(fd, 600);
+  timespec start;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &start);
+  ProgramCloses(600, 700);
+  uint64_t closed_ns = 0;
+  EXPECT_EQ(aiprof_fd_job_closes(&closed_ns), before + 3);
+  EXPECT_GE(closed_ns, static_cast<uint64_t>(start.tv_sec) * 1000000000ull +
+                           static_cast<uint64_t>(start.tv_nsec));
+  EXPECT_EQ(aiprof_fd_job_closes(nullptr), before + 3);
 }
 
 TEST(PluginFds, WordBoundariesOfARangeClose) {

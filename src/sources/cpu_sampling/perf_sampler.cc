@@ -194,22 +194,35 @@ bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off
     event_name_ = "cpu-clock";
   }
 
+  seen_job_closes_ = aiprof_fd_job_closes(nullptr);
+  size_t opened = 0;
+  if (!OpenProcessThreads(&opened, nullptr, why)) {
+    Stop();
+    return false;
+  }
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
+  started_ns_ =
+      static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+  mappings_.EmitCurrentMappings(started_ns_);
+  return true;
+}
+
+bool PerfSampler::OpenProcessThreads(size_t* opened, size_t* failed, std::string* why) {
   std::vector<uint32_t> tids;
   if (!ListProcessThreads(&tids, why)) return false;
   for (uint32_t tid : tids) {
     std::string thread_why;
-    if (!OpenThread(tid, &thread_why)) {
-      // A thread that exited meanwhile is not a refusal.
-      if (errno == ESRCH) continue;
-      *why = thread_why;
-      Stop();
-      return false;
+    if (OpenThread(tid, &thread_why)) {
+      ++*opened;
+      continue;
     }
+    // A thread that exited meanwhile is not a refusal.
+    if (errno == ESRCH) continue;
+    *why = thread_why;
+    if (failed == nullptr) return false;
+    ++*failed;
   }
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-  mappings_.EmitCurrentMappings(static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
-                                static_cast<uint64_t>(now.tv_nsec));
   return true;
 }
 
@@ -541,6 +554,13 @@ void PerfSampler::Stop() {
 }
 
 void PerfSampler::AbandonAfterFork() {
+  ReleaseEvents();
+  named_tids_.clear();
+}
+
+void PerfSampler::ReleaseEvents() {
+  // A ring's mapping holds its event even after the job closed the descriptor: unmapping
+  // it frees that event.
   for (std::vector<Ring>* rings : {&rings_, &copy_rings_}) {
     for (Ring& ring : *rings) {
       if (ring.fd >= 0) munmap(ring.base, ring.mapped);
@@ -552,7 +572,6 @@ void PerfSampler::AbandonAfterFork() {
   event_fds_.clear();
   switch_ids_.clear();
   copy_ids_.clear();
-  named_tids_.clear();
 }
 
 }  // namespace aiprof::cpu_sampling

@@ -6,7 +6,9 @@
 // chains and writes samples, thread switches and new mappings into one mmap ring per CPU
 // (the kernel refuses to map an inherited per-task event, so every thread's event on a CPU
 // is redirected into that CPU's ring, as `perf record` does); Drain() reads the rings on
-// the runtime's writer thread, never on a profiled thread.
+// the runtime's writer thread, never on a profiled thread. A job that closes the events'
+// descriptors (every descriptor above 2) frees them; ReopenClosedEvents opens them again at
+// the next flush (perf_sampler_reopen.cc).
 #pragma once
 
 #include <linux/perf_event.h>
@@ -44,6 +46,12 @@ class PerfSampler {
   // offline).
   bool Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off_cpu_stacks, std::string* why);
   void Drain();
+  // At each flush, before Drain: when the job closed some of the events' descriptors (plugin.h,
+  // aiprof_fd_job_closes, then aiprof_fd_use), drains the rings, closes the rest, unmaps the
+  // rings and opens the events of every thread again. Returns what a user should read about
+  // it (how many the job closed, when, how long until they were open again, what could not
+  // be), empty when nothing was closed.
+  std::string ReopenClosedEvents();
   void Stop();
   // In a forked child: the rings belong to the parent's events; drop them unread.
   void AbandonAfterFork();
@@ -67,6 +75,12 @@ class PerfSampler {
   };
   // A power of two of data pages: 4 MiB.
   static constexpr size_t kMaxRingPages = 1024;
+  // Opens the events of every thread of the process. Start: the first refusal (other than a
+  // thread that exited) fails it all. A reopening (`failed` given): counts the threads that
+  // failed in *failed, the last one's reason in *why, and goes on.
+  bool OpenProcessThreads(size_t* opened, size_t* failed, std::string* why);
+  // Closes the events that are still the sampler's and unmaps the rings.
+  void ReleaseEvents();
   bool OpenThread(uint32_t tid, std::string* why);
   bool AttachToRing(int fd, Ring& ring, size_t* pages, std::string* why);
   bool OpenBlockingStackEvent(perf_event_attr* attr, uint32_t tid, size_t cpu, Ring& ring,
@@ -100,6 +114,9 @@ class PerfSampler {
   size_t ring_pages_ = 64;
   size_t copy_ring_pages_ = kMaxRingPages;
   bool inherit_thread_ = true;
+  // aiprof_fd_job_closes at the last look, and when sampling started (CLOCK_MONOTONIC_RAW).
+  uint64_t seen_job_closes_ = 0;
+  uint64_t started_ns_ = 0;
   bool off_cpu_ = false;
   uint64_t lost_ = 0;
 };

@@ -92,6 +92,7 @@ struct State {
   PerfSampler perf;
   TimerSampler timer;
   format::CpuSamplingMode mode = format::CpuSamplingMode::kNone;
+  uint32_t hz = 0;  // the rate sampling started at
 };
 
 State& GetState() {
@@ -118,6 +119,7 @@ void OnStart(void*) {
   std::lock_guard<std::mutex> lock(state.mutex);
   Options options = ReadOptions();
   if (options.hz == 0) return;  // "freq_hz": 0 is off
+  state.hz = options.hz;
   std::string hz = " at " + std::to_string(options.hz) + " Hz";
   // A CPython whose frames can be read: auto takes the timer mode, whose handler runs on
   // the sampled thread at the sample's instant and can read its Python frame chain (in
@@ -186,7 +188,13 @@ void OnStart(void*) {
 void OnFlush(void*) {
   State& state = GetState();
   std::lock_guard<std::mutex> lock(state.mutex);
-  if (state.mode == format::CpuSamplingMode::kPerfEvent) state.perf.Drain();
+  if (state.mode == format::CpuSamplingMode::kPerfEvent) {
+    // The job may have closed the events' descriptors (every descriptor above 2): their
+    // events are gone, opened again here, and the loss is said in the exports.
+    std::string reopened = state.perf.ReopenClosedEvents();
+    if (!reopened.empty()) EmitInfo(state.mode, reopened, state.hz);
+    state.perf.Drain();
+  }
   if (state.mode == format::CpuSamplingMode::kTimer) state.timer.Drain();
 }
 
