@@ -102,6 +102,20 @@ SamplesAroundLastClose CountMainThreadSamples(const RawData& data, uint64_t last
   return counts;
 }
 
+// `aiprof analyze` shows the sampler's reopenings under its mode line, and one process as one.
+void ExpectReopeningsInTheReport(const std::string& prof_dir) {
+  Child analyze = Spawn({BuildDir() + "/bin/aiprof", "analyze", prof_dir}, {});
+  const std::string report = ReadAll(analyze.stdout_fd);
+  const int status = Wait(analyze.pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << report;
+  const size_t mode = report.find("CPU sampling: ");
+  ASSERT_NE(mode, std::string::npos) << report;
+  const std::string mode_line = report.substr(mode, report.find('\n', mode) - mode);
+  EXPECT_EQ(mode_line.find("processes"), std::string::npos) << mode_line;
+  EXPECT_NE(report.find("sampling descriptors", mode), std::string::npos) << report;
+  EXPECT_NE(report.find("; reopened for ", mode), std::string::npos) << report;
+}
+
 // With CPU sampling on, the job's files take the numbers of the plugin's perf events (one
 // per thread, CPU and event), and the last round stops the collection while they are open:
 // the plugin's stop disables (ioctl) and closes its events, and before plugin.h's descriptor
@@ -115,6 +129,7 @@ SamplesAroundLastClose CountMainThreadSamples(const RawData& data, uint64_t last
 TEST(FdClosingJob, CpuSamplingLeavesTheJobsFilesAloneAndGoesOnAfterItsCloses) {
   const char* modes[] = {"close", "close_range", "closefrom", "dup2"};
   bool perf_ran = false;
+  bool reported = false;
   for (int run = 0; run < 8; ++run) {
     const std::string mode = modes[run % 4];
     SCOPED_TRACE("run " + std::to_string(run) + " (" + mode + ")");
@@ -157,6 +172,10 @@ TEST(FdClosingJob, CpuSamplingLeavesTheJobsFilesAloneAndGoesOnAfterItsCloses) {
       EXPECT_GT(counts.on_cpu_after, 0u) << "no on-CPU sample after the job's last close";
       if (counts.off_cpu_before > 0) {
         EXPECT_GT(counts.off_cpu_after, 0u) << "no blocking stack after the job's last close";
+      }
+      if (!reported) {
+        ExpectReopeningsInTheReport(prof_dirs[0]);
+        reported = true;
       }
     }
     EXPECT_EQ(ReadInfoJson(prof_dirs[0])["stop_reason"], "stop");
