@@ -32,8 +32,10 @@ enum class CpuRecordKind : uint8_t {
   // The kernel switched a thread in or out. ts: monotonic raw ns. aux: CpuSwitchFlags.
   // ext word 0: CpuSampleHeader (frames = 0).
   kCpuSwitch = 146,
-  // Which sampling mode ran and why (one per start). aux: CpuSamplingMode. arg: string id
-  // of the reason text. ext word 0: {lo = sampling period in ns, hi = frequency in Hz}.
+  // Which sampling mode ran and why (one per start), or what happened to sampling later (one
+  // per reopening of the perf events after the job closed their descriptors). aux:
+  // CpuSamplingMode. arg: string id of the text. ext word 0: {lo = sampling period in ns, hi =
+  // frequency in Hz}.
   kCpuSamplingInfo = 147,
   // An OS runtime call that took at least the threshold (src/sources/osrt). ts: entry in
   // the process clock. arg: function name string id. ext word 0: OsrtCall.
