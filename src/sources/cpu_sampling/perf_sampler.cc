@@ -19,6 +19,7 @@
 
 #include "sources/cpu_sampling/blocking_switch_event.h"
 #include "sources/cpu_sampling/process_threads.h"
+#include "sources/cpu_sampling/sample_clock.h"
 #include "sources/cpu_sampling/sample_emitter.h"
 #include "sources/plugin_fd.h"
 
@@ -117,7 +118,7 @@ void BaseAttr(perf_event_attr* attr, bool inherit_thread) {
   attr->exclude_hv = 1;
   attr->sample_id_all = 1;
   attr->use_clockid = 1;
-  attr->clockid = CLOCK_MONOTONIC_RAW;
+  attr->clockid = kSampleClock;
 }
 
 std::string Errno(const char* what) {
@@ -200,10 +201,7 @@ bool PerfSampler::Start(uint32_t hz, uint32_t stack_copy_bytes, OffCpuStacks off
     Stop();
     return false;
   }
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-  started_ns_ =
-      static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+  started_ns_ = SampleClockNs();
   mappings_.EmitCurrentMappings(started_ns_);
   return true;
 }

@@ -5,22 +5,16 @@
 // The runtime counts such closes (aiprof_fd_job_closes); at the next flush the sampler finds
 // which of its numbers are gone, reads what the rings hold, releases the rest and opens the
 // events of every thread again, new rings included, and says what was lost meanwhile.
-#include <time.h>
 
 #include <cstdio>
 #include <string>
 
 #include "sources/cpu_sampling/perf_sampler.h"
+#include "sources/cpu_sampling/sample_clock.h"
 #include "sources/plugin_fd.h"
 
 namespace aiprof::cpu_sampling {
 namespace {
-
-uint64_t MonotonicRawNs() {
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-  return static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
-}
 
 uint64_t Since(uint64_t from, uint64_t to) {
   return to > from ? to - from : 0;
@@ -51,7 +45,7 @@ std::string PerfSampler::ReopenClosedEvents() {
   size_t failed = 0;
   std::string why;
   const bool listed = OpenProcessThreads(&opened, &failed, &why);
-  const uint64_t reopened_ns = MonotonicRawNs();
+  const uint64_t reopened_ns = SampleClockNs();
   // Executable mappings made while no event recorded them.
   mappings_.EmitCurrentMappings(reopened_ns);
   std::string text = "perf_event: the job closed " + std::to_string(closed) + " of the " +

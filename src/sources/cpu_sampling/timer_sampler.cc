@@ -16,6 +16,7 @@
 
 #include "sources/cpu_sampling/process_threads.h"
 #include "sources/cpu_sampling/python_stack.h"
+#include "sources/cpu_sampling/sample_clock.h"
 #include "sources/cpu_sampling/sample_emitter.h"
 #include "sources/cpu_sampling/timer_sample_queue.h"
 
@@ -47,9 +48,7 @@ void OnSigprof(int, siginfo_t*, void* context) {
     return;
   }
   TimerSample& slot = *claimed;
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-  slot.ts = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + static_cast<uint64_t>(now.tv_nsec);
+  slot.ts = SampleClockNs();
   slot.tid = static_cast<uint32_t>(syscall(SYS_gettid));
   const mcontext_t& regs = static_cast<ucontext_t*>(context)->uc_mcontext;
 #if defined(__x86_64__)
@@ -170,10 +169,7 @@ bool TimerSampler::Start(uint32_t hz, bool python_frames, std::string* why) {
     Stop();
     return false;
   }
-  timespec now;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &now);
-  mappings_.EmitCurrentMappings(static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
-                                static_cast<uint64_t>(now.tv_nsec));
+  mappings_.EmitCurrentMappings(SampleClockNs());
   return true;
 }
 
