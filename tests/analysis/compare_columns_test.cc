@@ -10,8 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/described_cell.h"
+
 namespace aiprof::analysis {
 namespace {
+
+using testing::Cell;
 
 template <typename Row>
 std::vector<std::string> Headers(Columns<Row> columns) {
@@ -28,15 +32,6 @@ void ExpectUniqueNames(Columns<Row> columns) {
     EXPECT_TRUE(headers.insert(column.header).second) << column.header;
     EXPECT_TRUE(column.WrittenBy(kFiles) && column.WrittenBy(kUi)) << column.key;
   }
-}
-
-template <typename Row>
-CellValue Cell(Columns<Row> columns, std::string_view key, const Row& row) {
-  for (const Column<Row>& column : columns) {
-    if (column.key == key) return column.Read(row);
-  }
-  ADD_FAILURE() << "no column " << key;
-  return {};
 }
 
 TEST(CompareColumns, NamesAreUnique) {

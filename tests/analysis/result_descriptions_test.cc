@@ -13,9 +13,12 @@
 #include "analysis/cluster/cluster_critical_path.h"
 #include "analysis/cluster/cluster_merge.h"
 #include "analysis/critical_path/critical_path_columns.h"
+#include "analysis/described_cell.h"
 
 namespace aiprof::analysis {
 namespace {
+
+using testing::Cell;
 
 template <typename Row>
 std::vector<std::string> Headers(Columns<Row> columns) {
@@ -69,15 +72,6 @@ std::vector<std::string> ClusterTableColumns(Columns<Row> columns) {
     if (column.WrittenBy(kClusterTables)) names.emplace_back(column.DatabaseName());
   }
   return names;
-}
-
-template <typename Row>
-CellValue Cell(Columns<Row> columns, std::string_view key, const Row& row) {
-  for (const Column<Row>& column : columns) {
-    if (column.key == key) return column.Read(row);
-  }
-  ADD_FAILURE() << "no column " << key;
-  return {};
 }
 
 TEST(ResultDescriptionsTest, EveryDescriptionIsWellFormed) {
