@@ -121,7 +121,7 @@ class CloseWatch {
   // Empty (errno EBADF) when the number may have been closed since the watch began.
   OwnedFd Adopt(int fd) const;
   // Both ends of a pipe made since the watch began; false (both empty, errno EBADF) when
-  // either number may have been closed. An end that was not closed is closed again.
+  // either number may have been closed; the end the program did not close is then closed.
   bool AdoptPair(const int (&ends)[2], OwnedFd& read, OwnedFd& write) const;
   // Whether a close of the program since the watch began may have covered `fd`: called once
   // the number is registered (a close that starts later finds it); waits for the closes in
