@@ -16,13 +16,7 @@ namespace aiprof::analysis {
 namespace {
 
 using testing::Cell;
-
-template <typename Row>
-std::vector<std::string> Headers(Columns<Row> columns) {
-  std::vector<std::string> headers;
-  for (const Column<Row>& column : columns) headers.emplace_back(column.header);
-  return headers;
-}
+using testing::FileHeaders;
 
 template <typename Row>
 void ExpectUniqueNames(Columns<Row> columns) {
@@ -40,20 +34,20 @@ TEST(CompareColumns, NamesAreUnique) {
 }
 
 TEST(CompareColumns, EachFileNamesItsNameAndShowsShapesOnlyForOperatorsByShape) {
-  const std::vector<std::string> by_shape =
-      Headers<NameDelta>(NameDeltaFileColumns(CallKind::kOperators, CompareGroupBy::kNameAndShape));
+  const std::vector<std::string> by_shape = FileHeaders<NameDelta>(
+      NameDeltaFileColumns(CallKind::kOperators, CompareGroupBy::kNameAndShape));
   ASSERT_EQ(by_shape.size(), 22u);
   EXPECT_EQ(std::vector<std::string>(by_shape.begin(), by_shape.begin() + 6),
             (std::vector<std::string>{"Operator Name", "Type", "Input Shape", "Change",
                                       "Base Calls", "Base Total Duration(us)"}));
   EXPECT_EQ(by_shape.back(), "Diff Avg Ratio");
   const std::vector<std::string> by_name =
-      Headers<NameDelta>(NameDeltaFileColumns(CallKind::kOperators, CompareGroupBy::kName));
+      FileHeaders<NameDelta>(NameDeltaFileColumns(CallKind::kOperators, CompareGroupBy::kName));
   EXPECT_EQ(by_name.size(), 21u);
   EXPECT_EQ(by_name[2], "Change");
   for (CompareGroupBy group_by : {CompareGroupBy::kName, CompareGroupBy::kNameAndShape}) {
     const std::vector<std::string> kernels =
-        Headers<NameDelta>(NameDeltaFileColumns(CallKind::kKernels, group_by));
+        FileHeaders<NameDelta>(NameDeltaFileColumns(CallKind::kKernels, group_by));
     ASSERT_EQ(kernels.size(), 21u);
     EXPECT_EQ(kernels[0], "Kernel");
     EXPECT_EQ(std::vector<std::string>(kernels.begin() + 1, kernels.end()),

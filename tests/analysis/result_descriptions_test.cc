@@ -19,15 +19,7 @@ namespace aiprof::analysis {
 namespace {
 
 using testing::Cell;
-
-template <typename Row>
-std::vector<std::string> Headers(Columns<Row> columns) {
-  std::vector<std::string> headers;
-  for (const Column<Row>& column : columns) {
-    if (column.WrittenBy(kFiles)) headers.emplace_back(column.header);
-  }
-  return headers;
-}
+using testing::FileHeaders;
 
 template <typename Row>
 std::vector<std::string> TableColumns(Columns<Row> columns) {
@@ -175,7 +167,7 @@ TEST(ResultDescriptionsTest, CriticalPathStepsAndRanksKeepTheirColumns) {
   rank.insert(rank.end(), categories.begin(), categories.end());
   rank.push_back("onJobPathNs");
   EXPECT_EQ(TableColumns<CriticalPathRank>(kCriticalPathRankColumns), rank);
-  EXPECT_EQ(Headers<CriticalPathRank>(kCriticalPathRankColumns),
+  EXPECT_EQ(FileHeaders<CriticalPathRank>(kCriticalPathRankColumns),
             (std::vector<std::string>{"Rank", "Step Time(us)", "compute(us)",
                                       "communication transit(us)", "communication wait(us)",
                                       "host overhead(us)", "synchronisation(us)",
@@ -195,7 +187,7 @@ TEST(ResultDescriptionsTest, CriticalPathSegmentsSlackAndWhatIfs) {
   EXPECT_EQ(TableColumns<CriticalPathSegmentRow>(kCriticalPathSegmentColumns),
             (std::vector<std::string>{"startNs", "endNs", "category", "name", "kind", "thread",
                                       "rankId"}));
-  EXPECT_EQ(Headers<CriticalPathSegmentRow>(kCriticalPathSegmentColumns),
+  EXPECT_EQ(FileHeaders<CriticalPathSegmentRow>(kCriticalPathSegmentColumns),
             (std::vector<std::string>{"Begin(us)", "Duration(us)", "Category", "Name", "Kind",
                                       "Thread", "Rank"}));
   CriticalPathSegment gap;
@@ -250,7 +242,7 @@ TEST(ResultDescriptionsTest, ClusterCriticalPathKeepsItsColumns) {
 // operator_memory_top.csv (with the pool's name after Name, written by the writer) and
 // OPERATOR_MEMORY_TOP (the pool's index in the description).
 TEST(ResultDescriptionsTest, OperatorMemoryTopKeepsItsColumns) {
-  EXPECT_EQ(Headers<OperatorMemoryRow>(kOperatorMemoryColumns),
+  EXPECT_EQ(FileHeaders<OperatorMemoryRow>(kOperatorMemoryColumns),
             (std::vector<std::string>{"Name", "Allocations", "Allocated(B)", "Max Allocation(B)",
                                       "Freed(B)"}));
   EXPECT_EQ(TableColumns<OperatorMemoryRow>(kOperatorMemoryColumns),
@@ -271,7 +263,7 @@ TEST(ResultDescriptionsTest, OperatorMemoryTopKeepsItsColumns) {
 
 // One row per point of a track: the track's pool and category, the point's time and bytes.
 TEST(ResultDescriptionsTest, MemoryCategoryPointsReadTheirTrack) {
-  EXPECT_EQ(Headers<MemoryCategoryPoint>(kMemoryCategoryColumns),
+  EXPECT_EQ(FileHeaders<MemoryCategoryPoint>(kMemoryCategoryColumns),
             (std::vector<std::string>{"Category", "Time(us)", "Bytes"}));
   EXPECT_EQ(TableColumns<MemoryCategoryPoint>(kMemoryCategoryColumns),
             (std::vector<std::string>{"poolId", "category", "timestampNs", "bytes"}));
@@ -290,7 +282,7 @@ TEST(ResultDescriptionsTest, MemoryCategoryPointsReadTheirTrack) {
 }
 
 TEST(ResultDescriptionsTest, MemoryTransfersKeepTheirColumns) {
-  EXPECT_EQ(Headers<MemoryTransferRow>(kMemoryTransferColumns),
+  EXPECT_EQ(FileHeaders<MemoryTransferRow>(kMemoryTransferColumns),
             (std::vector<std::string>{"Kind", "Count", "Bytes", "Time(us)"}));
   EXPECT_EQ(TableColumns<MemoryTransferRow>(kMemoryTransferColumns),
             (std::vector<std::string>{"kind", "count", "bytes", "durationNs"}));
@@ -303,7 +295,7 @@ TEST(ResultDescriptionsTest, MemoryTransfersKeepTheirColumns) {
 }
 
 TEST(ResultDescriptionsTest, LaunchStatisticsDeriveTheMeanDelay) {
-  EXPECT_EQ(Headers<LaunchStatistics>(kLaunchStatisticsColumns),
+  EXPECT_EQ(FileHeaders<LaunchStatistics>(kLaunchStatisticsColumns),
             (std::vector<std::string>{"Launches", "Short Kernels", "Runtime Outliers",
                                       "Launch Delay Outliers", "Mean Launch Delay(us)",
                                       "Max Launch Delay(us)"}));
@@ -313,7 +305,7 @@ TEST(ResultDescriptionsTest, LaunchStatisticsDeriveTheMeanDelay) {
   stats.launches = 3;
   stats.total_launch_delay_ns = 1'000;
   EXPECT_EQ(Cell(columns, "mean_launch_delay", stats).integer, 333);  // whole ns
-  EXPECT_EQ(Headers<LaunchOutlier>(kLaunchOutlierColumns),
+  EXPECT_EQ(FileHeaders<LaunchOutlier>(kLaunchOutlierColumns),
             (std::vector<std::string>{"Launch Start(us)", "cpu_duration(us)", "gpu_duration(us)",
                                       "launch_delay(us)"}));
   EXPECT_EQ(TableColumns<LaunchOutlier>(kLaunchOutlierColumns),
@@ -342,14 +334,14 @@ TEST(ResultDescriptionsTest, CommunicationOperationsForTheUi) {
 }
 
 TEST(ResultDescriptionsTest, CommunicationFilesKeepMsprofsKeysInOrder) {
-  EXPECT_EQ(Headers<CommTimeInfo>(kCommTimeColumns),
+  EXPECT_EQ(FileHeaders<CommTimeInfo>(kCommTimeColumns),
             (std::vector<std::string>{"Start Timestamp(us)", "Elapse Time(ms)", "Transit Time(ms)",
                                       "Wait Time(ms)", "Synchronization Time(ms)", "Idle Time(ms)",
                                       "Wait Time Ratio", "Synchronization Time Ratio"}));
-  EXPECT_EQ(Headers<CommBandwidthInfo>(kCommBandwidthColumns),
+  EXPECT_EQ(FileHeaders<CommBandwidthInfo>(kCommBandwidthColumns),
             (std::vector<std::string>{"Transit Time(ms)", "Transit Size(MB)", "Bandwidth(GB/s)",
                                       "Large Packet Ratio"}));
-  EXPECT_EQ(Headers<CommMatrixEntry>(kCommMatrixColumns),
+  EXPECT_EQ(FileHeaders<CommMatrixEntry>(kCommMatrixColumns),
             (std::vector<std::string>{"Transport Type", "Transit Size(MB)", "Transit Time(ms)",
                                       "Bandwidth(GB/s)"}));
 }
@@ -371,7 +363,7 @@ TEST(ResultDescriptionsTest, CommAnalyzerTablesKeepMsprofsColumnsInOrder) {
 }
 
 TEST(ResultDescriptionsTest, TemporalBreakdownKeepsHtasColumns) {
-  EXPECT_EQ(Headers<TemporalBreakdownRow>(kTemporalBreakdownColumns),
+  EXPECT_EQ(FileHeaders<TemporalBreakdownRow>(kTemporalBreakdownColumns),
             (std::vector<std::string>{"idle_time(us)", "compute_time(us)", "non_compute_time(us)",
                                       "kernel_time(us)", "idle_time_pctg", "compute_time_pctg",
                                       "non_compute_time_pctg"}));
@@ -395,7 +387,7 @@ TEST(ResultDescriptionsTest, KernelBreakdownsDeriveTheirShares) {
   EXPECT_DOUBLE_EQ(RealValue(ColumnUnit::kPercent, share), 12.5);
   type.process_time_ns = 0;  // no whole: 0, not a division by zero
   EXPECT_DOUBLE_EQ(Cell<TypeTimeRow>(kKernelTypeBreakdownColumns, "percentage", type).real, 0.0);
-  EXPECT_EQ(Headers<KernelStatsRow>(kKernelBreakdownColumns),
+  EXPECT_EQ(FileHeaders<KernelStatsRow>(kKernelBreakdownColumns),
             (std::vector<std::string>{"kernel_type", "name", "count", "sum(us)", "max(us)",
                                       "min(us)", "mean(us)", "std(us)"}));
   KernelStatsRow kernel;
@@ -437,7 +429,7 @@ TEST(ResultDescriptionsTest, DataPreparationQueueIsUnknownWithoutLoaderRanges) {
                    0.25);
   EXPECT_EQ(Cell<DataPreparationStep>(kDataPreparationColumns, "wait_slice", step).kind,
             CellValue::kNull);  // the step did not wait in a range
-  EXPECT_EQ(Headers<DataPreparationStep>(kDataPreparationColumns),
+  EXPECT_EQ(FileHeaders<DataPreparationStep>(kDataPreparationColumns),
             (std::vector<std::string>{"Step Time(us)", "Data Wait(us)", "Data Wait Ratio", "Waits",
                                       "Loader Busy(us)", "Queue Empty"}));
   EXPECT_EQ(TableColumns<DataPreparationStep>(kDataPreparationColumns),
@@ -472,7 +464,7 @@ TEST(ResultDescriptionsTest, MemoryPoolAndInputsColumns) {
             CellValue::kNull);  // a single process: N/A
   inputs.ranks = {0, 3};
   EXPECT_EQ(Cell<AnalysisInputs>(kAnalysisInputsColumns, "ranks", inputs).text, "0 3");
-  EXPECT_EQ(Headers<AnalysisInputs>(kAnalysisInputsColumns),
+  EXPECT_EQ(FileHeaders<AnalysisInputs>(kAnalysisInputsColumns),
             (std::vector<std::string>{"Run Type", "Compute Input", "Step Source", "Steps",
                                       "Devices", "Host Processes", "Ranks", "Communication Ops",
                                       "Dropped Records", "Description"}));
